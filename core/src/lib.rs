@@ -1,0 +1,2 @@
+//! kairos-core (skeleton, being written).
+#![no_std]

@@ -1,0 +1,1 @@
+//! kairos-host (skeleton, being written).
