@@ -1,0 +1,20 @@
+//! Compile-time capacity limits of the core's fixed-capacity structures.
+//!
+//! As in smoltcp, limits are constants in one place: raising one costs memory in every
+//! structure sized by it, which matters on the firmware. Exceeding any of them is a
+//! [`CapacityError`](crate::error::CapacityError), never a panic.
+
+/// Most clusters a platform may have.
+pub const MAX_CLUSTERS: usize = 8;
+/// Most P-states a node may offer.
+pub const MAX_PSTATES: usize = 4;
+/// Most task types a platform may describe.
+pub const MAX_TASK_TYPES: usize = 128;
+/// Most listed node counts in one ETC curve (seed 000 Fig. 2).
+pub const MAX_ETC_POINTS: usize = 8;
+/// Most utility classes a scenario may define (seed 000 uses 20).
+pub const MAX_UTILITY_CLASSES: usize = 32;
+/// Most intervals after the first in one utility class (seed 002 Table C.1 uses 6).
+pub const MAX_CLASS_INTERVALS: usize = 8;
+/// Most bookings (running, reserved or place-held) one node may carry at once.
+pub const MAX_BOOKINGS_PER_NODE: usize = 48;

@@ -1,0 +1,154 @@
+//! The core's error types: a full buffer or an inconsistent input is an `Err`, never a panic.
+
+use core::fmt;
+
+/// Which fixed-capacity structure ran out of room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Capacity {
+    /// The platform's cluster list ([`MAX_CLUSTERS`](crate::config::MAX_CLUSTERS)).
+    Clusters,
+    /// The P-states of a node ([`MAX_PSTATES`](crate::config::MAX_PSTATES)).
+    PStates,
+    /// The platform's task types ([`MAX_TASK_TYPES`](crate::config::MAX_TASK_TYPES)).
+    TaskTypes,
+    /// The listed points of an ETC curve ([`MAX_ETC_POINTS`](crate::config::MAX_ETC_POINTS)).
+    EtcPoints,
+    /// The scenario's utility classes.
+    UtilityClasses,
+    /// The intervals of a utility class.
+    ClassIntervals,
+    /// The bookings of one node ([`MAX_BOOKINGS_PER_NODE`](crate::config::MAX_BOOKINGS_PER_NODE)).
+    NodeBookings,
+    /// The node storage the caller gave a cluster timeline.
+    Nodes,
+    /// The task table the caller gave the controller.
+    Tasks,
+    /// The decision buffer the caller gave a mapping event.
+    Decisions,
+}
+
+/// A fixed-capacity structure is full; the value says which, and the limit it hit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct CapacityError {
+    /// The structure that is full.
+    pub what: Capacity,
+    /// Its capacity.
+    pub capacity: u32,
+}
+
+impl fmt::Display for CapacityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let hint = match self.what {
+            Capacity::NodeBookings => "raise config::MAX_BOOKINGS_PER_NODE, at the cost of RAM per node",
+            Capacity::Tasks => "give the controller a larger task table",
+            Capacity::Nodes => "give the timeline storage for every node of the platform",
+            Capacity::Decisions => "give the mapping event a larger decision buffer",
+            _ => "raise the matching limit in kairos_core::config",
+        };
+        write!(f, "capacity exceeded: {:?} holds at most {} ({})", self.what, self.capacity, hint)
+    }
+}
+
+impl core::error::Error for CapacityError {}
+
+/// An input the core cannot accept: it names what is wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum InputError {
+    /// A cluster index that the platform does not have.
+    UnknownCluster(u8),
+    /// A task type index that the platform does not have.
+    UnknownTaskType(u16),
+    /// A utility class index that the scenario does not define.
+    UnknownUtilityClass(u8),
+    /// A task id that the controller does not hold.
+    UnknownTask(u32),
+    /// A P-state index the platform does not offer.
+    UnknownPState(u8),
+    /// A task that asks for no node, or more nodes than its cluster has.
+    BadNodeCount { /** nodes asked */ nodes: u32, /** nodes the cluster has */ cluster_nodes: u32 },
+    /// A zero execution time.
+    ZeroDuration,
+    /// ETC points not strictly increasing in node count, or empty.
+    BadEtcCurve,
+    /// A node count outside the listed range of an ETC curve.
+    NodeCountOutsideEtc(u32),
+    /// A task type that no cluster can run.
+    NoEligibleCluster(u16),
+    /// A value that must be finite and non-negative is not.
+    BadNumber,
+    /// Events given out of time order (the clock moved backwards).
+    TimeWentBackwards,
+    /// A task arrived twice, or completed without having started.
+    BadTaskState(u32),
+    /// A booking that would overlap another on the same node.
+    Overlap,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::UnknownCluster(c) => write!(f, "unknown cluster {c}"),
+            InputError::UnknownTaskType(t) => write!(f, "unknown task type {t}"),
+            InputError::UnknownUtilityClass(c) => write!(f, "unknown utility class {c}"),
+            InputError::UnknownTask(t) => write!(f, "unknown task {t}"),
+            InputError::UnknownPState(p) => write!(f, "unknown P-state {p}"),
+            InputError::BadNodeCount { nodes, cluster_nodes } => {
+                write!(f, "a task needs {nodes} nodes but its cluster has {cluster_nodes}")
+            }
+            InputError::ZeroDuration => write!(f, "an execution time of zero"),
+            InputError::BadEtcCurve => {
+                write!(f, "ETC points must be non-empty and strictly increasing in node count")
+            }
+            InputError::NodeCountOutsideEtc(n) => {
+                write!(f, "{n} nodes is outside the node counts listed in the ETC curve")
+            }
+            InputError::NoEligibleCluster(t) => write!(f, "task type {t} has no eligible cluster"),
+            InputError::BadNumber => write!(f, "a number that must be finite and non-negative is not"),
+            InputError::TimeWentBackwards => write!(f, "an event is earlier than the controller's clock"),
+            InputError::BadTaskState(t) => write!(f, "task {t} is not in a state that allows this event"),
+            InputError::Overlap => write!(f, "a booking overlaps another on the same node"),
+        }
+    }
+}
+
+impl core::error::Error for InputError {}
+
+/// Any error the core returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Error {
+    /// A fixed-capacity structure is full.
+    Capacity(CapacityError),
+    /// An input is inconsistent.
+    Input(InputError),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Capacity(e) => e.fmt(f),
+            Error::Input(e) => e.fmt(f),
+        }
+    }
+}
+
+impl core::error::Error for Error {}
+
+impl From<CapacityError> for Error {
+    fn from(e: CapacityError) -> Error {
+        Error::Capacity(e)
+    }
+}
+impl From<InputError> for Error {
+    fn from(e: InputError) -> Error {
+        Error::Input(e)
+    }
+}
+
+/// Shorthand for building a [`CapacityError`].
+pub(crate) const fn full(what: Capacity, capacity: usize) -> CapacityError {
+    CapacityError { what, capacity: capacity as u32 }
+}

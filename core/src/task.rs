@@ -1,0 +1,73 @@
+//! Tasks: what arrives at the cluster, what it needs, and what completing it is worth.
+
+use crate::platform::{ClusterId, PState, Placement, Platform, TaskType, TaskTypeId};
+use crate::error::InputError;
+use crate::units::Micros;
+use crate::utility::UtilityCurve;
+use serde::{Deserialize, Serialize};
+
+/// A task's identity, unique within a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct TaskId(pub u32);
+
+/// What a task needs to run: a task type of the platform (the ESSC model), or a placement
+/// table of its own (trace jobs, where every job has its own size and time).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Demand {
+    /// Runs as its platform task type says.
+    Typed(TaskTypeId),
+    /// Runs as its own table says.
+    Own(TaskType),
+}
+
+/// A task: arrival, demand and utility curve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    /// Identity.
+    pub id: TaskId,
+    /// Arrival time.
+    pub arrival: Micros,
+    /// What it needs.
+    pub demand: Demand,
+    /// What completing it is worth, as a function of time since arrival.
+    pub curve: UtilityCurve,
+    /// Its real run time, when it is shorter than the planned one (trace jobs end at their run
+    /// time, planned with their requested time); `None` runs exactly as planned.
+    pub actual: Option<Micros>,
+}
+
+impl Task {
+    /// The task's placement table.
+    pub fn table<'a>(&'a self, platform: &'a Platform) -> Result<&'a TaskType, InputError> {
+        match &self.demand {
+            Demand::Typed(t) => platform.task_type(*t),
+            Demand::Own(t) => Ok(t),
+        }
+    }
+    /// Its placement on cluster `c`, if it may run there.
+    pub fn on<'a>(&'a self, platform: &'a Platform, c: ClusterId) -> Option<&'a Placement> {
+        self.table(platform).ok().and_then(|t| t.on(c))
+    }
+    /// How long it really runs once started with planned duration `planned`.
+    pub fn run_time(&self, planned: Micros) -> Micros {
+        match self.actual {
+            Some(a) if a < planned => a,
+            _ => planned,
+        }
+    }
+    /// Its fastest (cluster, P-state 0) execution time: the cluster that dropping uses.
+    pub fn fastest(&self, platform: &Platform) -> Option<(ClusterId, Micros)> {
+        let t = self.table(platform).ok()?;
+        let mut best: Option<(ClusterId, Micros)> = None;
+        for (i, p) in t.placements.iter().enumerate() {
+            if let Some(p) = p {
+                let d = p.etc[PState(0).0 as usize];
+                if best.is_none_or(|b| d < b.1) {
+                    best = Some((ClusterId(i as u8), d));
+                }
+            }
+        }
+        best
+    }
+}

@@ -1,0 +1,615 @@
+//! Node timelines: what each node of a cluster is doing or holding, now and later.
+//!
+//! A node carries a short, sorted list of [`Booking`]s: running tasks, permanent reservations
+//! and place-holders (seed 000 §III.B). The free stretches between them are *voids*. The
+//! cluster answers two questions for the heuristics (seed 000 §III.F, seed 001 §3.2):
+//!
+//! - the earliest start at or after `t` at which `k` nodes are all free for a duration `d`;
+//! - which `k` nodes to take when more are free then: fewest new idle voids, then the
+//!   smallest void, then the lowest node index (so the choice is deterministic).
+//!
+//! The earliest-start query turns every void `[a, b)` into the interval of starts it admits,
+//! `[max(a, t), b - d]`, and looks for the first start covered by `k` of them. Voids of one
+//! node are disjoint, so coverage counts distinct nodes. With the admitted intervals sorted
+//! by their first and by their last start, coverage at `s` is `#{first <= s} - #{last < s}`,
+//! and a single two-pointer sweep finds the answer: O(V log V) for V voids, with no per-node
+//! rescans and no allocation (the two sort buffers are the caller's scratch).
+
+use crate::config::MAX_BOOKINGS_PER_NODE;
+use crate::error::{full, Capacity, Error, InputError};
+use crate::task::TaskId;
+use crate::units::{Micros, NodeCount};
+use serde::{Deserialize, Serialize};
+
+/// What a booking holds a node for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum BookingKind {
+    /// A task executing (or committed to execute) on the node.
+    Running,
+    /// A permanent reservation: it will start then, and nothing may move it.
+    Reserved,
+    /// A place-holder: it holds the slot until the next mapping event clears it.
+    PlaceHolder,
+}
+
+/// One task's hold on one node over `[start, end)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Booking {
+    /// First instant held.
+    pub start: Micros,
+    /// First instant free again.
+    pub end: Micros,
+    /// The task holding it.
+    pub task: TaskId,
+    /// Running, reserved or place-held.
+    pub kind: BookingKind,
+}
+
+/// The bookings of one node, sorted by start and never overlapping.
+#[derive(Clone, Debug, Default)]
+pub struct NodeTimeline {
+    bookings: heapless::Vec<Booking, MAX_BOOKINGS_PER_NODE>,
+}
+
+impl NodeTimeline {
+    /// An empty node.
+    pub const fn new() -> NodeTimeline {
+        NodeTimeline { bookings: heapless::Vec::new() }
+    }
+
+    /// The bookings, in time order.
+    pub fn bookings(&self) -> &[Booking] {
+        &self.bookings
+    }
+
+    /// The void containing `[s, e)`, as (start, end) of the free stretch, if the node is free
+    /// over all of it. The void's start is the end of the booking before (or zero).
+    pub fn void_around(&self, s: Micros, e: Micros) -> Option<(Micros, Micros)> {
+        // Index of the first booking that ends after s.
+        let i = self.bookings.partition_point(|b| b.end <= s);
+        let prev_end = if i == 0 { Micros::ZERO } else { self.bookings[i - 1].end };
+        match self.bookings.get(i) {
+            Some(b) if b.start < e => None,
+            Some(b) => Some((prev_end, b.start)),
+            None => Some((prev_end, Micros::MAX)),
+        }
+    }
+
+    /// Whether the node is free over `[s, e)`.
+    pub fn is_free(&self, s: Micros, e: Micros) -> bool {
+        self.void_around(s, e).is_some()
+    }
+
+    fn insert(&mut self, b: Booking) -> Result<(), Error> {
+        if !self.is_free(b.start, b.end) {
+            return Err(InputError::Overlap.into());
+        }
+        let i = self.bookings.partition_point(|x| x.start < b.start);
+        self.bookings.insert(i, b).map_err(|_| full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE))?;
+        Ok(())
+    }
+
+    fn has_room(&self) -> bool {
+        !self.bookings.is_full()
+    }
+}
+
+/// Where `k` nodes can start together: the start, and how many nodes are free then.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Fit {
+    /// The earliest common start.
+    pub start: Micros,
+    /// Nodes free over the whole run at that start (at least the `k` asked for).
+    pub free: u32,
+}
+
+/// Scratch space for the earliest-start sweep: two buffers of at least
+/// [`ClusterTimeline::scratch_len`] entries for the largest cluster.
+pub struct Scratch<'a> {
+    firsts: &'a mut [u64],
+    lasts: &'a mut [u64],
+}
+
+impl<'a> Scratch<'a> {
+    /// Scratch over the caller's two buffers (equal lengths).
+    pub fn new(firsts: &'a mut [u64], lasts: &'a mut [u64]) -> Scratch<'a> {
+        Scratch { firsts, lasts }
+    }
+    /// How many voids it can hold.
+    pub fn capacity(&self) -> usize {
+        self.firsts.len().min(self.lasts.len())
+    }
+}
+
+/// The timelines of every node of one cluster, over storage the caller provides.
+pub struct ClusterTimeline<'a> {
+    nodes: &'a mut [NodeTimeline],
+}
+
+impl<'a> ClusterTimeline<'a> {
+    /// A cluster whose nodes are the given (cleared) storage.
+    pub fn new(nodes: &'a mut [NodeTimeline]) -> ClusterTimeline<'a> {
+        for n in nodes.iter_mut() {
+            n.bookings.clear();
+        }
+        ClusterTimeline { nodes }
+    }
+
+    /// Scratch entries the sweep needs for a cluster of `nodes` nodes in the worst case.
+    pub const fn scratch_len(nodes: usize) -> usize {
+        nodes * (MAX_BOOKINGS_PER_NODE + 1)
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> NodeCount {
+        NodeCount(self.nodes.len() as u32)
+    }
+
+    /// Whether the cluster has no node.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// One node's timeline.
+    pub fn node(&self, i: u32) -> Option<&NodeTimeline> {
+        self.nodes.get(i as usize)
+    }
+
+    /// All nodes.
+    pub fn nodes(&self) -> &[NodeTimeline] {
+        self.nodes
+    }
+
+    /// The earliest start at or after `t` at which `k` nodes are free for `d`, or `None` if
+    /// the cluster has fewer than `k` nodes.
+    pub fn earliest_start(&self, t: Micros, k: NodeCount, d: Micros, scratch: &mut Scratch<'_>) -> Result<Option<Fit>, Error> {
+        let k = k.0 as usize;
+        if k == 0 || k > self.nodes.len() {
+            return Ok(None);
+        }
+        let cap = scratch.capacity();
+        let mut v = 0usize;
+        for node in self.nodes.iter() {
+            let mut a = Micros::ZERO;
+            let bs = &node.bookings;
+            // Skip bookings over before t: only voids that reach past t matter.
+            let first = bs.partition_point(|b| b.end <= t);
+            if first > 0 {
+                a = bs[first - 1].end;
+            }
+            for j in first..=bs.len() {
+                let b = if j < bs.len() { bs[j].start } else { Micros::MAX };
+                let s0 = if a > t { a } else { t };
+                if b.0 >= d.0 && s0.0 <= b.0 - d.0 {
+                    if v >= cap {
+                        return Err(full(Capacity::Nodes, cap).into());
+                    }
+                    scratch.firsts[v] = s0.0;
+                    scratch.lasts[v] = b.0 - d.0;
+                    v += 1;
+                }
+                if j < bs.len() {
+                    a = bs[j].end;
+                }
+            }
+        }
+        if v < k {
+            return Ok(None);
+        }
+        let firsts = &mut scratch.firsts[..v];
+        let lasts = &mut scratch.lasts[..v];
+        firsts.sort_unstable();
+        lasts.sort_unstable();
+        // Coverage at s = #{first <= s} - #{last < s}; it can only reach a new maximum at a
+        // first, so test each distinct first once, after counting all equal to it.
+        let mut ended = 0usize;
+        let mut i = 0usize;
+        while i < v {
+            let s = firsts[i];
+            while i + 1 < v && firsts[i + 1] == s {
+                i += 1;
+            }
+            while ended < v && lasts[ended] < s {
+                ended += 1;
+            }
+            let covered = i + 1 - ended;
+            if covered >= k {
+                return Ok(Some(Fit { start: Micros(s), free: covered as u32 }));
+            }
+            i += 1;
+        }
+        Ok(None)
+    }
+
+    /// Chooses `out.len()` nodes free over `[s, s + d)`: fewest new idle voids, then the
+    /// smallest void, then the lowest index (seed 000 §III.F). `now` is the earliest instant
+    /// a void can begin (idle time before it is gone). Returns how many were found; fewer
+    /// than asked means the nodes are not free.
+    pub fn choose_nodes(&self, now: Micros, s: Micros, d: Micros, out: &mut [u32], keys: &mut [u64]) -> usize {
+        let e = s.saturating_add(d);
+        let mut m = 0usize;
+        for (i, node) in self.nodes.iter().enumerate() {
+            if m >= keys.len() {
+                break;
+            }
+            if let Some((a, b)) = node.void_around(s, e) {
+                let a = if a > now { a } else { now };
+                let new_before = (s > a) as u64;
+                let new_after = (b != Micros::MAX && e < b) as u64;
+                let size = if b == Micros::MAX { u64::MAX } else { b.0 - a.0 };
+                let size = size.min((1 << 42) - 1);
+                keys[m] = ((new_before + new_after) << 62) | (size << 20) | (i as u64 & 0xF_FFFF);
+                m += 1;
+            }
+        }
+        let want = out.len();
+        let keys = &mut keys[..m];
+        if m > want {
+            keys.select_nth_unstable(want);
+        }
+        let got = want.min(m);
+        keys[..got].sort_unstable();
+        for (o, k) in out.iter_mut().zip(keys.iter()) {
+            *o = (*k & 0xF_FFFF) as u32;
+        }
+        got
+    }
+
+    /// Books `nodes` for `b`; all or nothing: on an overlap or a full node, nothing changes.
+    pub fn book(&mut self, nodes: &[u32], b: Booking) -> Result<(), Error> {
+        if b.end <= b.start {
+            return Err(InputError::ZeroDuration.into());
+        }
+        for &n in nodes {
+            let node = self.nodes.get(n as usize).ok_or(InputError::BadNodeCount { nodes: n + 1, cluster_nodes: self.nodes.len() as u32 })?;
+            if !node.is_free(b.start, b.end) {
+                return Err(InputError::Overlap.into());
+            }
+            if !node.has_room() {
+                return Err(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into());
+            }
+        }
+        // Duplicate node indices would pass the checks above and then overlap themselves.
+        for (i, &n) in nodes.iter().enumerate() {
+            if nodes[..i].contains(&n) {
+                return Err(InputError::Overlap.into());
+            }
+        }
+        for &n in nodes {
+            self.nodes[n as usize].insert(b)?;
+        }
+        Ok(())
+    }
+
+    /// Removes every place-holder (the start of a mapping event).
+    pub fn clear_place_holders(&mut self) {
+        for n in self.nodes.iter_mut() {
+            n.bookings.retain(|b| b.kind != BookingKind::PlaceHolder);
+        }
+    }
+
+    /// Removes every booking of `task`; returns on how many nodes it was found.
+    pub fn remove_task(&mut self, task: TaskId) -> u32 {
+        let mut found = 0;
+        for n in self.nodes.iter_mut() {
+            let before = n.bookings.len();
+            n.bookings.retain(|b| b.task != task);
+            found += (before - n.bookings.len()) as u32;
+        }
+        found
+    }
+
+    /// Turns `task`'s reservation into a running booking (its start has come).
+    pub fn mark_running(&mut self, task: TaskId) -> u32 {
+        let mut found = 0;
+        for n in self.nodes.iter_mut() {
+            for b in n.bookings.iter_mut().filter(|b| b.task == task) {
+                b.kind = BookingKind::Running;
+                found += 1;
+            }
+        }
+        found
+    }
+
+    /// Ends `task` at `at` (at or before its planned end): its nodes are free from then on,
+    /// so its bookings go (the decision log, not the timeline, keeps history).
+    pub fn complete(&mut self, task: TaskId, at: Micros) -> u32 {
+        let _ = at;
+        self.remove_task(task)
+    }
+
+    /// Forgets bookings that ended at or before `now` (they no longer shape any void from
+    /// `now` on, except for the void's start, which `now` bounds anyway).
+    pub fn prune(&mut self, now: Micros) {
+        for n in self.nodes.iter_mut() {
+            let stale = n.bookings.partition_point(|b| b.end <= now);
+            if stale > 0 {
+                // Keep the order: shift the rest down.
+                let len = n.bookings.len();
+                for i in stale..len {
+                    n.bookings[i - stale] = n.bookings[i];
+                }
+                n.bookings.truncate(len - stale);
+            }
+        }
+    }
+
+    /// Node-time not booked within `[from, to)`, summed over nodes (seed 000 Eq. 6, in
+    /// node-microseconds: multiply by cores per node for core-microseconds).
+    pub fn free_node_time(&self, from: Micros, to: Micros) -> u128 {
+        if to <= from {
+            return 0;
+        }
+        let mut total: u128 = 0;
+        for n in self.nodes.iter() {
+            let mut busy: u64 = 0;
+            for b in n.bookings.iter() {
+                let s = if b.start > from { b.start } else { from };
+                let e = if b.end < to { b.end } else { to };
+                if e > s {
+                    busy += e.0 - s.0;
+                }
+            }
+            total += (to.0 - from.0 - busy) as u128;
+        }
+        total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use proptest::prelude::*;
+    use std::vec;
+    use std::vec::Vec;
+
+    fn m(x: u64) -> Micros {
+        Micros(x)
+    }
+
+    fn run(task: u32, s: u64, e: u64) -> Booking {
+        Booking { start: m(s), end: m(e), task: TaskId(task), kind: BookingKind::Running }
+    }
+
+    fn place(task: u32, s: u64, e: u64) -> Booking {
+        Booking { kind: BookingKind::PlaceHolder, ..run(task, s, e) }
+    }
+
+    struct Bufs {
+        a: Vec<u64>,
+        b: Vec<u64>,
+    }
+    impl Bufs {
+        fn new(n: usize) -> Bufs {
+            let l = ClusterTimeline::scratch_len(n);
+            Bufs { a: vec![0; l], b: vec![0; l] }
+        }
+        fn scratch(&mut self) -> Scratch<'_> {
+            Scratch::new(&mut self.a, &mut self.b)
+        }
+    }
+
+    fn earliest(c: &ClusterTimeline<'_>, t: u64, k: u32, d: u64) -> Option<u64> {
+        let mut b = Bufs::new(c.nodes.len());
+        c.earliest_start(m(t), NodeCount(k), m(d), &mut b.scratch()).unwrap().map(|f| f.start.0)
+    }
+
+    #[test]
+    fn empty_cluster_starts_now() {
+        let mut st = vec![NodeTimeline::new(); 4];
+        let c = ClusterTimeline::new(&mut st);
+        assert_eq!(earliest(&c, 5, 4, 10), Some(5));
+        assert_eq!(earliest(&c, 5, 5, 10), None);
+    }
+
+    #[test]
+    fn waits_for_enough_nodes_and_uses_a_void_that_fits() {
+        let mut st = vec![NodeTimeline::new(); 3];
+        let mut c = ClusterTimeline::new(&mut st);
+        c.book(&[0], run(1, 0, 10)).unwrap();
+        c.book(&[1], run(2, 0, 20)).unwrap();
+        c.book(&[2], run(3, 5, 8)).unwrap();
+        // One node: node 2 is free now until 5, a 5-long job fits there.
+        assert_eq!(earliest(&c, 0, 1, 5), Some(0));
+        // A 6-long job does not fit before 5; node 2 is free again at 8.
+        assert_eq!(earliest(&c, 0, 1, 6), Some(8));
+        // Two nodes: node 2 from 8 and node 0 from 10.
+        assert_eq!(earliest(&c, 0, 2, 100), Some(10));
+        assert_eq!(earliest(&c, 0, 3, 1), Some(20));
+    }
+
+    /// Seed 000 Fig. 5: three nodes out of four free ones, chosen n6, n5, then n3 (n4 left).
+    #[test]
+    fn node_choice_of_fig5() {
+        // Ten nodes n1..n10 at indices 0..9. The task needs 3 nodes for [20, 30).
+        let mut st = vec![NodeTimeline::new(); 10];
+        let mut c = ClusterTimeline::new(&mut st);
+        // Busy nodes at 20: n1, n2, n7, n8, n9, n10.
+        for (i, t) in [(0u32, 1u32), (1, 2), (6, 7), (7, 8), (8, 9), (9, 10)] {
+            c.book(&[i], run(t, 0, 40)).unwrap();
+        }
+        // n3: free from 15, next task at 50: would leave voids before and after (2 new voids),
+        // void size 35.
+        c.book(&[2], run(3, 0, 15)).unwrap();
+        c.book(&[2], run(33, 50, 60)).unwrap();
+        // n4: free from 12, next task at 60: 2 new voids, void size 48 (larger than n3's).
+        c.book(&[3], run(4, 0, 12)).unwrap();
+        c.book(&[3], run(44, 60, 70)).unwrap();
+        // n5: ends exactly at 20, nothing after: no new void, open-ended void.
+        c.book(&[4], run(5, 0, 20)).unwrap();
+        // n6: ends exactly at 20, next task exactly at 30: no new void, void of size 10.
+        c.book(&[5], run(6, 0, 20)).unwrap();
+        c.book(&[5], run(66, 30, 40)).unwrap();
+        assert_eq!(earliest(&c, 0, 3, 10), Some(20));
+        let mut out = [0u32; 3];
+        let mut keys = [0u64; 10];
+        assert_eq!(c.choose_nodes(m(0), m(20), m(10), &mut out, &mut keys), 3);
+        // n6, n5, n3 (indices 5, 4, 2).
+        assert_eq!(out, [5, 4, 2]);
+    }
+
+    #[test]
+    fn booking_is_all_or_nothing() {
+        let mut st = vec![NodeTimeline::new(); 2];
+        let mut c = ClusterTimeline::new(&mut st);
+        c.book(&[1], run(1, 0, 10)).unwrap();
+        assert_eq!(c.book(&[0, 1], run(2, 5, 15)), Err(Error::Input(InputError::Overlap)));
+        assert!(c.node(0).unwrap().bookings().is_empty());
+        assert_eq!(c.book(&[0, 0], run(2, 5, 15)), Err(Error::Input(InputError::Overlap)));
+        assert!(c.node(0).unwrap().bookings().is_empty());
+    }
+
+    #[test]
+    fn a_full_node_is_a_capacity_error() {
+        let mut st = vec![NodeTimeline::new(); 1];
+        let mut c = ClusterTimeline::new(&mut st);
+        for i in 0..MAX_BOOKINGS_PER_NODE as u64 {
+            c.book(&[0], run(i as u32, i * 10, i * 10 + 5)).unwrap();
+        }
+        let e = c.book(&[0], run(999, 100_000, 100_005)).unwrap_err();
+        assert!(matches!(e, Error::Capacity(ce) if ce.what == Capacity::NodeBookings));
+    }
+
+    #[test]
+    fn early_completion_frees_nodes_then() {
+        let mut st = vec![NodeTimeline::new(); 2];
+        let mut c = ClusterTimeline::new(&mut st);
+        c.book(&[0, 1], run(1, 0, 100)).unwrap();
+        assert_eq!(earliest(&c, 10, 2, 5), Some(100));
+        assert_eq!(c.complete(TaskId(1), m(40)), 2);
+        assert_eq!(earliest(&c, 40, 2, 5), Some(40));
+    }
+
+    #[test]
+    fn free_node_time_counts_unbooked_time() {
+        let mut st = vec![NodeTimeline::new(); 2];
+        let mut c = ClusterTimeline::new(&mut st);
+        c.book(&[0], run(1, 0, 30)).unwrap();
+        c.book(&[1], place(2, 50, 150)).unwrap();
+        // [10, 100): node 0 free 70, node 1 free 40.
+        assert_eq!(c.free_node_time(m(10), m(100)), 110);
+    }
+
+    /// Brute force: try t and every booking end after it, in order.
+    fn brute(nodes: &[Vec<(u64, u64)>], t: u64, k: usize, d: u64) -> Option<u64> {
+        let mut cands: Vec<u64> = vec![t];
+        for n in nodes {
+            for &(_, e) in n {
+                if e > t {
+                    cands.push(e);
+                }
+            }
+        }
+        cands.sort();
+        for s in cands {
+            let free = nodes.iter().filter(|n| n.iter().all(|&(a, b)| b <= s || a >= s + d)).count();
+            if free >= k {
+                return Some(s);
+            }
+        }
+        None
+    }
+
+    fn arb_cluster() -> impl Strategy<Value = Vec<Vec<(u64, u64)>>> {
+        prop::collection::vec(prop::collection::vec((0u64..200, 1u64..40), 0..5), 1..7).prop_map(|nodes| {
+            nodes
+                .into_iter()
+                .map(|raw| {
+                    // Turn (gap, length) pairs into sorted, disjoint bookings.
+                    let mut t = 0;
+                    let mut v = Vec::new();
+                    for (gap, len) in raw {
+                        let s = t + gap % 50;
+                        v.push((s, s + len));
+                        t = s + len;
+                    }
+                    v
+                })
+                .collect()
+        })
+    }
+
+    fn build<'a>(st: &'a mut [NodeTimeline], nodes: &[Vec<(u64, u64)>], placeholders: bool) -> ClusterTimeline<'a> {
+        let mut c = ClusterTimeline::new(st);
+        let mut id = 0;
+        for (i, n) in nodes.iter().enumerate() {
+            for &(s, e) in n {
+                id += 1;
+                let b = if placeholders && id % 2 == 0 { place(id, s, e) } else { run(id, s, e) };
+                c.book(&[i as u32], b).unwrap();
+            }
+        }
+        c
+    }
+
+    proptest! {
+        #[test]
+        fn earliest_start_agrees_with_brute_force(nodes in arb_cluster(), t in 0u64..300, k in 1usize..7, d in 1u64..80) {
+            let mut st = vec![NodeTimeline::new(); nodes.len()];
+            let c = build(&mut st, &nodes, false);
+            let got = earliest(&c, t, k as u32, d);
+            prop_assert_eq!(got, brute(&nodes, t, k, d));
+            // And the nodes chosen there are really free, distinct, and as many as asked.
+            if let Some(s) = got {
+                let mut out = vec![0u32; k];
+                let mut keys = vec![0u64; nodes.len()];
+                prop_assert_eq!(c.choose_nodes(m(t), m(s), m(d), &mut out, &mut keys), k);
+                for (i, &n) in out.iter().enumerate() {
+                    prop_assert!(c.node(n).unwrap().is_free(m(s), m(s + d)));
+                    prop_assert!(!out[..i].contains(&n));
+                }
+            }
+        }
+
+        #[test]
+        fn no_node_is_ever_booked_twice(nodes in arb_cluster(), reqs in prop::collection::vec((0u64..300, 1u32..7, 1u64..60), 1..20)) {
+            let mut st = vec![NodeTimeline::new(); nodes.len()];
+            let mut c = build(&mut st, &nodes, false);
+            let mut bufs = Bufs::new(nodes.len());
+            for (i, (t, k, d)) in reqs.into_iter().enumerate() {
+                let fit = c.earliest_start(m(t), NodeCount(k), m(d), &mut bufs.scratch()).unwrap();
+                if let Some(f) = fit {
+                    let mut out = vec![0u32; k as usize];
+                    let mut keys = vec![0u64; nodes.len()];
+                    let got = c.choose_nodes(m(t), f.start, m(d), &mut out, &mut keys);
+                    prop_assert_eq!(got, k as usize);
+                    let b = run(1000 + i as u32, f.start.0, f.start.0 + d);
+                    match c.book(&out, b) {
+                        Ok(()) => {}
+                        Err(Error::Capacity(_)) => {}
+                        Err(e) => prop_assert!(false, "booking a chosen fit failed: {:?}", e),
+                    }
+                }
+                // Every node's bookings stay sorted and disjoint.
+                for n in c.nodes() {
+                    for w in n.bookings().windows(2) {
+                        prop_assert!(w[0].end <= w[1].start);
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn clearing_place_holders_restores_the_state_before_them(nodes in arb_cluster(), reqs in prop::collection::vec((0u64..300, 1u32..4, 1u64..60), 1..10)) {
+            let mut st = vec![NodeTimeline::new(); nodes.len()];
+            let mut c = build(&mut st, &nodes, false);
+            let before: Vec<Vec<Booking>> = c.nodes().iter().map(|n| n.bookings().to_vec()).collect();
+            let mut bufs = Bufs::new(nodes.len());
+            for (i, (t, k, d)) in reqs.into_iter().enumerate() {
+                if let Some(f) = c.earliest_start(m(t), NodeCount(k), m(d), &mut bufs.scratch()).unwrap() {
+                    let mut out = vec![0u32; k as usize];
+                    let mut keys = vec![0u64; nodes.len()];
+                    c.choose_nodes(m(t), f.start, m(d), &mut out, &mut keys);
+                    let _ = c.book(&out, place(5000 + i as u32, f.start.0, f.start.0 + d));
+                }
+            }
+            c.clear_place_holders();
+            let after: Vec<Vec<Booking>> = c.nodes().iter().map(|n| n.bookings().to_vec()).collect();
+            prop_assert_eq!(before, after);
+        }
+    }
+}
