@@ -1,1 +1,4 @@
 //! kairos-host (skeleton, being written).
+
+/// Standard Workload Format logs: reading, cleaning, conversion to replay jobs.
+pub mod swf;
