@@ -1,0 +1,912 @@
+//! Energy: the day's ledger against its budget, and the energy filters.
+//!
+//! This module owns the energy ledger of one day (consumed, committed, and the budget they
+//! must stay within), the share of a run's energy that falls inside the day's window, and the
+//! energy filters that decide which allocation options a heuristic may consider: seed 000
+//! §III.G's energy-per-task (Eq. 6-8) and energy-per-resource (Eq. 9) filters, and seed 002
+//! §4.3.3's adaptive filter (Eq. 9-11), adapted here to parallel tasks.
+//!
+//! The ledger is integer millijoules, so its totals are exact and order-independent (MODEL.md).
+//! The filters compute a budget in `f64` with `+ - * /` only: they feed decisions, never a
+//! ledger, and these operations round identically on every IEEE-754 machine.
+
+use crate::platform::{ClusterId, PState, Platform};
+use crate::units::{CoreMicros, Micros, MilliJoules};
+use crate::utility::window_part;
+use core::fmt;
+use core::str::FromStr;
+use serde::{Deserialize, Serialize};
+
+/// A commitment the ledger refused: it would have taken the day past its budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct OverBudget {
+    /// The energy asked for.
+    pub requested: MilliJoules,
+    /// What the ledger had left.
+    pub remaining: MilliJoules,
+}
+
+impl fmt::Display for OverBudget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "over the energy budget: {} mJ asked, {} mJ remaining",
+            self.requested.0, self.remaining.0
+        )
+    }
+}
+
+impl core::error::Error for OverBudget {}
+
+/// The energy of one day: what has been consumed and what running or reserved tasks are
+/// committed to, which together never exceed the budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct EnergyLedger {
+    budget: MilliJoules,
+    consumed: MilliJoules,
+    committed: MilliJoules,
+}
+
+impl EnergyLedger {
+    /// An empty ledger with this budget; an unconstrained run uses [`MilliJoules::MAX`].
+    pub const fn new(budget: MilliJoules) -> EnergyLedger {
+        EnergyLedger {
+            budget,
+            consumed: MilliJoules::ZERO,
+            committed: MilliJoules::ZERO,
+        }
+    }
+    /// The budget E.
+    pub const fn budget(&self) -> MilliJoules {
+        self.budget
+    }
+    /// Whether the budget is unlimited ([`MilliJoules::MAX`]), which turns every filter off.
+    pub const fn is_unlimited(&self) -> bool {
+        self.budget.0 == u64::MAX
+    }
+    /// Energy of finished tasks (e_cons).
+    pub const fn consumed(&self) -> MilliJoules {
+        self.consumed
+    }
+    /// Energy that running and reserved tasks are committed to (e_unmov).
+    pub const fn committed(&self) -> MilliJoules {
+        self.committed
+    }
+    /// What may still be committed: budget - consumed - committed (never below zero).
+    pub const fn remaining(&self) -> MilliJoules {
+        self.budget
+            .saturating_sub(self.consumed)
+            .saturating_sub(self.committed)
+    }
+    /// Whether `e` more can be committed without exceeding the budget.
+    pub const fn can_afford(&self, e: MilliJoules) -> bool {
+        e.0 <= self.remaining().0
+    }
+    /// Commits `e` for a task that starts or is reserved; refuses, changing nothing, if it
+    /// would take consumed + committed past the budget.
+    pub fn commit(&mut self, e: MilliJoules) -> Result<(), OverBudget> {
+        if !self.can_afford(e) {
+            return Err(OverBudget {
+                requested: e,
+                remaining: self.remaining(),
+            });
+        }
+        // Cannot overflow: consumed + committed + e <= budget <= u64::MAX.
+        self.committed += e;
+        Ok(())
+    }
+    /// A task finished: its `committed` energy leaves the commitments and its `actual` energy
+    /// (no more than committed: an early completion uses less) becomes consumed.
+    ///
+    /// A task never consumes more than it committed, so `actual` is capped at what left the
+    /// commitments (a caller's integer rounding cannot break consumed + committed <= budget),
+    /// and `committed` is capped at what is committed.
+    pub fn settle(&mut self, committed: MilliJoules, actual: MilliJoules) {
+        let c = if committed < self.committed {
+            committed
+        } else {
+            self.committed
+        };
+        let a = if actual < c { actual } else { c };
+        self.committed = self.committed.saturating_sub(c);
+        self.consumed += a;
+    }
+    /// Committed energy returned unused (a reservation or place-holder removed), capped at
+    /// what is committed.
+    pub fn release(&mut self, e: MilliJoules) {
+        self.committed = self.committed.saturating_sub(e);
+    }
+}
+
+/// The energy of a run over `[start, end)` that falls inside the day's window `[w0, w1)`:
+/// the ledger counts the day's energy, so a run across the window's edge counts its share,
+/// as utility does ([`crate::utility::prorate`]). Exact in integers: the shares of adjacent
+/// windows add up to `total`; a zero-length run counts wholly or not at all, by its end.
+pub fn window_share(
+    total: MilliJoules,
+    start: Micros,
+    end: Micros,
+    w0: Micros,
+    w1: Micros,
+) -> MilliJoules {
+    MilliJoules(window_part(total.0, start, end, w0, w1))
+}
+
+/// Which energy filter a heuristic runs behind.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum FilterKind {
+    /// No filter: every option passes.
+    #[default]
+    None,
+    /// Energy-per-task (seed 000 Eq. 6-8).
+    PerTask,
+    /// Energy-per-resource (seed 000 Eq. 9).
+    PerResource,
+    /// Adaptive energy-per-task (seed 002 Eq. 9-11, over resources).
+    Adaptive,
+}
+
+impl FilterKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [FilterKind; 4] = [
+        FilterKind::None,
+        FilterKind::PerTask,
+        FilterKind::PerResource,
+        FilterKind::Adaptive,
+    ];
+
+    /// The name used in configuration files and on the command line.
+    pub const fn name(self) -> &'static str {
+        match self {
+            FilterKind::None => "none",
+            FilterKind::PerTask => "per-task",
+            FilterKind::PerResource => "per-resource",
+            FilterKind::Adaptive => "adaptive",
+        }
+    }
+
+    /// The leniency MODEL.md gives this filter: 2.0 per task, 4.0 per resource, 1.0 otherwise
+    /// (the adaptive filter's lambda replaces a tuned leniency).
+    pub const fn default_leniency(self) -> f64 {
+        match self {
+            FilterKind::PerTask => 2.0,
+            FilterKind::PerResource => 4.0,
+            FilterKind::None | FilterKind::Adaptive => 1.0,
+        }
+    }
+}
+
+impl fmt::Display for FilterKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A filter name that is not one of none, per-task, per-resource, adaptive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParseFilterKindError;
+
+impl fmt::Display for ParseFilterKindError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("unknown energy filter (expected none, per-task, per-resource or adaptive)")
+    }
+}
+
+impl core::error::Error for ParseFilterKindError {}
+
+impl FromStr for FilterKind {
+    type Err = ParseFilterKindError;
+    fn from_str(s: &str) -> Result<FilterKind, ParseFilterKindError> {
+        FilterKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or(ParseFilterKindError)
+    }
+}
+
+/// An energy filter and its leniency factor.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EnergyFilter {
+    /// Which filter.
+    pub kind: FilterKind,
+    /// The leniency factor (Eq. 8 and 9); multiplies lambda for the adaptive filter. It should
+    /// be finite and non-negative: a NaN budget admits nothing.
+    pub leniency: f64,
+}
+
+impl Default for EnergyFilter {
+    fn default() -> EnergyFilter {
+        EnergyFilter::NONE
+    }
+}
+
+/// Mean resources and energy of one allocation option, over the platform's options.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Averages {
+    /// Mean resources (seed 000 Eq. 1), in core-seconds.
+    pub resources_core_s: f64,
+    /// Mean energy, in joules.
+    pub energy_j: f64,
+}
+
+impl Averages {
+    /// The mean over every (task type, eligible cluster, P-state) of the resources (Eq. 1,
+    /// [`Platform::resources`]) and the energy of one run, as seed 002 §4.3.3 averages "all
+    /// task types, machine types, and P-states". Each option counts once, whatever its task
+    /// type's arrival rate; sums are exact integers, divided once. No option gives zeros.
+    pub fn of_platform(platform: &Platform) -> Averages {
+        let (mut res, mut energy, mut count) = (0u128, 0u128, 0u64);
+        for t in platform.types() {
+            for (ci, p) in t.placements.iter().enumerate() {
+                let Some(p) = p else { continue };
+                for ps in 0..platform.pstates() {
+                    res = res
+                        .saturating_add(platform.resources(ClusterId(ci as u8), p, PState(ps)).0);
+                    energy += p.energy(PState(ps)).0 as u128;
+                    count += 1;
+                }
+            }
+        }
+        if count == 0 {
+            return Averages::default();
+        }
+        let n = count as f64;
+        Averages {
+            resources_core_s: res as f64 / n / 1e6,
+            energy_j: energy as f64 / n / 1000.0,
+        }
+    }
+}
+
+/// What the filters need to know at a mapping event.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FilterInputs {
+    /// Energy that may still be committed today (e_rem = E - e_cons - e_unmov).
+    pub energy_remaining: MilliJoules,
+    /// Eq. 6: sum over nodes of unallocated time from now to the day's end x cores.
+    pub resources_remaining: CoreMicros,
+    /// T: all cores x the day's length.
+    pub day_resources: CoreMicros,
+    /// e_cons + e_unmov, for the adaptive filter.
+    pub energy_spent: MilliJoules,
+    /// E, the day's budget; [`MilliJoules::MAX`] is unconstrained.
+    pub budget: MilliJoules,
+    /// Mean resources and energy of an option ([`Averages::of_platform`]).
+    pub averages: Averages,
+}
+
+/// What an option may spend at this mapping event, as a filter computed it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Budget {
+    /// Every option passes.
+    Unlimited,
+    /// An option passes if its energy, in joules, is at most this.
+    PerTask(f64),
+    /// An option passes if its energy per resource, in joules per core-second, is at most this.
+    PerResource(f64),
+}
+
+impl Budget {
+    /// Whether an option of `energy` over `resources` passes. Zero resources count as an
+    /// energy per resource of 0 with zero energy and infinite otherwise; a NaN budget admits
+    /// nothing.
+    pub fn admits(&self, energy: MilliJoules, resources: CoreMicros) -> bool {
+        match *self {
+            Budget::Unlimited => true,
+            Budget::PerTask(b) => energy.as_joules_f64() <= b,
+            Budget::PerResource(b) => {
+                let ratio = if resources.0 == 0 {
+                    if energy.0 == 0 {
+                        0.0
+                    } else {
+                        f64::INFINITY
+                    }
+                } else {
+                    energy.as_joules_f64() / resources.as_core_secs_f64()
+                };
+                ratio <= b
+            }
+        }
+    }
+}
+
+impl EnergyFilter {
+    /// No filtering.
+    pub const NONE: EnergyFilter = EnergyFilter {
+        kind: FilterKind::None,
+        leniency: 1.0,
+    };
+
+    /// A filter with MODEL.md's leniency for its kind ([`FilterKind::default_leniency`]).
+    pub const fn with_default_leniency(kind: FilterKind) -> EnergyFilter {
+        EnergyFilter {
+            kind,
+            leniency: kind.default_leniency(),
+        }
+    }
+
+    /// The budget this filter sets at a mapping event.
+    ///
+    /// - An unconstrained day (`budget` is [`MilliJoules::MAX`]) or [`FilterKind::None`]:
+    ///   [`Budget::Unlimited`].
+    /// - Per task (Eq. 7-8): leniency x e_rem / n, n = min(res_rem / avg res, e_rem / avg e).
+    /// - Per resource (Eq. 9): leniency x e_rem / res_rem. With no resource left in the day
+    ///   (res_rem = 0) there is nothing to pace: unlimited if energy remains (the ledger still
+    ///   refuses what it cannot afford), a budget of 0 if none does.
+    /// - Adaptive (seed 002 Eq. 9-11, with time read as resources as in seed 000 Eq. 6):
+    ///   leniency x lambda x e_rem / n, lambda = (E / T) / (e_spent / (T - res_rem)), the
+    ///   target rate of energy use over the current one; see [`adaptive_lambda`] for its guards.
+    ///
+    /// n, the number of tasks the remaining energy is shared between, is guarded by
+    /// [`tasks_remaining`]: an average of zero gives no bound, and n is at least 1 (so
+    /// n = 0, from res_rem = 0 or e_rem = 0, never divides).
+    pub fn budget(&self, x: &FilterInputs) -> Budget {
+        if x.budget == MilliJoules::MAX {
+            return Budget::Unlimited;
+        }
+        let e_rem = x.energy_remaining.as_joules_f64();
+        match self.kind {
+            FilterKind::None => Budget::Unlimited,
+            FilterKind::PerTask => {
+                let n = tasks_remaining(x.resources_remaining, x.energy_remaining, &x.averages);
+                Budget::PerTask(self.leniency * e_rem / n)
+            }
+            FilterKind::PerResource => {
+                if x.resources_remaining.0 == 0 {
+                    if x.energy_remaining.0 > 0 {
+                        Budget::Unlimited
+                    } else {
+                        Budget::PerResource(0.0)
+                    }
+                } else {
+                    Budget::PerResource(
+                        self.leniency * e_rem / x.resources_remaining.as_core_secs_f64(),
+                    )
+                }
+            }
+            FilterKind::Adaptive => {
+                let n = tasks_remaining(x.resources_remaining, x.energy_remaining, &x.averages);
+                Budget::PerTask(self.leniency * adaptive_lambda(x) * e_rem / n)
+            }
+        }
+    }
+}
+
+/// Eq. 7 (seed 002 Eq. 9): the estimated number of tasks that can still run today,
+/// min(res_rem / avg res, e_rem / avg e), guarded so that a budget never divides by zero.
+///
+/// An average that is zero (or not finite and positive) gives no bound and its term is left
+/// out; with neither term, nothing bounds the count and n = 1. n is at least 1: fewer than one
+/// average task still lets the next task have the whole remainder (x leniency), which also
+/// covers n = 0 (no resources or no energy left; with no energy the budget is then 0).
+pub fn tasks_remaining(
+    resources_remaining: CoreMicros,
+    energy_remaining: MilliJoules,
+    avg: &Averages,
+) -> f64 {
+    let by_res = positive(avg.resources_core_s)
+        .then(|| resources_remaining.as_core_secs_f64() / avg.resources_core_s);
+    let by_energy = positive(avg.energy_j).then(|| energy_remaining.as_joules_f64() / avg.energy_j);
+    let n = match (by_res, by_energy) {
+        (Some(a), Some(b)) => {
+            if a < b {
+                a
+            } else {
+                b
+            }
+        }
+        (Some(a), None) => a,
+        (None, Some(b)) => b,
+        (None, None) => 1.0,
+    };
+    if n >= 1.0 {
+        n
+    } else {
+        1.0
+    }
+}
+
+/// Seed 002 Eq. 11 over resources: lambda = (E / T) / (e_spent / (T - res_rem)), the target
+/// rate of energy use over the rate so far, where T - res_rem is the resources already used
+/// or allocated today.
+///
+/// Guards, each a case where the current rate is undefined or unknown: with nothing spent
+/// (e_spent = 0: the start of a day, or an idle stretch), with no resource used or allocated
+/// yet (T - res_rem = 0, res_rem > T counting as 0), or with T = 0, lambda = 1: the plain
+/// fair share. (The literal limits would be infinite or 0/0.)
+pub fn adaptive_lambda(x: &FilterInputs) -> f64 {
+    let used = x.day_resources.0.saturating_sub(x.resources_remaining.0);
+    if x.energy_spent.0 == 0 || used == 0 || x.day_resources.0 == 0 {
+        return 1.0;
+    }
+    let target = x.budget.as_joules_f64() / x.day_resources.as_core_secs_f64();
+    let current = x.energy_spent.as_joules_f64() / CoreMicros(used).as_core_secs_f64();
+    target / current
+}
+
+fn positive(x: f64) -> bool {
+    x.is_finite() && x > 0.0
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::platform::{Cluster, ClusterKind, Placement};
+    use crate::units::{MilliWatts, NodeCount};
+    use proptest::prelude::*;
+    use std::string::ToString;
+    use std::vec::Vec;
+
+    fn j(x: u64) -> MilliJoules {
+        MilliJoules::from_joules(x)
+    }
+
+    /// Core-seconds.
+    fn cs(x: u64) -> CoreMicros {
+        CoreMicros(x as u128 * 1_000_000)
+    }
+
+    fn inputs() -> FilterInputs {
+        FilterInputs {
+            energy_remaining: j(6_000),
+            resources_remaining: cs(20_000),
+            day_resources: cs(100_000),
+            energy_spent: j(4_000),
+            budget: j(10_000),
+            averages: Averages {
+                resources_core_s: 100.0,
+                energy_j: 50.0,
+            },
+        }
+    }
+
+    #[test]
+    fn ledger_refuses_over_budget_and_changes_nothing() {
+        let mut l = EnergyLedger::new(j(100));
+        assert_eq!(l.commit(j(60)), Ok(()));
+        assert!(l.can_afford(j(40)));
+        assert!(!l.can_afford(MilliJoules(40_001)));
+        let before = l;
+        assert_eq!(
+            l.commit(MilliJoules(40_001)),
+            Err(OverBudget {
+                requested: MilliJoules(40_001),
+                remaining: j(40)
+            })
+        );
+        assert_eq!(l, before);
+        // An early completion: 60 J committed, 45 J used; the other 15 J are free again.
+        l.settle(j(60), j(45));
+        assert_eq!(
+            (l.consumed(), l.committed(), l.remaining()),
+            (j(45), j(0), j(55))
+        );
+        assert_eq!(l.commit(j(55)), Ok(()));
+        assert_eq!(l.remaining(), j(0));
+        l.release(j(5));
+        assert_eq!((l.committed(), l.remaining()), (j(50), j(5)));
+        assert!(OverBudget {
+            requested: j(1),
+            remaining: j(0)
+        }
+        .to_string()
+        .contains("1000 mJ asked"));
+        // Unconstrained: everything is affordable up to u64::MAX.
+        let mut u = EnergyLedger::new(MilliJoules::MAX);
+        assert!(u.is_unlimited());
+        assert_eq!(u.commit(MilliJoules(u64::MAX - 1)), Ok(()));
+        assert!(u.commit(MilliJoules(2)).is_err());
+    }
+
+    #[test]
+    fn window_share_counts_the_day_part() {
+        // 1,000 J over 10 h, 7 h of it inside the day.
+        let day = (Micros::ZERO, Micros::from_hours(24));
+        let e = window_share(
+            j(1_000),
+            Micros::from_hours(17),
+            Micros::from_hours(27),
+            day.0,
+            day.1,
+        );
+        assert_eq!(e, j(700));
+        let next = window_share(
+            j(1_000),
+            Micros::from_hours(17),
+            Micros::from_hours(27),
+            day.1,
+            Micros::MAX,
+        );
+        assert_eq!(e + next, j(1_000));
+        assert_eq!(window_share(j(9), Micros(5), Micros(5), day.0, day.1), j(9));
+    }
+
+    #[test]
+    fn filter_kind_names_round_trip() {
+        for k in FilterKind::ALL {
+            assert_eq!(k.to_string().parse::<FilterKind>(), Ok(k));
+        }
+        assert_eq!(
+            "per-resource".parse::<FilterKind>(),
+            Ok(FilterKind::PerResource)
+        );
+        assert_eq!("PerTask".parse::<FilterKind>(), Err(ParseFilterKindError));
+        assert_eq!(
+            EnergyFilter::with_default_leniency(FilterKind::PerTask).leniency,
+            2.0
+        );
+        assert_eq!(
+            EnergyFilter::with_default_leniency(FilterKind::PerResource).leniency,
+            4.0
+        );
+    }
+
+    #[test]
+    fn filters_by_hand() {
+        // e_rem = 6,000 J, res_rem = 20,000 core-s, avg 100 core-s and 50 J an option.
+        // Per task: n = min(20,000 / 100, 6,000 / 50) = min(200, 120) = 120;
+        //   budget = 2 x 6,000 / 120 = 100 J.
+        let x = inputs();
+        let b = EnergyFilter {
+            kind: FilterKind::PerTask,
+            leniency: 2.0,
+        }
+        .budget(&x);
+        assert_eq!(b, Budget::PerTask(100.0));
+        assert!(b.admits(j(100), cs(1)));
+        assert!(!b.admits(MilliJoules(100_001), cs(1)));
+        // Resource-bound instead: avg energy 10 J -> n = min(200, 600) = 200; 2 x 6,000 / 200 = 60 J.
+        let mut y = x;
+        y.averages.energy_j = 10.0;
+        assert_eq!(
+            EnergyFilter {
+                kind: FilterKind::PerTask,
+                leniency: 2.0
+            }
+            .budget(&y),
+            Budget::PerTask(60.0)
+        );
+        // Per resource: 4 x 6,000 J / 20,000 core-s = 1.2 J per core-s.
+        let r = EnergyFilter {
+            kind: FilterKind::PerResource,
+            leniency: 4.0,
+        }
+        .budget(&x);
+        assert_eq!(r, Budget::PerResource(1.2));
+        // 1,200 J over 1,000 core-s is exactly 1.2: passes; 1,201 J does not.
+        assert!(r.admits(j(1_200), cs(1_000)));
+        assert!(!r.admits(j(1_201), cs(1_000)));
+        // Adaptive: target E / T = 10,000 / 100,000 = 0.1 J per core-s; spent 4,000 J over
+        // T - res_rem = 80,000 core-s = 0.05; lambda = 2. Budget = 1 x 2 x 6,000 / 120 = 100 J.
+        assert_eq!(adaptive_lambda(&x), 2.0);
+        let a = EnergyFilter {
+            kind: FilterKind::Adaptive,
+            leniency: 1.0,
+        }
+        .budget(&x);
+        assert_eq!(a, Budget::PerTask(100.0));
+        // Spending too fast: 4,000 J over 20,000 core-s = 0.2 > 0.1 target: lambda = 0.5.
+        let mut fast = x;
+        fast.resources_remaining = cs(80_000);
+        assert_eq!(adaptive_lambda(&fast), 0.5);
+        // No filter.
+        assert_eq!(EnergyFilter::NONE.budget(&x), Budget::Unlimited);
+    }
+
+    #[test]
+    fn an_unlimited_day_is_never_filtered() {
+        let mut x = inputs();
+        x.budget = MilliJoules::MAX;
+        for k in FilterKind::ALL {
+            assert_eq!(
+                EnergyFilter::with_default_leniency(k).budget(&x),
+                Budget::Unlimited
+            );
+        }
+    }
+
+    #[test]
+    fn guard_adaptive_start_of_day_nothing_spent() {
+        // Start of the day: nothing spent, nothing used (T - res_rem = 0): lambda = 1.
+        let mut x = inputs();
+        x.energy_spent = j(0);
+        x.energy_remaining = x.budget;
+        x.resources_remaining = x.day_resources;
+        assert_eq!(adaptive_lambda(&x), 1.0);
+        // n = min(100,000 / 100, 10,000 / 50) = 200; budget = 10,000 / 200 = 50 J = avg e.
+        assert_eq!(
+            EnergyFilter {
+                kind: FilterKind::Adaptive,
+                leniency: 1.0
+            }
+            .budget(&x),
+            Budget::PerTask(50.0)
+        );
+        // Nothing spent after some of the day went by idle: still 1, not infinite.
+        x.resources_remaining = cs(50_000);
+        assert_eq!(adaptive_lambda(&x), 1.0);
+    }
+
+    #[test]
+    fn guard_adaptive_no_resource_used() {
+        // Energy spent but no resource used or allocated (or res_rem > T): lambda = 1.
+        let mut x = inputs();
+        x.resources_remaining = x.day_resources;
+        assert_eq!(adaptive_lambda(&x), 1.0);
+        x.resources_remaining = cs(200_000);
+        assert_eq!(adaptive_lambda(&x), 1.0);
+    }
+
+    #[test]
+    fn guard_adaptive_zero_day() {
+        let mut x = inputs();
+        x.day_resources = CoreMicros(0);
+        x.resources_remaining = CoreMicros(0);
+        assert_eq!(adaptive_lambda(&x), 1.0);
+    }
+
+    #[test]
+    fn guard_no_resources_left() {
+        // res_rem = 0: n would be 0; it is 1, so the per-task budget is leniency x e_rem.
+        let mut x = inputs();
+        x.resources_remaining = CoreMicros(0);
+        assert_eq!(
+            tasks_remaining(x.resources_remaining, x.energy_remaining, &x.averages),
+            1.0
+        );
+        assert_eq!(
+            EnergyFilter {
+                kind: FilterKind::PerTask,
+                leniency: 2.0
+            }
+            .budget(&x),
+            Budget::PerTask(12_000.0)
+        );
+        // Per resource: nothing to pace, unlimited while energy remains, 0 once it does not.
+        assert_eq!(
+            EnergyFilter {
+                kind: FilterKind::PerResource,
+                leniency: 4.0
+            }
+            .budget(&x),
+            Budget::Unlimited
+        );
+        x.energy_remaining = j(0);
+        let r = EnergyFilter {
+            kind: FilterKind::PerResource,
+            leniency: 4.0,
+        }
+        .budget(&x);
+        assert_eq!(r, Budget::PerResource(0.0));
+        assert!(r.admits(j(0), cs(10)) && !r.admits(MilliJoules(1), cs(10)));
+    }
+
+    #[test]
+    fn guard_no_energy_left() {
+        // e_rem = 0: n would be 0 and e_rem / n = 0 / 0; the budget is 0 (only free options).
+        let mut x = inputs();
+        x.energy_remaining = j(0);
+        for kind in [FilterKind::PerTask, FilterKind::Adaptive] {
+            let b = EnergyFilter {
+                kind,
+                leniency: 2.0,
+            }
+            .budget(&x);
+            assert_eq!(b, Budget::PerTask(0.0));
+            assert!(b.admits(j(0), cs(1)) && !b.admits(MilliJoules(1), cs(1)));
+        }
+        assert_eq!(
+            EnergyFilter {
+                kind: FilterKind::PerResource,
+                leniency: 4.0
+            }
+            .budget(&x),
+            Budget::PerResource(0.0)
+        );
+    }
+
+    #[test]
+    fn guard_zero_averages() {
+        let mut x = inputs();
+        // Average resources 0: only the energy bound, n = 6,000 / 50 = 120.
+        x.averages.resources_core_s = 0.0;
+        assert_eq!(
+            tasks_remaining(x.resources_remaining, x.energy_remaining, &x.averages),
+            120.0
+        );
+        // Average energy 0: only the resource bound, n = 20,000 / 100 = 200.
+        let mut y = inputs();
+        y.averages.energy_j = 0.0;
+        assert_eq!(
+            tasks_remaining(y.resources_remaining, y.energy_remaining, &y.averages),
+            200.0
+        );
+        // Both 0 (no option at all): n = 1, budget = leniency x e_rem.
+        x.averages = Averages::default();
+        assert_eq!(
+            tasks_remaining(x.resources_remaining, x.energy_remaining, &x.averages),
+            1.0
+        );
+        assert_eq!(
+            EnergyFilter {
+                kind: FilterKind::PerTask,
+                leniency: 2.0
+            }
+            .budget(&x),
+            Budget::PerTask(12_000.0)
+        );
+    }
+
+    #[test]
+    fn zero_resource_options() {
+        assert!(Budget::PerResource(1.0).admits(j(0), CoreMicros(0)));
+        assert!(!Budget::PerResource(1.0).admits(MilliJoules(1), CoreMicros(0)));
+        assert!(!Budget::PerTask(f64::NAN).admits(j(0), cs(1)));
+    }
+
+    #[test]
+    fn averages_cover_every_type_cluster_and_pstate() {
+        let cl = Cluster {
+            nodes: NodeCount(10),
+            cores_per_node: 4,
+            kind: ClusterKind::General,
+        };
+        let mut p = Platform::new(&[cl, cl], 2).unwrap();
+        let pl = |secs: [u64; 2], watts: [u32; 2], nodes| Placement {
+            nodes: NodeCount(nodes),
+            etc: [
+                Micros::from_secs(secs[0]),
+                Micros::from_secs(secs[1]),
+                Micros::ZERO,
+                Micros::ZERO,
+            ],
+            apc: [
+                MilliWatts(watts[0] * 1000),
+                MilliWatts(watts[1] * 1000),
+                MilliWatts(0),
+                MilliWatts(0),
+            ],
+        };
+        // Type 0 on both clusters, type 1 on cluster 1 only: 3 placements x 2 P-states = 6.
+        p.add_resolved_type(&[
+            Some(pl([10, 20], [100, 50], 1)),
+            Some(pl([5, 10], [200, 100], 2)),
+        ])
+        .unwrap();
+        p.add_resolved_type(&[None, Some(pl([1, 2], [10, 5], 1))])
+            .unwrap();
+        // Resources (core-s): 4x10, 4x20, 8x5, 8x10, 4x1, 4x2 = 40+80+40+80+4+8 = 252 -> 42.
+        // Energy (J): 1,000, 1,000, 2 x 200 x 5 = 2,000, 2,000, 10, 10 = 6,020 -> 1,003.33.
+        let a = Averages::of_platform(&p);
+        assert_eq!(a.resources_core_s, 42.0);
+        assert!(libm::fabs(a.energy_j - 6_020.0 / 6.0) < 1e-9);
+        assert_eq!(
+            Averages::of_platform(&Platform::new(&[cl], 1).unwrap()),
+            Averages::default()
+        );
+    }
+
+    #[derive(Clone, Copy, Debug)]
+    enum Op {
+        Commit(u64),
+        Settle(usize, u64),
+        Release(usize),
+    }
+
+    fn arb_ops() -> impl Strategy<Value = Vec<Op>> {
+        prop::collection::vec(
+            prop_oneof![
+                (0u64..400).prop_map(Op::Commit),
+                (0usize..8, 0u64..=100).prop_map(|(i, pct)| Op::Settle(i, pct)),
+                (0usize..8).prop_map(Op::Release),
+            ],
+            0..60,
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn ledger_never_exceeds_its_budget(budget in 0u64..2_000, ops in arb_ops()) {
+            let mut l = EnergyLedger::new(MilliJoules(budget));
+            // The commitments of tasks still open, so settle and release act on real ones.
+            let mut open: Vec<u64> = Vec::new();
+            for op in ops {
+                match op {
+                    Op::Commit(e) => {
+                        let before = l;
+                        let fits = l.consumed().0 + l.committed().0 + e <= budget;
+                        match l.commit(MilliJoules(e)) {
+                            Ok(()) => { prop_assert!(fits); open.push(e); }
+                            Err(_) => { prop_assert!(!fits); prop_assert_eq!(l, before); }
+                        }
+                    }
+                    Op::Settle(i, pct) if !open.is_empty() => {
+                        let e = open.remove(i % open.len());
+                        let (c0, s0) = (l.committed().0, l.consumed().0);
+                        l.settle(MilliJoules(e), MilliJoules(e * pct / 100));
+                        prop_assert_eq!(l.committed().0, c0 - e);
+                        prop_assert_eq!(l.consumed().0, s0 + e * pct / 100);
+                    }
+                    Op::Release(i) if !open.is_empty() => {
+                        let e = open.remove(i % open.len());
+                        l.release(MilliJoules(e));
+                    }
+                    _ => {}
+                }
+                prop_assert!(l.consumed().0 + l.committed().0 <= budget);
+                prop_assert_eq!(l.committed().0, open.iter().sum::<u64>());
+                prop_assert_eq!(l.remaining().0, budget - l.consumed().0 - l.committed().0);
+            }
+        }
+
+        #[test]
+        fn settle_and_release_never_break_the_budget(budget in 0u64..1_000, c in 0u64..1_000, s in 0u64..3_000, a in 0u64..3_000, r in 0u64..3_000) {
+            // Even with amounts that do not match any commitment.
+            let mut l = EnergyLedger::new(MilliJoules(budget));
+            let _ = l.commit(MilliJoules(c));
+            l.settle(MilliJoules(s), MilliJoules(a));
+            prop_assert!(l.consumed().0 + l.committed().0 <= budget);
+            l.release(MilliJoules(r));
+            prop_assert!(l.consumed().0 + l.committed().0 <= budget);
+        }
+
+        #[test]
+        fn admitted_options_are_within_their_budget(
+            e_rem in 0u64..1u64 << 50,
+            res_rem in 0u128..1u128 << 60,
+            day_extra in 0u128..1u128 << 60,
+            spent in 0u64..1u64 << 50,
+            avg_res in prop_oneof![Just(0.0), 0.0f64..1e9],
+            avg_e in prop_oneof![Just(0.0), 0.0f64..1e9],
+            leniency in 0.0f64..8.0,
+            kind in prop::sample::select(&FilterKind::ALL[..]),
+            options in prop::collection::vec((0u64..1u64 << 50, 0u128..1u128 << 60, prop_oneof![Just(None), (0.99f64..1.01).prop_map(Some)]), 1..20),
+        ) {
+            let x = FilterInputs {
+                energy_remaining: MilliJoules(e_rem),
+                resources_remaining: CoreMicros(res_rem),
+                day_resources: CoreMicros(res_rem + day_extra),
+                energy_spent: MilliJoules(spent),
+                budget: MilliJoules(e_rem + spent),
+                averages: Averages { resources_core_s: avg_res, energy_j: avg_e },
+            };
+            let b = EnergyFilter { kind, leniency }.budget(&x);
+            if let Budget::PerTask(v) | Budget::PerResource(v) = b {
+                prop_assert!(v.is_finite() && v >= 0.0, "{:?}", b);
+            }
+            if kind == FilterKind::PerTask {
+                // Never more than leniency x e_rem: n is at least 1.
+                prop_assert!(matches!(b, Budget::PerTask(v) if v <= leniency * (e_rem as f64 / 1000.0)));
+            }
+            for (e, r, near) in options {
+                // Half the options land within 1% of the budget, where a wrong comparison shows.
+                let e = match (near, b) {
+                    (Some(f), Budget::PerTask(v)) => (v * f * 1000.0) as u64,
+                    (Some(f), Budget::PerResource(v)) => (v * f * (r as f64 / 1e6) * 1000.0) as u64,
+                    _ => e,
+                };
+                let (e, r) = (MilliJoules(e), CoreMicros(r));
+                let ok = b.admits(e, r);
+                match b {
+                    Budget::Unlimited => prop_assert!(ok),
+                    // Checked without the division admits uses: e (J) <= v, e <= v x r (core-s),
+                    // up to one part in 1e12 of float rounding.
+                    Budget::PerTask(v) => {
+                        let ej = e.0 as f64 / 1000.0;
+                        if ok { prop_assert!(ej <= v * (1.0 + 1e-12)); } else { prop_assert!(ej >= v * (1.0 - 1e-12)); }
+                    }
+                    Budget::PerResource(v) => {
+                        let ej = e.0 as f64 / 1000.0;
+                        let rs = r.0 as f64 / 1e6;
+                        if ok { prop_assert!(ej <= v * rs * (1.0 + 1e-12)); } else { prop_assert!(ej >= v * rs * (1.0 - 1e-12)); }
+                    }
+                }
+            }
+        }
+    }
+}
