@@ -56,15 +56,20 @@ impl Task {
             _ => planned,
         }
     }
-    /// Its fastest (cluster, P-state 0) execution time: the cluster that dropping uses.
+    /// Its minimum execution time over every (cluster, P-state) it may run in, and that
+    /// cluster: what dropping and maximum utility use. P-state 0 is usually the fastest, but
+    /// the P-states' time scalings are random draws (seed 000 §IV.B), so every P-state counts.
+    /// Ties go to the lower cluster index; unused (zero) entries are skipped.
     pub fn fastest(&self, platform: &Platform) -> Option<(ClusterId, Micros)> {
         let t = self.table(platform).ok()?;
         let mut best: Option<(ClusterId, Micros)> = None;
         for (i, p) in t.placements.iter().enumerate() {
             if let Some(p) = p {
-                let d = p.etc[PState(0).0 as usize];
-                if best.is_none_or(|b| d < b.1) {
-                    best = Some((ClusterId(i as u8), d));
+                for ps in 0..platform.pstates() {
+                    let d = p.etc.get(PState(ps).0 as usize).copied().unwrap_or(Micros::ZERO);
+                    if d != Micros::ZERO && best.is_none_or(|b| d < b.1) {
+                        best = Some((ClusterId(i as u8), d));
+                    }
                 }
             }
         }
