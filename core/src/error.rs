@@ -41,13 +41,19 @@ pub struct CapacityError {
 impl fmt::Display for CapacityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let hint = match self.what {
-            Capacity::NodeBookings => "raise config::MAX_BOOKINGS_PER_NODE, at the cost of RAM per node",
+            Capacity::NodeBookings => {
+                "raise config::MAX_BOOKINGS_PER_NODE, at the cost of RAM per node"
+            }
             Capacity::Tasks => "give the controller a larger task table",
             Capacity::Nodes => "give the timeline storage for every node of the platform",
             Capacity::Decisions => "give the mapping event a larger decision buffer",
             _ => "raise the matching limit in kairos_core::config",
         };
-        write!(f, "capacity exceeded: {:?} holds at most {} ({})", self.what, self.capacity, hint)
+        write!(
+            f,
+            "capacity exceeded: {:?} holds at most {} ({})",
+            self.what, self.capacity, hint
+        )
     }
 }
 
@@ -68,7 +74,12 @@ pub enum InputError {
     /// A P-state index the platform does not offer.
     UnknownPState(u8),
     /// A task that asks for no node, or more nodes than its cluster has.
-    BadNodeCount { /** nodes asked */ nodes: u32, /** nodes the cluster has */ cluster_nodes: u32 },
+    BadNodeCount {
+        /** nodes asked */
+        nodes: u32,
+        /** nodes the cluster has */
+        cluster_nodes: u32,
+    },
     /// A zero execution time.
     ZeroDuration,
     /// ETC points not strictly increasing in node count, or empty.
@@ -95,20 +106,38 @@ impl fmt::Display for InputError {
             InputError::UnknownUtilityClass(c) => write!(f, "unknown utility class {c}"),
             InputError::UnknownTask(t) => write!(f, "unknown task {t}"),
             InputError::UnknownPState(p) => write!(f, "unknown P-state {p}"),
-            InputError::BadNodeCount { nodes, cluster_nodes } => {
-                write!(f, "a task needs {nodes} nodes but its cluster has {cluster_nodes}")
+            InputError::BadNodeCount {
+                nodes,
+                cluster_nodes,
+            } => {
+                write!(
+                    f,
+                    "a task needs {nodes} nodes but its cluster has {cluster_nodes}"
+                )
             }
             InputError::ZeroDuration => write!(f, "an execution time of zero"),
             InputError::BadEtcCurve => {
-                write!(f, "ETC points must be non-empty and strictly increasing in node count")
+                write!(
+                    f,
+                    "ETC points must be non-empty and strictly increasing in node count"
+                )
             }
             InputError::NodeCountOutsideEtc(n) => {
-                write!(f, "{n} nodes is outside the node counts listed in the ETC curve")
+                write!(
+                    f,
+                    "{n} nodes is outside the node counts listed in the ETC curve"
+                )
             }
             InputError::NoEligibleCluster(t) => write!(f, "task type {t} has no eligible cluster"),
-            InputError::BadNumber => write!(f, "a number that must be finite and non-negative is not"),
-            InputError::TimeWentBackwards => write!(f, "an event is earlier than the controller's clock"),
-            InputError::BadTaskState(t) => write!(f, "task {t} is not in a state that allows this event"),
+            InputError::BadNumber => {
+                write!(f, "a number that must be finite and non-negative is not")
+            }
+            InputError::TimeWentBackwards => {
+                write!(f, "an event is earlier than the controller's clock")
+            }
+            InputError::BadTaskState(t) => {
+                write!(f, "task {t} is not in a state that allows this event")
+            }
             InputError::Overlap => write!(f, "a booking overlaps another on the same node"),
         }
     }
@@ -150,5 +179,8 @@ impl From<InputError> for Error {
 
 /// Shorthand for building a [`CapacityError`].
 pub(crate) const fn full(what: Capacity, capacity: usize) -> CapacityError {
-    CapacityError { what, capacity: capacity as u32 }
+    CapacityError {
+        what,
+        capacity: capacity as u32,
+    }
 }

@@ -7,24 +7,30 @@
 //! count once, when the type is built, so that a mapping event only reads a table.
 
 use crate::config::{MAX_CLUSTERS, MAX_ETC_POINTS, MAX_PSTATES, MAX_TASK_TYPES};
-use crate::error::{full, Capacity, Error, InputError};
 #[cfg(test)]
 use crate::error::CapacityError;
-use crate::units::{CoreMicros, Cores, MilliJoules, MilliWatts, Micros, NodeCount};
+use crate::error::{full, Capacity, Error, InputError};
+use crate::units::{CoreMicros, Cores, Micros, MilliJoules, MilliWatts, NodeCount};
 use serde::{Deserialize, Serialize};
 
 /// Index of a cluster in its platform.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct ClusterId(pub u8);
 
 /// Index of a P-state: 0 is the fastest, most power-hungry one.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct PState(pub u8);
 
 /// Index of a task type in its platform.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct TaskTypeId(pub u16);
 
@@ -80,7 +86,8 @@ impl EtcCurve {
         }
         let mut v = heapless::Vec::new();
         for p in points {
-            v.push(*p).map_err(|_| full(Capacity::EtcPoints, MAX_ETC_POINTS))?;
+            v.push(*p)
+                .map_err(|_| full(Capacity::EtcPoints, MAX_ETC_POINTS))?;
         }
         Ok(EtcCurve { points: v })
     }
@@ -162,11 +169,20 @@ impl Platform {
         let mut v = heapless::Vec::new();
         for c in clusters {
             if c.nodes.0 == 0 {
-                return Err(InputError::BadNodeCount { nodes: 0, cluster_nodes: 0 }.into());
+                return Err(InputError::BadNodeCount {
+                    nodes: 0,
+                    cluster_nodes: 0,
+                }
+                .into());
             }
-            v.push(*c).map_err(|_| full(Capacity::Clusters, MAX_CLUSTERS))?;
+            v.push(*c)
+                .map_err(|_| full(Capacity::Clusters, MAX_CLUSTERS))?;
         }
-        Ok(Platform { clusters: v, pstates, types: heapless::Vec::new() })
+        Ok(Platform {
+            clusters: v,
+            pstates,
+            types: heapless::Vec::new(),
+        })
     }
 
     /// Adds a task type given, per cluster, `None` or (node count, ETC curve per P-state, APC
@@ -177,7 +193,10 @@ impl Platform {
     ) -> Result<TaskTypeId, Error> {
         let mut placements = heapless::Vec::new();
         for (ci, entry) in per_cluster.iter().enumerate() {
-            let cluster = self.clusters.get(ci).ok_or(InputError::UnknownCluster(ci as u8))?;
+            let cluster = self
+                .clusters
+                .get(ci)
+                .ok_or(InputError::UnknownCluster(ci as u8))?;
             let placement = match entry {
                 None => None,
                 Some((nodes, curves, apc)) => {
@@ -187,36 +206,61 @@ impl Platform {
                     let mut etc = [Micros::ZERO; MAX_PSTATES];
                     let mut power = [MilliWatts(0); MAX_PSTATES];
                     for p in 0..self.pstates as usize {
-                        etc[p] = curves[p].time_at(*nodes).ok_or(InputError::NodeCountOutsideEtc(nodes.0))?;
+                        etc[p] = curves[p]
+                            .time_at(*nodes)
+                            .ok_or(InputError::NodeCountOutsideEtc(nodes.0))?;
                         power[p] = apc[p];
                     }
-                    Some(self.check(cluster, Placement { nodes: *nodes, etc, apc: power })?)
+                    Some(self.check(
+                        cluster,
+                        Placement {
+                            nodes: *nodes,
+                            etc,
+                            apc: power,
+                        },
+                    )?)
                 }
             };
-            placements.push(placement).map_err(|_| full(Capacity::Clusters, MAX_CLUSTERS))?;
+            placements
+                .push(placement)
+                .map_err(|_| full(Capacity::Clusters, MAX_CLUSTERS))?;
         }
         self.push_type(TaskType { placements })
     }
 
     /// Adds a task type from placements already resolved at their node counts.
-    pub fn add_resolved_type(&mut self, placements: &[Option<Placement>]) -> Result<TaskTypeId, Error> {
+    pub fn add_resolved_type(
+        &mut self,
+        placements: &[Option<Placement>],
+    ) -> Result<TaskTypeId, Error> {
         let mut v = heapless::Vec::new();
         for (ci, p) in placements.iter().enumerate() {
-            let cluster = self.clusters.get(ci).ok_or(InputError::UnknownCluster(ci as u8))?;
+            let cluster = self
+                .clusters
+                .get(ci)
+                .ok_or(InputError::UnknownCluster(ci as u8))?;
             let p = match p {
                 Some(p) => Some(self.check(cluster, *p)?),
                 None => None,
             };
-            v.push(p).map_err(|_| full(Capacity::Clusters, MAX_CLUSTERS))?;
+            v.push(p)
+                .map_err(|_| full(Capacity::Clusters, MAX_CLUSTERS))?;
         }
         self.push_type(TaskType { placements: v })
     }
 
     fn check(&self, cluster: &Cluster, p: Placement) -> Result<Placement, Error> {
         if p.nodes.0 == 0 || p.nodes > cluster.nodes {
-            return Err(InputError::BadNodeCount { nodes: p.nodes.0, cluster_nodes: cluster.nodes.0 }.into());
+            return Err(InputError::BadNodeCount {
+                nodes: p.nodes.0,
+                cluster_nodes: cluster.nodes.0,
+            }
+            .into());
         }
-        if p.etc[..self.pstates as usize].iter().any(|t| *t == Micros::ZERO) {
+        if p.etc[..self.pstates as usize]
+            .iter()
+            .any(|t| *t == Micros::ZERO)
+        {
             return Err(InputError::ZeroDuration.into());
         }
         Ok(p)
@@ -230,7 +274,9 @@ impl Platform {
         if t.placements.iter().all(|p| p.is_none()) {
             return Err(InputError::NoEligibleCluster(id).into());
         }
-        self.types.push(t).map_err(|_| full(Capacity::TaskTypes, MAX_TASK_TYPES))?;
+        self.types
+            .push(t)
+            .map_err(|_| full(Capacity::TaskTypes, MAX_TASK_TYPES))?;
         Ok(TaskTypeId(id))
     }
 
@@ -240,7 +286,9 @@ impl Platform {
     }
     /// One cluster.
     pub fn cluster(&self, c: ClusterId) -> Result<&Cluster, InputError> {
-        self.clusters.get(c.0 as usize).ok_or(InputError::UnknownCluster(c.0))
+        self.clusters
+            .get(c.0 as usize)
+            .ok_or(InputError::UnknownCluster(c.0))
     }
     /// Number of P-states of every node.
     pub fn pstates(&self) -> u8 {
@@ -252,7 +300,9 @@ impl Platform {
     }
     /// One task type.
     pub fn task_type(&self, t: TaskTypeId) -> Result<&TaskType, InputError> {
-        self.types.get(t.0 as usize).ok_or(InputError::UnknownTaskType(t.0))
+        self.types
+            .get(t.0 as usize)
+            .ok_or(InputError::UnknownTaskType(t.0))
     }
     /// Total nodes over all clusters.
     pub fn total_nodes(&self) -> u64 {
@@ -260,7 +310,11 @@ impl Platform {
     }
     /// Resources (Eq. 1) of placement `p` on cluster `c` in P-state `ps`.
     pub fn resources(&self, c: ClusterId, p: &Placement, ps: PState) -> CoreMicros {
-        let cpn = self.clusters.get(c.0 as usize).map(|c| c.cores_per_node).unwrap_or(0);
+        let cpn = self
+            .clusters
+            .get(c.0 as usize)
+            .map(|c| c.cores_per_node)
+            .unwrap_or(0);
         CoreMicros::of(Cores(p.nodes.0 as u64 * cpn as u64), p.etc[ps.0 as usize])
     }
 }
@@ -303,7 +357,12 @@ mod tests {
         // 24 nodes: time rises again past 16 nodes: 25 + 5 x 8 / 16 = 27.5 s.
         assert_eq!(c.time_at(NodeCount(24)), Some(Micros(27_500_000)));
         // Task type 3 of Fig. 2: 8 -> 100, 16 -> 80; 12 nodes gives 90.
-        let t3 = EtcCurve::new(&[(NodeCount(8), s(100)), (NodeCount(16), s(80)), (NodeCount(64), s(70))]).unwrap();
+        let t3 = EtcCurve::new(&[
+            (NodeCount(8), s(100)),
+            (NodeCount(16), s(80)),
+            (NodeCount(64), s(70)),
+        ])
+        .unwrap();
         assert_eq!(t3.time_at(NodeCount(12)), Some(s(90)));
         assert_eq!(t3.time_at(NodeCount(40)), Some(s(75)));
     }
@@ -319,32 +378,59 @@ mod tests {
     fn bad_curves_are_errors() {
         assert!(EtcCurve::new(&[]).is_err());
         assert!(EtcCurve::new(&[(NodeCount(2), s(1)), (NodeCount(2), s(1))]).is_err());
-        let many: [(NodeCount, Micros); 9] = core::array::from_fn(|i| (NodeCount(i as u32 + 1), s(1)));
+        let many: [(NodeCount, Micros); 9] =
+            core::array::from_fn(|i| (NodeCount(i as u32 + 1), s(1)));
         assert_eq!(
             EtcCurve::new(&many),
-            Err(Error::Capacity(CapacityError { what: Capacity::EtcPoints, capacity: 8 }))
+            Err(Error::Capacity(CapacityError {
+                what: Capacity::EtcPoints,
+                capacity: 8
+            }))
         );
     }
 
     #[test]
     fn platform_resolves_types_and_rejects_bad_ones() {
-        let cl = Cluster { nodes: NodeCount(10), cores_per_node: 4, kind: ClusterKind::General };
+        let cl = Cluster {
+            nodes: NodeCount(10),
+            cores_per_node: 4,
+            kind: ClusterKind::General,
+        };
         let mut p = Platform::new(&[cl, cl], 1).unwrap();
         let c = fig2_type1();
         let t = p
-            .add_type(&[Some((NodeCount(3), core::slice::from_ref(&c), &[MilliWatts(100_000)])), None])
+            .add_type(&[
+                Some((
+                    NodeCount(3),
+                    core::slice::from_ref(&c),
+                    &[MilliWatts(100_000)],
+                )),
+                None,
+            ])
             .unwrap();
         let pl = p.task_type(t).unwrap().on(ClusterId(0)).unwrap();
         assert_eq!(pl.etc[0], s(60));
         assert_eq!(pl.energy(PState(0)), MilliJoules(18_000_000)); // 100 W x 3 x 60 s
-        assert_eq!(p.resources(ClusterId(0), pl, PState(0)), CoreMicros(12 * 60_000_000));
+        assert_eq!(
+            p.resources(ClusterId(0), pl, PState(0)),
+            CoreMicros(12 * 60_000_000)
+        );
         assert!(p.task_type(t).unwrap().on(ClusterId(1)).is_none());
         // 11 nodes on a 10-node cluster.
         let big = EtcCurve::new(&[(NodeCount(1), s(1)), (NodeCount(64), s(1))]).unwrap();
         assert!(matches!(
-            p.add_type(&[Some((NodeCount(11), core::slice::from_ref(&big), &[MilliWatts(1)])), None]),
-            Err(Error::Input(InputError::BadNodeCount { nodes: 11, cluster_nodes: 10 }))
+            p.add_type(&[
+                Some((NodeCount(11), core::slice::from_ref(&big), &[MilliWatts(1)])),
+                None
+            ]),
+            Err(Error::Input(InputError::BadNodeCount {
+                nodes: 11,
+                cluster_nodes: 10
+            }))
         ));
-        assert!(matches!(p.add_type(&[None, None]), Err(Error::Input(InputError::NoEligibleCluster(_)))));
+        assert!(matches!(
+            p.add_type(&[None, None]),
+            Err(Error::Input(InputError::NoEligibleCluster(_)))
+        ));
     }
 }

@@ -1,13 +1,15 @@
 //! Tasks: what arrives at the cluster, what it needs, and what completing it is worth.
 
-use crate::platform::{ClusterId, PState, Placement, Platform, TaskType, TaskTypeId};
 use crate::error::InputError;
+use crate::platform::{ClusterId, PState, Placement, Platform, TaskType, TaskTypeId};
 use crate::units::Micros;
 use crate::utility::UtilityCurve;
 use serde::{Deserialize, Serialize};
 
 /// A task's identity, unique within a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct TaskId(pub u32);
 
@@ -66,7 +68,11 @@ impl Task {
         for (i, p) in t.placements.iter().enumerate() {
             if let Some(p) = p {
                 for ps in 0..platform.pstates() {
-                    let d = p.etc.get(PState(ps).0 as usize).copied().unwrap_or(Micros::ZERO);
+                    let d = p
+                        .etc
+                        .get(PState(ps).0 as usize)
+                        .copied()
+                        .unwrap_or(Micros::ZERO);
                     if d != Micros::ZERO && best.is_none_or(|b| d < b.1) {
                         best = Some((ClusterId(i as u8), d));
                     }

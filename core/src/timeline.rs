@@ -56,7 +56,9 @@ pub struct NodeTimeline {
 impl NodeTimeline {
     /// An empty node.
     pub const fn new() -> NodeTimeline {
-        NodeTimeline { bookings: heapless::Vec::new() }
+        NodeTimeline {
+            bookings: heapless::Vec::new(),
+        }
     }
 
     /// The bookings, in time order.
@@ -69,7 +71,11 @@ impl NodeTimeline {
     pub fn void_around(&self, s: Micros, e: Micros) -> Option<(Micros, Micros)> {
         // Index of the first booking that ends after s.
         let i = self.bookings.partition_point(|b| b.end <= s);
-        let prev_end = if i == 0 { Micros::ZERO } else { self.bookings[i - 1].end };
+        let prev_end = if i == 0 {
+            Micros::ZERO
+        } else {
+            self.bookings[i - 1].end
+        };
         match self.bookings.get(i) {
             Some(b) if b.start < e => None,
             Some(b) => Some((prev_end, b.start)),
@@ -87,7 +93,9 @@ impl NodeTimeline {
             return Err(InputError::Overlap.into());
         }
         let i = self.bookings.partition_point(|x| x.start < b.start);
-        self.bookings.insert(i, b).map_err(|_| full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE))?;
+        self.bookings
+            .insert(i, b)
+            .map_err(|_| full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE))?;
         Ok(())
     }
 
@@ -165,7 +173,13 @@ impl<'a> ClusterTimeline<'a> {
 
     /// The earliest start at or after `t` at which `k` nodes are free for `d`, or `None` if
     /// the cluster has fewer than `k` nodes.
-    pub fn earliest_start(&self, t: Micros, k: NodeCount, d: Micros, scratch: &mut Scratch<'_>) -> Result<Option<Fit>, Error> {
+    pub fn earliest_start(
+        &self,
+        t: Micros,
+        k: NodeCount,
+        d: Micros,
+        scratch: &mut Scratch<'_>,
+    ) -> Result<Option<Fit>, Error> {
         let k = k.0 as usize;
         if k == 0 || k > self.nodes.len() {
             return Ok(None);
@@ -181,7 +195,11 @@ impl<'a> ClusterTimeline<'a> {
                 a = bs[first - 1].end;
             }
             for j in first..=bs.len() {
-                let b = if j < bs.len() { bs[j].start } else { Micros::MAX };
+                let b = if j < bs.len() {
+                    bs[j].start
+                } else {
+                    Micros::MAX
+                };
                 let s0 = if a > t { a } else { t };
                 if b.0 >= d.0 && s0.0 <= b.0 - d.0 {
                     if v >= cap {
@@ -217,7 +235,10 @@ impl<'a> ClusterTimeline<'a> {
             }
             let covered = i + 1 - ended;
             if covered >= k {
-                return Ok(Some(Fit { start: Micros(s), free: covered as u32 }));
+                return Ok(Some(Fit {
+                    start: Micros(s),
+                    free: covered as u32,
+                }));
             }
             i += 1;
         }
@@ -228,7 +249,14 @@ impl<'a> ClusterTimeline<'a> {
     /// smallest void, then the lowest index (seed 000 §III.F). `now` is the earliest instant
     /// a void can begin (idle time before it is gone). Returns how many were found; fewer
     /// than asked means the nodes are not free.
-    pub fn choose_nodes(&self, now: Micros, s: Micros, d: Micros, out: &mut [u32], keys: &mut [u64]) -> usize {
+    pub fn choose_nodes(
+        &self,
+        now: Micros,
+        s: Micros,
+        d: Micros,
+        out: &mut [u32],
+        keys: &mut [u64],
+    ) -> usize {
         let e = s.saturating_add(d);
         let mut m = 0usize;
         for (i, node) in self.nodes.iter().enumerate() {
@@ -239,7 +267,11 @@ impl<'a> ClusterTimeline<'a> {
                 let a = if a > now { a } else { now };
                 let new_before = (s > a) as u64;
                 let new_after = (b != Micros::MAX && e < b) as u64;
-                let size = if b == Micros::MAX { u64::MAX } else { b.0 - a.0 };
+                let size = if b == Micros::MAX {
+                    u64::MAX
+                } else {
+                    b.0 - a.0
+                };
                 let size = size.min((1 << 42) - 1);
                 keys[m] = ((new_before + new_after) << 62) | (size << 20) | (i as u64 & 0xF_FFFF);
                 m += 1;
@@ -264,7 +296,10 @@ impl<'a> ClusterTimeline<'a> {
             return Err(InputError::ZeroDuration.into());
         }
         for &n in nodes {
-            let node = self.nodes.get(n as usize).ok_or(InputError::BadNodeCount { nodes: n + 1, cluster_nodes: self.nodes.len() as u32 })?;
+            let node = self.nodes.get(n as usize).ok_or(InputError::BadNodeCount {
+                nodes: n + 1,
+                cluster_nodes: self.nodes.len() as u32,
+            })?;
             if !node.is_free(b.start, b.end) {
                 return Err(InputError::Overlap.into());
             }
@@ -372,11 +407,19 @@ mod tests {
     }
 
     fn run(task: u32, s: u64, e: u64) -> Booking {
-        Booking { start: m(s), end: m(e), task: TaskId(task), kind: BookingKind::Running }
+        Booking {
+            start: m(s),
+            end: m(e),
+            task: TaskId(task),
+            kind: BookingKind::Running,
+        }
     }
 
     fn place(task: u32, s: u64, e: u64) -> Booking {
-        Booking { kind: BookingKind::PlaceHolder, ..run(task, s, e) }
+        Booking {
+            kind: BookingKind::PlaceHolder,
+            ..run(task, s, e)
+        }
     }
 
     struct Bufs {
@@ -386,7 +429,10 @@ mod tests {
     impl Bufs {
         fn new(n: usize) -> Bufs {
             let l = ClusterTimeline::scratch_len(n);
-            Bufs { a: vec![0; l], b: vec![0; l] }
+            Bufs {
+                a: vec![0; l],
+                b: vec![0; l],
+            }
         }
         fn scratch(&mut self) -> Scratch<'_> {
             Scratch::new(&mut self.a, &mut self.b)
@@ -395,7 +441,9 @@ mod tests {
 
     fn earliest(c: &ClusterTimeline<'_>, t: u64, k: u32, d: u64) -> Option<u64> {
         let mut b = Bufs::new(c.nodes.len());
-        c.earliest_start(m(t), NodeCount(k), m(d), &mut b.scratch()).unwrap().map(|f| f.start.0)
+        c.earliest_start(m(t), NodeCount(k), m(d), &mut b.scratch())
+            .unwrap()
+            .map(|f| f.start.0)
     }
 
     #[test]
@@ -457,9 +505,15 @@ mod tests {
         let mut st = vec![NodeTimeline::new(); 2];
         let mut c = ClusterTimeline::new(&mut st);
         c.book(&[1], run(1, 0, 10)).unwrap();
-        assert_eq!(c.book(&[0, 1], run(2, 5, 15)), Err(Error::Input(InputError::Overlap)));
+        assert_eq!(
+            c.book(&[0, 1], run(2, 5, 15)),
+            Err(Error::Input(InputError::Overlap))
+        );
         assert!(c.node(0).unwrap().bookings().is_empty());
-        assert_eq!(c.book(&[0, 0], run(2, 5, 15)), Err(Error::Input(InputError::Overlap)));
+        assert_eq!(
+            c.book(&[0, 0], run(2, 5, 15)),
+            Err(Error::Input(InputError::Overlap))
+        );
         assert!(c.node(0).unwrap().bookings().is_empty());
     }
 
@@ -506,7 +560,10 @@ mod tests {
         }
         cands.sort();
         for s in cands {
-            let free = nodes.iter().filter(|n| n.iter().all(|&(a, b)| b <= s || a >= s + d)).count();
+            let free = nodes
+                .iter()
+                .filter(|n| n.iter().all(|&(a, b)| b <= s || a >= s + d))
+                .count();
             if free >= k {
                 return Some(s);
             }
@@ -515,31 +572,41 @@ mod tests {
     }
 
     fn arb_cluster() -> impl Strategy<Value = Vec<Vec<(u64, u64)>>> {
-        prop::collection::vec(prop::collection::vec((0u64..200, 1u64..40), 0..5), 1..7).prop_map(|nodes| {
-            nodes
-                .into_iter()
-                .map(|raw| {
-                    // Turn (gap, length) pairs into sorted, disjoint bookings.
-                    let mut t = 0;
-                    let mut v = Vec::new();
-                    for (gap, len) in raw {
-                        let s = t + gap % 50;
-                        v.push((s, s + len));
-                        t = s + len;
-                    }
-                    v
-                })
-                .collect()
-        })
+        prop::collection::vec(prop::collection::vec((0u64..200, 1u64..40), 0..5), 1..7).prop_map(
+            |nodes| {
+                nodes
+                    .into_iter()
+                    .map(|raw| {
+                        // Turn (gap, length) pairs into sorted, disjoint bookings.
+                        let mut t = 0;
+                        let mut v = Vec::new();
+                        for (gap, len) in raw {
+                            let s = t + gap % 50;
+                            v.push((s, s + len));
+                            t = s + len;
+                        }
+                        v
+                    })
+                    .collect()
+            },
+        )
     }
 
-    fn build<'a>(st: &'a mut [NodeTimeline], nodes: &[Vec<(u64, u64)>], placeholders: bool) -> ClusterTimeline<'a> {
+    fn build<'a>(
+        st: &'a mut [NodeTimeline],
+        nodes: &[Vec<(u64, u64)>],
+        placeholders: bool,
+    ) -> ClusterTimeline<'a> {
         let mut c = ClusterTimeline::new(st);
         let mut id = 0;
         for (i, n) in nodes.iter().enumerate() {
             for &(s, e) in n {
                 id += 1;
-                let b = if placeholders && id % 2 == 0 { place(id, s, e) } else { run(id, s, e) };
+                let b = if placeholders && id % 2 == 0 {
+                    place(id, s, e)
+                } else {
+                    run(id, s, e)
+                };
                 c.book(&[i as u32], b).unwrap();
             }
         }

@@ -8,7 +8,9 @@ use core::ops::{Add, AddAssign, Sub};
 use serde::{Deserialize, Serialize};
 
 /// A point in time or a duration, in integer microseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Micros(pub u64);
 
@@ -83,7 +85,9 @@ impl Sub for Micros {
 }
 
 /// Energy in integer millijoules; ledgers add these exactly.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MilliJoules(pub u64);
 
@@ -123,7 +127,9 @@ impl AddAssign for MilliJoules {
 }
 
 /// Average power of one node, in integer milliwatts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct MilliWatts(pub u32);
 
@@ -133,22 +139,32 @@ impl MilliWatts {
     pub const fn energy(self, nodes: NodeCount, d: Micros) -> MilliJoules {
         let nano = self.0 as u128 * nodes.0 as u128 * d.0 as u128;
         let mj = nano / 1_000_000;
-        MilliJoules(if mj > u64::MAX as u128 { u64::MAX } else { mj as u64 })
+        MilliJoules(if mj > u64::MAX as u128 {
+            u64::MAX
+        } else {
+            mj as u64
+        })
     }
 }
 
 /// A number of nodes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct NodeCount(pub u32);
 
 /// A number of cores.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Cores(pub u64);
 
 /// Resources allocated to a task (seed 000 Eq. 1): execution time x cores, in core-microseconds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct CoreMicros(pub u128);
 
@@ -164,7 +180,9 @@ impl CoreMicros {
 }
 
 /// Utility in integer micro-units (1 utility = 1,000,000): the ledger adds these exactly.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Utility(pub u64);
 

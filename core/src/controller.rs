@@ -1,0 +1,904 @@
+//! The controller: the state a resource manager keeps between events, and the three events
+//! that drive it (`on_arrival`, `on_completion`, `on_mapping_event`).
+//!
+//! The same controller serves the replay engine and a live management controller. It owns
+//! the tasks' states, the node timelines, the energy and utility ledgers, and the
+//! per-event caches the heuristics share. All storage is the caller's ([`Storage`]).
+//!
+//! A mapping event (seed 000 §III.A) clears the place-holders, drops the tasks that can no
+//! longer earn the threshold (utility-aware heuristics only), computes the energy filter's
+//! budget, and runs the heuristic. Every query of the form "earliest start of `k` nodes for
+//! `d` on cluster `c`" goes through a direct-mapped memo: tasks of one type ask the same
+//! question, and an assignment only invalidates the answers whose window it overlaps and
+//! whose spare nodes it used up.
+
+use crate::config::MAX_CLUSTERS;
+use crate::dropping::should_drop;
+use crate::energy::{
+    window_share, Averages, Budget, EnergyFilter, EnergyLedger, FilterInputs, FilterKind,
+};
+use crate::error::{full, Capacity, Error, InputError};
+use crate::platform::{ClusterId, PState, Placement, Platform};
+use crate::policy::{self, Heuristic, Reservations};
+use crate::task::{Task, TaskId};
+use crate::timeline::{Booking, BookingKind, ClusterTimeline, Fit, NodeTimeline, Scratch};
+use crate::units::{CoreMicros, Micros, MilliJoules, NodeCount, Utility};
+use crate::utility::{prorate, UtilityClasses};
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// Where a task is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TaskState {
+    /// Waiting to be mapped.
+    Mappable,
+    /// Held by a place-holder until the next mapping event.
+    PlaceHeld,
+    /// Holding a permanent reservation that starts later.
+    Reserved,
+    /// Started (or its reservation's start has come).
+    Running,
+    /// Finished.
+    Completed,
+    /// Dropped: it could no longer earn the dropping threshold.
+    Dropped,
+}
+
+/// Where and when a task was put.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Assignment {
+    /// The cluster.
+    pub cluster: ClusterId,
+    /// The P-state.
+    pub pstate: PState,
+    /// The nodes it holds.
+    pub nodes: NodeCount,
+    /// Its start.
+    pub start: Micros,
+    /// Its planned end.
+    pub end: Micros,
+    /// Energy committed to the day's ledger for it (its share inside the day).
+    pub committed: MilliJoules,
+    /// The controller's count of assignments when this one was made: tells a re-placed
+    /// task's new assignment from its old one even at the same start.
+    pub seq: u32,
+}
+
+/// One task slot of the caller's task table.
+#[derive(Clone, Debug)]
+pub struct TaskSlot {
+    /// The task.
+    pub task: Task,
+    /// Its state.
+    pub state: TaskState,
+    /// Its assignment, once it has one.
+    pub assignment: Option<Assignment>,
+}
+
+/// What a decision did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum DecisionKind {
+    /// The task starts now.
+    Start,
+    /// The task holds a permanent reservation for a later start.
+    Reserve,
+    /// The task holds a place-holder until the next event (not a commitment).
+    PlaceHold,
+    /// The task was dropped.
+    Drop,
+}
+
+/// A decision of a mapping event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Decision {
+    /// The task.
+    pub task: TaskId,
+    /// What was decided.
+    pub kind: DecisionKind,
+    /// The cluster (zero for a drop).
+    pub cluster: ClusterId,
+    /// The nodes.
+    pub nodes: NodeCount,
+    /// The P-state.
+    pub pstate: PState,
+    /// The start (the event's time for a drop).
+    pub start: Micros,
+    /// The planned end.
+    pub end: Micros,
+}
+
+/// How the controller decides.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    /// The heuristic.
+    pub heuristic: Heuristic,
+    /// Permanent reservations or place-holders (the utility-aware heuristics; the others
+    /// always reserve permanently).
+    pub reservations: Reservations,
+    /// The energy filter.
+    pub filter: EnergyFilter,
+    /// Dropping threshold, `None` for no dropping.
+    pub drop_threshold: Option<f64>,
+    /// The day's energy budget (`MilliJoules::MAX` for none).
+    pub budget: MilliJoules,
+    /// Start of the measured day (utility and energy outside it do not count).
+    pub day_start: Micros,
+    /// End of the day: nothing may start at or after it.
+    pub day_end: Micros,
+    /// Seed of the Random heuristic's stream.
+    pub seed: u64,
+    /// Multiple queues: a task is small below this fraction of the reference resources.
+    pub small_fraction: f64,
+    /// Multiple queues: a task is large above this fraction.
+    pub large_fraction: f64,
+}
+
+impl Config {
+    /// Seed 000's defaults for a heuristic: dropping at 0.5 for the utility-aware ones, no
+    /// filter, place-holders, no budget, a day of `[day_start, day_end)`.
+    pub fn new(heuristic: Heuristic, day_start: Micros, day_end: Micros) -> Config {
+        Config {
+            heuristic,
+            reservations: Reservations::PlaceHolder,
+            filter: EnergyFilter {
+                kind: FilterKind::None,
+                leniency: 1.0,
+            },
+            drop_threshold: if heuristic.is_utility_aware() {
+                Some(0.5)
+            } else {
+                None
+            },
+            budget: MilliJoules::MAX,
+            day_start,
+            day_end,
+            seed: 0,
+            small_fraction: 0.3,
+            large_fraction: 0.6,
+        }
+    }
+}
+
+/// One entry of the direct-mapped fit memo.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MemoEntry {
+    epoch: u32,
+    gen: u32,
+    cluster: u8,
+    k: u32,
+    d: u64,
+    start: u64,
+    free: u32,
+    found: bool,
+}
+
+/// The best option of a task, cached across the iterations of a mapping event.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Choice {
+    /// The cluster.
+    pub cluster: ClusterId,
+    /// The P-state.
+    pub pstate: PState,
+    /// The start.
+    pub start: Micros,
+    /// The planned duration.
+    pub duration: Micros,
+    /// The nodes.
+    pub nodes: NodeCount,
+    /// Energy of the whole run.
+    pub energy: MilliJoules,
+    /// Its share inside the day (what the ledger is charged).
+    pub day_energy: MilliJoules,
+    /// The objective's value.
+    pub value: f64,
+    memo: u32,
+    gen: u32,
+}
+
+/// A mappable task's working entry during a mapping event.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Work {
+    /// Task slot index.
+    pub slot: u32,
+    /// Its cached best option.
+    pub best: Option<Choice>,
+    /// Whether it has been assigned (or left out) in this event.
+    pub done: bool,
+}
+
+/// The caller's storage for a controller: every buffer it will ever use.
+pub struct Storage<'a> {
+    /// One slot per task the run may hold.
+    pub tasks: &'a mut [TaskSlot],
+    /// One timeline per node of the platform, clusters in order.
+    pub nodes: &'a mut [NodeTimeline],
+    /// Sweep scratch: at least `ClusterTimeline::scratch_len(largest cluster)` each.
+    pub scratch_a: &'a mut [u64],
+    /// Second sweep scratch, same length.
+    pub scratch_b: &'a mut [u64],
+    /// Node choice: at least the largest cluster's node count.
+    pub node_ids: &'a mut [u32],
+    /// Working entries: at least as many as tasks.
+    pub work: &'a mut [Work],
+    /// The fit memo; any length (a power of two spreads best); empty disables it.
+    pub memo: &'a mut [MemoEntry],
+}
+
+/// Sizes of the storage a platform and a task count need.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorageSizes {
+    /// Task slots.
+    pub tasks: usize,
+    /// Node timelines.
+    pub nodes: usize,
+    /// Each sweep scratch buffer.
+    pub scratch: usize,
+    /// Node id buffer.
+    pub node_ids: usize,
+    /// Work entries.
+    pub work: usize,
+}
+
+impl StorageSizes {
+    /// What `tasks` tasks on `platform` need.
+    pub fn of(platform: &Platform, tasks: usize) -> StorageSizes {
+        let largest = platform
+            .clusters()
+            .iter()
+            .map(|c| c.nodes.0 as usize)
+            .max()
+            .unwrap_or(0);
+        StorageSizes {
+            tasks,
+            nodes: platform.total_nodes() as usize,
+            scratch: ClusterTimeline::scratch_len(largest),
+            node_ids: largest,
+            work: tasks,
+        }
+    }
+}
+
+/// Counters of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Counts {
+    /// Tasks that arrived.
+    pub arrived: u32,
+    /// Tasks completed.
+    pub completed: u32,
+    /// Tasks dropped.
+    pub dropped: u32,
+    /// Mapping events run.
+    pub mapping_events: u32,
+    /// Tasks that started.
+    pub started: u32,
+}
+
+/// The state of a resource manager.
+pub struct Controller<'a> {
+    platform: &'a Platform,
+    classes: &'a UtilityClasses,
+    config: Config,
+    averages: Averages,
+    tasks: &'a mut [TaskSlot],
+    len: usize,
+    clusters: heapless::Vec<ClusterTimeline<'a>, MAX_CLUSTERS>,
+    scratch_a: &'a mut [u64],
+    scratch_b: &'a mut [u64],
+    node_ids: &'a mut [u32],
+    work: &'a mut [Work],
+    work_len: usize,
+    memo: &'a mut [MemoEntry],
+    epoch: u32,
+    ledger: EnergyLedger,
+    /// Energy planned for place-holders in the current event (not committed).
+    planned: MilliJoules,
+    utility: Utility,
+    counts: Counts,
+    now: Micros,
+    early_completions: u32,
+    rng: ChaCha8Rng,
+    budget: Budget,
+    /// Tasks at or before this slot index are all finished; scans of the mappable set start here.
+    first_open: usize,
+    /// Assignments made so far.
+    seq: u32,
+}
+
+impl<'a> Controller<'a> {
+    /// A controller over `storage` for `platform`.
+    pub fn new(
+        platform: &'a Platform,
+        classes: &'a UtilityClasses,
+        config: Config,
+        storage: Storage<'a>,
+    ) -> Result<Controller<'a>, Error> {
+        let sizes = StorageSizes::of(platform, 0);
+        if storage.nodes.len() < sizes.nodes {
+            return Err(full(Capacity::Nodes, storage.nodes.len()).into());
+        }
+        if storage.scratch_a.len() < sizes.scratch
+            || storage.scratch_b.len() < sizes.scratch
+            || storage.node_ids.len() < sizes.node_ids
+        {
+            return Err(full(Capacity::Nodes, storage.node_ids.len()).into());
+        }
+        let mut clusters = heapless::Vec::new();
+        let mut rest = storage.nodes;
+        for c in platform.clusters() {
+            let (head, tail) = rest.split_at_mut(c.nodes.0 as usize);
+            rest = tail;
+            let _ = clusters.push(ClusterTimeline::new(head));
+        }
+        Ok(Controller {
+            platform,
+            classes,
+            config,
+            averages: Averages::of_platform(platform),
+            tasks: storage.tasks,
+            len: 0,
+            clusters,
+            scratch_a: storage.scratch_a,
+            scratch_b: storage.scratch_b,
+            node_ids: storage.node_ids,
+            work: storage.work,
+            work_len: 0,
+            memo: storage.memo,
+            epoch: 0,
+            ledger: EnergyLedger::new(config.budget),
+            planned: MilliJoules::ZERO,
+            utility: Utility::ZERO,
+            counts: Counts::default(),
+            now: Micros::ZERO,
+            early_completions: 0,
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            budget: Budget::Unlimited,
+            first_open: 0,
+            seq: 0,
+        })
+    }
+
+    /// Replaces the averages the energy filters use (trace jobs carry their own tables).
+    pub fn set_averages(&mut self, averages: Averages) {
+        self.averages = averages;
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+    /// The platform.
+    pub fn platform(&self) -> &'a Platform {
+        self.platform
+    }
+    /// The utility classes.
+    pub fn classes(&self) -> &'a UtilityClasses {
+        self.classes
+    }
+    /// The energy ledger.
+    pub fn ledger(&self) -> &EnergyLedger {
+        &self.ledger
+    }
+    /// Utility earned inside the day so far.
+    pub fn utility(&self) -> Utility {
+        self.utility
+    }
+    /// Counters.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+    /// The controller's clock: the time of the last event.
+    pub fn now(&self) -> Micros {
+        self.now
+    }
+    /// The tasks so far, in arrival order (index = [`TaskId`]).
+    pub fn tasks(&self) -> &[TaskSlot] {
+        &self.tasks[..self.len]
+    }
+    /// One cluster's timeline.
+    pub fn timeline(&self, c: ClusterId) -> Option<&ClusterTimeline<'a>> {
+        self.clusters.get(c.0 as usize)
+    }
+    /// The budget the energy filter computed at the start of the current or last event.
+    pub fn filter_budget(&self) -> Budget {
+        self.budget
+    }
+
+    fn tick(&mut self, now: Micros) -> Result<(), Error> {
+        if now < self.now {
+            return Err(InputError::TimeWentBackwards.into());
+        }
+        self.now = now;
+        Ok(())
+    }
+
+    /// A task arrives: it joins the mappable set. Its id is its index in arrival order.
+    pub fn on_arrival(&mut self, mut task: Task) -> Result<TaskId, Error> {
+        self.tick(task.arrival)?;
+        // Reject what no cluster can run now, rather than fail inside a mapping event.
+        let table = task.table(self.platform)?;
+        if table.placements.len() > self.clusters.len()
+            || table.placements.iter().all(|p| p.is_none())
+        {
+            return Err(InputError::NoEligibleCluster(0).into());
+        }
+        for (ci, p) in table.placements.iter().enumerate() {
+            if let Some(p) = p {
+                let nodes = self.clusters[ci].len();
+                if p.nodes.0 == 0 || p.nodes > nodes {
+                    return Err(InputError::BadNodeCount {
+                        nodes: p.nodes.0,
+                        cluster_nodes: nodes.0,
+                    }
+                    .into());
+                }
+                if p.etc[..self.platform.pstates() as usize].contains(&Micros::ZERO) {
+                    return Err(InputError::ZeroDuration.into());
+                }
+            }
+        }
+        task.curve.value_at(Micros::ZERO, self.classes)?;
+        if self.len >= self.tasks.len() {
+            return Err(full(Capacity::Tasks, self.tasks.len()).into());
+        }
+        let id = TaskId(self.len as u32);
+        task.id = id;
+        self.tasks[self.len] = TaskSlot {
+            task,
+            state: TaskState::Mappable,
+            assignment: None,
+        };
+        self.len += 1;
+        self.counts.arrived += 1;
+        Ok(id)
+    }
+
+    /// A task finished at `at` (at or before its planned end): its nodes are free from then,
+    /// its utility (prorated to the day) and its energy go to the ledgers.
+    pub fn on_completion(&mut self, id: TaskId, at: Micros) -> Result<Utility, Error> {
+        self.tick(at)?;
+        let slot = self.tasks[..self.len]
+            .get_mut(id.0 as usize)
+            .ok_or(InputError::UnknownTask(id.0))?;
+        let a = match (slot.state, slot.assignment) {
+            (TaskState::Running | TaskState::Reserved, Some(a)) if a.start <= at && at <= a.end => {
+                a
+            }
+            _ => return Err(InputError::BadTaskState(id.0).into()),
+        };
+        slot.state = TaskState::Completed;
+        let value = slot
+            .task
+            .curve
+            .value_at(at - slot.task.arrival, self.classes)?;
+        let earned = prorate(
+            Utility::from_f64(value),
+            a.start,
+            at,
+            self.config.day_start,
+            self.config.day_end,
+        );
+        let placement = *slot
+            .task
+            .on(self.platform, a.cluster)
+            .ok_or(InputError::UnknownCluster(a.cluster.0))?;
+        let power = placement.apc[a.pstate.0 as usize];
+        let actual = window_share(
+            power.energy(a.nodes, at - a.start),
+            a.start,
+            at,
+            self.config.day_start,
+            self.config.day_end,
+        );
+        self.ledger.settle(a.committed, actual.min(a.committed));
+        self.utility += earned;
+        self.counts.completed += 1;
+        if at < a.end {
+            self.early_completions += 1;
+        }
+        self.clusters[a.cluster.0 as usize].complete(id, at);
+        Ok(earned)
+    }
+
+    /// Runs a mapping event at `now`; every decision goes to `sink` in order.
+    pub fn on_mapping_event(
+        &mut self,
+        now: Micros,
+        sink: &mut dyn FnMut(&Decision),
+    ) -> Result<(), Error> {
+        self.tick(now)?;
+        self.counts.mapping_events += 1;
+        self.epoch = self.epoch.wrapping_add(1).max(1);
+        self.planned = MilliJoules::ZERO;
+        // Place-holders vanish; reservations whose start has come are running now.
+        for c in self.clusters.iter_mut() {
+            c.clear_place_holders();
+            c.prune(now);
+        }
+        while self.first_open < self.len
+            && matches!(
+                self.tasks[self.first_open].state,
+                TaskState::Completed | TaskState::Dropped
+            )
+        {
+            self.first_open += 1;
+        }
+        for i in self.first_open..self.len {
+            let s = &mut self.tasks[i];
+            match s.state {
+                TaskState::PlaceHeld => {
+                    s.state = TaskState::Mappable;
+                    s.assignment = None;
+                }
+                TaskState::Reserved if s.assignment.is_some_and(|a| a.start <= now) => {
+                    s.state = TaskState::Running;
+                    self.clusters[s.assignment.map(|a| a.cluster.0).unwrap_or(0) as usize]
+                        .mark_running(TaskId(i as u32));
+                }
+                _ => {}
+            }
+        }
+        if let Some(th) = self.config.drop_threshold {
+            for i in self.first_open..self.len {
+                let s = &mut self.tasks[i];
+                if s.state == TaskState::Mappable
+                    && should_drop(&s.task, now, self.platform, self.classes, th)?
+                {
+                    s.state = TaskState::Dropped;
+                    self.counts.dropped += 1;
+                    sink(&Decision {
+                        task: TaskId(i as u32),
+                        kind: DecisionKind::Drop,
+                        cluster: ClusterId(0),
+                        nodes: NodeCount(0),
+                        pstate: PState(0),
+                        start: now,
+                        end: now,
+                    });
+                }
+            }
+        }
+        self.budget = self.config.filter.budget(&self.filter_inputs());
+        let early = core::mem::take(&mut self.early_completions);
+        policy::run(self, early > 0, sink)
+    }
+
+    /// The energy filter's inputs at the current time (seed 000 Eq. 6-9, seed 002 Eq. 9-11).
+    pub fn filter_inputs(&self) -> FilterInputs {
+        let from = if self.now > self.config.day_start {
+            self.now
+        } else {
+            self.config.day_start
+        };
+        let day = self.config.day_end.saturating_sub(self.config.day_start);
+        let mut remaining: u128 = 0;
+        let mut total: u128 = 0;
+        for (c, t) in self.platform.clusters().iter().zip(self.clusters.iter()) {
+            remaining += t.free_node_time(from, self.config.day_end) * c.cores_per_node as u128;
+            total += c.nodes.0 as u128 * c.cores_per_node as u128 * day.0 as u128;
+        }
+        FilterInputs {
+            energy_remaining: self.ledger.remaining(),
+            resources_remaining: CoreMicros(remaining),
+            day_resources: CoreMicros(total),
+            energy_spent: self.ledger.consumed() + self.ledger.committed(),
+            budget: self.ledger.budget(),
+            averages: self.averages,
+        }
+    }
+
+    // ----- The toolkit the policies use. -----
+
+    /// Fills the work list with the mappable tasks in arrival order; returns how many.
+    pub(crate) fn collect_mappable(&mut self) -> Result<usize, Error> {
+        let mut n = 0;
+        for i in self.first_open..self.len {
+            if self.tasks[i].state == TaskState::Mappable {
+                let w = self.work.get_mut(n).ok_or(full(Capacity::Tasks, n))?;
+                *w = Work {
+                    slot: i as u32,
+                    best: None,
+                    done: false,
+                };
+                n += 1;
+            }
+        }
+        self.work_len = n;
+        Ok(n)
+    }
+
+    /// The work list of the current event.
+    pub(crate) fn work(&mut self) -> &mut [Work] {
+        &mut self.work[..self.work_len]
+    }
+
+    /// A task slot.
+    pub(crate) fn slot(&self, i: u32) -> &TaskSlot {
+        &self.tasks[i as usize]
+    }
+
+    /// The Random heuristic's stream.
+    pub(crate) fn rng(&mut self) -> &mut ChaCha8Rng {
+        &mut self.rng
+    }
+
+    /// The placement of task slot `i` on cluster `c`.
+    pub(crate) fn placement(&self, i: u32, c: ClusterId) -> Option<Placement> {
+        self.tasks[i as usize].task.on(self.platform, c).copied()
+    }
+
+    fn memo_index(&self, c: ClusterId, k: NodeCount, d: Micros) -> Option<usize> {
+        if self.memo.is_empty() {
+            return None;
+        }
+        // A fixed multiplicative hash: the same on every machine.
+        let h = (c.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (k.0 as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            ^ d.0.wrapping_mul(0x1656_67B1_9E37_79F9);
+        let h = h ^ (h >> 29);
+        Some((h % self.memo.len() as u64) as usize)
+    }
+
+    /// The earliest start now or later for `k` nodes during `d` on cluster `c`, memoized;
+    /// returns the fit (if any) and the memo slot and generation that vouch for it.
+    pub(crate) fn fit(
+        &mut self,
+        c: ClusterId,
+        k: NodeCount,
+        d: Micros,
+    ) -> Result<(Option<Fit>, u32, u32), Error> {
+        let idx = self.memo_index(c, k, d);
+        if let Some(i) = idx {
+            let e = self.memo[i];
+            if e.epoch == self.epoch && e.cluster == c.0 && e.k == k.0 && e.d == d.0 {
+                let fit = e.found.then_some(Fit {
+                    start: Micros(e.start),
+                    free: e.free,
+                });
+                return Ok((fit, i as u32, e.gen));
+            }
+        }
+        let tl = self
+            .clusters
+            .get(c.0 as usize)
+            .ok_or(InputError::UnknownCluster(c.0))?;
+        let mut scratch = Scratch::new(self.scratch_a, self.scratch_b);
+        let fit = tl.earliest_start(self.now, k, d, &mut scratch)?;
+        match idx {
+            Some(i) => {
+                let e = &mut self.memo[i];
+                e.gen = e.gen.wrapping_add(1);
+                e.epoch = self.epoch;
+                e.cluster = c.0;
+                e.k = k.0;
+                e.d = d.0;
+                e.found = fit.is_some();
+                e.start = fit.map_or(0, |f| f.start.0);
+                e.free = fit.map_or(0, |f| f.free);
+                Ok((fit, i as u32, e.gen))
+            }
+            None => Ok((fit, u32::MAX, 0)),
+        }
+    }
+
+    /// Whether the memo still vouches for a cached choice.
+    pub(crate) fn still_valid(&self, ch: &Choice) -> bool {
+        match self.memo.get(ch.memo as usize) {
+            Some(e) => e.epoch == self.epoch && e.gen == ch.gen,
+            None => false,
+        }
+    }
+
+    /// Energy the ledger can still take in this event (after place-holders planned in it).
+    pub(crate) fn energy_available(&self) -> MilliJoules {
+        self.ledger.remaining().saturating_sub(self.planned)
+    }
+
+    /// Whether an option of `energy` (whole run) and `resources` passes the event's filter.
+    pub(crate) fn filter_admits(&self, energy: MilliJoules, resources: CoreMicros) -> bool {
+        self.budget.admits(energy, resources)
+    }
+
+    /// Builds the option of task slot `i` on (c, p) with its fit; `None` if it cannot start
+    /// today or its day energy does not fit what is left.
+    pub(crate) fn option(
+        &mut self,
+        i: u32,
+        c: ClusterId,
+        p: PState,
+        filtered: bool,
+    ) -> Result<Option<Choice>, Error> {
+        let Some(pl) = self.placement(i, c) else {
+            return Ok(None);
+        };
+        let d = pl.etc[p.0 as usize];
+        let energy = pl.energy(p);
+        if filtered && !self.filter_admits(energy, self.platform.resources(c, &pl, p)) {
+            return Ok(None);
+        }
+        let (fit, memo, gen) = self.fit(c, pl.nodes, d)?;
+        let Some(fit) = fit else { return Ok(None) };
+        if fit.start >= self.config.day_end {
+            return Ok(None);
+        }
+        let day_energy = window_share(
+            energy,
+            fit.start,
+            fit.start.saturating_add(d),
+            self.config.day_start,
+            self.config.day_end,
+        );
+        if day_energy > self.energy_available() {
+            return Ok(None);
+        }
+        Ok(Some(Choice {
+            cluster: c,
+            pstate: p,
+            start: fit.start,
+            duration: d,
+            nodes: pl.nodes,
+            energy,
+            day_energy,
+            value: 0.0,
+            memo,
+            gen,
+        }))
+    }
+
+    /// The utility task slot `i` earns if it completes at `end`.
+    pub(crate) fn value_at_end(&self, i: u32, end: Micros) -> Result<f64, Error> {
+        let t = &self.tasks[i as usize].task;
+        t.curve
+            .value_at(end.saturating_sub(t.arrival), self.classes)
+    }
+
+    /// Number of P-states.
+    pub(crate) fn pstates(&self) -> u8 {
+        self.platform.pstates()
+    }
+
+    /// Number of clusters.
+    pub(crate) fn cluster_count(&self) -> u8 {
+        self.clusters.len() as u8
+    }
+
+    /// Puts task slot `i` at `ch`: starts it now, or reserves / place-holds it. Emits the
+    /// decision and updates the memo for the nodes it took.
+    pub(crate) fn assign(
+        &mut self,
+        i: u32,
+        ch: &Choice,
+        kind: Reservations,
+        sink: &mut dyn FnMut(&Decision),
+    ) -> Result<(), Error> {
+        let end = ch.start.saturating_add(ch.duration);
+        let starts_now = ch.start <= self.now;
+        let (state, bkind, dkind) = if starts_now {
+            (
+                TaskState::Running,
+                BookingKind::Running,
+                DecisionKind::Start,
+            )
+        } else if kind == Reservations::Permanent {
+            (
+                TaskState::Reserved,
+                BookingKind::Reserved,
+                DecisionKind::Reserve,
+            )
+        } else {
+            (
+                TaskState::PlaceHeld,
+                BookingKind::PlaceHolder,
+                DecisionKind::PlaceHold,
+            )
+        };
+        let k = ch.nodes.0 as usize;
+        let tl = self
+            .clusters
+            .get_mut(ch.cluster.0 as usize)
+            .ok_or(InputError::UnknownCluster(ch.cluster.0))?;
+        let (ids, keys) = (&mut self.node_ids[..k], &mut *self.scratch_a);
+        let got = tl.choose_nodes(self.now, ch.start, ch.duration, ids, keys);
+        if got < k {
+            return Err(InputError::Overlap.into());
+        }
+        tl.book(
+            ids,
+            Booking {
+                start: ch.start,
+                end,
+                task: TaskId(i),
+                kind: bkind,
+            },
+        )?;
+        let committed = if state == TaskState::PlaceHeld {
+            self.planned = self.planned.saturating_add(ch.day_energy);
+            MilliJoules::ZERO
+        } else {
+            if self.ledger.commit(ch.day_energy).is_err() {
+                self.clusters[ch.cluster.0 as usize].remove_task(TaskId(i));
+                return Err(InputError::BadTaskState(i).into());
+            }
+            ch.day_energy
+        };
+        if state == TaskState::Running {
+            self.counts.started += 1;
+        }
+        self.seq = self.seq.wrapping_add(1);
+        let slot = &mut self.tasks[i as usize];
+        slot.state = state;
+        slot.assignment = Some(Assignment {
+            cluster: ch.cluster,
+            pstate: ch.pstate,
+            nodes: ch.nodes,
+            start: ch.start,
+            end,
+            committed,
+            seq: self.seq,
+        });
+        // Memo answers whose window this run overlaps lose as many spare nodes as it took.
+        let epoch = self.epoch;
+        for e in self.memo.iter_mut() {
+            if e.epoch == epoch
+                && e.cluster == ch.cluster.0
+                && e.found
+                && e.start < end.0
+                && e.start.saturating_add(e.d) > ch.start.0
+            {
+                if e.free >= ch.nodes.0 + e.k {
+                    e.free -= ch.nodes.0;
+                } else {
+                    e.epoch = 0;
+                    e.gen = e.gen.wrapping_add(1);
+                }
+            }
+        }
+        sink(&Decision {
+            task: TaskId(i),
+            kind: dkind,
+            cluster: ch.cluster,
+            nodes: ch.nodes,
+            pstate: ch.pstate,
+            start: ch.start,
+            end,
+        });
+        Ok(())
+    }
+
+    /// Takes back a permanent reservation that has not started (EASY recomputes it,
+    /// Conservative compresses): the task is mappable again and its energy is released.
+    pub(crate) fn unreserve(&mut self, i: u32) {
+        let slot = &mut self.tasks[i as usize];
+        if slot.state != TaskState::Reserved {
+            return;
+        }
+        if let Some(a) = slot.assignment.take() {
+            self.ledger.release(a.committed);
+            self.clusters[a.cluster.0 as usize].remove_task(TaskId(i));
+        }
+        slot.state = TaskState::Mappable;
+        // The timeline changed under the memo: forget this event's answers.
+        self.epoch = self.epoch.wrapping_add(1).max(1);
+    }
+
+    /// Slots of the tasks holding a reservation that starts after now, in slot order.
+    pub(crate) fn reserved_after_now(&self, i: usize) -> bool {
+        let s = &self.tasks[i];
+        s.state == TaskState::Reserved && s.assignment.is_some_and(|a| a.start > self.now)
+    }
+
+    /// The range of slots that may still be open.
+    pub(crate) fn open_slots(&self) -> core::ops::Range<usize> {
+        self.first_open..self.len
+    }
+
+    /// The reservation of slot `i`, if any.
+    pub(crate) fn assignment(&self, i: u32) -> Option<Assignment> {
+        self.tasks[i as usize].assignment
+    }
+}

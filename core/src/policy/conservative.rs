@@ -1,0 +1,26 @@
+//! Conservative Backfilling (seed 000 §III.D.2, after Mu'alem and Feitelson): every waiting
+//! task, in arrival order, starts now or gets a permanent reservation at its earliest start;
+//! later tasks backfill the voids, which never delays an earlier reservation because those
+//! are booked. P-state 0, no dropping.
+
+use super::{compress, earliest_anywhere, Reservations};
+use crate::controller::{Controller, Decision};
+use crate::error::Error;
+
+pub(super) fn run(
+    ctl: &mut Controller<'_>,
+    early_completions: bool,
+    sink: &mut dyn FnMut(&Decision),
+) -> Result<(), Error> {
+    if early_completions {
+        compress(ctl, sink)?;
+    }
+    let n = ctl.collect_mappable()?;
+    for w in 0..n {
+        let i = ctl.work()[w].slot;
+        if let Some(ch) = earliest_anywhere(ctl, i)? {
+            ctl.assign(i, &ch, Reservations::Permanent, sink)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,32 @@
+//! EASY Backfilling (seed 000 §III.D.3, after Lifka): in arrival order, a task starts now if
+//! it can; the first one that cannot gets the single permanent reservation; later ones start
+//! only if they can start now, in the voids the reservation leaves (so they never delay it).
+//! At every event the reservation, if it has not started, is recomputed: taken back and
+//! given again in arrival order, which can only bring it earlier. P-state 0, no dropping.
+
+use super::{earliest_anywhere, Reservations};
+use crate::controller::{Controller, Decision};
+use crate::error::Error;
+
+pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
+    for i in ctl.open_slots() {
+        if ctl.reserved_after_now(i) {
+            ctl.unreserve(i as u32);
+        }
+    }
+    let n = ctl.collect_mappable()?;
+    let mut reserved = false;
+    for w in 0..n {
+        let i = ctl.work()[w].slot;
+        let Some(ch) = earliest_anywhere(ctl, i)? else {
+            continue;
+        };
+        if ch.start <= ctl.now() {
+            ctl.assign(i, &ch, Reservations::Permanent, sink)?;
+        } else if !reserved {
+            ctl.assign(i, &ch, Reservations::Permanent, sink)?;
+            reserved = true;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,210 @@
+//! The heuristics of seed 000 §III.D-E, one per file, and what they share.
+//!
+//! Every heuristic considers, for a task, the earliest start of each (cluster, P-state)
+//! option (seed 000 §III.F). The comparison heuristics walk the mappable tasks in arrival
+//! order at P-state 0 and reserve permanently; the utility-aware ones run the Min-Min
+//! framework of Algorithm 1 ([`greedy`]) with one objective each.
+
+use crate::controller::{Choice, Controller, Decision};
+use crate::error::Error;
+use crate::platform::{ClusterId, PState};
+use core::fmt;
+use core::str::FromStr;
+use serde::{Deserialize, Serialize};
+
+mod conservative;
+mod easy;
+mod greedy;
+mod max_upe;
+mod max_upr;
+mod max_upt;
+mod max_util;
+mod multi_queue;
+mod random;
+
+/// Which heuristic maps the tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Heuristic {
+    /// Arrival order, random cluster and P-state (seed 000 §III.D.1).
+    Random,
+    /// Conservative Backfilling (§III.D.2).
+    Conservative,
+    /// EASY Backfilling (§III.D.3).
+    Easy,
+    /// FCFS with multiple queues (§III.D.4).
+    MultiQueue,
+    /// Max Utility (Eq. 2).
+    MaxUtil,
+    /// Max Utility-per-Time (Eq. 3).
+    MaxUpt,
+    /// Max Utility-per-Resource (Eq. 4).
+    MaxUpr,
+    /// Max Utility-per-Energy (Eq. 5).
+    MaxUpe,
+}
+
+impl Heuristic {
+    /// Every heuristic, in the order reports list them.
+    pub const ALL: [Heuristic; 8] = [
+        Heuristic::Random,
+        Heuristic::Conservative,
+        Heuristic::Easy,
+        Heuristic::MultiQueue,
+        Heuristic::MaxUtil,
+        Heuristic::MaxUpt,
+        Heuristic::MaxUpr,
+        Heuristic::MaxUpe,
+    ];
+
+    /// Whether it uses utility (and so dropping and place-holders by default).
+    pub const fn is_utility_aware(self) -> bool {
+        matches!(
+            self,
+            Heuristic::MaxUtil | Heuristic::MaxUpt | Heuristic::MaxUpr | Heuristic::MaxUpe
+        )
+    }
+
+    /// The command-line name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Heuristic::Random => "random",
+            Heuristic::Conservative => "conservative",
+            Heuristic::Easy => "easy",
+            Heuristic::MultiQueue => "multi-queue",
+            Heuristic::MaxUtil => "max-util",
+            Heuristic::MaxUpt => "max-upt",
+            Heuristic::MaxUpr => "max-upr",
+            Heuristic::MaxUpe => "max-upe",
+        }
+    }
+}
+
+impl fmt::Display for Heuristic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown heuristic name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownName;
+
+impl fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("unknown name")
+    }
+}
+
+impl FromStr for Heuristic {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Heuristic, UnknownName> {
+        Heuristic::ALL
+            .iter()
+            .copied()
+            .find(|h| h.name() == s)
+            .ok_or(UnknownName)
+    }
+}
+
+/// Whether a task that cannot start now holds its slot for good or until the next event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Reservations {
+    /// A permanent reservation: never moved, never removed (seed 000 §III.B).
+    Permanent,
+    /// A place-holder: cleared at the start of the next mapping event (seed 001).
+    PlaceHolder,
+}
+
+impl Reservations {
+    /// The command-line name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Reservations::Permanent => "permanent",
+            Reservations::PlaceHolder => "place-holder",
+        }
+    }
+}
+
+impl FromStr for Reservations {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Reservations, UnknownName> {
+        match s {
+            "permanent" => Ok(Reservations::Permanent),
+            "place-holder" | "placeholder" => Ok(Reservations::PlaceHolder),
+            _ => Err(UnknownName),
+        }
+    }
+}
+
+/// Runs the configured heuristic for one mapping event.
+pub(crate) fn run(
+    ctl: &mut Controller<'_>,
+    early_completions: bool,
+    sink: &mut dyn FnMut(&Decision),
+) -> Result<(), Error> {
+    let reservations = ctl.config().reservations;
+    match ctl.config().heuristic {
+        Heuristic::Random => random::run(ctl, sink),
+        Heuristic::Conservative => conservative::run(ctl, early_completions, sink),
+        Heuristic::Easy => easy::run(ctl, sink),
+        Heuristic::MultiQueue => multi_queue::run(ctl, early_completions, sink),
+        Heuristic::MaxUtil => greedy::run(ctl, reservations, max_util::objective, sink),
+        Heuristic::MaxUpt => greedy::run(ctl, reservations, max_upt::objective, sink),
+        Heuristic::MaxUpr => greedy::run(ctl, reservations, max_upr::objective, sink),
+        Heuristic::MaxUpe => greedy::run(ctl, reservations, max_upe::objective, sink),
+    }
+}
+
+/// Whether the configured energy filter applies.
+fn filtered(ctl: &Controller<'_>) -> bool {
+    ctl.config().filter.kind != crate::energy::FilterKind::None
+}
+
+/// The earliest-starting option of task slot `i` at P-state 0 over all clusters (ties: the
+/// earlier end, then the lower cluster index): what the FCFS heuristics use.
+pub(crate) fn earliest_anywhere(ctl: &mut Controller<'_>, i: u32) -> Result<Option<Choice>, Error> {
+    let mut best: Option<Choice> = None;
+    let f = filtered(ctl);
+    for c in 0..ctl.cluster_count() {
+        if let Some(ch) = ctl.option(i, ClusterId(c), PState(0), f)? {
+            let better = match &best {
+                None => true,
+                Some(b) => {
+                    (ch.start, ch.start.saturating_add(ch.duration))
+                        < (b.start, b.start.saturating_add(b.duration))
+                }
+            };
+            if better {
+                best = Some(ch);
+            }
+        }
+    }
+    Ok(best)
+}
+
+/// Moves every reservation that has not started to its earliest start, one at a time in
+/// slot order: taking one back frees its own slot, so it never starts later, and the
+/// others stay booked, so none is delayed (Conservative's compression after early ends).
+pub(crate) fn compress(
+    ctl: &mut Controller<'_>,
+    sink: &mut dyn FnMut(&Decision),
+) -> Result<(), Error> {
+    for i in ctl.open_slots() {
+        if !ctl.reserved_after_now(i) {
+            continue;
+        }
+        let old = ctl.assignment(i as u32);
+        ctl.unreserve(i as u32);
+        match earliest_anywhere(ctl, i as u32)? {
+            Some(ch) if old.is_none_or(|o| ch.start <= o.start) => {
+                ctl.assign(i as u32, &ch, Reservations::Permanent, sink)?
+            }
+            // Cannot happen with the task's own slot free again; keep the task mappable
+            // rather than book it later than promised.
+            _ => {}
+        }
+    }
+    Ok(())
+}

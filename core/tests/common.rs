@@ -1,0 +1,138 @@
+//! Small platforms and task lists for the core's integration tests (std only here).
+#![allow(dead_code)]
+
+use kairos_core::controller::{
+    Config, Controller, Decision, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
+};
+use kairos_core::error::Error;
+use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskTypeId};
+use kairos_core::replay::{self, Observer, Pending, Report, Schedule};
+use kairos_core::task::{Demand, Task, TaskId};
+use kairos_core::timeline::NodeTimeline;
+use kairos_core::units::{Micros, MilliWatts, NodeCount};
+use kairos_core::utility::{UtilityClasses, UtilityCurve};
+
+pub fn mins(m: u64) -> Micros {
+    Micros::from_mins(m)
+}
+
+/// A placement with the same time and power in every P-state unless given.
+pub fn pl(nodes: u32, etc: [u64; 3], apc_w: [u32; 3]) -> Placement {
+    let mut p = Placement {
+        nodes: NodeCount(nodes),
+        etc: [Micros::ZERO; 4],
+        apc: [MilliWatts(0); 4],
+    };
+    for i in 0..3 {
+        p.etc[i] = mins(etc[i]);
+        p.apc[i] = MilliWatts(apc_w[i] * 1000);
+    }
+    p
+}
+
+pub fn cluster(nodes: u32) -> Cluster {
+    Cluster {
+        nodes: NodeCount(nodes),
+        cores_per_node: 1,
+        kind: ClusterKind::General,
+    }
+}
+
+pub fn linear(start: f64, soft_min: u64, hard_min: u64) -> UtilityCurve {
+    UtilityCurve::Linear {
+        start,
+        soft: mins(soft_min),
+        hard: mins(hard_min),
+        final_value: 0.0,
+    }
+}
+
+pub fn task(arrival_min: u64, ty: u16, curve: UtilityCurve) -> Task {
+    Task {
+        id: TaskId(0),
+        arrival: mins(arrival_min),
+        demand: Demand::Typed(TaskTypeId(ty)),
+        curve,
+        actual: None,
+    }
+}
+
+pub struct Run {
+    pub report: Report,
+    pub decisions: Vec<(Micros, Decision)>,
+    pub slots: Vec<TaskSlot>,
+}
+
+struct Log {
+    now: Micros,
+    decisions: Vec<(Micros, Decision)>,
+}
+
+impl Observer for Log {
+    fn before_mapping(&mut self, now: Micros) {
+        self.now = now;
+    }
+    fn on_decision(&mut self, d: &Decision) {
+        self.decisions.push((self.now, *d));
+    }
+}
+
+/// Replays `tasks` and returns the report, every decision with its event time, and the
+/// final task table.
+pub fn replay(
+    platform: &Platform,
+    classes: &UtilityClasses,
+    config: Config,
+    interval: Micros,
+    tasks: &[Task],
+) -> Result<Run, Error> {
+    let sizes = StorageSizes::of(platform, tasks.len().max(1));
+    let slot = TaskSlot {
+        task: tasks
+            .first()
+            .cloned()
+            .unwrap_or_else(|| task(0, 0, linear(0.0, 0, 0))),
+        state: TaskState::Completed,
+        assignment: None,
+    };
+    let mut tslots = vec![slot; sizes.tasks];
+    let mut nodes = vec![NodeTimeline::new(); sizes.nodes];
+    let mut a = vec![0u64; sizes.scratch];
+    let mut b = vec![0u64; sizes.scratch];
+    let mut ids = vec![0u32; sizes.node_ids];
+    let mut work = vec![Work::default(); sizes.work];
+    let mut memo = vec![MemoEntry::default(); 64];
+    let mut pending: Vec<Pending> = vec![Default::default(); 2 * tasks.len() + 4];
+    let storage = Storage {
+        tasks: &mut tslots,
+        nodes: &mut nodes,
+        scratch_a: &mut a,
+        scratch_b: &mut b,
+        node_ids: &mut ids,
+        work: &mut work,
+        memo: &mut memo,
+    };
+    let mut ctl = Controller::new(platform, classes, config, storage)?;
+    let mut log = Log {
+        now: Micros::ZERO,
+        decisions: Vec::new(),
+    };
+    let schedule = Schedule {
+        interval,
+        on_early_completion: false,
+        on_arrival: false,
+    };
+    let report = replay::run(
+        &mut ctl,
+        tasks.iter().cloned().map(Ok),
+        schedule,
+        &mut pending,
+        &mut log,
+    )?;
+    let slots = ctl.tasks().to_vec();
+    Ok(Run {
+        report,
+        decisions: log.decisions,
+        slots,
+    })
+}

@@ -1,0 +1,113 @@
+//! Runs the core's replay engine on the host: allocates the storage a platform and a task
+//! list need, and hands the tasks over in arrival order.
+
+use kairos_core::controller::{
+    Config, Controller, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
+};
+use kairos_core::error::Error;
+use kairos_core::platform::Platform;
+use kairos_core::replay::{self, Observer, Pending, Report, Schedule};
+use kairos_core::task::Task;
+use kairos_core::timeline::NodeTimeline;
+use kairos_core::utility::UtilityClasses;
+
+/// Entries of the fit memo: enough for every (cluster, task type, P-state) of the largest
+/// platforms with room to spare, so collisions are rare.
+pub const MEMO_ENTRIES: usize = 8192;
+
+/// Heap-allocated storage for one controller.
+pub struct HostStorage {
+    tasks: Vec<TaskSlot>,
+    nodes: Vec<NodeTimeline>,
+    scratch_a: Vec<u64>,
+    scratch_b: Vec<u64>,
+    node_ids: Vec<u32>,
+    work: Vec<Work>,
+    memo: Vec<MemoEntry>,
+    pending: Vec<Pending>,
+}
+
+impl HostStorage {
+    /// Storage for `tasks` tasks on `platform`; `template` fills the task slots.
+    pub fn new(platform: &Platform, tasks: usize, template: &Task) -> HostStorage {
+        let s = StorageSizes::of(platform, tasks);
+        let slot = TaskSlot {
+            task: template.clone(),
+            state: TaskState::Completed,
+            assignment: None,
+        };
+        HostStorage {
+            tasks: vec![slot; s.tasks],
+            nodes: vec![NodeTimeline::new(); s.nodes],
+            scratch_a: vec![0; s.scratch],
+            scratch_b: vec![0; s.scratch],
+            node_ids: vec![0; s.node_ids],
+            work: vec![Work::default(); s.work],
+            memo: vec![MemoEntry::default(); MEMO_ENTRIES],
+            // Every task can be committed, and re-committed once per reservation it loses.
+            pending: vec![Default::default(); 2 * tasks + 16],
+        }
+    }
+
+    /// The controller's view of this storage, and the completion buffer.
+    pub fn split(&mut self) -> (Storage<'_>, &mut [Pending]) {
+        (
+            Storage {
+                tasks: &mut self.tasks,
+                nodes: &mut self.nodes,
+                scratch_a: &mut self.scratch_a,
+                scratch_b: &mut self.scratch_b,
+                node_ids: &mut self.node_ids,
+                work: &mut self.work,
+                memo: &mut self.memo,
+            },
+            &mut self.pending,
+        )
+    }
+}
+
+/// Replays `tasks` (sorted by arrival) on `platform` under `config`.
+pub fn simulate(
+    platform: &Platform,
+    classes: &UtilityClasses,
+    config: Config,
+    schedule: Schedule,
+    tasks: &[Task],
+    observer: &mut dyn Observer,
+) -> Result<Report, Error> {
+    let Some(first) = tasks.first() else {
+        let mut storage = HostStorage::new(platform, 0, &placeholder_task());
+        let (st, pending) = storage.split();
+        let mut ctl = Controller::new(platform, classes, config, st)?;
+        return replay::run(&mut ctl, core::iter::empty(), schedule, pending, observer);
+    };
+    let mut storage = HostStorage::new(platform, tasks.len(), first);
+    let (st, pending) = storage.split();
+    let mut ctl = Controller::new(platform, classes, config, st)?;
+    replay::run(
+        &mut ctl,
+        tasks.iter().cloned().map(Ok),
+        schedule,
+        pending,
+        observer,
+    )
+}
+
+fn placeholder_task() -> Task {
+    use kairos_core::platform::TaskTypeId;
+    use kairos_core::task::{Demand, TaskId};
+    use kairos_core::units::Micros;
+    use kairos_core::utility::UtilityCurve;
+    Task {
+        id: TaskId(0),
+        arrival: Micros::ZERO,
+        demand: Demand::Typed(TaskTypeId(0)),
+        curve: UtilityCurve::Linear {
+            start: 0.0,
+            soft: Micros::ZERO,
+            hard: Micros::ZERO,
+            final_value: 0.0,
+        },
+        actual: None,
+    }
+}
