@@ -1,6 +1,9 @@
-//! kairos-host (skeleton, being written).
+//! kairos-host: the std side of kairos. Scenarios, workload generation, trace replay,
+//! experiments, reports; the `kairos` binary is a thin layer over these modules.
 
 /// Host-side storage and runs of the core replay engine.
 pub mod sim;
 /// Standard Workload Format logs: reading, cleaning, conversion to replay jobs.
 pub mod swf;
+/// The subcommands of the `kairos` binary.
+pub mod cmd;

@@ -1,1 +1,45 @@
-fn main() {}
+//! The `kairos` binary: parses flags and calls the library (`kairos_host::cmd`).
+//!
+//! Exit codes: 0 success; 1 a run failed (bad input, a core error); 2 bad command line.
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "kairos", version, about = "Utility-aware, energy-constrained scheduling for heterogeneous HPC clusters")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate one trial of a scenario under one heuristic.
+    Run(kairos_host::cmd::run::Args),
+    /// Run an experiment file: heuristics x filters x trials, with reports and plots.
+    Experiment(kairos_host::cmd::experiment::Args),
+    /// Replay a Standard Workload Format trace.
+    Replay(kairos_host::cmd::replay::Args),
+    /// Print the digest the firmware must reach for a scenario.
+    Digest(kairos_host::cmd::digest::Args),
+    /// Regenerate the firmware's embedded reference scenario.
+    FirmwareScenario(kairos_host::cmd::firmware::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(a) => kairos_host::cmd::run::main(a),
+        Command::Experiment(a) => kairos_host::cmd::experiment::main(a),
+        Command::Replay(a) => kairos_host::cmd::replay::main(a),
+        Command::Digest(a) => kairos_host::cmd::digest::main(a),
+        Command::FirmwareScenario(a) => kairos_host::cmd::firmware::main(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
