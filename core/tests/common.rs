@@ -58,6 +58,7 @@ pub fn task(arrival_min: u64, ty: u16, curve: UtilityCurve) -> Task {
 }
 
 pub struct Run {
+    pub after: Vec<EventCheck>,
     pub report: Report,
     pub decisions: Vec<(Micros, Decision)>,
     pub slots: Vec<TaskSlot>,
@@ -66,11 +67,41 @@ pub struct Run {
 struct Log {
     now: Micros,
     decisions: Vec<(Micros, Decision)>,
+    after: Vec<EventCheck>,
+}
+
+/// What the controller looked like right after a mapping event.
+#[derive(Clone, Copy, Debug)]
+pub struct EventCheck {
+    /// The event's time.
+    pub now: Micros,
+    /// Tasks holding a permanent reservation that starts later.
+    pub reserved_later: usize,
+    /// Energy consumed plus committed.
+    pub energy: u64,
+    /// The ledger's budget.
+    pub budget: u64,
 }
 
 impl Observer for Log {
     fn before_mapping(&mut self, now: Micros) {
         self.now = now;
+    }
+    fn after_mapping(&mut self, now: Micros, ctl: &Controller<'_>, _n: u32) {
+        let reserved_later = ctl
+            .tasks()
+            .iter()
+            .filter(|s| {
+                s.state == TaskState::Reserved && s.assignment.is_some_and(|a| a.start > now)
+            })
+            .count();
+        let l = ctl.ledger();
+        self.after.push(EventCheck {
+            now,
+            reserved_later,
+            energy: (l.consumed() + l.committed()).0,
+            budget: l.budget().0,
+        });
     }
     fn on_decision(&mut self, d: &Decision) {
         self.decisions.push((self.now, *d));
@@ -85,6 +116,18 @@ pub fn replay(
     config: Config,
     interval: Micros,
     tasks: &[Task],
+) -> Result<Run, Error> {
+    replay_with_memo(platform, classes, config, interval, tasks, 64)
+}
+
+/// As [`replay`], with a fit memo of `memo` entries (0 disables it).
+pub fn replay_with_memo(
+    platform: &Platform,
+    classes: &UtilityClasses,
+    config: Config,
+    interval: Micros,
+    tasks: &[Task],
+    memo: usize,
 ) -> Result<Run, Error> {
     let sizes = StorageSizes::of(platform, tasks.len().max(1));
     let slot = TaskSlot {
@@ -101,7 +144,7 @@ pub fn replay(
     let mut b = vec![0u64; sizes.scratch];
     let mut ids = vec![0u32; sizes.node_ids];
     let mut work = vec![Work::default(); sizes.work];
-    let mut memo = vec![MemoEntry::default(); 64];
+    let mut memo = vec![MemoEntry::default(); memo];
     let mut pending: Vec<Pending> = vec![Default::default(); 2 * tasks.len() + 4];
     let storage = Storage {
         tasks: &mut tslots,
@@ -116,6 +159,7 @@ pub fn replay(
     let mut log = Log {
         now: Micros::ZERO,
         decisions: Vec::new(),
+        after: Vec::new(),
     };
     let schedule = Schedule {
         interval,
@@ -134,5 +178,30 @@ pub fn replay(
         report,
         decisions: log.decisions,
         slots,
+        after: log.after,
     })
+}
+
+/// The start of each task's final assignment (None if it never got one).
+pub fn starts(run: &Run) -> Vec<Option<u64>> {
+    run.slots
+        .iter()
+        .map(|s| s.assignment.map(|a| a.start.0 / 60_000_000))
+        .collect()
+}
+
+/// A one-P-state platform of one cluster of `nodes` one-core nodes, with task types given as
+/// (nodes, minutes).
+pub fn single(nodes: u32, types: &[(u32, u64)]) -> Platform {
+    let mut p = Platform::new(&[cluster(nodes)], 1).unwrap();
+    for &(n, m) in types {
+        p.add_resolved_type(&[Some(pl(n, [m, m, m], [100, 100, 100]))])
+            .unwrap();
+    }
+    p
+}
+
+/// A curve worth `v` for a long time (so the order of heuristics is not about decay).
+pub fn flat(v: f64) -> UtilityCurve {
+    linear(v, 100_000, 200_000)
 }
