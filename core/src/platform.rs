@@ -138,6 +138,10 @@ impl Placement {
     }
 }
 
+/// One cluster's entry when adding a type from curves: node count, an ETC curve per
+/// P-state, and the APC per P-state.
+pub type CurveEntry<'a> = (NodeCount, &'a [EtcCurve], &'a [MilliWatts]);
+
 /// A task type: where it may run and how it runs there.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskType {
@@ -189,7 +193,7 @@ impl Platform {
     /// per P-state); the curves are resolved at the node count. Returns its id.
     pub fn add_type(
         &mut self,
-        per_cluster: &[Option<(NodeCount, &[EtcCurve], &[MilliWatts])>],
+        per_cluster: &[Option<CurveEntry<'_>>],
     ) -> Result<TaskTypeId, Error> {
         let mut placements = heapless::Vec::new();
         for (ci, entry) in per_cluster.iter().enumerate() {
@@ -257,10 +261,7 @@ impl Platform {
             }
             .into());
         }
-        if p.etc[..self.pstates as usize]
-            .iter()
-            .any(|t| *t == Micros::ZERO)
-        {
+        if p.etc[..self.pstates as usize].contains(&Micros::ZERO) {
             return Err(InputError::ZeroDuration.into());
         }
         Ok(p)

@@ -16,6 +16,9 @@ pub struct TaskId(pub u32);
 /// What a task needs to run: a task type of the platform (the ESSC model), or a placement
 /// table of its own (trace jobs, where every job has its own size and time).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+// The own table is inline (no allocation in the core); trace jobs need it, and a task slot
+// is sized for the larger variant either way.
+#[allow(clippy::large_enum_variant)]
 pub enum Demand {
     /// Runs as its platform task type says.
     Typed(TaskTypeId),

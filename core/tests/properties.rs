@@ -11,12 +11,17 @@ use kairos_core::units::{Micros, MilliJoules, MilliWatts, NodeCount};
 use kairos_core::utility::UtilityClasses;
 use proptest::prelude::*;
 
+/// A random placement: nodes, minutes per P-state, watts per P-state.
+type RawPlacement = (u32, [u64; 3], [u32; 3]);
+/// A random task: arrival, type, value, soft deadline, span to the hard one, real run time.
+type RawTask = (u64, usize, f64, u64, u64, Option<u64>);
+
 #[derive(Debug, Clone)]
 struct Case {
     clusters: Vec<u32>,
     pstates: u8,
-    types: Vec<Vec<Option<(u32, [u64; 3], [u32; 3])>>>,
-    tasks: Vec<(u64, usize, f64, u64, u64, Option<u64>)>,
+    types: Vec<Vec<Option<RawPlacement>>>,
+    tasks: Vec<RawTask>,
     budget_kj: Option<u64>,
 }
 

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 mod conservative;
 mod easy;
+mod fcfs;
 mod greedy;
 mod max_upe;
 mod max_upr;
@@ -42,6 +43,9 @@ pub enum Heuristic {
     MaxUpr,
     /// Max Utility-per-Energy (Eq. 5).
     MaxUpe,
+    /// Strict FCFS without backfilling or reservations (trace replay's baseline; not one of
+    /// seed 000's heuristics, so not in [`Heuristic::ALL`]).
+    Fcfs,
 }
 
 impl Heuristic {
@@ -56,6 +60,9 @@ impl Heuristic {
         Heuristic::MaxUpr,
         Heuristic::MaxUpe,
     ];
+
+    /// Heuristics beyond seed 000's eight (trace replay's baselines): parsed by name too.
+    pub const EXTRA: [Heuristic; 1] = [Heuristic::Fcfs];
 
     /// Whether it uses utility (and so dropping and place-holders by default).
     pub const fn is_utility_aware(self) -> bool {
@@ -76,6 +83,7 @@ impl Heuristic {
             Heuristic::MaxUpt => "max-upt",
             Heuristic::MaxUpr => "max-upr",
             Heuristic::MaxUpe => "max-upe",
+            Heuristic::Fcfs => "fcfs",
         }
     }
 }
@@ -101,6 +109,7 @@ impl FromStr for Heuristic {
     fn from_str(s: &str) -> Result<Heuristic, UnknownName> {
         Heuristic::ALL
             .iter()
+            .chain(Heuristic::EXTRA.iter())
             .copied()
             .find(|h| h.name() == s)
             .ok_or(UnknownName)
@@ -154,6 +163,7 @@ pub(crate) fn run(
         Heuristic::MaxUpt => greedy::run(ctl, reservations, max_upt::objective, sink),
         Heuristic::MaxUpr => greedy::run(ctl, reservations, max_upr::objective, sink),
         Heuristic::MaxUpe => greedy::run(ctl, reservations, max_upe::objective, sink),
+        Heuristic::Fcfs => fcfs::run(ctl, sink),
     }
 }
 

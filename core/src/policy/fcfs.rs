@@ -1,0 +1,23 @@
+//! Strict First-Come First-Served, without backfilling (the baseline of trace replay): in
+//! arrival order, a task starts now if it can; the first one that cannot stops the pass, so
+//! no later task overtakes it. Nothing is reserved: the blocked task is tried again at the
+//! next mapping event, so the caller must run one whenever nodes free up (every completion).
+//! P-state 0, no dropping.
+
+use super::{earliest_anywhere, Reservations};
+use crate::controller::{Controller, Decision};
+use crate::error::Error;
+
+pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
+    let n = ctl.collect_mappable()?;
+    for w in 0..n {
+        let i = ctl.work()[w].slot;
+        match earliest_anywhere(ctl, i)? {
+            Some(ch) if ch.start <= ctl.now() => {
+                ctl.assign(i, &ch, Reservations::Permanent, sink)?;
+            }
+            _ => break,
+        }
+    }
+    Ok(())
+}
