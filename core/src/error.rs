@@ -96,6 +96,9 @@ pub enum InputError {
     BadTaskState(u32),
     /// A booking that would overlap another on the same node.
     Overlap,
+    /// Encoded input (a scenario, see [`crate::scenario`]) that does not decode: truncated,
+    /// corrupt, or of another format version. The value is the byte offset where it failed.
+    Undecodable(u32),
 }
 
 impl fmt::Display for InputError {
@@ -139,6 +142,12 @@ impl fmt::Display for InputError {
                 write!(f, "task {t} is not in a state that allows this event")
             }
             InputError::Overlap => write!(f, "a booking overlaps another on the same node"),
+            InputError::Undecodable(at) => {
+                write!(
+                    f,
+                    "undecodable input at byte {at} (truncated, corrupt or another format version)"
+                )
+            }
         }
     }
 }
