@@ -209,6 +209,8 @@ pub struct Work {
     pub best: Option<Choice>,
     /// Whether it has been assigned (or left out) in this event.
     pub done: bool,
+    /// Assignments made in this event when its best was last computed, plus one.
+    pub stamp: u32,
 }
 
 /// The caller's storage for a controller: every buffer it will ever use.
@@ -604,6 +606,7 @@ impl<'a> Controller<'a> {
                     slot: i as u32,
                     best: None,
                     done: false,
+                    stamp: 0,
                 };
                 n += 1;
             }

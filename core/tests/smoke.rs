@@ -1,9 +1,35 @@
+//! Every heuristic on one small day, against golden digests.
 mod common;
 use common::*;
 use kairos_core::controller::Config;
 use kairos_core::platform::Platform;
 use kairos_core::policy::{Heuristic, Reservations};
 use kairos_core::utility::UtilityClasses;
+
+/// Golden digests: a change here is a change in some decision; if it is intended, update
+/// the table and say why in the commit.
+const GOLDEN: [(&str, Reservations, u64); 16] = [
+    ("random", Reservations::Permanent, 0xf26fe5cb504d0f2c),
+    ("random", Reservations::PlaceHolder, 0xf26fe5cb504d0f2c),
+    ("conservative", Reservations::Permanent, 0x26e6b5bd6edcd4e6),
+    (
+        "conservative",
+        Reservations::PlaceHolder,
+        0x26e6b5bd6edcd4e6,
+    ),
+    ("easy", Reservations::Permanent, 0x24c20b7468f96f32),
+    ("easy", Reservations::PlaceHolder, 0x24c20b7468f96f32),
+    ("multi-queue", Reservations::Permanent, 0x26e6b5bd6edcd4e6),
+    ("multi-queue", Reservations::PlaceHolder, 0x26e6b5bd6edcd4e6),
+    ("max-util", Reservations::Permanent, 0x6d65adc1817c0d87),
+    ("max-util", Reservations::PlaceHolder, 0x8652cf73dc6e45f4),
+    ("max-upt", Reservations::Permanent, 0x6cd128bfa68d7447),
+    ("max-upt", Reservations::PlaceHolder, 0x8a69882de4ec7f16),
+    ("max-upr", Reservations::Permanent, 0x6d65adc1817c0d87),
+    ("max-upr", Reservations::PlaceHolder, 0x421d65e6aa6945ce),
+    ("max-upe", Reservations::Permanent, 0x36df85747220469d),
+    ("max-upe", Reservations::PlaceHolder, 0x031679b8a0d87b59),
+];
 
 #[test]
 fn every_heuristic_runs_a_small_day() {
@@ -32,6 +58,12 @@ fn every_heuristic_runs_a_small_day() {
                 "{h} {r:?}"
             );
             assert!(rep.completed > 0, "{h} {r:?}: {rep:?}");
+            let golden = GOLDEN
+                .iter()
+                .find(|g| g.0 == h.name() && g.1 == r)
+                .unwrap()
+                .2;
+            assert_eq!(rep.digest, golden, "{h} {r:?}: decisions changed");
             eprintln!(
                 "{h:>12} {:?} util {:.2}/{:.2} done {} drop {} unf {} digest {:016x}",
                 r,

@@ -3,7 +3,7 @@
 //! Every heuristic considers, for a task, the earliest start of each (cluster, P-state)
 //! option (seed 000 §III.F). The comparison heuristics walk the mappable tasks in arrival
 //! order at P-state 0 and reserve permanently; the utility-aware ones run the Min-Min
-//! framework of Algorithm 1 ([`greedy`]) with one objective each.
+//! framework of Algorithm 1 (`greedy`) with one objective each.
 
 use crate::controller::{Choice, Controller, Decision};
 use crate::error::Error;
