@@ -5,5 +5,7 @@
 pub mod sim;
 /// Standard Workload Format logs: reading, cleaning, conversion to replay jobs.
 pub mod swf;
+/// Trace replay: SWF jobs under FCFS, EASY or Conservative backfilling, and their metrics.
+pub mod trace;
 /// The subcommands of the `kairos` binary.
 pub mod cmd;

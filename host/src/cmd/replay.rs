@@ -1,10 +1,75 @@
-//! `kairos replay` (being written).
+//! `kairos replay`: replays a Standard Workload Format log on a homogeneous machine under
+//! strict FCFS, EASY or Conservative backfilling (the library is [`crate::trace`]).
+
+use std::fs::File;
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::trace::{self, LoadOptions, Policy, SummaryFile};
+
+/// Cleaning presets of `--clean`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CleanPreset {
+    /// Every step of `swf::CleanOptions::strong`: drop jobs with an unknown submit time, a
+    /// run time <= 0, no processors, no request, or more processors than the machine; fill
+    /// processors; clamp run times to the request.
+    Strong,
+}
 
 /// Flags of `kairos replay`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// The SWF file.
+    pub swf: PathBuf,
+    /// The scheduling policy.
+    #[arg(long, value_enum)]
+    pub policy: Policy,
+    /// Machine size in processors (default: the header's MaxProcs, else MaxNodes).
+    #[arg(long)]
+    pub procs: Option<u32>,
+    /// Clean the log before replaying it.
+    #[arg(long, value_enum)]
+    pub clean: Option<CleanPreset>,
+    /// Skip and count unreadable lines instead of failing on the first one.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+    /// Write one line per job: job_id,submit,start,end,procs (seconds).
+    #[arg(long, value_name = "FILE.csv")]
+    pub jobs_out: Option<PathBuf>,
+    /// Write the summary as JSON (it is printed in any case).
+    #[arg(long, value_name = "FILE.json")]
+    pub summary_out: Option<PathBuf>,
+}
 
-/// Runs `kairos replay`.
-pub fn main(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("kairos replay is not implemented yet")
+/// Runs `kairos replay`: load, replay, write the outputs, print the summary.
+pub fn main(args: Args) -> anyhow::Result<()> {
+    let options = LoadOptions {
+        procs: args.procs,
+        clean_strong: args.clean == Some(CleanPreset::Strong),
+        skip_bad_lines: args.skip_bad_lines,
+    };
+    let loaded = trace::load(&args.swf, &options)?;
+    if let Some(report) = &loaded.clean {
+        eprintln!("cleaning: {report}");
+    }
+    if loaded.skipped_bad_lines > 0 {
+        eprintln!("skipped {} bad lines", loaded.skipped_bad_lines);
+    }
+    let result = trace::replay_trace(&loaded.jobs, loaded.procs, args.policy)
+        .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
+    if let Some(path) = &args.jobs_out {
+        let mut f =
+            File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+        trace::write_jobs_csv(&mut f, &result.jobs)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+    }
+    let summary = SummaryFile::new(&loaded, &result);
+    let json = serde_json::to_string_pretty(&summary)?;
+    if let Some(path) = &args.summary_out {
+        std::fs::write(path, format!("{json}\n"))
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+    }
+    println!("{json}");
+    Ok(())
 }

@@ -1,0 +1,699 @@
+//! Trace replay: SWF jobs on a homogeneous machine under strict FCFS, EASY or Conservative
+//! backfilling, with per-job start times and the usual summary metrics.
+//!
+//! The model (see `docs/traces.md`):
+//! - the machine is one cluster of `procs` nodes with one core each and one P-state whose
+//!   power is 0 W (energy plays no part in these policies, and 0 W keeps the ledger at 0);
+//! - each job is a [`Task`] with its own placement table ([`Demand::Own`]): `procs` nodes,
+//!   planned with its requested time (the estimate, ETC) and ending at its run time
+//!   (`actual`); a run time above the request ends at the request (the job is killed at its
+//!   limit, as [`crate::swf::CleanOptions::clamp_runtime_to_request`] makes explicit);
+//! - its utility curve is a constant 1 (these policies ignore utility);
+//! - the day is `[0, Micros::MAX)`: there is no horizon, every job must start and finish.
+//!
+//! The events are driven here rather than by `kairos_core::replay::run`, because that engine
+//! runs a mapping event only after a completion that ends a task *early*. A job that runs
+//! exactly its requested time frees its nodes at its planned end; EASY's reservation starts
+//! then, but any other queued job that could start at that instant would wait for the next
+//! arrival, and strict FCFS, which reserves nothing, would stall altogether. So this driver
+//! runs one pass (a mapping event) at every instant where a job completes or arrives, after
+//! handling all the completions and then all the arrivals of that instant: nodes freed at
+//! `t` are usable at `t`, and jobs submitted together are queued in file order before the
+//! pass.
+//!
+//! Start times come from the decisions: the last `Start` or `Reserve` decision of a task is
+//! the one it runs by (EASY retakes its reservation at every pass, Conservative compresses
+//! after early completions). The end is the start plus the real run time, and the driver
+//! checks that each completion it processes happens exactly then.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fmt;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Context;
+use kairos_core::controller::{
+    Config, Controller, DecisionKind, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
+};
+use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskType};
+use kairos_core::policy::Heuristic;
+use kairos_core::task::{Demand, Task, TaskId};
+use kairos_core::timeline::NodeTimeline;
+use kairos_core::units::{Micros, MilliWatts, NodeCount};
+use kairos_core::utility::{UtilityClasses, UtilityCurve};
+use serde::Serialize;
+
+use crate::swf::{self, CleanOptions, CleanReport, ReadOptions, ReplayJob};
+
+/// The bounded slowdown's lower bound on the run time, in microseconds (10 s).
+pub const BSLD_BOUND_US: u64 = 10_000_000;
+
+/// Entries of the controller's fit memo. Trace jobs each carry their own size and request,
+/// so few queries repeat; the controller also walks the whole memo at every assignment, so
+/// a small memo is cheaper than the 8,192 entries of [`crate::sim::MEMO_ENTRIES`].
+pub const TRACE_MEMO_ENTRIES: usize = 256;
+
+/// The scheduling policies of `kairos replay`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Policy {
+    /// Strict first-come first-served: no job overtakes an earlier one.
+    Fcfs,
+    /// EASY backfilling: one reservation, for the first waiting job.
+    Easy,
+    /// Conservative backfilling: a reservation for every waiting job.
+    Conservative,
+}
+
+impl Policy {
+    /// All three, in the order reports list them.
+    pub const ALL: [Policy; 3] = [Policy::Fcfs, Policy::Easy, Policy::Conservative];
+
+    /// The core heuristic that implements it.
+    pub fn heuristic(self) -> Heuristic {
+        match self {
+            Policy::Fcfs => Heuristic::Fcfs,
+            Policy::Easy => Heuristic::Easy,
+            Policy::Conservative => Heuristic::Conservative,
+        }
+    }
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Fcfs => "fcfs",
+            Policy::Easy => "easy",
+            Policy::Conservative => "conservative",
+        }
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a trace could not be replayed.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// The machine has no processor.
+    #[error("the machine must have at least 1 processor")]
+    NoProcessors,
+    /// A job needs more processors than the machine has.
+    #[error(
+        "line {line} (job {id}): needs {procs} processors but the machine has {machine}; \
+         pass --clean strong to drop such jobs"
+    )]
+    JobTooLarge {
+        /// 1-based line in the SWF file.
+        line: usize,
+        /// SWF job number.
+        id: u64,
+        /// Processors it needs.
+        procs: u32,
+        /// Processors of the machine.
+        machine: u32,
+    },
+    /// More jobs than the core's 32-bit task ids can name.
+    #[error("{0} jobs: at most {max} can be replayed at once", max = u32::MAX)]
+    TooManyJobs(usize),
+    /// The core refused an input or ran out of a fixed capacity.
+    #[error("scheduler: {0}")]
+    Core(kairos_core::error::Error),
+    /// A job did not complete when its start and run time say (a driver or core bug).
+    #[error("job {id} completed at {at} us, expected {expected} us")]
+    WrongEnd {
+        /// SWF job number.
+        id: u64,
+        /// When it completed.
+        at: u64,
+        /// Its start plus its run time.
+        expected: u64,
+    },
+    /// Some jobs never completed (a driver or core bug).
+    #[error("{missing} of {jobs} jobs never completed (the first is job {first_id})")]
+    Incomplete {
+        /// Jobs that never completed.
+        missing: usize,
+        /// Jobs replayed.
+        jobs: usize,
+        /// The first one, by submit time.
+        first_id: u64,
+    },
+}
+
+impl From<kairos_core::error::Error> for TraceError {
+    /// Wraps the core's error (its message is this error's; it has no further source).
+    fn from(e: kairos_core::error::Error) -> Self {
+        TraceError::Core(e)
+    }
+}
+
+/// One replayed job: when it was submitted, started and ended, in microseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobRecord {
+    /// SWF job number.
+    pub id: u64,
+    /// 1-based line in the SWF file.
+    pub line: usize,
+    /// Submit time.
+    pub submit: u64,
+    /// Start time.
+    pub start: u64,
+    /// End time: the start plus the run time (capped at the request).
+    pub end: u64,
+    /// Processors.
+    pub procs: u32,
+    /// Requested time.
+    pub request: u64,
+}
+
+impl JobRecord {
+    /// Time waited in the queue.
+    pub fn wait(&self) -> u64 {
+        self.start - self.submit
+    }
+    /// Time run.
+    pub fn run(&self) -> u64 {
+        self.end - self.start
+    }
+    /// Bounded slowdown: `max(1, (wait + run) / max(run, 10 s))`.
+    pub fn bounded_slowdown(&self) -> f64 {
+        let run = self.run();
+        let x = (self.wait() + run) as f64 / run.max(BSLD_BOUND_US) as f64;
+        x.max(1.0)
+    }
+}
+
+/// Counters of the driver: what the replay cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ReplayCounts {
+    /// Scheduling passes (mapping events).
+    pub passes: u64,
+    /// Start and reserve decisions (a reservation moved or retaken counts again).
+    pub commitments: u64,
+    /// Reservation decisions.
+    pub reservations: u64,
+    /// Completions processed (one per job).
+    pub completions: u64,
+    /// Completion events skipped because the reservation they belonged to was retaken.
+    pub stale_completions: u64,
+}
+
+/// The summary metrics of a replay.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// Jobs replayed.
+    pub jobs: usize,
+    /// Mean wait, seconds.
+    pub mean_wait_s: f64,
+    /// Largest wait, seconds.
+    pub max_wait_s: f64,
+    /// Mean bounded slowdown (10 s bound).
+    pub mean_bsld: f64,
+    /// Processor-time used over processor-time available from the first submit to the last
+    /// end: `sum(procs x run) / (machine procs x makespan)`.
+    pub utilization: f64,
+    /// Last end minus first submit, seconds.
+    pub makespan_s: f64,
+    /// Wall-clock time of the replay (building the tasks and scheduling), seconds.
+    pub wall_time_s: f64,
+    /// Jobs replayed per second of wall-clock time.
+    pub jobs_per_second: f64,
+}
+
+/// What [`replay_trace`] yields.
+#[derive(Clone, Debug)]
+pub struct TraceResult {
+    /// The policy replayed.
+    pub policy: Policy,
+    /// Machine size, processors.
+    pub procs: u32,
+    /// One record per job, in the order of the jobs given.
+    pub jobs: Vec<JobRecord>,
+    /// The metrics.
+    pub summary: Summary,
+    /// What the replay cost.
+    pub counts: ReplayCounts,
+}
+
+/// The machine: one cluster of `procs` one-core nodes with one 0 W P-state.
+pub fn machine(procs: u32) -> Result<Platform, TraceError> {
+    if procs == 0 {
+        return Err(TraceError::NoProcessors);
+    }
+    let cluster = Cluster {
+        nodes: NodeCount(procs),
+        cores_per_node: 1,
+        kind: ClusterKind::General,
+    };
+    Ok(Platform::new(&[cluster], 1)?)
+}
+
+/// The task of `job`: `procs` nodes planned for the request, ending at the run time.
+pub fn job_task(job: &ReplayJob) -> Task {
+    let mut placement = Placement {
+        nodes: NodeCount(job.procs),
+        etc: [Micros::ZERO; kairos_core::config::MAX_PSTATES],
+        apc: [MilliWatts(0); kairos_core::config::MAX_PSTATES],
+    };
+    placement.etc[0] = Micros(job.request);
+    Task {
+        id: TaskId(0),
+        arrival: Micros(job.submit),
+        demand: Demand::Own(TaskType {
+            placements: core::iter::once(Some(placement)).collect(),
+        }),
+        curve: UtilityCurve::Linear {
+            start: 1.0,
+            soft: Micros::MAX,
+            hard: Micros::MAX,
+            final_value: 1.0,
+        },
+        actual: Some(Micros(job.runtime)),
+    }
+}
+
+/// Heap storage for one controller sized for `tasks` trace jobs on `platform`.
+struct TraceStorage {
+    tasks: Vec<TaskSlot>,
+    nodes: Vec<NodeTimeline>,
+    scratch_a: Vec<u64>,
+    scratch_b: Vec<u64>,
+    node_ids: Vec<u32>,
+    work: Vec<Work>,
+    memo: Vec<MemoEntry>,
+}
+
+impl TraceStorage {
+    fn new(platform: &Platform, tasks: usize, template: &Task) -> TraceStorage {
+        let s = StorageSizes::of(platform, tasks);
+        let slot = TaskSlot {
+            task: template.clone(),
+            state: TaskState::Completed,
+            assignment: None,
+        };
+        TraceStorage {
+            tasks: vec![slot; s.tasks],
+            nodes: vec![NodeTimeline::new(); s.nodes],
+            scratch_a: vec![0; s.scratch],
+            scratch_b: vec![0; s.scratch],
+            node_ids: vec![0; s.node_ids],
+            work: vec![Work::default(); s.work],
+            memo: vec![MemoEntry::default(); TRACE_MEMO_ENTRIES],
+        }
+    }
+
+    fn storage(&mut self) -> Storage<'_> {
+        Storage {
+            tasks: &mut self.tasks,
+            nodes: &mut self.nodes,
+            scratch_a: &mut self.scratch_a,
+            scratch_b: &mut self.scratch_b,
+            node_ids: &mut self.node_ids,
+            work: &mut self.work,
+            memo: &mut self.memo,
+        }
+    }
+}
+
+/// Replays `jobs` on a machine of `procs` processors under `policy`: a pass at every instant
+/// where jobs complete or arrive (see the module doc). Jobs need not be sorted; they are
+/// submitted in (submit, line) order. Every job must start and complete, or it is an error.
+pub fn replay_trace(
+    jobs: &[ReplayJob],
+    procs: u32,
+    policy: Policy,
+) -> Result<TraceResult, TraceError> {
+    let clock = Instant::now();
+    let platform = machine(procs)?;
+    if let Some(j) = jobs.iter().find(|j| j.procs > procs) {
+        return Err(TraceError::JobTooLarge {
+            line: j.line,
+            id: j.id,
+            procs: j.procs,
+            machine: procs,
+        });
+    }
+    if u32::try_from(jobs.len()).is_err() {
+        return Err(TraceError::TooManyJobs(jobs.len()));
+    }
+    // Submission order; task ids are positions in it.
+    let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
+    order.sort_by_key(|&i| (jobs[i as usize].submit, jobs[i as usize].line));
+    let submitted = |k: usize| &jobs[order[k] as usize];
+
+    let classes = UtilityClasses::new();
+    let config = Config::new(policy.heuristic(), Micros::ZERO, Micros::MAX);
+    let template = jobs.first().map(job_task).unwrap_or_else(|| {
+        job_task(&ReplayJob {
+            id: 0,
+            submit: 0,
+            runtime: 1,
+            request: 1,
+            procs: 1,
+            line: 0,
+        })
+    });
+    let mut storage = TraceStorage::new(&platform, jobs.len(), &template);
+    let mut ctl = Controller::new(&platform, &classes, config, storage.storage())?;
+
+    const NONE: u64 = u64::MAX;
+    // Per task (submission order): start from its latest commitment, and its end.
+    let mut start = vec![NONE; jobs.len()];
+    let mut end = vec![NONE; jobs.len()];
+    // Pending completions: (time, task, sequence number of the assignment they end).
+    let mut pending: BinaryHeap<Reverse<(u64, u32, u32)>> = BinaryHeap::new();
+    let mut decided: Vec<u32> = Vec::new();
+    let mut counts = ReplayCounts::default();
+    let mut next = 0usize;
+    loop {
+        let t_arrival = (next < jobs.len()).then(|| submitted(next).submit);
+        let t_done = pending.peek().map(|Reverse(p)| p.0);
+        let Some(t) = t_arrival.into_iter().chain(t_done).min() else {
+            break;
+        };
+        let mut changed = false;
+        // Completions first: nodes freed at `t` are usable at `t`.
+        while let Some(&Reverse((at, task, seq))) = pending.peek() {
+            if at != t {
+                break;
+            }
+            pending.pop();
+            let slot = &ctl.tasks()[task as usize];
+            let live = matches!(slot.state, TaskState::Running | TaskState::Reserved)
+                && slot.assignment.is_some_and(|a| a.seq == seq);
+            if !live {
+                counts.stale_completions += 1;
+                continue;
+            }
+            let expected = start[task as usize] + run_time(submitted(task as usize));
+            if at != expected {
+                return Err(TraceError::WrongEnd {
+                    id: submitted(task as usize).id,
+                    at,
+                    expected,
+                });
+            }
+            ctl.on_completion(TaskId(task), Micros(at))?;
+            end[task as usize] = at;
+            counts.completions += 1;
+            changed = true;
+        }
+        // Then arrivals, in file order.
+        while next < jobs.len() && submitted(next).submit == t {
+            ctl.on_arrival(job_task(submitted(next)))?;
+            next += 1;
+            changed = true;
+        }
+        if !changed {
+            continue;
+        }
+        counts.passes += 1;
+        ctl.on_mapping_event(Micros(t), &mut |d| {
+            if matches!(d.kind, DecisionKind::Start | DecisionKind::Reserve) {
+                start[d.task.0 as usize] = d.start.0;
+                decided.push(d.task.0);
+                counts.commitments += 1;
+                counts.reservations += u64::from(d.kind == DecisionKind::Reserve);
+            }
+        })?;
+        for task in decided.drain(..) {
+            let slot = &ctl.tasks()[task as usize];
+            if let Some(a) = slot.assignment {
+                if matches!(slot.state, TaskState::Running | TaskState::Reserved)
+                    && a.start.0 == start[task as usize]
+                {
+                    let run = slot.task.run_time(a.end - a.start).0;
+                    pending.push(Reverse((a.start.0 + run, task, a.seq)));
+                }
+            }
+        }
+    }
+    if let Some(k) = end.iter().position(|&e| e == NONE) {
+        return Err(TraceError::Incomplete {
+            missing: end.iter().filter(|&&e| e == NONE).count(),
+            jobs: jobs.len(),
+            first_id: submitted(k).id,
+        });
+    }
+    drop(ctl);
+    drop(storage);
+    let mut records = vec![None; jobs.len()];
+    for (k, &i) in order.iter().enumerate() {
+        let j = &jobs[i as usize];
+        records[i as usize] = Some(JobRecord {
+            id: j.id,
+            line: j.line,
+            submit: j.submit,
+            start: start[k],
+            end: end[k],
+            procs: j.procs,
+            request: j.request,
+        });
+    }
+    let records: Vec<JobRecord> = records.into_iter().flatten().collect();
+    let wall = clock.elapsed().as_secs_f64();
+    let summary = summarize(&records, procs, wall);
+    Ok(TraceResult {
+        policy,
+        procs,
+        jobs: records,
+        summary,
+        counts,
+    })
+}
+
+/// How long a job runs once started: its run time, or its request if that is shorter.
+fn run_time(job: &ReplayJob) -> u64 {
+    job.runtime.min(job.request)
+}
+
+/// The metrics of `jobs` on a machine of `procs` processors; `wall_time_s` is the replay's.
+pub fn summarize(jobs: &[JobRecord], procs: u32, wall_time_s: f64) -> Summary {
+    let n = jobs.len();
+    let first_submit = jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+    let last_end = jobs.iter().map(|j| j.end).max().unwrap_or(0);
+    let makespan = last_end.saturating_sub(first_submit);
+    let total_wait: u128 = jobs.iter().map(|j| j.wait() as u128).sum();
+    let max_wait = jobs.iter().map(JobRecord::wait).max().unwrap_or(0);
+    let bsld: f64 = jobs.iter().map(JobRecord::bounded_slowdown).sum();
+    let area: u128 = jobs.iter().map(|j| j.procs as u128 * j.run() as u128).sum();
+    let mean = |x: f64| if n == 0 { 0.0 } else { x / n as f64 };
+    Summary {
+        jobs: n,
+        mean_wait_s: mean(total_wait as f64 / 1e6),
+        max_wait_s: max_wait as f64 / 1e6,
+        mean_bsld: mean(bsld),
+        utilization: if makespan == 0 {
+            0.0
+        } else {
+            area as f64 / (procs as f64 * makespan as f64)
+        },
+        makespan_s: makespan as f64 / 1e6,
+        wall_time_s,
+        jobs_per_second: if wall_time_s > 0.0 {
+            n as f64 / wall_time_s
+        } else {
+            0.0
+        },
+    }
+}
+
+/// Microseconds as seconds with six decimals (`12500000` is `12.500000`).
+pub fn secs(us: u64) -> String {
+    format!("{}.{:06}", us / 1_000_000, us % 1_000_000)
+}
+
+/// Writes the per-job CSV: `job_id,submit,start,end,procs`, times in seconds to the
+/// microsecond, one line per job in the order given.
+pub fn write_jobs_csv(out: &mut dyn std::io::Write, jobs: &[JobRecord]) -> std::io::Result<()> {
+    let mut w = std::io::BufWriter::new(out);
+    writeln!(w, "job_id,submit,start,end,procs")?;
+    for j in jobs {
+        writeln!(
+            w,
+            "{},{},{},{},{}",
+            j.id,
+            secs(j.submit),
+            secs(j.start),
+            secs(j.end),
+            j.procs
+        )?;
+    }
+    w.flush()
+}
+
+/// The largest number of processors in use at once: a sweep over the start and end events
+/// (ends before starts at the same instant, since nodes freed at `t` are usable at `t`).
+pub fn peak_procs(jobs: &[JobRecord]) -> u64 {
+    let mut events: Vec<(u64, i64)> = Vec::with_capacity(2 * jobs.len());
+    for j in jobs.iter().filter(|j| j.end > j.start) {
+        events.push((j.start, j.procs as i64));
+        events.push((j.end, -(j.procs as i64)));
+    }
+    // At equal times, the negative (end) events sort first.
+    events.sort_unstable();
+    let (mut used, mut peak) = (0i64, 0i64);
+    for (_, delta) in events {
+        used += delta;
+        peak = peak.max(used);
+    }
+    peak as u64
+}
+
+/// The cleaning report's counts, for the summary file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CleanCounts {
+    /// Jobs read.
+    pub input: usize,
+    /// Jobs kept.
+    pub kept: usize,
+    /// Jobs dropped, all steps.
+    pub dropped: usize,
+    /// Dropped: submit time unknown.
+    pub dropped_unknown_submit: usize,
+    /// Dropped: run time unknown or 0.
+    pub dropped_nonpositive_runtime: usize,
+    /// Dropped: no processor count.
+    pub dropped_no_procs: usize,
+    /// Dropped: requested time unknown or 0.
+    pub dropped_missing_request: usize,
+    /// Dropped: more processors than the machine.
+    pub dropped_larger_than_machine: usize,
+    /// Allocated processors filled from requested ones.
+    pub filled_allocated_procs: usize,
+    /// Requested processors filled from allocated ones.
+    pub filled_requested_procs: usize,
+    /// Run times lowered to the request.
+    pub clamped_runtime: usize,
+}
+
+impl From<&CleanReport> for CleanCounts {
+    fn from(r: &CleanReport) -> Self {
+        CleanCounts {
+            input: r.input,
+            kept: r.kept,
+            dropped: r.dropped(),
+            dropped_unknown_submit: r.dropped_unknown_submit,
+            dropped_nonpositive_runtime: r.dropped_nonpositive_runtime,
+            dropped_no_procs: r.dropped_no_procs,
+            dropped_missing_request: r.dropped_missing_request,
+            dropped_larger_than_machine: r.dropped_larger_than_machine,
+            filled_allocated_procs: r.filled_allocated_procs,
+            filled_requested_procs: r.filled_requested_procs,
+            clamped_runtime: r.clamped_runtime,
+        }
+    }
+}
+
+/// How to turn an SWF file into replay jobs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Machine size; `None` takes the header's `MaxProcs` (else `MaxNodes`).
+    pub procs: Option<u32>,
+    /// Apply [`CleanOptions::strong`] for the machine size.
+    pub clean_strong: bool,
+    /// Skip and count bad lines instead of failing on the first one.
+    pub skip_bad_lines: bool,
+}
+
+/// An SWF file ready to replay.
+#[derive(Clone, Debug)]
+pub struct LoadedTrace {
+    /// The file, as given.
+    pub file: String,
+    /// Machine size, processors.
+    pub procs: u32,
+    /// The jobs, sorted by submit time (ties in file order).
+    pub jobs: Vec<ReplayJob>,
+    /// Bad lines skipped.
+    pub skipped_bad_lines: usize,
+    /// What cleaning did, when it ran.
+    pub clean: Option<CleanReport>,
+}
+
+/// Reads, sizes, optionally cleans and converts the SWF file at `path`. Errors name the
+/// file and line; a job larger than the machine is an error unless cleaning drops it.
+pub fn load(path: &Path, options: &LoadOptions) -> anyhow::Result<LoadedTrace> {
+    let read = ReadOptions {
+        skip_bad_lines: options.skip_bad_lines,
+    };
+    let log = swf::read(path, &read)?;
+    let procs = log.machine_procs(options.procs)?;
+    let (jobs, clean) = if options.clean_strong {
+        let (jobs, report) = swf::clean(log.jobs, &CleanOptions::strong(procs));
+        (jobs, Some(report))
+    } else {
+        (log.jobs, None)
+    };
+    let jobs = swf::replay_jobs(&jobs).with_context(|| {
+        format!(
+            "{}: cannot replay{}",
+            log.file,
+            if options.clean_strong {
+                ""
+            } else {
+                " (pass --clean strong to drop or fix such jobs)"
+            }
+        )
+    })?;
+    if let Some(j) = jobs.iter().find(|j| j.procs > procs) {
+        return Err(TraceError::JobTooLarge {
+            line: j.line,
+            id: j.id,
+            procs: j.procs,
+            machine: procs,
+        })
+        .with_context(|| format!("{}: cannot replay", log.file));
+    }
+    if jobs.is_empty() {
+        anyhow::bail!("{}: no jobs left to replay after cleaning", log.file);
+    }
+    Ok(LoadedTrace {
+        file: log.file,
+        procs,
+        jobs,
+        skipped_bad_lines: log.skipped,
+        clean,
+    })
+}
+
+/// The summary file of `kairos replay`: the run, its metrics, its costs and what was read.
+#[derive(Clone, Debug, Serialize)]
+pub struct SummaryFile {
+    /// The SWF file.
+    pub file: String,
+    /// The policy.
+    pub policy: Policy,
+    /// Machine size, processors.
+    pub procs: u32,
+    /// The metrics.
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// Scheduling passes.
+    pub passes: u64,
+    /// Bad lines skipped (`--skip-bad-lines`).
+    pub skipped_bad_lines: usize,
+    /// The cleaning report, with `--clean`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clean: Option<CleanCounts>,
+}
+
+impl SummaryFile {
+    /// The summary of replaying `trace` into `result`.
+    pub fn new(trace: &LoadedTrace, result: &TraceResult) -> SummaryFile {
+        SummaryFile {
+            file: trace.file.clone(),
+            policy: result.policy,
+            procs: result.procs,
+            summary: result.summary,
+            passes: result.counts.passes,
+            skipped_bad_lines: trace.skipped_bad_lines,
+            clean: trace.clean.as_ref().map(CleanCounts::from),
+        }
+    }
+}
