@@ -1,6 +1,8 @@
 //! kairos-host: the std side of kairos. Scenarios, workload generation, trace replay,
 //! experiments, reports; the `kairos` binary is a thin layer over these modules.
 
+/// The firmware's reference scenarios: generation, encoding, host replay (`kairos digest`).
+pub mod fwscenario;
 /// Host-side storage and runs of the core replay engine.
 pub mod sim;
 /// Standard Workload Format logs: reading, cleaning, conversion to replay jobs.

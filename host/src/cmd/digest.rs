@@ -1,10 +1,95 @@
-//! `kairos digest` (being written).
+//! `kairos digest <scenario> [--events] [--json]`: replays an encoded firmware scenario on the
+//! host and prints what the firmware must log for it: its totals and its digest, in the
+//! firmware's line shapes (`totals completed .. dropped .. unfinished .. utility ..
+//! energy_mj ..`, then `digest <16 hex>`), with every mapping event's line first under
+//! `--events`.
+//!
+//! The scenario is a name (`ph`, `upe`, `overcap`: generated in memory, encoded, and run from
+//! those bytes, exactly what `kairos firmware-scenario` writes) or the path of an encoded file
+//! (`firmware/scenarios/ph.bin`). The heuristic settings are the scenario's own (its header),
+//! so the host and the firmware run the same configuration.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::fwscenario;
+use anyhow::Context;
 
 /// Flags of `kairos digest`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    /// A firmware scenario name (ph, upe, overcap) or the path of an encoded scenario file.
+    pub scenario: String,
+    /// Print every mapping event's line before the totals, as the firmware logs them.
+    #[arg(long)]
+    pub events: bool,
+    /// Print one JSON object instead of the log lines.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Runs `kairos digest`.
-pub fn main(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("kairos digest is not implemented yet")
+pub fn main(args: Args) -> anyhow::Result<()> {
+    let bytes = load(&args.scenario)?;
+    let run = fwscenario::run(&bytes)
+        .map_err(|e| anyhow::anyhow!("{e}"))
+        .with_context(|| format!("replaying scenario {}", args.scenario))?;
+    let (h, r) = (&run.header, &run.report);
+    if args.json {
+        let mut v = serde_json::json!({
+            "scenario": args.scenario,
+            "tasks": h.tasks,
+            "heuristic": h.config.heuristic.name(),
+            "reservations": h.config.reservations.name(),
+            "filter": h.config.filter.kind.name(),
+            "budget_mj": h.config.budget.0,
+            "arrived": r.arrived,
+            "completed": r.completed,
+            "dropped": r.dropped,
+            "unfinished": r.unfinished,
+            "utility": r.utility.0,
+            "max_utility": r.max_utility.0,
+            "energy_mj": r.energy.0,
+            "mapping_events": r.mapping_events,
+            "commitments": r.commitments,
+            "digest": format!("{:016x}", r.digest),
+        });
+        if args.events {
+            v["events"] = serde_json::to_value(&run.events)?;
+        }
+        writeln!(
+            std::io::stdout().lock(),
+            "{}",
+            serde_json::to_string_pretty(&v)?
+        )?;
+        return Ok(());
+    }
+    eprintln!(
+        "scenario {}: {} tasks, {} with {} reservations, {} filter, budget {} mJ",
+        args.scenario,
+        h.tasks,
+        h.config.heuristic,
+        h.config.reservations.name(),
+        h.config.filter.kind,
+        h.config.budget.0
+    );
+    let mut out = std::io::stdout().lock();
+    if args.events {
+        for e in &run.events {
+            writeln!(out, "{e}")?;
+        }
+    }
+    writeln!(out, "{}", fwscenario::totals_line(r))?;
+    writeln!(out, "{}", fwscenario::digest_line(r))?;
+    Ok(())
+}
+
+/// The encoded bytes of `scenario`: a file if it names one (or looks like a path), else a
+/// built-in scenario's name.
+fn load(scenario: &str) -> anyhow::Result<Vec<u8>> {
+    let path = Path::new(scenario);
+    if path.is_file() || scenario.contains('/') || scenario.ends_with(".bin") {
+        return std::fs::read(path).with_context(|| format!("reading {}", path.display()));
+    }
+    fwscenario::encoded(scenario)
 }

@@ -1,0 +1,137 @@
+//! The firmware's embedded scenarios (firmware/scenarios/*.bin) against the generator, and the
+//! host replay `kairos digest` uses against storage of the firmware's sizes.
+
+use kairos_core::controller::{Controller, MemoEntry, Storage, TaskSlot, TaskState, Work};
+use kairos_core::replay::{self, NoObserver};
+use kairos_core::scenario::Encoded;
+use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
+use kairos_host::fwscenario::{self, NAMES};
+
+#[test]
+fn embedded_scenarios_are_up_to_date() {
+    let dir = fwscenario::scenario_dir();
+    let mut stale = Vec::new();
+    for name in NAMES {
+        let path = dir.join(format!("{name}.bin"));
+        let want = fwscenario::encoded(name).unwrap();
+        match std::fs::read(&path) {
+            Ok(got) if got == want => {}
+            Ok(got) => stale.push(format!(
+                "{} is stale ({} bytes, the generator gives {})",
+                path.display(),
+                got.len(),
+                want.len()
+            )),
+            Err(e) => stale.push(format!("{} cannot be read: {e}", path.display())),
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "{}\nThe firmware embeds these files: regenerate them with \
+         `cargo run -p kairos-host -- firmware-scenario` (from the project root) and commit them.",
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn reference_scenarios_exercise_what_the_firmware_must() {
+    for name in ["ph", "upe"] {
+        let run = fwscenario::run(&fwscenario::encoded(name).unwrap()).unwrap();
+        let (h, r) = (&run.header, &run.report);
+        assert_eq!(h.platform.clusters().len(), 3, "{name}");
+        assert_eq!(h.platform.pstates(), 3, "{name}");
+        assert_eq!(r.arrived, fwscenario::TASKS, "{name}");
+        assert!(r.completed > 100 && r.dropped > 0, "{name}: {r:?}");
+        assert_eq!(r.mapping_events as usize, run.events.len());
+        // The budget binds: the run spends most of it, and without it the run differs.
+        assert!(
+            r.energy.0 > h.config.budget.0 / 2,
+            "{name}: {r:?} budget {}",
+            h.config.budget.0
+        );
+        let mut s = fwscenario::scenario(name).unwrap();
+        s.header.config.budget = kairos_core::units::MilliJoules::MAX;
+        let free = fwscenario::run(&fwscenario::encode(&s)).unwrap().report;
+        assert!(free.energy > h.config.budget, "{name}: {free:?}");
+        assert_eq!(fwscenario::digest_line(r).len(), "digest ".len() + 16);
+    }
+    let ph = fwscenario::scenario("ph").unwrap();
+    assert_eq!(
+        ph.header.config.reservations,
+        kairos_core::policy::Reservations::PlaceHolder
+    );
+    let upe = fwscenario::scenario("upe").unwrap();
+    assert_eq!(
+        upe.header.config.heuristic,
+        kairos_core::policy::Heuristic::MaxUpe
+    );
+}
+
+/// The firmware gives the controller storage of its own sizes (a task table with headroom,
+/// room for more nodes, a smaller fit memo, a larger completion buffer); the host sizes it to
+/// the scenario. The result must not depend on that, or the digests could not agree.
+#[test]
+fn digest_does_not_depend_on_storage_sizes() {
+    for name in NAMES {
+        let bytes = fwscenario::encoded(name).unwrap();
+        let host = fwscenario::run(&bytes).unwrap().report;
+        let enc = Encoded::decode(&bytes).unwrap();
+        let h = enc.header();
+        let first = enc.tasks().next().unwrap().unwrap();
+        // (task headroom, nodes, largest cluster, memo entries): firmware-like and extremes.
+        for (extra, nodes, largest, memo) in [(152, 96, 48, 1024), (0, 72, 32, 0), (7, 80, 40, 61)]
+        {
+            let n = h.tasks as usize + extra;
+            let slot = TaskSlot {
+                task: first.clone(),
+                state: TaskState::Completed,
+                assignment: None,
+            };
+            let mut tasks = vec![slot; n];
+            let mut node_tl = vec![NodeTimeline::new(); nodes];
+            let len = ClusterTimeline::scratch_len(largest);
+            let (mut a, mut b) = (vec![0u64; len], vec![0u64; len]);
+            let mut ids = vec![0u32; largest];
+            let mut work = vec![Work::default(); n];
+            let mut memo_v = vec![MemoEntry::default(); memo];
+            let mut pending = vec![Default::default(); 2 * n + 16];
+            let storage = Storage {
+                tasks: &mut tasks,
+                nodes: &mut node_tl,
+                scratch_a: &mut a,
+                scratch_b: &mut b,
+                node_ids: &mut ids,
+                work: &mut work,
+                memo: &mut memo_v,
+            };
+            let mut ctl = Controller::new(&h.platform, &h.classes, h.config, storage).unwrap();
+            let r = replay::run(
+                &mut ctl,
+                enc.tasks(),
+                h.schedule,
+                &mut pending,
+                &mut NoObserver,
+            )
+            .unwrap();
+            assert_eq!(
+                r, host,
+                "{name} with {extra} spare slots, {memo} memo entries"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_truncated_scenario_fails_cleanly_on_the_host() {
+    let bytes = fwscenario::encoded("ph").unwrap();
+    for cut in [0, 3, 5, 100, bytes.len() / 2, bytes.len() - 1] {
+        let err = fwscenario::run(&bytes[..cut]).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                kairos_core::error::Error::Input(kairos_core::error::InputError::Undecodable(_))
+            ),
+            "cut {cut}: {err:?}"
+        );
+    }
+}
