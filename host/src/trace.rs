@@ -123,6 +123,21 @@ pub enum TraceError {
     /// The core refused an input or ran out of a fixed capacity.
     #[error("scheduler: {0}")]
     Core(kairos_core::error::Error),
+    /// A scheduling pass failed (typically a fixed capacity of the core ran out).
+    #[error(
+        "scheduling pass at {} s failed with {waiting} jobs waiting and {completed} completed: {error}",
+        secs(*at)
+    )]
+    Pass {
+        /// The pass's time, microseconds.
+        at: u64,
+        /// Jobs waiting then (not started, whether reserved or not).
+        waiting: usize,
+        /// Jobs completed before it.
+        completed: u64,
+        /// The core's error.
+        error: kairos_core::error::Error,
+    },
     /// A job did not complete when its start and run time say (a driver or core bug).
     #[error("job {id} completed at {at} us, expected {expected} us")]
     WrongEnd {
@@ -413,14 +428,31 @@ pub fn replay_trace(
             continue;
         }
         counts.passes += 1;
-        ctl.on_mapping_event(Micros(t), &mut |d| {
+        let pass = ctl.on_mapping_event(Micros(t), &mut |d| {
             if matches!(d.kind, DecisionKind::Start | DecisionKind::Reserve) {
                 start[d.task.0 as usize] = d.start.0;
                 decided.push(d.task.0);
                 counts.commitments += 1;
                 counts.reservations += u64::from(d.kind == DecisionKind::Reserve);
             }
-        })?;
+        });
+        if let Err(error) = pass {
+            let waiting = ctl
+                .tasks()
+                .iter()
+                .filter(|s| match s.state {
+                    TaskState::Mappable | TaskState::PlaceHeld => true,
+                    TaskState::Reserved => s.assignment.is_some_and(|a| a.start.0 > t),
+                    _ => false,
+                })
+                .count();
+            return Err(TraceError::Pass {
+                at: t,
+                waiting,
+                completed: counts.completions,
+                error,
+            });
+        }
         for task in decided.drain(..) {
             let slot = &ctl.tasks()[task as usize];
             if let Some(a) = slot.assignment {
