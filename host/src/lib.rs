@@ -11,3 +11,7 @@ pub mod swf;
 pub mod trace;
 /// The subcommands of the `kairos` binary.
 pub mod cmd;
+/// Scenario files: the TOML format, its defaults and its validation.
+pub mod scenario;
+/// The ESSC workload generator: platforms, task types and arrivals of a trial.
+pub mod generate;
