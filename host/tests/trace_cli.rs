@@ -31,7 +31,7 @@ fn fails(file: &str, extra: &[&str]) -> String {
 }
 
 #[test]
-fn truncated_line() {
+fn trace_truncated_line() {
     let e = fails("truncated.swf", &[]);
     assert!(
         e.contains("truncated.swf:3: truncated line: 9 of 18 fields, field 10 (requested memory) is missing"),
@@ -40,7 +40,7 @@ fn truncated_line() {
 }
 
 #[test]
-fn letter_in_a_numeric_field() {
+fn trace_letter_in_a_numeric_field() {
     let e = fails("letter.swf", &[]);
     assert!(
         e.contains(r#"letter.swf:3: field 4 (run time): "1O" is not a number"#),
@@ -49,13 +49,13 @@ fn letter_in_a_numeric_field() {
 }
 
 #[test]
-fn empty_file() {
+fn trace_empty_file() {
     let e = fails("empty.swf", &[]);
     assert!(e.contains("empty.swf: no jobs"), "{e}");
 }
 
 #[test]
-fn no_machine_size() {
+fn trace_no_machine_size() {
     let e = fails("no_max_procs.swf", &[]);
     assert!(
         e.contains("has no MaxProcs or MaxNodes header; pass --procs N"),
@@ -81,7 +81,7 @@ fn no_machine_size() {
 }
 
 #[test]
-fn job_larger_than_the_machine() {
+fn trace_job_larger_than_the_machine() {
     let e = fails("too_large.swf", &[]);
     assert!(
         e.contains(
@@ -99,7 +99,7 @@ fn job_larger_than_the_machine() {
 }
 
 #[test]
-fn bad_command_lines_exit_2() {
+fn trace_bad_command_lines_exit_2() {
     let path = data("easy_backfills.swf");
     let p = path.to_str().unwrap();
     for args in [
@@ -114,14 +114,14 @@ fn bad_command_lines_exit_2() {
 }
 
 #[test]
-fn a_missing_file_is_an_error() {
+fn trace_a_missing_file_is_an_error() {
     let e = fails("no_such_file.swf", &[]);
     assert!(e.contains("no_such_file.swf: cannot read"), "{e}");
 }
 
 /// --clean strong drops the job larger than the machine, and the summary says so.
 #[test]
-fn clean_strong_drops_it_and_writes_both_outputs() {
+fn trace_clean_strong_drops_it_and_writes_both_outputs() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("jobs.csv");
     let json = dir.path().join("summary.json");
@@ -172,7 +172,7 @@ fn clean_strong_drops_it_and_writes_both_outputs() {
 
 /// --skip-bad-lines replays the good lines and counts the bad ones.
 #[test]
-fn skip_bad_lines() {
+fn trace_skip_bad_lines() {
     for file in ["truncated.swf", "letter.swf"] {
         let path = data(file);
         let out = kairos(&[
@@ -198,7 +198,7 @@ fn skip_bad_lines() {
 
 /// The per-job CSV of easy_backfills.swf under each policy (see trace_schedules.rs).
 #[test]
-fn jobs_csv_per_policy() {
+fn trace_jobs_csv_per_policy() {
     let dir = tempfile::tempdir().unwrap();
     let path = data("easy_backfills.swf");
     let expected = [

@@ -32,7 +32,7 @@ const STRONG: LoadOptions = LoadOptions {
 };
 
 #[test]
-fn every_log_loads_and_cleans_whole() {
+fn trace_every_log_loads_and_cleans_whole() {
     // (file, machine processors, jobs kept by strong cleaning: see swf's own tests).
     for (name, procs, kept) in [
         (KTH, 100, 28_481),
@@ -62,7 +62,7 @@ fn micros(s: &str) -> u64 {
 }
 
 #[test]
-fn kth_under_easy_completes_and_never_oversubscribes() {
+fn trace_kth_under_easy_completes_and_never_oversubscribes() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("kth-easy.csv");
     let path = log(KTH);
@@ -157,7 +157,7 @@ fn table(path: &Path, name: &str) {
 /// (Curie is measured with the binary: it takes minutes).
 #[test]
 #[ignore]
-fn summaries_for_the_docs() {
+fn trace_summaries_for_the_docs() {
     for name in [KTH, GAIA] {
         table(&log(name), name);
     }

@@ -47,7 +47,7 @@ fn starts(name: &str, policy: Policy) -> Vec<f64> {
 /// - t=10: job 1 ends; job 2 starts (all 4 nodes) until 20.
 /// - FCFS only: t=20, job 2 ends and job 3 starts, until 24.25.
 #[test]
-fn easy_backfills_a_job_that_fcfs_keeps_waiting() {
+fn trace_easy_backfills_a_job_that_fcfs_keeps_waiting() {
     let f = "easy_backfills.swf";
     assert_eq!(starts(f, Policy::Fcfs), [0.0, 10.0, 20.0]);
     assert_eq!(starts(f, Policy::Easy), [0.0, 10.0, 2.5]);
@@ -60,7 +60,7 @@ fn easy_backfills_a_job_that_fcfs_keeps_waiting() {
 /// area 3 x 10 + 4 x 10 + 1 x 4.25 = 74.25 processor-seconds over 4 x 20 (makespan 20 - 0):
 /// utilization 0.928125.
 #[test]
-fn summary_metrics_by_hand() {
+fn trace_summary_metrics_by_hand() {
     let r = replay("easy_backfills.swf", Policy::Easy);
     let s = r.summary;
     assert_eq!(s.jobs, 3);
@@ -92,7 +92,7 @@ fn summary_metrics_by_hand() {
 ///   delay job 2 (the reservation) but delayed job 3 by 13 s.
 /// - FCFS: job 4 starts at 30 when job 3 ends, as in Conservative.
 #[test]
-fn easy_backfill_delays_the_second_waiting_job_conservative_does_not() {
+fn trace_easy_backfill_delays_the_second_waiting_job_conservative_does_not() {
     let f = "conservative_vs_easy.swf";
     assert_eq!(starts(f, Policy::Fcfs), [0.0, 10.0, 20.0, 30.0]);
     assert_eq!(starts(f, Policy::Easy), [0.0, 10.0, 33.0, 3.0]);
@@ -112,7 +112,7 @@ fn easy_backfill_delays_the_second_waiting_job_conservative_does_not() {
 ///   stays at 30, job 4 moves from 20 to 5. FCFS: job 3 is still blocked, job 4 waits.
 /// - t=30: job 1 ends, job 3 starts until 40. FCFS: job 4 starts at 40.
 #[test]
-fn an_early_completion_lets_a_backfill_start_sooner() {
+fn trace_an_early_completion_lets_a_backfill_start_sooner() {
     let f = "early_completion.swf";
     assert_eq!(starts(f, Policy::Fcfs), [0.0, 0.0, 30.0, 40.0]);
     assert_eq!(starts(f, Policy::Easy), [0.0, 0.0, 30.0, 5.0]);
@@ -126,7 +126,7 @@ fn an_early_completion_lets_a_backfill_start_sooner() {
 /// 30 (without a pass at on-time completions, job 4 would wait for the next arrival).
 /// FCFS as before.
 #[test]
-fn an_on_time_completion_also_triggers_a_pass() {
+fn trace_an_on_time_completion_also_triggers_a_pass() {
     let f = "on_time_completion.swf";
     assert_eq!(starts(f, Policy::Fcfs), [0.0, 0.0, 30.0, 40.0]);
     assert_eq!(starts(f, Policy::Easy), [0.0, 0.0, 30.0, 20.0]);
@@ -135,7 +135,7 @@ fn an_on_time_completion_also_triggers_a_pass() {
 
 /// Ends are start + run time; a run time above the request ends at the request.
 #[test]
-fn ends_are_start_plus_run_time() {
+fn trace_ends_are_start_plus_run_time() {
     let job = |id, submit, runtime, request, procs| ReplayJob {
         id,
         submit,
@@ -153,7 +153,7 @@ fn ends_are_start_plus_run_time() {
 
 /// Jobs need not be sorted; records come back in the order given.
 #[test]
-fn unsorted_input_keeps_its_order() {
+fn trace_unsorted_input_keeps_its_order() {
     let job = |id, submit| ReplayJob {
         id,
         submit,
@@ -169,7 +169,7 @@ fn unsorted_input_keeps_its_order() {
 
 /// A job larger than the machine is an error naming its line, not a panic.
 #[test]
-fn a_job_larger_than_the_machine_is_an_error() {
+fn trace_a_job_larger_than_the_machine_is_an_error() {
     let jobs = [ReplayJob {
         id: 7,
         submit: 0,
@@ -187,7 +187,7 @@ fn a_job_larger_than_the_machine_is_an_error() {
 }
 
 #[test]
-fn seconds_to_the_microsecond() {
+fn trace_seconds_to_the_microsecond() {
     assert_eq!(trace::secs(12_500_000), "12.500000");
     assert_eq!(trace::secs(0), "0.000000");
     assert_eq!(trace::secs(43_603_464_000_001), "43603464.000001");
