@@ -1,70 +1,191 @@
-//! kairos firmware: runs the kairos-core replay on a Cortex-M4F and logs the result with defmt.
+//! kairos firmware: runs the kairos-core replay engine on a Cortex-M4F over a scenario embedded
+//! at build time, and logs the result with defmt.
 //!
 //! # Shape
-//! - [`main`] runs [`placeholder::run`] and turns its result into the semihosting exit status:
-//!   success exits 0; an error is logged with `error!` and exits non-zero.
-//! - The log lines are an interface: the host runner (`runner/`) decodes them and tests compare
-//!   them with the host's `kairos digest`. Their shapes are fixed (see [`log_event`],
-//!   [`log_totals`]); the real replay engine will produce the same lines.
+//! - [`scenario`] holds the encoded scenario (chosen by cargo feature); [`storage`] the
+//!   controller's `static` buffers; [`cycles`] a SysTick tick counter; [`stack`] the peak
+//!   stack measurement.
+//! - [`main`] decodes the scenario header into its static slot, builds the controller over the
+//!   static storage, and runs [`kairos_core::replay::run`], which decodes the tasks one at a
+//!   time from flash. Success logs the totals and the digest and exits 0; any core error (a
+//!   capacity exceeded, an undecodable scenario, a bad input) is logged with `error!` and
+//!   exits non-zero.
+//! - The log lines are an interface: the host runner (`runner/`) decodes them and tests
+//!   compare them with the host's `kairos digest`. Their shapes are fixed:
+//!   `event <n> decisions <n> utility <n> energy_mj <n>` after every mapping event,
+//!   `totals completed <n> dropped <n> unfinished <n> utility <n> energy_mj <n>`, then
+//!   `digest <16 lowercase hex digits>`; a failure logs `ERROR run failed: <reason>`.
 //! - Nothing may hang QEMU: the panic handler, HardFault and every other unhandled exception
 //!   log what they can and exit with failure status.
 //!
 //! # Transport
 //! defmt frames go out through semihosting (`defmt-semihosting`): QEMU writes them to its
 //! stdout, where `runner/` decodes them with this ELF's defmt table. `DEFMT_LOG` is set in
-//! `.cargo/config.toml` (`info`); without it only `error!` lines would be compiled in.
+//! `.cargo/config.toml` (`info`); without it only `error!` lines would be compiled in. The
+//! `rtt` feature logs over RTT instead, for real hardware (probe-rs; docs/firmware.md).
 #![no_std]
 #![no_main]
 
-mod placeholder;
+mod cycles;
+mod scenario;
+mod stack;
+mod storage;
 
+use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 // Linked for its side effects: the critical-section implementation (without this reference
 // `_critical_section_1_0_acquire` is undefined) and the global defmt logger.
 use cortex_m as _;
+#[cfg(feature = "rtt")]
+use defmt_rtt as _;
+#[cfg(not(feature = "rtt"))]
 use defmt_semihosting as _;
-// The scheduling core; the placeholder does not call it yet, but the image must build with it.
-use kairos_core as _;
 
 use cortex_m_rt::{entry, exception, ExceptionFrame};
 use cortex_m_semihosting::debug::{self, ExitStatus, EXIT_FAILURE, EXIT_SUCCESS};
-use defmt::{error, info};
-
-use placeholder::{EventReport, Totals};
+use defmt::{error, info, Display2Format};
+use kairos_core::controller::Controller;
+use kairos_core::error::Error;
+use kairos_core::replay::{self, Observer, Report};
+use kairos_core::scenario::{Encoded, ScenarioHeader, Tasks};
+use kairos_core::units::Micros;
 
 #[entry]
 fn main() -> ! {
-    info!("kairos firmware {=str}", env!("CARGO_PKG_VERSION"));
-    match placeholder::run(log_event) {
-        Ok(totals) => {
-            log_totals(&totals);
+    stack::paint();
+    if let Some(p) = cortex_m::Peripherals::take() {
+        cycles::start(p.SYST);
+    }
+    info!(
+        "kairos firmware {=str} scenario {=str} ({=usize} bytes)",
+        env!("CARGO_PKG_VERSION"),
+        scenario::NAME,
+        scenario::BYTES.len()
+    );
+    info!(
+        "capacity tasks {=usize} nodes {=usize} largest_cluster {=usize} memo {=usize}; bytes per task {=usize}, per node {=usize}",
+        storage::TASKS,
+        storage::NODES,
+        storage::LARGEST_CLUSTER,
+        storage::MEMO,
+        storage::BYTES_PER_TASK,
+        storage::BYTES_PER_NODE
+    );
+    match run() {
+        Ok(report) => {
+            info!(
+                "totals completed {=u32} dropped {=u32} unfinished {=u32} utility {=u64} energy_mj {=u64}",
+                report.completed,
+                report.dropped,
+                report.unfinished,
+                report.utility.0,
+                report.energy.0
+            );
+            info!("digest {=u64:016x}", report.digest);
             exit(EXIT_SUCCESS)
         }
         Err(e) => {
-            error!("run failed: {}", e);
+            error!("run failed: {}", Display2Format(&e));
+            if matches!(e, Error::Capacity(_)) {
+                error!(
+                    "this image holds at most {=usize} tasks, {=usize} nodes, clusters of {=usize} nodes: raise them in firmware/src/storage.rs",
+                    storage::TASKS,
+                    storage::NODES,
+                    storage::LARGEST_CLUSTER
+                );
+            }
             exit(EXIT_FAILURE)
         }
     }
 }
 
-/// One line per replayed event. Shape fixed: `event <n> decisions <n> utility <n> energy_mj <n>`.
-fn log_event(e: &EventReport) {
+/// Decodes the embedded scenario and replays it over the static storage.
+fn run() -> Result<Report, Error> {
+    let Some(buffers) = storage::take() else {
+        panic!("storage taken twice");
+    };
+    let (header, tasks) = decode(buffers.header)?;
     info!(
-        "event {=u32} decisions {=u32} utility {=u64} energy_mj {=u64}",
-        e.event, e.decisions, e.utility, e.energy_mj
+        "{=u32} tasks, {=usize} clusters, {=u64} nodes, heuristic {=str}, budget {=u64} mJ; header {=usize} bytes in RAM",
+        header.tasks,
+        header.platform.clusters().len(),
+        header.platform.total_nodes(),
+        header.config.heuristic.name(),
+        header.config.budget.0,
+        core::mem::size_of_val(header)
     );
+    let mut ctl = Controller::new(
+        &header.platform,
+        &header.classes,
+        header.config,
+        buffers.storage,
+    )?;
+    // The header's decoding is the deepest stack so far; measure the replay's apart.
+    let decode_peak = stack::peak();
+    stack::paint();
+    let mut log = LogEvents::default();
+    let start = cycles::now();
+    let result = replay::run(&mut ctl, tasks, header.schedule, buffers.pending, &mut log);
+    let total = cycles::now() - start;
+    info!(
+        "systick mapping_events {=u32} ticks_in_mapping {=u64} max_event {=u64} ticks_total {=u64}",
+        log.events, log.ticks, log.max, total
+    );
+    info!(
+        "stack peak decode {=usize} replay {=usize} bytes of {=usize}",
+        decode_peak,
+        stack::peak(),
+        stack::available()
+    );
+    result
 }
 
-/// The closing lines. Shapes fixed:
-/// `totals completed <n> dropped <n> unfinished <n> utility <n> energy_mj <n>` then
-/// `digest <16 lowercase hex digits>`.
-fn log_totals(t: &Totals) {
-    info!(
-        "totals completed {=u32} dropped {=u32} unfinished {=u32} utility {=u64} energy_mj {=u64}",
-        t.completed, t.dropped, t.unfinished, t.utility, t.energy_mj
-    );
-    info!("digest {=u64:016x}", t.digest);
+/// Decodes the embedded scenario's header into `slot`; returns it and the tasks' decoder.
+/// Not inlined: the decoding's temporaries (copies of the header on their way out of serde)
+/// stay in this frame, which is gone before the replay starts.
+#[inline(never)]
+fn decode(
+    slot: &'static mut MaybeUninit<ScenarioHeader>,
+) -> Result<(&'static ScenarioHeader, Tasks<'static>), Error> {
+    let (header, tasks) = Encoded::decode(scenario::BYTES)?.into_parts();
+    Ok((slot.write(header), tasks))
+}
+
+/// Logs a line after every mapping event and adds up the ticks spent inside them.
+#[derive(Default)]
+struct LogEvents {
+    events: u32,
+    ticks: u64,
+    max: u64,
+    started: u64,
+}
+
+impl Observer for LogEvents {
+    fn before_mapping(&mut self, _now: Micros) {
+        self.started = cycles::now();
+    }
+
+    fn after_mapping(&mut self, _now: Micros, ctl: &Controller<'_>, decisions: u32) {
+        let ticks = cycles::now() - self.started;
+        self.ticks += ticks;
+        self.max = self.max.max(ticks);
+        info!(
+            "event {=u32} decisions {=u32} utility {=u64} energy_mj {=u64}",
+            self.events,
+            decisions,
+            ctl.utility().0,
+            ctl.ledger().consumed().0
+        );
+        self.events += 1;
+        if cfg!(feature = "panic-demo") && self.events == 3 {
+            panic!("panic-demo: deliberate panic after event {}", self.events);
+        }
+        if cfg!(feature = "hardfault-demo") && self.events == 3 {
+            // UDF: UsageFault, escalated to HardFault (configurable faults are disabled).
+            cortex_m::asm::udf();
+        }
+    }
 }
 
 /// Ends the QEMU run with `status` (QEMU exits 0 for success, 1 for failure).
@@ -90,7 +211,7 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
             "panic at {=str}:{=u32}: {}",
             file,
             line,
-            defmt::Display2Format(&info.message())
+            Display2Format(&info.message())
         );
     }
     exit(EXIT_FAILURE)

@@ -1,0 +1,142 @@
+//! The controller's storage: fixed-size `static` buffers, placed in `.bss` and initialised
+//! once at start-up, so that the image never allocates and its RAM use is known from the ELF.
+//!
+//! # Capacities
+//!
+//! Sized for the reference scenarios (3 clusters of 16 / 24 / 32 nodes, 360 tasks) with
+//! headroom: a task table of [`TASKS`] slots, timelines for [`NODES`] nodes, sweep scratch for
+//! clusters of up to [`LARGEST_CLUSTER`] nodes. A scenario beyond them fails cleanly with a
+//! capacity error (`Controller::new` checks the nodes and the scratch, `on_arrival` the task
+//! table); raise the constants here, at the cost of the RAM docs/firmware.md tabulates.
+//!
+//! The fit memo's size ([`MEMO`]) and the spare task slots change nothing in the result (the
+//! host test `digest_does_not_depend_on_storage_sizes` checks it), only speed and RAM.
+
+use core::cell::UnsafeCell;
+use core::mem::MaybeUninit;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+use kairos_core::controller::{MemoEntry, Storage, TaskSlot, TaskState, Work};
+use kairos_core::platform::TaskTypeId;
+use kairos_core::replay::Pending;
+use kairos_core::scenario::ScenarioHeader;
+use kairos_core::task::{Demand, Task, TaskId};
+use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
+use kairos_core::units::Micros;
+use kairos_core::utility::UtilityCurve;
+
+/// Task slots: the most tasks a scenario may have.
+pub const TASKS: usize = 512;
+/// Node timelines: the most nodes over all clusters.
+pub const NODES: usize = 96;
+/// The largest cluster the sweep scratch and the node choice buffer can serve.
+pub const LARGEST_CLUSTER: usize = 48;
+/// Entries of each sweep scratch buffer.
+pub const SCRATCH: usize = ClusterTimeline::scratch_len(LARGEST_CLUSTER);
+/// Entries of the fit memo (a power of two).
+pub const MEMO: usize = 1024;
+/// Pending completions: the replay engine wants twice the tasks (re-placed reservations leave
+/// stale entries until compacted) and room to stage one event's commitments.
+pub const PENDING: usize = 2 * TASKS + 16;
+
+/// A `static` that starts uninitialised and is handed out once, as `&'static mut`.
+struct Static<T>(UnsafeCell<MaybeUninit<T>>);
+
+// Safety: each `Static` is only reached through `take`, which hands it out at most once.
+unsafe impl<T> Sync for Static<T> {}
+
+impl<T> Static<T> {
+    const fn new() -> Static<T> {
+        Static(UnsafeCell::new(MaybeUninit::uninit()))
+    }
+    fn ptr(&self) -> *mut T {
+        self.0.get().cast()
+    }
+}
+
+static HEADER: Static<ScenarioHeader> = Static::new();
+static TASK_SLOTS: Static<[TaskSlot; TASKS]> = Static::new();
+static NODE_TIMELINES: Static<[NodeTimeline; NODES]> = Static::new();
+static SCRATCH_A: Static<[u64; SCRATCH]> = Static::new();
+static SCRATCH_B: Static<[u64; SCRATCH]> = Static::new();
+static NODE_IDS: Static<[u32; LARGEST_CLUSTER]> = Static::new();
+static WORK: Static<[Work; TASKS]> = Static::new();
+static MEMO_ENTRIES: Static<[MemoEntry; MEMO]> = Static::new();
+static PENDING_BUF: Static<[Pending; PENDING]> = Static::new();
+
+static TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// Every buffer, initialised, each borrowed for the rest of the run.
+pub struct Buffers {
+    /// Where the decoded scenario header goes (it is too large to keep on the stack).
+    pub header: &'static mut MaybeUninit<ScenarioHeader>,
+    /// The controller's storage.
+    pub storage: Storage<'static>,
+    /// The replay engine's completion buffer.
+    pub pending: &'static mut [Pending],
+}
+
+/// The buffers, initialised; `None` on a second call.
+pub fn take() -> Option<Buffers> {
+    if TAKEN.swap(true, Ordering::AcqRel) {
+        return None;
+    }
+    // Safety: TAKEN guarantees that this runs once, so each static is borrowed once.
+    unsafe {
+        Some(Buffers {
+            header: &mut *HEADER.0.get(),
+            storage: Storage {
+                tasks: fill(TASK_SLOTS.ptr(), empty_slot),
+                nodes: fill(NODE_TIMELINES.ptr(), NodeTimeline::new),
+                scratch_a: fill(SCRATCH_A.ptr(), || 0),
+                scratch_b: fill(SCRATCH_B.ptr(), || 0),
+                node_ids: fill(NODE_IDS.ptr(), || 0),
+                work: fill(WORK.ptr(), Work::default),
+                memo: fill(MEMO_ENTRIES.ptr(), MemoEntry::default),
+            },
+            pending: fill(PENDING_BUF.ptr(), Pending::default),
+        })
+    }
+}
+
+/// Initialises every element of the static array at `array` with `f` and borrows it for good.
+///
+/// Safety: `array` points to a `static`, which the caller borrows only once.
+unsafe fn fill<T, const N: usize>(
+    array: *mut [T; N],
+    mut f: impl FnMut() -> T,
+) -> &'static mut [T] {
+    let p = array.cast::<T>();
+    for i in 0..N {
+        p.add(i).write(f());
+    }
+    core::slice::from_raw_parts_mut(p, N)
+}
+
+/// What fills a task slot until a task arrives in it.
+fn empty_slot() -> TaskSlot {
+    TaskSlot {
+        task: Task {
+            id: TaskId(0),
+            arrival: Micros::ZERO,
+            demand: Demand::Typed(TaskTypeId(0)),
+            curve: UtilityCurve::Linear {
+                start: 0.0,
+                soft: Micros::ZERO,
+                hard: Micros::ZERO,
+                final_value: 0.0,
+            },
+            actual: None,
+        },
+        state: TaskState::Completed,
+        assignment: None,
+    }
+}
+
+/// Bytes of one task's storage (slot, work entry, two pending entries): what each more task
+/// of capacity costs.
+pub const BYTES_PER_TASK: usize = core::mem::size_of::<TaskSlot>()
+    + core::mem::size_of::<Work>()
+    + 2 * core::mem::size_of::<Pending>();
+/// Bytes of one node's storage (its timeline).
+pub const BYTES_PER_NODE: usize = core::mem::size_of::<NodeTimeline>();
