@@ -17,4 +17,4 @@ pub const MAX_UTILITY_CLASSES: usize = 32;
 /// Most intervals after the first in one utility class (seed 002 Table C.1 uses 6).
 pub const MAX_CLASS_INTERVALS: usize = 8;
 /// Most bookings (running, reserved or place-held) one node may carry at once.
-pub const MAX_BOOKINGS_PER_NODE: usize = 48;
+pub const MAX_BOOKINGS_PER_NODE: usize = 256;
