@@ -21,7 +21,7 @@ use crate::error::{full, Capacity, Error, InputError};
 use crate::platform::{ClusterId, PState, Placement, Platform};
 use crate::policy::{self, Heuristic, Reservations};
 use crate::task::{Task, TaskId};
-use crate::timeline::{Booking, BookingKind, ClusterTimeline, Fit, NodeTimeline, Scratch};
+use crate::timeline::{Booking, BookingKind, ClusterTimeline, Fit, NodeTimeline, Scratch, Void};
 use crate::units::{CoreMicros, Micros, MilliJoules, NodeCount, Utility};
 use crate::utility::{prorate, UtilityClasses};
 use rand_chacha::rand_core::SeedableRng;
@@ -365,6 +365,23 @@ impl<'a> Controller<'a> {
         })
     }
 
+    /// Gives the clusters a void index over `voids` (split in proportion to their nodes): the
+    /// earliest-start queries then need no sort. Decisions do not change; a cluster whose
+    /// voids outgrow its share falls back to sorting. Sixteen voids a node is ample for ESSC.
+    pub fn with_void_index(mut self, voids: &'a mut [Void]) -> Controller<'a> {
+        let total = self.platform.total_nodes().max(1) as usize;
+        let mut rest = voids;
+        let all = rest.len();
+        for (i, c) in self.platform.clusters().iter().enumerate() {
+            let share = ((all * c.nodes.0 as usize / total) & !1).min(rest.len());
+            let (mine, tail) = core::mem::take(&mut rest).split_at_mut(share);
+            rest = tail;
+            let (a, b) = mine.split_at_mut(share / 2);
+            self.clusters[i].set_index(a, b);
+        }
+        self
+    }
+
     /// Replaces the averages the energy filters use (trace jobs carry their own tables).
     pub fn set_averages(&mut self, averages: Averages) {
         self.averages = averages;
@@ -668,7 +685,7 @@ impl<'a> Controller<'a> {
         }
         let tl = self
             .clusters
-            .get(c.0 as usize)
+            .get_mut(c.0 as usize)
             .ok_or(InputError::UnknownCluster(c.0))?;
         let mut scratch = Scratch::new(self.scratch_a, self.scratch_b);
         let fit = tl.earliest_start(self.now, k, d, &mut scratch)?;

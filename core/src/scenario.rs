@@ -4,33 +4,51 @@
 //! # Format
 //!
 //! ```text
-//! "KRSC" (4 bytes)  version (1 byte)  postcard(ScenarioHeader)  postcard(Task) x header.tasks
+//! "KRSC" (4 bytes)  version (1 byte)
+//! postcard(PlatformHead)       the clusters, the P-state count, the number of task types
+//! postcard(ScenarioTail)       utility classes, configuration, schedule, number of tasks
+//! postcard(TaskType) x types   the platform's task types, in order
+//! postcard(Task) x tasks       the tasks, in arrival order
 //! ```
 //!
 //! [postcard](https://docs.rs/postcard) is serde's compact binary format for `no_std`:
 //! varint integers, length-prefixed sequences (a `heapless::Vec` costs its length, not its
 //! capacity), `f64` as 8 little-endian bytes, so it is identical on x86_64 and the Cortex-M4F.
-//! Tasks follow the header one after another, so a decoder holds one task at a time and needs
-//! no allocation: [`Encoded::decode`] reads the header, and [`Tasks`] yields the tasks as the
-//! `Result<Task, Error>` iterator that [`crate::replay::run`] takes.
+//!
+//! The platform is stored in parts and rebuilt through [`Platform::new`] and
+//! [`Platform::add_resolved_type`], not deserialized whole, for two reasons:
+//! - its checks run: a corrupt P-state count or node count is an error here, not a panic later
+//!   (a derived `Deserialize` would skip `Platform::new`'s validation);
+//! - a [`Platform`] reserves room for every task type the core allows (tens of kilobytes),
+//!   and serde builds values on the stack and moves them out, level by level: decoding it
+//!   whole cost the firmware 500 KB of stack at `opt-level = "s"`. Here
+//!   [`Encoded::decode_into`] writes the header into the caller's slot once and adds the task
+//!   types to it in place, one small value at a time.
+//!
+//! Tasks follow one after another, so a decoder holds one task at a time and needs no
+//! allocation: [`Tasks`] yields them as the `Result<Task, Error>` iterator that
+//! [`crate::replay::run`] takes.
 //!
 //! Nothing here panics on bad input: a wrong magic or version, a truncated buffer, a corrupt
 //! byte, a missing task or trailing bytes are all [`InputError::Undecodable`] with the byte
-//! offset where decoding stopped. A value that decodes but makes no sense (an unknown task
-//! type, say) is the controller's to reject, as for any other input.
+//! offset where decoding stopped; a platform that decodes but is invalid is the error its
+//! constructor returns. A task that decodes but makes no sense (an unknown task type, say) is
+//! the controller's to reject, as for any other input.
 
+use crate::config::MAX_CLUSTERS;
 use crate::controller::Config;
 use crate::error::{Error, InputError};
-use crate::platform::Platform;
+use crate::platform::{Cluster, Platform, TaskType};
 use crate::replay::Schedule;
 use crate::task::Task;
 use crate::utility::UtilityClasses;
 use core::fmt;
+use core::mem::MaybeUninit;
 use serde::{Deserialize, Serialize};
 
 /// The first bytes of an encoded scenario.
 pub const MAGIC: [u8; 4] = *b"KRSC";
-/// The format version after the magic; bump it whenever an encoded type changes shape.
+/// The format version after the magic; bump it whenever the layout or an encoded type changes.
 pub const VERSION: u8 = 1;
 /// Bytes before the postcard header: the magic and the version.
 pub const PREFIX_LEN: usize = MAGIC.len() + 1;
@@ -72,6 +90,24 @@ impl fmt::Display for EncodeError {
 
 impl core::error::Error for EncodeError {}
 
+/// The platform's first part on the wire: what [`Platform::new`] takes, and how many task
+/// types follow the [`ScenarioTail`].
+#[derive(Serialize, Deserialize)]
+struct PlatformHead {
+    clusters: heapless::Vec<Cluster, MAX_CLUSTERS>,
+    pstates: u8,
+    types: u32,
+}
+
+/// The rest of the header on the wire.
+#[derive(Serialize, Deserialize)]
+struct ScenarioTail {
+    classes: UtilityClasses,
+    config: Config,
+    schedule: Schedule,
+    tasks: u32,
+}
+
 fn encode_error(e: postcard::Error) -> EncodeError {
     match e {
         postcard::Error::SerializeBufferFull => EncodeError::BufferFull,
@@ -86,10 +122,54 @@ pub fn encode_header(header: &ScenarioHeader, buf: &mut [u8]) -> Result<usize, E
     }
     buf[..MAGIC.len()].copy_from_slice(&MAGIC);
     buf[MAGIC.len()] = VERSION;
-    let n = postcard::to_slice(header, &mut buf[PREFIX_LEN..])
-        .map_err(encode_error)?
-        .len();
-    Ok(PREFIX_LEN + n)
+    let mut len = PREFIX_LEN;
+    let mut put = |value: &dyn erased::Encode| -> Result<(), EncodeError> {
+        len += value.encode(&mut buf[len..])?;
+        Ok(())
+    };
+    let p = &header.platform;
+    let mut clusters = heapless::Vec::new();
+    for c in p.clusters() {
+        // A platform never holds more than MAX_CLUSTERS clusters.
+        clusters.push(*c).map_err(|_| EncodeError::Unencodable)?;
+    }
+    put(&PlatformHead {
+        clusters,
+        pstates: p.pstates(),
+        types: p.types().len() as u32,
+    })?;
+    put(&TailRef {
+        classes: &header.classes,
+        config: &header.config,
+        schedule: &header.schedule,
+        tasks: header.tasks,
+    })?;
+    for t in p.types() {
+        put(t)?;
+    }
+    Ok(len)
+}
+
+/// [`ScenarioTail`] by reference (the same bytes), so that encoding copies nothing.
+#[derive(Serialize)]
+struct TailRef<'h> {
+    classes: &'h UtilityClasses,
+    config: &'h Config,
+    schedule: &'h Schedule,
+    tasks: u32,
+}
+
+/// Object-safe encoding, so that one closure writes values of different types.
+mod erased {
+    use super::{encode_error, EncodeError};
+    pub(super) trait Encode {
+        fn encode(&self, buf: &mut [u8]) -> Result<usize, EncodeError>;
+    }
+    impl<T: serde::Serialize> Encode for T {
+        fn encode(&self, buf: &mut [u8]) -> Result<usize, EncodeError> {
+            Ok(postcard::to_slice(self, buf).map_err(encode_error)?.len())
+        }
+    }
 }
 
 /// Writes one task at the start of `buf`; returns the bytes written. Tasks follow the header
@@ -107,26 +187,25 @@ pub struct Encoded<'a> {
 
 impl<'a> Encoded<'a> {
     /// Checks the magic and version and decodes the header. The tasks are not looked at yet.
+    ///
+    /// The header is returned by value: on a small stack use [`Encoded::decode_into`].
     pub fn decode(bytes: &'a [u8]) -> Result<Encoded<'a>, Error> {
-        if bytes.len() < PREFIX_LEN || bytes[..MAGIC.len()] != MAGIC {
-            return Err(InputError::Undecodable(0).into());
+        let mut holder = None;
+        let tasks = decode_with(bytes, |h| holder.insert(h))?.1;
+        match holder {
+            Some(header) => Ok(Encoded { header, tasks }),
+            None => Err(InputError::Undecodable(0).into()),
         }
-        if bytes[MAGIC.len()] != VERSION {
-            return Err(InputError::Undecodable(MAGIC.len() as u32).into());
-        }
-        let body = &bytes[PREFIX_LEN..];
-        let (header, rest) = postcard::take_from_bytes::<ScenarioHeader>(body)
-            .map_err(|_| InputError::Undecodable(PREFIX_LEN as u32))?;
-        let offset = bytes.len() - rest.len();
-        Ok(Encoded {
-            tasks: Tasks {
-                rest,
-                offset,
-                left: header.tasks,
-                failed: false,
-            },
-            header,
-        })
+    }
+
+    /// [`Encoded::decode`] into the caller's `slot` (a `static` on the firmware): the header
+    /// is written there once and its task types are added in place, so the stack never holds
+    /// more than one header's worth of it. Returns the header and the tasks' iterator.
+    pub fn decode_into<'s>(
+        bytes: &'a [u8],
+        slot: &'s mut MaybeUninit<ScenarioHeader>,
+    ) -> Result<(&'s mut ScenarioHeader, Tasks<'a>), Error> {
+        decode_with(bytes, |h| slot.write(h))
     }
 
     /// The header.
@@ -143,6 +222,49 @@ impl<'a> Encoded<'a> {
     pub fn into_parts(self) -> (ScenarioHeader, Tasks<'a>) {
         (self.header, self.tasks)
     }
+}
+
+/// Decodes one postcard value at `*at` of `bytes`, advancing `*at`.
+fn take<'a, T: Deserialize<'a>>(bytes: &'a [u8], at: &mut usize) -> Result<T, Error> {
+    let rest = bytes.get(*at..).unwrap_or_default();
+    let (value, left) =
+        postcard::take_from_bytes::<T>(rest).map_err(|_| InputError::Undecodable(*at as u32))?;
+    *at = bytes.len() - left.len();
+    Ok(value)
+}
+
+/// Decodes the header, puts it where `place` says, adds the task types to it there.
+fn decode_with<'a, 's>(
+    bytes: &'a [u8],
+    place: impl FnOnce(ScenarioHeader) -> &'s mut ScenarioHeader,
+) -> Result<(&'s mut ScenarioHeader, Tasks<'a>), Error> {
+    if bytes.len() < PREFIX_LEN || bytes[..MAGIC.len()] != MAGIC {
+        return Err(InputError::Undecodable(0).into());
+    }
+    if bytes[MAGIC.len()] != VERSION {
+        return Err(InputError::Undecodable(MAGIC.len() as u32).into());
+    }
+    let mut at = PREFIX_LEN;
+    let head: PlatformHead = take(bytes, &mut at)?;
+    let tail: ScenarioTail = take(bytes, &mut at)?;
+    let header = place(ScenarioHeader {
+        platform: Platform::new(&head.clusters, head.pstates)?,
+        classes: tail.classes,
+        config: tail.config,
+        schedule: tail.schedule,
+        tasks: tail.tasks,
+    });
+    for _ in 0..head.types {
+        let t: TaskType = take(bytes, &mut at)?;
+        header.platform.add_resolved_type(&t.placements)?;
+    }
+    let tasks = Tasks {
+        rest: &bytes[at..],
+        offset: at,
+        left: header.tasks,
+        failed: false,
+    };
+    Ok((header, tasks))
 }
 
 /// The tasks of an [`Encoded`] scenario, decoded one at a time.
@@ -262,7 +384,7 @@ mod tests {
                 Micros::from_mins(11),
                 (i % 20) as u8,
             ),
-            actual: (i % 3 == 0).then_some(Micros::from_mins(5)),
+            actual: i.is_multiple_of(3).then_some(Micros::from_mins(5)),
         }
     }
 
@@ -357,6 +479,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn an_invalid_platform_is_its_constructors_error() {
+        // What a derived Deserialize would accept: nine P-states (the core allows four).
+        let h = header(0);
+        let mut buf = [0u8; 8192];
+        buf[..MAGIC.len()].copy_from_slice(&MAGIC);
+        buf[MAGIC.len()] = VERSION;
+        let mut len = PREFIX_LEN;
+        let mut clusters = heapless::Vec::new();
+        clusters.extend_from_slice(h.platform.clusters()).unwrap();
+        let head = PlatformHead {
+            clusters,
+            pstates: 9,
+            types: 0,
+        };
+        len += postcard::to_slice(&head, &mut buf[len..]).unwrap().len();
+        let tail = TailRef {
+            classes: &h.classes,
+            config: &h.config,
+            schedule: &h.schedule,
+            tasks: 0,
+        };
+        len += postcard::to_slice(&tail, &mut buf[len..]).unwrap().len();
+        assert!(matches!(
+            Encoded::decode(&buf[..len]),
+            Err(Error::Capacity(crate::error::CapacityError {
+                what: crate::error::Capacity::PStates,
+                ..
+            }))
+        ));
+    }
+
+    #[test]
+    fn decode_into_a_slot_gives_the_same_header() {
+        let (buf, len) = encode(3);
+        let mut slot = MaybeUninit::uninit();
+        let (h, tasks) = Encoded::decode_into(&buf[..len], &mut slot).unwrap();
+        assert_eq!(*h, header(3));
+        assert_eq!(tasks.count(), 3);
     }
 
     #[test]

@@ -132,9 +132,35 @@ impl<'a> Scratch<'a> {
     }
 }
 
+/// A void of a node: free from `start` (the previous booking's end, or zero) to `end` (the
+/// next booking's start, or the end of time).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Void {
+    /// First free instant.
+    pub start: u64,
+    /// First instant booked again.
+    pub end: u64,
+}
+
+/// Every void of a cluster, sorted by start and by end, rebuilt only when a booking changes.
+///
+/// With voids pre-sorted, a query needs no sort: the admissible starts `max(a, t)` come in the
+/// order of `a`, and the last admissible starts `b - d` in the order of `b`, so the coverage
+/// sweep is a merge that stops at the answer, usually after a short prefix.
+struct VoidIndex<'a> {
+    by_start: &'a mut [Void],
+    by_end: &'a mut [Void],
+    len: usize,
+    /// The cluster version it was built for (`None`: stale, or did not fit).
+    built: Option<u32>,
+}
+
 /// The timelines of every node of one cluster, over storage the caller provides.
 pub struct ClusterTimeline<'a> {
     nodes: &'a mut [NodeTimeline],
+    index: Option<VoidIndex<'a>>,
+    /// Bumped by every change to a booking, so the void index knows when it is stale.
+    version: u32,
 }
 
 impl<'a> ClusterTimeline<'a> {
@@ -143,7 +169,66 @@ impl<'a> ClusterTimeline<'a> {
         for n in nodes.iter_mut() {
             n.bookings.clear();
         }
-        ClusterTimeline { nodes }
+        ClusterTimeline {
+            nodes,
+            index: None,
+            version: 0,
+        }
+    }
+
+    /// Gives the cluster two buffers (equal lengths) for its void index. Any length works: a
+    /// cluster whose voids do not fit falls back to sorting in the caller's scratch, with the
+    /// same answers, only slower.
+    pub fn set_index(&mut self, by_start: &'a mut [Void], by_end: &'a mut [Void]) {
+        self.index = Some(VoidIndex {
+            by_start,
+            by_end,
+            len: 0,
+            built: None,
+        });
+    }
+
+    fn changed(&mut self) {
+        self.version = self.version.wrapping_add(1);
+    }
+
+    /// Rebuilds the void index if a booking changed since it was built; false if it cannot
+    /// hold every void.
+    fn fresh_index(&mut self) -> bool {
+        let version = self.version;
+        let Some(ix) = self.index.as_mut() else {
+            return false;
+        };
+        if ix.built == Some(version) {
+            return true;
+        }
+        let cap = ix.by_start.len().min(ix.by_end.len());
+        let mut v = 0;
+        for node in self.nodes.iter() {
+            let mut a = 0u64;
+            for b in node
+                .bookings
+                .iter()
+                .map(|b| (b.start.0, b.end.0))
+                .chain(core::iter::once((u64::MAX, u64::MAX)))
+            {
+                if b.0 > a {
+                    if v >= cap {
+                        ix.built = None;
+                        return false;
+                    }
+                    ix.by_start[v] = Void { start: a, end: b.0 };
+                    v += 1;
+                }
+                a = b.1;
+            }
+        }
+        ix.by_start[..v].sort_unstable_by_key(|x| (x.start, x.end));
+        ix.by_end[..v].copy_from_slice(&ix.by_start[..v]);
+        ix.by_end[..v].sort_unstable_by_key(|x| (x.end, x.start));
+        ix.len = v;
+        ix.built = Some(version);
+        true
     }
 
     /// Scratch entries the sweep needs for a cluster of `nodes` nodes in the worst case.
@@ -174,6 +259,67 @@ impl<'a> ClusterTimeline<'a> {
     /// The earliest start at or after `t` at which `k` nodes are free for `d`, or `None` if
     /// the cluster has fewer than `k` nodes.
     pub fn earliest_start(
+        &mut self,
+        t: Micros,
+        k: NodeCount,
+        d: Micros,
+        scratch: &mut Scratch<'_>,
+    ) -> Result<Option<Fit>, Error> {
+        if k.0 == 0 || k.0 as usize > self.nodes.len() {
+            return Ok(None);
+        }
+        if self.fresh_index() {
+            return Ok(self.indexed_earliest(t, k.0 as usize, d));
+        }
+        self.swept_earliest(t, k, d, scratch)
+    }
+
+    /// The earliest start from the void index: a merge of the admissible starts (in the order
+    /// of the voids' starts) with the admissible last starts (in the order of their ends).
+    fn indexed_earliest(&self, t: Micros, k: usize, d: Micros) -> Option<Fit> {
+        let ix = self.index.as_ref()?;
+        let (t, d) = (t.0, d.0);
+        let admits = |x: &Void| {
+            let s0 = if x.start > t { x.start } else { t };
+            x.end >= d && s0 <= x.end - d
+        };
+        let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
+        let (mut opened, mut ended, mut e) = (0usize, 0usize, 0usize);
+        let mut i = 0;
+        while i < starts.len() {
+            let s = if starts[i].start > t {
+                starts[i].start
+            } else {
+                t
+            };
+            // Every admissible void whose first admissible start is s.
+            while i < starts.len()
+                && (if starts[i].start > t {
+                    starts[i].start
+                } else {
+                    t
+                }) == s
+            {
+                opened += admits(&starts[i]) as usize;
+                i += 1;
+            }
+            // Every admissible void whose last admissible start is before s.
+            while e < ends.len() && ends[e].end < s.saturating_add(d) {
+                ended += admits(&ends[e]) as usize;
+                e += 1;
+            }
+            if opened - ended >= k {
+                return Some(Fit {
+                    start: Micros(s),
+                    free: (opened - ended) as u32,
+                });
+            }
+        }
+        None
+    }
+
+    /// The earliest start by collecting and sorting the admissible voids in `scratch`.
+    fn swept_earliest(
         &self,
         t: Micros,
         k: NodeCount,
@@ -185,15 +331,41 @@ impl<'a> ClusterTimeline<'a> {
             return Ok(None);
         }
         let cap = scratch.capacity();
+        if cap < self.nodes.len() {
+            return Err(full(Capacity::Nodes, cap).into());
+        }
+        // Pass 1: how many nodes are free over [t, t + d) (the answer is t if k are, and no
+        // sort is needed), and when each node is free for good (after its last booking).
+        let mut free_now = 0usize;
+        for (i, node) in self.nodes.iter().enumerate() {
+            if node.is_free(t, t.saturating_add(d)) {
+                free_now += 1;
+            }
+            let last = node.bookings.last().map_or(Micros::ZERO, |b| b.end);
+            scratch.firsts[i] = if last > t { last.0 } else { t.0 };
+        }
+        if free_now >= k {
+            return Ok(Some(Fit {
+                start: t,
+                free: free_now as u32,
+            }));
+        }
+        // The k-th earliest "free for good" time is always feasible: no answer is later, so
+        // voids that open after it cannot matter.
+        let n = self.nodes.len();
+        let (_, ub, _) = scratch.firsts[..n].select_nth_unstable(k - 1);
+        let ub = *ub;
+        // Pass 2: the starts each void admits, [max(a, t), b - d], for voids opening by ub.
         let mut v = 0usize;
         for node in self.nodes.iter() {
-            let mut a = Micros::ZERO;
             let bs = &node.bookings;
             // Skip bookings over before t: only voids that reach past t matter.
             let first = bs.partition_point(|b| b.end <= t);
-            if first > 0 {
-                a = bs[first - 1].end;
-            }
+            let mut a = if first > 0 {
+                bs[first - 1].end
+            } else {
+                Micros::ZERO
+            };
             for j in first..=bs.len() {
                 let b = if j < bs.len() {
                     bs[j].start
@@ -201,6 +373,9 @@ impl<'a> ClusterTimeline<'a> {
                     Micros::MAX
                 };
                 let s0 = if a > t { a } else { t };
+                if s0.0 > ub {
+                    break;
+                }
                 if b.0 >= d.0 && s0.0 <= b.0 - d.0 {
                     if v >= cap {
                         return Err(full(Capacity::Nodes, cap).into());
@@ -313,6 +488,7 @@ impl<'a> ClusterTimeline<'a> {
                 return Err(InputError::Overlap.into());
             }
         }
+        self.changed();
         for &n in nodes {
             self.nodes[n as usize].insert(b)?;
         }
@@ -321,6 +497,7 @@ impl<'a> ClusterTimeline<'a> {
 
     /// Removes every place-holder (the start of a mapping event).
     pub fn clear_place_holders(&mut self) {
+        self.changed();
         for n in self.nodes.iter_mut() {
             n.bookings.retain(|b| b.kind != BookingKind::PlaceHolder);
         }
@@ -328,6 +505,7 @@ impl<'a> ClusterTimeline<'a> {
 
     /// Removes every booking of `task`; returns on how many nodes it was found.
     pub fn remove_task(&mut self, task: TaskId) -> u32 {
+        self.changed();
         let mut found = 0;
         for n in self.nodes.iter_mut() {
             let before = n.bookings.len();
@@ -359,6 +537,7 @@ impl<'a> ClusterTimeline<'a> {
     /// Forgets bookings that ended at or before `now` (they no longer shape any void from
     /// `now` on, except for the void's start, which `now` bounds anyway).
     pub fn prune(&mut self, now: Micros) {
+        self.changed();
         for n in self.nodes.iter_mut() {
             let stale = n.bookings.partition_point(|b| b.end <= now);
             if stale > 0 {
@@ -439,19 +618,41 @@ mod tests {
         }
     }
 
-    fn earliest(c: &ClusterTimeline<'_>, t: u64, k: u32, d: u64) -> Option<u64> {
+    /// The earliest start both ways, sweep and void index, which must agree.
+    fn earliest(c: &mut ClusterTimeline<'_>, t: u64, k: u32, d: u64) -> Option<u64> {
         let mut b = Bufs::new(c.nodes.len());
-        c.earliest_start(m(t), NodeCount(k), m(d), &mut b.scratch())
-            .unwrap()
-            .map(|f| f.start.0)
+        let swept = c
+            .swept_earliest(m(t), NodeCount(k), m(d), &mut b.scratch())
+            .unwrap();
+        let l = ClusterTimeline::scratch_len(c.nodes.len());
+        let by_start: &'static mut [Void] =
+            std::boxed::Box::leak(vec![Void::default(); l].into_boxed_slice());
+        let by_end: &'static mut [Void] =
+            std::boxed::Box::leak(vec![Void::default(); l].into_boxed_slice());
+        c.set_index(by_start, by_end);
+        let indexed = c
+            .earliest_start(m(t), NodeCount(k), m(d), &mut b.scratch())
+            .unwrap();
+        if k > 0 && k as usize <= c.nodes.len() {
+            assert!(
+                c.index.as_ref().is_some_and(|ix| ix.built.is_some()),
+                "the index was used"
+            );
+        }
+        assert_eq!(
+            swept, indexed,
+            "sweep and index disagree for t={t} k={k} d={d}"
+        );
+        c.index = None;
+        swept.map(|f| f.start.0)
     }
 
     #[test]
     fn empty_cluster_starts_now() {
         let mut st = vec![NodeTimeline::new(); 4];
-        let c = ClusterTimeline::new(&mut st);
-        assert_eq!(earliest(&c, 5, 4, 10), Some(5));
-        assert_eq!(earliest(&c, 5, 5, 10), None);
+        let mut c = ClusterTimeline::new(&mut st);
+        assert_eq!(earliest(&mut c, 5, 4, 10), Some(5));
+        assert_eq!(earliest(&mut c, 5, 5, 10), None);
     }
 
     #[test]
@@ -462,12 +663,12 @@ mod tests {
         c.book(&[1], run(2, 0, 20)).unwrap();
         c.book(&[2], run(3, 5, 8)).unwrap();
         // One node: node 2 is free now until 5, a 5-long job fits there.
-        assert_eq!(earliest(&c, 0, 1, 5), Some(0));
+        assert_eq!(earliest(&mut c, 0, 1, 5), Some(0));
         // A 6-long job does not fit before 5; node 2 is free again at 8.
-        assert_eq!(earliest(&c, 0, 1, 6), Some(8));
+        assert_eq!(earliest(&mut c, 0, 1, 6), Some(8));
         // Two nodes: node 2 from 8 and node 0 from 10.
-        assert_eq!(earliest(&c, 0, 2, 100), Some(10));
-        assert_eq!(earliest(&c, 0, 3, 1), Some(20));
+        assert_eq!(earliest(&mut c, 0, 2, 100), Some(10));
+        assert_eq!(earliest(&mut c, 0, 3, 1), Some(20));
     }
 
     /// Seed 000 Fig. 5: three nodes out of four free ones, chosen n6, n5, then n3 (n4 left).
@@ -492,7 +693,7 @@ mod tests {
         // n6: ends exactly at 20, next task exactly at 30: no new void, void of size 10.
         c.book(&[5], run(6, 0, 20)).unwrap();
         c.book(&[5], run(66, 30, 40)).unwrap();
-        assert_eq!(earliest(&c, 0, 3, 10), Some(20));
+        assert_eq!(earliest(&mut c, 0, 3, 10), Some(20));
         let mut out = [0u32; 3];
         let mut keys = [0u64; 10];
         assert_eq!(c.choose_nodes(m(0), m(20), m(10), &mut out, &mut keys), 3);
@@ -533,9 +734,9 @@ mod tests {
         let mut st = vec![NodeTimeline::new(); 2];
         let mut c = ClusterTimeline::new(&mut st);
         c.book(&[0, 1], run(1, 0, 100)).unwrap();
-        assert_eq!(earliest(&c, 10, 2, 5), Some(100));
+        assert_eq!(earliest(&mut c, 10, 2, 5), Some(100));
         assert_eq!(c.complete(TaskId(1), m(40)), 2);
-        assert_eq!(earliest(&c, 40, 2, 5), Some(40));
+        assert_eq!(earliest(&mut c, 40, 2, 5), Some(40));
     }
 
     #[test]
@@ -617,8 +818,8 @@ mod tests {
         #[test]
         fn earliest_start_agrees_with_brute_force(nodes in arb_cluster(), t in 0u64..300, k in 1usize..7, d in 1u64..80) {
             let mut st = vec![NodeTimeline::new(); nodes.len()];
-            let c = build(&mut st, &nodes, false);
-            let got = earliest(&c, t, k as u32, d);
+            let mut c = build(&mut st, &nodes, false);
+            let got = earliest(&mut c, t, k as u32, d);
             prop_assert_eq!(got, brute(&nodes, t, k, d));
             // And the nodes chosen there are really free, distinct, and as many as asked.
             if let Some(s) = got {

@@ -334,9 +334,10 @@ fn random_is_reproducible_from_its_seed() {
 }
 
 #[test]
-fn the_memo_never_changes_a_decision() {
-    // The fit memo is a cache: with it, without it and with a tiny, colliding one, every
-    // heuristic decides the same.
+fn the_memo_and_the_void_index_never_change_a_decision() {
+    // The fit memo and the void index are caches: with them, without them, with a tiny,
+    // colliding memo and with an index too small for some clusters, every heuristic decides
+    // the same.
     let mut p = Platform::new(&[cluster(6), cluster(9)], 3).unwrap();
     p.add_resolved_type(&[
         Some(pl(2, [30, 40, 60], [100, 70, 40])),
@@ -361,13 +362,13 @@ fn the_memo_never_changes_a_decision() {
         .collect();
     for h in Heuristic::ALL {
         let c = cfg(h, 600);
-        let a = replay_with_memo(&p, &UtilityClasses::default(), c, mins(1), &tasks, 0)
+        let a = replay_with_memo(&p, &UtilityClasses::default(), c, mins(1), &tasks, 0, 0)
             .unwrap()
             .report;
-        let b = replay_with_memo(&p, &UtilityClasses::default(), c, mins(1), &tasks, 4096)
+        let b = replay_with_memo(&p, &UtilityClasses::default(), c, mins(1), &tasks, 4096, 16)
             .unwrap()
             .report;
-        let d = replay_with_memo(&p, &UtilityClasses::default(), c, mins(1), &tasks, 3)
+        let d = replay_with_memo(&p, &UtilityClasses::default(), c, mins(1), &tasks, 3, 2)
             .unwrap()
             .report;
         assert_eq!(a, b, "{h}");

@@ -8,7 +8,7 @@ use kairos_core::error::Error;
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskTypeId};
 use kairos_core::replay::{self, Observer, Pending, Report, Schedule};
 use kairos_core::task::{Demand, Task, TaskId};
-use kairos_core::timeline::NodeTimeline;
+use kairos_core::timeline::{NodeTimeline, Void};
 use kairos_core::units::{Micros, MilliWatts, NodeCount};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
 
@@ -117,10 +117,11 @@ pub fn replay(
     interval: Micros,
     tasks: &[Task],
 ) -> Result<Run, Error> {
-    replay_with_memo(platform, classes, config, interval, tasks, 64)
+    replay_with_memo(platform, classes, config, interval, tasks, 64, 16)
 }
 
-/// As [`replay`], with a fit memo of `memo` entries (0 disables it).
+/// As [`replay`], with a fit memo of `memo` entries (0 disables it) and a void index of
+/// `voids_per_node` a node (0 disables it; too few falls back to sorting).
 pub fn replay_with_memo(
     platform: &Platform,
     classes: &UtilityClasses,
@@ -128,6 +129,7 @@ pub fn replay_with_memo(
     interval: Micros,
     tasks: &[Task],
     memo: usize,
+    voids_per_node: usize,
 ) -> Result<Run, Error> {
     let sizes = StorageSizes::of(platform, tasks.len().max(1));
     let slot = TaskSlot {
@@ -155,7 +157,8 @@ pub fn replay_with_memo(
         work: &mut work,
         memo: &mut memo,
     };
-    let mut ctl = Controller::new(platform, classes, config, storage)?;
+    let mut voids = vec![Void::default(); 2 * voids_per_node * sizes.nodes];
+    let mut ctl = Controller::new(platform, classes, config, storage)?.with_void_index(&mut voids);
     let mut log = Log {
         now: Micros::ZERO,
         decisions: Vec::new(),
