@@ -242,10 +242,11 @@ pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
         _ => empty_task(),
     };
     let mut storage = HostStorage::new(&header.platform, header.tasks as usize, &template);
-    let (st, pending) = storage.split();
+    let (st, pending, voids) = storage.split();
     let mut rec = Recorder::default();
     let report = {
-        let mut ctl = Controller::new(&header.platform, &header.classes, header.config, st)?;
+        let mut ctl = Controller::new(&header.platform, &header.classes, header.config, st)?
+            .with_void_index(voids);
         replay::run(&mut ctl, enc.tasks(), header.schedule, pending, &mut rec)?
     };
     Ok(HostRun {

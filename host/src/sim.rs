@@ -8,12 +8,16 @@ use kairos_core::error::Error;
 use kairos_core::platform::Platform;
 use kairos_core::replay::{self, Observer, Pending, Report, Schedule};
 use kairos_core::task::Task;
-use kairos_core::timeline::NodeTimeline;
+use kairos_core::timeline::{NodeTimeline, Void};
 use kairos_core::utility::UtilityClasses;
 
 /// Entries of the fit memo: enough for every (cluster, task type, P-state) of the largest
 /// platforms with room to spare, so collisions are rare.
-pub const MEMO_ENTRIES: usize = 8192;
+pub const MEMO_ENTRIES: usize = 2048;
+
+/// Voids a node may hold in the void index on average before its cluster falls back to
+/// sorting (a cache size only: decisions do not depend on it).
+pub const VOIDS_PER_NODE: usize = 16;
 
 /// Heap-allocated storage for one controller.
 pub struct HostStorage {
@@ -25,6 +29,7 @@ pub struct HostStorage {
     work: Vec<Work>,
     memo: Vec<MemoEntry>,
     pending: Vec<Pending>,
+    voids: Vec<Void>,
 }
 
 impl HostStorage {
@@ -46,11 +51,12 @@ impl HostStorage {
             memo: vec![MemoEntry::default(); MEMO_ENTRIES],
             // Every task can be committed, and re-committed once per reservation it loses.
             pending: vec![Default::default(); 2 * tasks + 16],
+            voids: vec![Void::default(); 2 * VOIDS_PER_NODE * s.nodes],
         }
     }
 
-    /// The controller's view of this storage, and the completion buffer.
-    pub fn split(&mut self) -> (Storage<'_>, &mut [Pending]) {
+    /// The controller's view of this storage, the completion buffer and the void index.
+    pub fn split(&mut self) -> (Storage<'_>, &mut [Pending], &mut [Void]) {
         (
             Storage {
                 tasks: &mut self.tasks,
@@ -62,6 +68,7 @@ impl HostStorage {
                 memo: &mut self.memo,
             },
             &mut self.pending,
+            &mut self.voids,
         )
     }
 }
@@ -77,13 +84,13 @@ pub fn simulate(
 ) -> Result<Report, Error> {
     let Some(first) = tasks.first() else {
         let mut storage = HostStorage::new(platform, 0, &placeholder_task());
-        let (st, pending) = storage.split();
-        let mut ctl = Controller::new(platform, classes, config, st)?;
+        let (st, pending, voids) = storage.split();
+        let mut ctl = Controller::new(platform, classes, config, st)?.with_void_index(voids);
         return replay::run(&mut ctl, core::iter::empty(), schedule, pending, observer);
     };
     let mut storage = HostStorage::new(platform, tasks.len(), first);
-    let (st, pending) = storage.split();
-    let mut ctl = Controller::new(platform, classes, config, st)?;
+    let (st, pending, voids) = storage.split();
+    let mut ctl = Controller::new(platform, classes, config, st)?.with_void_index(voids);
     replay::run(
         &mut ctl,
         tasks.iter().cloned().map(Ok),
