@@ -15,3 +15,7 @@ pub mod cmd;
 pub mod scenario;
 /// The ESSC workload generator: platforms, task types and arrivals of a trial.
 pub mod generate;
+/// Experiment files: heuristics x filters x trials, and their parallel runner.
+pub mod experiment;
+/// Experiment reports: statistics, CSV and JSON tables, SVG plots.
+pub mod report;

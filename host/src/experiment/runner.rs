@@ -1,0 +1,119 @@
+//! Runs an experiment: every configuration on every trial, in parallel.
+//!
+//! Each trial is generated once (generation is deterministic per scenario seed and trial) and
+//! every configuration runs on it; rayon spreads the trials, and the configurations of a
+//! trial, over its threads. A worker holds one trial and one controller at a time, so the
+//! peak memory is a few trials and `jobs` controllers, never all the trials' task lists.
+//! Rows come back sorted by (configuration, trial): results never depend on thread timing;
+//! only the wall times do.
+
+use super::Experiment;
+use crate::cmd::run::{run_generated, RunSummary};
+use crate::generate;
+use anyhow::Context;
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// What the runner tells as it goes; called from worker threads.
+pub trait Progress: Sync {
+    /// One configuration finished on one trial.
+    fn run_done(&self, label: &str, trial: u32);
+    /// Every configuration finished on `trial`.
+    fn trial_done(&self, trial: u32);
+}
+
+/// A [`Progress`] that says nothing.
+pub struct Quiet;
+
+impl Progress for Quiet {
+    fn run_done(&self, _label: &str, _trial: u32) {}
+    fn trial_done(&self, _trial: u32) {}
+}
+
+/// One configuration on one trial.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// The index in [`Experiment::configs`].
+    pub config: usize,
+    /// What `kairos run` reports (without its trace).
+    pub summary: RunSummary,
+}
+
+/// Everything an experiment gave.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// One row per configuration and trial, sorted by (configuration, trial).
+    pub rows: Vec<Row>,
+    /// Wall time of each trial's generation, in seconds, by trial.
+    pub generate_s: Vec<f64>,
+    /// Wall time of the whole experiment, in seconds.
+    pub wall_s: f64,
+    /// Threads used.
+    pub jobs: usize,
+}
+
+impl Outcome {
+    /// The rows of configuration `config`, by trial.
+    pub fn rows_of(&self, config: usize) -> impl Iterator<Item = &Row> + '_ {
+        self.rows.iter().filter(move |r| r.config == config)
+    }
+}
+
+/// Runs every configuration of `exp` on trials `0..exp.trials` on `jobs` threads (`None`:
+/// one per core).
+pub fn run(
+    exp: &Experiment,
+    jobs: Option<usize>,
+    progress: &dyn Progress,
+) -> anyhow::Result<Outcome> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .context("starting the worker threads")?;
+    let t0 = Instant::now();
+    let per_trial: Vec<(f64, Vec<Row>)> = pool.install(|| {
+        (0..exp.trials)
+            .into_par_iter()
+            .map(|t| run_one_trial(exp, t, progress))
+            .collect::<anyhow::Result<Vec<_>>>()
+    })?;
+    let wall_s = t0.elapsed().as_secs_f64();
+    let mut generate_s = Vec::with_capacity(per_trial.len());
+    let mut rows = Vec::with_capacity(per_trial.len() * exp.configs.len());
+    for (g, r) in per_trial {
+        generate_s.push(g);
+        rows.extend(r);
+    }
+    rows.sort_by_key(|r| (r.config, r.summary.trial));
+    Ok(Outcome {
+        rows,
+        generate_s,
+        wall_s,
+        jobs: pool.current_num_threads(),
+    })
+}
+
+/// Generates trial `t` and runs every configuration on it.
+fn run_one_trial(
+    exp: &Experiment,
+    t: u32,
+    progress: &dyn Progress,
+) -> anyhow::Result<(f64, Vec<Row>)> {
+    let g0 = Instant::now();
+    let trial = generate::generate(&exp.scenario, t)
+        .with_context(|| format!("generating trial {t} of {}", exp.scenario.name))?;
+    let generate_s = g0.elapsed().as_secs_f64();
+    let rows = (0..exp.configs.len())
+        .into_par_iter()
+        .map(|c| {
+            let opts = exp.run_options(c, t);
+            let mut summary = run_generated(&exp.scenario, &opts, &trial, generate_s)
+                .with_context(|| format!("{:?} on trial {t}", exp.configs[c].label))?;
+            summary.trace = Vec::new();
+            progress.run_done(&exp.configs[c].label, t);
+            Ok(Row { config: c, summary })
+        })
+        .collect::<anyhow::Result<Vec<Row>>>()?;
+    progress.trial_done(t);
+    Ok((generate_s, rows))
+}

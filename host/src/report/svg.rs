@@ -1,0 +1,634 @@
+//! The plots of an experiment, as plain SVG text in the form of seed 000's figures.
+//!
+//! - `utility.svg` (Figs. 9a, 10a): one bar per configuration, the mean percentage of the
+//!   maximum utility, with its 95% confidence interval.
+//! - `energy.svg` (Figs. 9b, 10b): the mean energy consumed in the day, with its 95% CI and a
+//!   dashed line at the energy budget.
+//! - `leniency.svg` (Figs. 7, 8): the mean percentage of the maximum utility against the
+//!   filter's leniency, one line per sweep, with 95% CIs; `leniency-energy.svg` the energy.
+//!
+//! Bars are coloured by energy filter (grey for the comparison heuristics), lighter for
+//! permanent reservations; labels are rotated 45 degrees. Numbers are written with fixed
+//! decimals, so the same summaries give the same bytes.
+
+use super::ConfigSummary;
+use crate::experiment::Experiment;
+use kairos_core::energy::FilterKind;
+use kairos_core::policy::Reservations;
+use std::fmt::Write as _;
+
+const FONT: &str = "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\"";
+const GREY: &str = "#8c8c8c";
+const PALETTE: [&str; 6] = [
+    "#1f77b4", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
+];
+
+/// The colour of a filter's bars and lines.
+fn filter_color(f: FilterKind) -> &'static str {
+    match f {
+        FilterKind::None => "#3b6ea5",
+        FilterKind::PerTask => "#e08a2c",
+        FilterKind::PerResource => "#4c9a4c",
+        FilterKind::Adaptive => "#8e5fb0",
+    }
+}
+
+fn filter_name(f: FilterKind) -> &'static str {
+    match f {
+        FilterKind::None => "no energy filter",
+        FilterKind::PerTask => "energy-per-task filter",
+        FilterKind::PerResource => "energy-per-resource filter",
+        FilterKind::Adaptive => "adaptive energy filter",
+    }
+}
+
+/// Escapes text for SVG.
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A round step (1, 2, 2.5 or 5 x 10^k) giving about `target` intervals over `range`.
+fn nice_step(range: f64, target: f64) -> f64 {
+    if range.is_nan() || range <= 0.0 || !range.is_finite() {
+        return 1.0;
+    }
+    let raw = range / target;
+    let mag = libm::pow(10.0, libm::floor(libm::log10(raw)));
+    let f = raw / mag;
+    let m = if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 2.5 {
+        2.5
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    m * mag
+}
+
+/// Decimals that show every multiple of `step` exactly.
+fn decimals(step: f64) -> usize {
+    let mut d = 0;
+    let mut s = step;
+    while d < 6 && libm::fabs(s - libm::round(s)) > 1e-9 {
+        s *= 10.0;
+        d += 1;
+    }
+    d
+}
+
+/// An axis: [lo, hi] with ticks every `step`.
+#[derive(Clone, Copy, Debug)]
+struct Axis {
+    lo: f64,
+    hi: f64,
+    step: f64,
+}
+
+impl Axis {
+    /// An axis from `lo` (kept if `from_zero`) to just above `hi`, on round ticks.
+    fn new(lo: f64, hi: f64, from_zero: bool) -> Axis {
+        let (lo, hi) = if hi > lo {
+            (lo, hi)
+        } else {
+            (lo - 1.0, lo + 1.0)
+        };
+        let pad = if from_zero { 0.0 } else { 0.05 * (hi - lo) };
+        let step = nice_step(hi - lo + 2.0 * pad, 5.0);
+        let lo = if from_zero {
+            0.0_f64.min(libm::floor(lo / step) * step)
+        } else {
+            libm::floor((lo - pad) / step) * step
+        };
+        let hi = libm::ceil((hi + if from_zero { 0.02 * hi } else { pad }) / step) * step;
+        Axis { lo, hi, step }
+    }
+
+    fn ticks(&self) -> Vec<f64> {
+        let n = libm::round((self.hi - self.lo) / self.step) as i64;
+        (0..=n).map(|i| self.lo + i as f64 * self.step).collect()
+    }
+}
+
+/// A plot area in pixels and the value axes mapped onto it.
+struct Frame {
+    left: f64,
+    top: f64,
+    width: f64,
+    height: f64,
+    y: Axis,
+}
+
+impl Frame {
+    fn py(&self, v: f64) -> f64 {
+        self.top + self.height * (1.0 - (v - self.y.lo) / (self.y.hi - self.y.lo))
+    }
+}
+
+/// The opening of an SVG document with a white background, a title and a subtitle.
+fn open(svg: &mut String, width: f64, height: f64, title: &str, subtitle: &str) {
+    let _ = writeln!(
+        svg,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" \
+         viewBox=\"0 0 {width:.0} {height:.0}\" {FONT}>"
+    );
+    let _ = writeln!(
+        svg,
+        "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"{:.1}\" y=\"24\" font-size=\"17\" font-weight=\"bold\" \
+         text-anchor=\"middle\">{}</text>\n\
+         <text x=\"{:.1}\" y=\"44\" font-size=\"12\" fill=\"#444\" \
+         text-anchor=\"middle\">{}</text>",
+        width / 2.0,
+        esc(title),
+        width / 2.0,
+        esc(subtitle)
+    );
+}
+
+/// The y axis: grid lines, ticks, tick labels, the rotated axis label.
+fn y_axis(svg: &mut String, f: &Frame, label: &str) {
+    let d = decimals(f.y.step);
+    for t in f.y.ticks() {
+        let y = f.py(t);
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#e3e3e3\"/>\n\
+             <line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"black\"/>\n\
+             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{t:.d$}</text>",
+            f.left,
+            f.left + f.width,
+            f.left - 5.0,
+            f.left,
+            f.left - 8.0,
+            y + 4.0,
+        );
+    }
+    let (x, y) = (f.left - 52.0, f.top + f.height / 2.0);
+    let _ = writeln!(
+        svg,
+        "<text x=\"{x:.1}\" y=\"{y:.1}\" font-size=\"13\" text-anchor=\"middle\" \
+         transform=\"rotate(-90 {x:.1} {y:.1})\">{}</text>",
+        esc(label)
+    );
+}
+
+/// The frame's box (drawn last, over the grid).
+fn frame_box(svg: &mut String, f: &Frame) {
+    let _ = writeln!(
+        svg,
+        "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"none\" \
+         stroke=\"black\"/>",
+        f.left, f.top, f.width, f.height
+    );
+}
+
+/// A vertical error bar from `lo` to `hi` (values) at pixel `x`.
+fn error_bar(svg: &mut String, f: &Frame, x: f64, lo: f64, hi: f64) {
+    let (y0, y1) = (f.py(lo), f.py(hi));
+    let _ = writeln!(
+        svg,
+        "<path d=\"M{:.1} {y0:.1}H{:.1}M{x:.1} {y0:.1}V{y1:.1}M{:.1} {y1:.1}H{:.1}\" \
+         stroke=\"black\" stroke-width=\"1.2\" fill=\"none\"/>",
+        x - 5.0,
+        x + 5.0,
+        x - 5.0,
+        x + 5.0
+    );
+}
+
+/// A legend: (swatch colour, opacity, text) rows at (x, y).
+fn legend(svg: &mut String, x: f64, y: f64, rows: &[(String, f64, String)], line: bool) {
+    for (i, (color, opacity, text)) in rows.iter().enumerate() {
+        let ry = y + 20.0 * i as f64;
+        if line {
+            let _ = writeln!(
+                svg,
+                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{color}\" \
+                 stroke-width=\"2\"/><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" \
+                 fill=\"{color}\"/>",
+                ry + 6.0,
+                x + 22.0,
+                ry + 6.0,
+                x + 11.0,
+                ry + 6.0
+            );
+        } else {
+            let _ = writeln!(
+                svg,
+                "<rect x=\"{x:.1}\" y=\"{ry:.1}\" width=\"14\" height=\"12\" fill=\"{color}\" \
+                 fill-opacity=\"{opacity:.2}\" stroke=\"#333\" stroke-width=\"0.5\"/>"
+            );
+        }
+        let _ = writeln!(
+            svg,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{}</text>",
+            x + if line { 28.0 } else { 20.0 },
+            ry + 10.0,
+            esc(text)
+        );
+    }
+}
+
+/// A horizontal dashed reference line at `v` with `text` above its right end.
+fn ref_line(svg: &mut String, f: &Frame, v: f64, text: &str) {
+    let y = f.py(v);
+    let _ = writeln!(
+        svg,
+        "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#c0392b\" \
+         stroke-width=\"1.5\" stroke-dasharray=\"7 4\"/>\n\
+         <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#c0392b\" \
+         text-anchor=\"end\">{}</text>",
+        f.left,
+        f.left + f.width,
+        f.left + f.width - 4.0,
+        y - 4.0,
+        esc(text)
+    );
+}
+
+fn subtitle(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
+    let n = summaries
+        .iter()
+        .map(|s| s.utility_percent.n)
+        .max()
+        .unwrap_or(0);
+    format!(
+        "scenario {}, {n} trial{}: mean and 95% confidence interval (Student t)",
+        exp.scenario.name,
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// One bar's data.
+struct Bar<'a> {
+    label: &'a str,
+    mean: f64,
+    ci: Option<f64>,
+    color: &'static str,
+    opacity: f64,
+}
+
+/// A bar chart with CI bars, rotated labels, a legend and an optional reference line.
+fn bar_chart(
+    title: &str,
+    subtitle: &str,
+    y_label: &str,
+    value_decimals: usize,
+    bars: &[Bar<'_>],
+    legend_rows: &[(String, f64, String)],
+    reference: Option<(f64, String)>,
+) -> String {
+    let slot = 36.0;
+    let longest = bars
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(0) as f64;
+    // A 45-degree label of c characters at 11 px reaches ~4.6 c px down and left.
+    let reach = 4.6 * longest + 10.0;
+    let left = 80.0_f64.max(reach - slot / 2.0 + 10.0);
+    let width_plot = (slot * bars.len() as f64).max(360.0);
+    let legend_w = 230.0;
+    let top = 64.0;
+    let height_plot = 380.0;
+    let width = left + width_plot + 20.0 + legend_w;
+    let height = top + height_plot + reach + 20.0;
+    let hi = bars
+        .iter()
+        .map(|b| b.mean + b.ci.unwrap_or(0.0))
+        .chain(reference.as_ref().map(|r| r.0))
+        .fold(0.0, f64::max);
+    let lo = bars
+        .iter()
+        .map(|b| b.mean - b.ci.unwrap_or(0.0))
+        .fold(0.0, f64::min);
+    let f = Frame {
+        left,
+        top,
+        width: width_plot,
+        height: height_plot,
+        y: Axis::new(lo, hi, true),
+    };
+    let mut svg = String::new();
+    open(&mut svg, width, height, title, subtitle);
+    y_axis(&mut svg, &f, y_label);
+    let x0 = left + (width_plot - slot * bars.len() as f64) / 2.0;
+    for (i, b) in bars.iter().enumerate() {
+        let cx = x0 + slot * (i as f64 + 0.5);
+        let (ya, yb) = (f.py(b.mean.max(0.0)), f.py(b.mean.min(0.0)));
+        let _ = writeln!(
+            svg,
+            "<rect x=\"{:.1}\" y=\"{ya:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\" \
+             fill-opacity=\"{:.2}\" stroke=\"#333\" stroke-width=\"0.5\"><title>{}: {:.prec$}</title></rect>",
+            cx - slot * 0.36,
+            slot * 0.72,
+            yb - ya,
+            b.color,
+            b.opacity,
+            esc(b.label),
+            b.mean,
+            prec = value_decimals,
+        );
+        let top_of_bar = match b.ci {
+            Some(ci) => {
+                error_bar(&mut svg, &f, cx, b.mean - ci, b.mean + ci);
+                b.mean + ci
+            }
+            None => b.mean,
+        };
+        let _ = writeln!(
+            svg,
+            "<text x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"9\" text-anchor=\"middle\" \
+             fill=\"#333\">{:.2$}</text>",
+            f.py(top_of_bar.max(0.0)) - 4.0,
+            b.mean,
+            value_decimals
+        );
+        let ly = top + height_plot + 10.0;
+        let _ = writeln!(
+            svg,
+            "<text x=\"{cx:.1}\" y=\"{ly:.1}\" font-size=\"11\" text-anchor=\"end\" \
+             transform=\"rotate(-45 {cx:.1} {ly:.1})\">{}</text>",
+            esc(b.label)
+        );
+    }
+    if let Some((v, text)) = &reference {
+        ref_line(&mut svg, &f, *v, text);
+    }
+    frame_box(&mut svg, &f);
+    legend(
+        &mut svg,
+        left + width_plot + 20.0,
+        top + 4.0,
+        legend_rows,
+        false,
+    );
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// The bars of every configuration, coloured as the module says, and their legend.
+fn bars_and_legend<'a>(
+    summaries: &'a [ConfigSummary],
+    value: impl Fn(&ConfigSummary) -> (f64, Option<f64>),
+) -> (Vec<Bar<'a>>, Vec<(String, f64, String)>) {
+    let mut legend: Vec<(String, f64, String)> = Vec::new();
+    let mut add = |color: &str, opacity: f64, text: &str| {
+        if !legend
+            .iter()
+            .any(|(c, o, t)| c == color && *o == opacity && t == text)
+        {
+            legend.push((color.to_string(), opacity, text.to_string()));
+        }
+    };
+    let bars = summaries
+        .iter()
+        .map(|s| {
+            let k = &s.config;
+            let (color, opacity) = if k.heuristic.is_utility_aware() {
+                let o = match k.reservations {
+                    Reservations::PlaceHolder => 1.0,
+                    Reservations::Permanent => 0.45,
+                };
+                (filter_color(k.filter), o)
+            } else {
+                (GREY, 1.0)
+            };
+            let (mean, ci) = value(s);
+            Bar {
+                label: &k.label,
+                mean,
+                ci,
+                color,
+                opacity,
+            }
+        })
+        .collect::<Vec<_>>();
+    if summaries
+        .iter()
+        .any(|s| !s.config.heuristic.is_utility_aware())
+    {
+        add(GREY, 1.0, "comparison (FCFS-based, Random)");
+    }
+    for f in FilterKind::ALL {
+        for (r, o, what) in [
+            (Reservations::PlaceHolder, 1.0, "place-holders"),
+            (Reservations::Permanent, 0.45, "permanent"),
+        ] {
+            if summaries.iter().any(|s| {
+                s.config.heuristic.is_utility_aware()
+                    && s.config.filter == f
+                    && s.config.reservations == r
+            }) {
+                add(filter_color(f), o, &format!("{what}, {}", filter_name(f)));
+            }
+        }
+    }
+    (bars, legend)
+}
+
+/// `utility.svg`: the mean percentage of the maximum utility per configuration.
+pub fn utility_bars(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
+    let (bars, legend) = bars_and_legend(summaries, |s| {
+        (s.utility_percent.mean, s.utility_percent.ci95)
+    });
+    bar_chart(
+        &format!("{}: percentage of maximum utility", exp.title),
+        &subtitle(exp, summaries),
+        "% of maximum utility",
+        1,
+        &bars,
+        &legend,
+        None,
+    )
+}
+
+/// `energy.svg`: the mean energy consumed in the day per configuration, in GJ, with the
+/// budget as a dashed line.
+pub fn energy_bars(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
+    let (bars, legend) = bars_and_legend(summaries, |s| {
+        (
+            s.energy_joules.mean / 1e9,
+            s.energy_joules.ci95.map(|c| c / 1e9),
+        )
+    });
+    let reference = exp
+        .budget_joules()
+        .map(|b| (b / 1e9, format!("energy budget {:.2} GJ", b / 1e9)));
+    bar_chart(
+        &format!("{}: energy consumed", exp.title),
+        &subtitle(exp, summaries),
+        "energy consumed in the day (GJ)",
+        2,
+        &bars,
+        &legend,
+        reference,
+    )
+}
+
+/// `leniency.svg` (or with `energy`, `leniency-energy.svg`): the mean against the leniency,
+/// one line per sweep.
+pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: bool) -> String {
+    let value = |s: &ConfigSummary| -> (f64, Option<f64>) {
+        if energy {
+            (
+                s.energy_joules.mean / 1e9,
+                s.energy_joules.ci95.map(|c| c / 1e9),
+            )
+        } else {
+            (s.utility_percent.mean, s.utility_percent.ci95)
+        }
+    };
+    let points: Vec<Vec<(f64, f64, Option<f64>)>> = exp
+        .series
+        .iter()
+        .map(|sr| {
+            sr.configs
+                .iter()
+                .map(|&i| {
+                    let (m, ci) = value(&summaries[i]);
+                    (summaries[i].config.leniency, m, ci)
+                })
+                .collect()
+        })
+        .collect();
+    let all = points.iter().flatten();
+    let x_hi = all.clone().map(|p| p.0).fold(0.0, f64::max);
+    let mut y_lo = all
+        .clone()
+        .map(|p| p.1 - p.2.unwrap_or(0.0))
+        .fold(f64::INFINITY, f64::min);
+    let mut y_hi = all
+        .map(|p| p.1 + p.2.unwrap_or(0.0))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let budget = exp.budget_joules().filter(|_| energy).map(|b| b / 1e9);
+    if let Some(b) = budget {
+        y_lo = y_lo.min(b);
+        y_hi = y_hi.max(b);
+    }
+    if !y_lo.is_finite() {
+        (y_lo, y_hi) = (0.0, 1.0);
+    }
+    let x = Axis::new(0.0, x_hi.max(1e-9), true);
+    let (left, top, width_plot, height_plot, legend_w) = (80.0, 64.0, 560.0, 380.0, 250.0);
+    let f = Frame {
+        left,
+        top,
+        width: width_plot,
+        height: height_plot,
+        y: Axis::new(y_lo, y_hi, false),
+    };
+    let px = |v: f64| left + width_plot * (v - x.lo) / (x.hi - x.lo);
+    let width = left + width_plot + 20.0 + legend_w;
+    let height = top + height_plot + 60.0;
+    let what = if energy {
+        "energy consumed"
+    } else {
+        "percentage of maximum utility"
+    };
+    let mut svg = String::new();
+    open(
+        &mut svg,
+        width,
+        height,
+        &format!("{}: {what} against the leniency", exp.title),
+        &subtitle(exp, summaries),
+    );
+    y_axis(
+        &mut svg,
+        &f,
+        if energy {
+            "energy consumed in the day (GJ)"
+        } else {
+            "% of maximum utility"
+        },
+    );
+    let dx = decimals(x.step);
+    let bottom = top + height_plot;
+    for t in x.ticks() {
+        let xx = px(t);
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{xx:.1}\" y1=\"{top:.1}\" x2=\"{xx:.1}\" y2=\"{bottom:.1}\" \
+             stroke=\"#e3e3e3\"/>\n\
+             <line x1=\"{xx:.1}\" y1=\"{bottom:.1}\" x2=\"{xx:.1}\" y2=\"{:.1}\" \
+             stroke=\"black\"/>\n\
+             <text x=\"{xx:.1}\" y=\"{:.1}\" font-size=\"11\" \
+             text-anchor=\"middle\">{t:.dx$}</text>",
+            bottom + 5.0,
+            bottom + 18.0,
+        );
+    }
+    let _ = writeln!(
+        svg,
+        "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"middle\">energy \
+         leniency factor</text>",
+        left + width_plot / 2.0,
+        bottom + 40.0
+    );
+    if let Some(b) = budget {
+        ref_line(&mut svg, &f, b, &format!("energy budget {b:.2} GJ"));
+    }
+    let mut legend_rows = Vec::new();
+    let mut used: Vec<FilterKind> = Vec::new();
+    for (i, (sr, pts)) in exp.series.iter().zip(&points).enumerate() {
+        let color = if used.contains(&sr.filter) {
+            PALETTE[i % PALETTE.len()]
+        } else {
+            used.push(sr.filter);
+            filter_color(sr.filter)
+        };
+        let mut order: Vec<&(f64, f64, Option<f64>)> = pts.iter().collect();
+        order.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let path: Vec<String> = order
+            .iter()
+            .enumerate()
+            .map(|(j, p)| {
+                format!(
+                    "{}{:.1} {:.1}",
+                    if j == 0 { "M" } else { "L" },
+                    px(p.0),
+                    f.py(p.1)
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            svg,
+            "<path d=\"{}\" stroke=\"{color}\" stroke-width=\"2\" fill=\"none\"/>",
+            path.join("")
+        );
+        for p in order {
+            if let Some(ci) = p.2 {
+                error_bar(&mut svg, &f, px(p.0), p.1 - ci, p.1 + ci);
+            }
+            let _ = writeln!(
+                svg,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"{color}\"><title>{} L={}: \
+                 {:.3}</title></circle>",
+                px(p.0),
+                f.py(p.1),
+                esc(&sr.label),
+                p.0,
+                p.1
+            );
+        }
+        legend_rows.push((color.to_string(), 1.0, sr.label.clone()));
+    }
+    frame_box(&mut svg, &f);
+    legend(
+        &mut svg,
+        left + width_plot + 20.0,
+        top + 4.0,
+        &legend_rows,
+        true,
+    );
+    svg.push_str("</svg>\n");
+    svg
+}
