@@ -121,6 +121,50 @@ fn trace_kth_under_easy_completes_and_never_oversubscribes() {
     assert_eq!(peak, 100, "the log fills the machine at some point");
 }
 
+/// Strict FCFS needs no node identities: a processor count gives the same schedule. This
+/// independent count-based FCFS must agree with the core's on every KTH-SP2 job.
+#[test]
+fn trace_kth_fcfs_matches_a_processor_count_reference() {
+    let t = trace::load(&log(KTH), &STRONG).unwrap();
+    let core = trace::replay_trace(&t.jobs, t.procs, Policy::Fcfs).unwrap();
+    // The reference: at each instant, completions free processors, arrivals queue up, then
+    // jobs start from the head of the queue while they fit.
+    let mut free = t.procs as u64;
+    let mut running: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u64)>> =
+        Default::default();
+    let mut queue = std::collections::VecDeque::new();
+    let mut starts = vec![u64::MAX; t.jobs.len()];
+    let mut next = 0;
+    while next < t.jobs.len() || !running.is_empty() {
+        let t_arrival = t.jobs.get(next).map(|j| j.submit);
+        let t_done = running.peek().map(|r| r.0 .0);
+        let now = t_arrival.into_iter().chain(t_done).min().unwrap();
+        while let Some(&std::cmp::Reverse((end, procs))) = running.peek() {
+            if end != now {
+                break;
+            }
+            running.pop();
+            free += procs;
+        }
+        while next < t.jobs.len() && t.jobs[next].submit == now {
+            queue.push_back(next);
+            next += 1;
+        }
+        while let Some(&k) = queue.front() {
+            let j = &t.jobs[k];
+            if j.procs as u64 > free {
+                break;
+            }
+            queue.pop_front();
+            free -= j.procs as u64;
+            starts[k] = now;
+            running.push(std::cmp::Reverse((now + j.runtime, j.procs as u64)));
+        }
+    }
+    let core_starts: Vec<u64> = core.jobs.iter().map(|j| j.start).collect();
+    assert_eq!(core_starts, starts);
+}
+
 /// One line of a markdown table per policy, for docs/traces.md.
 fn table(path: &Path, name: &str) {
     let t = trace::load(path, &STRONG).unwrap();

@@ -192,3 +192,30 @@ fn trace_seconds_to_the_microsecond() {
     assert_eq!(trace::secs(0), "0.000000");
     assert_eq!(trace::secs(43_603_464_000_001), "43603464.000001");
 }
+
+/// easy_node_choice.swf: 1: 0, 2 procs, 100/100; 2: 1, 3 procs, 10/10; 3: 2, 1 proc, 10/10;
+/// 4: 3, 1 proc, 200/200. Where the core's reservations, which hold specific nodes from the
+/// moment they are made, differ from textbook EASY and Conservative, which count processors
+/// and pick nodes only when a job starts.
+///
+/// - t=0: job 1 starts on nodes 0-1 until 100; nodes 2-3 are free.
+/// - t=1: job 2 (3 nodes) is reserved at 100 on nodes 0, 1 and one of nodes 2-3: both would
+///   idle from now to 100, so the lower index, node 2, is taken. Node 3 stays free for good.
+/// - t=2: job 3 (1 node, until 12) fits on node 2 (free until 100) or node 3. The core takes
+///   the node that leaves the fewest new idle gaps: node 3 (node 2 would idle 12-100).
+/// - t=3: job 4 needs 1 node for 200 s: node 2 is free only until 100 (job 2's reservation),
+///   node 3 is busy until 12. EASY and Conservative: it waits.
+/// - t=12: job 3 ends; job 4 starts on node 3 until 212. t=100: job 2 starts.
+///
+/// Textbook EASY counts processors: at t=3, 1 is free and 1 is spare at job 2's start
+/// (4 free at 100, minus 3), so job 4 starts at 3 (on node 2; job 2 takes node 3 at 100).
+/// Textbook Conservative agrees (1 processor is free over all of [3, 203)). FCFS: job 3
+/// starts with job 2 at 100, job 4 at 110.
+#[test]
+fn trace_reservations_hold_nodes_unlike_textbook_backfilling() {
+    let f = "easy_node_choice.swf";
+    assert_eq!(starts(f, Policy::Fcfs), [0.0, 100.0, 100.0, 110.0]);
+    // Textbook EASY and Conservative: [0.0, 100.0, 2.0, 3.0].
+    assert_eq!(starts(f, Policy::Easy), [0.0, 100.0, 2.0, 12.0]);
+    assert_eq!(starts(f, Policy::Conservative), [0.0, 100.0, 2.0, 12.0]);
+}
