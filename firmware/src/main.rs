@@ -132,24 +132,32 @@ fn run() -> Result<Report, Error> {
         "systick mapping_events {=u32} ticks_in_mapping {=u64} max_event {=u64} ticks_total {=u64}",
         log.events, log.ticks, log.max, total
     );
+    let replay_peak = stack::peak();
     info!(
         "stack peak decode {=usize} replay {=usize} bytes of {=usize}",
         decode_peak,
-        stack::peak(),
+        replay_peak,
         stack::available()
     );
+    if decode_peak.max(replay_peak) >= stack::available() {
+        // Every painted word was overwritten: the stack ran into the statics, whatever the
+        // replay says is suspect. (cortex-m-rt puts the stack above the statics, so an
+        // overflow corrupts them silently instead of faulting.)
+        error!("run failed: stack overflow into the statics: shrink the capacities in firmware/src/storage.rs");
+        exit(EXIT_FAILURE)
+    }
     result
 }
 
 /// Decodes the embedded scenario's header into `slot`; returns it and the tasks' decoder.
-/// Not inlined: the decoding's temporaries (copies of the header on their way out of serde)
-/// stay in this frame, which is gone before the replay starts.
+/// Not inlined, so that the decoding's temporaries live in a frame that is gone before the
+/// replay starts (the two stack peaks are measured apart).
 #[inline(never)]
 fn decode(
     slot: &'static mut MaybeUninit<ScenarioHeader>,
 ) -> Result<(&'static ScenarioHeader, Tasks<'static>), Error> {
-    let (header, tasks) = Encoded::decode(scenario::BYTES)?.into_parts();
-    Ok((slot.write(header), tasks))
+    let (header, tasks) = Encoded::decode_into(scenario::BYTES, slot)?;
+    Ok((header, tasks))
 }
 
 /// Logs a line after every mapping event and adds up the ticks spent inside them.
