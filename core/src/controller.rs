@@ -367,17 +367,20 @@ impl<'a> Controller<'a> {
 
     /// Gives the clusters a void index over `voids` (split in proportion to their nodes): the
     /// earliest-start queries then need no sort. Decisions do not change; a cluster whose
-    /// voids outgrow its share falls back to sorting. Sixteen voids a node is ample for ESSC.
+    /// voids outgrow its share falls back to sorting. `2 x 16 + 3` entries a node is ample for
+    /// ESSC (two sorted copies of sixteen voids a node, and three per node to apply a booking).
     pub fn with_void_index(mut self, voids: &'a mut [Void]) -> Controller<'a> {
         let total = self.platform.total_nodes().max(1) as usize;
         let mut rest = voids;
         let all = rest.len();
         for (i, c) in self.platform.clusters().iter().enumerate() {
-            let share = ((all * c.nodes.0 as usize / total) & !1).min(rest.len());
+            let share = (all * c.nodes.0 as usize / total).min(rest.len());
             let (mine, tail) = core::mem::take(&mut rest).split_at_mut(share);
             rest = tail;
-            let (a, b) = mine.split_at_mut(share / 2);
-            self.clusters[i].set_index(a, b);
+            let work = ClusterTimeline::index_work_len(c.nodes.0 as usize).min(mine.len());
+            let (w, sorted) = mine.split_at_mut(work);
+            let (a, b) = sorted.split_at_mut(sorted.len() / 2);
+            self.clusters[i].set_index(a, b, w);
         }
         self
     }

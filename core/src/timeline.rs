@@ -150,6 +150,8 @@ pub struct Void {
 struct VoidIndex<'a> {
     by_start: &'a mut [Void],
     by_end: &'a mut [Void],
+    /// Room for one booking's removed voids (one per node) and added ones (two per node).
+    work: &'a mut [Void],
     len: usize,
     /// The cluster version it was built for (`None`: stale, or did not fit).
     built: Option<u32>,
@@ -176,16 +178,28 @@ impl<'a> ClusterTimeline<'a> {
         }
     }
 
-    /// Gives the cluster two buffers (equal lengths) for its void index. Any length works: a
-    /// cluster whose voids do not fit falls back to sorting in the caller's scratch, with the
-    /// same answers, only slower.
-    pub fn set_index(&mut self, by_start: &'a mut [Void], by_end: &'a mut [Void]) {
+    /// Gives the cluster buffers for its void index: two sorted copies (equal lengths) and a
+    /// work buffer of [`index_work_len`](Self::index_work_len) to apply a booking in place.
+    /// Any length works: voids that do not fit make the cluster fall back to sorting in the
+    /// caller's scratch, and a short work buffer to rebuilding, with the same answers.
+    pub fn set_index(
+        &mut self,
+        by_start: &'a mut [Void],
+        by_end: &'a mut [Void],
+        work: &'a mut [Void],
+    ) {
         self.index = Some(VoidIndex {
             by_start,
             by_end,
+            work,
             len: 0,
             built: None,
         });
+    }
+
+    /// Work-buffer entries [`set_index`](Self::set_index) needs: three per node.
+    pub const fn index_work_len(nodes: usize) -> usize {
+        3 * nodes
     }
 
     fn changed(&mut self) {
@@ -254,6 +268,50 @@ impl<'a> ClusterTimeline<'a> {
     /// All nodes.
     pub fn nodes(&self) -> &[NodeTimeline] {
         self.nodes
+    }
+
+    /// Replaces the `removed` voids (in the work buffer) by what is left of them around `b`,
+    /// by one merge into each sorted array: O(V + k log k) for a booking on k nodes.
+    fn split_voids(&mut self, removed: usize, b: Booking) {
+        let version = self.version;
+        let Some(ix) = self.index.as_mut() else {
+            return;
+        };
+        let (rem, rest) = ix.work.split_at_mut(removed);
+        let mut added = 0;
+        for r in rem.iter() {
+            if b.start.0 > r.start {
+                rest[added] = Void {
+                    start: r.start,
+                    end: b.start.0,
+                };
+                added += 1;
+            }
+            if r.end > b.end.0 {
+                rest[added] = Void {
+                    start: b.end.0,
+                    end: r.end,
+                };
+                added += 1;
+            }
+        }
+        let add = &mut rest[..added];
+        let cap = ix.by_start.len().min(ix.by_end.len());
+        if ix.len - removed + added > cap {
+            ix.built = None;
+            return;
+        }
+        let by_start_key = |x: &Void| (x.start, x.end);
+        let by_end_key = |x: &Void| (x.end, x.start);
+        rem.sort_unstable_by_key(by_start_key);
+        add.sort_unstable_by_key(by_start_key);
+        let len = merge_replace(ix.by_start, ix.len, rem, add, by_start_key);
+        rem.sort_unstable_by_key(by_end_key);
+        add.sort_unstable_by_key(by_end_key);
+        let len2 = merge_replace(ix.by_end, ix.len, rem, add, by_end_key);
+        debug_assert_eq!(len, len2);
+        ix.len = len;
+        ix.built = Some(version);
     }
 
     /// The earliest start at or after `t` at which `k` nodes are free for `d`, or `None` if
@@ -488,9 +546,30 @@ impl<'a> ClusterTimeline<'a> {
                 return Err(InputError::Overlap.into());
             }
         }
+        // The voids this booking splits, read before it lands, keep the index current.
+        let fresh = self
+            .index
+            .as_ref()
+            .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * nodes.len());
+        let mut removed = 0;
+        if fresh {
+            let ix = self.index.as_mut().unwrap_or_else(|| unreachable!());
+            for &n in nodes {
+                if let Some((a, e)) = self.nodes[n as usize].void_around(b.start, b.end) {
+                    ix.work[removed] = Void {
+                        start: a.0,
+                        end: e.0,
+                    };
+                    removed += 1;
+                }
+            }
+        }
         self.changed();
         for &n in nodes {
             self.nodes[n as usize].insert(b)?;
+        }
+        if fresh {
+            self.split_voids(removed, b);
         }
         Ok(())
     }
@@ -573,6 +652,44 @@ impl<'a> ClusterTimeline<'a> {
     }
 }
 
+/// In `arr[..len]`, sorted by `key`, removes the multiset `rem` and merges in `add` (both
+/// sorted by `key`), in place: a compaction forward, then a merge from the back. Returns the
+/// new length (the caller checked it fits).
+fn merge_replace<K: Ord>(
+    arr: &mut [Void],
+    len: usize,
+    rem: &[Void],
+    add: &[Void],
+    key: impl Fn(&Void) -> K,
+) -> usize {
+    let (mut w, mut r) = (0, 0);
+    for i in 0..len {
+        let x = arr[i];
+        while r < rem.len() && key(&rem[r]) < key(&x) {
+            r += 1;
+        }
+        if r < rem.len() && rem[r] == x {
+            r += 1;
+            continue;
+        }
+        arr[w] = x;
+        w += 1;
+    }
+    let total = w + add.len();
+    let (mut i, mut j, mut out) = (w, add.len(), total);
+    while j > 0 {
+        if i > 0 && key(&arr[i - 1]) > key(&add[j - 1]) {
+            arr[out - 1] = arr[i - 1];
+            i -= 1;
+        } else {
+            arr[out - 1] = add[j - 1];
+            j -= 1;
+        }
+        out -= 1;
+    }
+    total
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -629,7 +746,9 @@ mod tests {
             std::boxed::Box::leak(vec![Void::default(); l].into_boxed_slice());
         let by_end: &'static mut [Void] =
             std::boxed::Box::leak(vec![Void::default(); l].into_boxed_slice());
-        c.set_index(by_start, by_end);
+        let work: &'static mut [Void] =
+            std::boxed::Box::leak(vec![Void::default(); 3 * c.nodes.len()].into_boxed_slice());
+        c.set_index(by_start, by_end, work);
         let indexed = c
             .earliest_start(m(t), NodeCount(k), m(d), &mut b.scratch())
             .unwrap();
@@ -859,6 +978,40 @@ mod tests {
                     }
                 }
             }
+        }
+
+        #[test]
+        fn the_void_index_kept_across_bookings_equals_a_rebuild(nodes in arb_cluster(), reqs in prop::collection::vec((0u64..300, 1u32..7, 1u64..60), 1..25)) {
+            let mut st = vec![NodeTimeline::new(); nodes.len()];
+            let mut c = build(&mut st, &nodes, false);
+            let l = ClusterTimeline::scratch_len(nodes.len());
+            let leak = |n: usize| -> &'static mut [Void] { std::boxed::Box::leak(vec![Void::default(); n].into_boxed_slice()) };
+            c.set_index(leak(l), leak(l), leak(3 * nodes.len()));
+            let mut bufs = Bufs::new(nodes.len());
+            let mut incremental = 0;
+            for (i, (t, k, d)) in reqs.into_iter().enumerate() {
+                let fit = c.earliest_start(m(t), NodeCount(k), m(d), &mut bufs.scratch()).unwrap();
+                let swept = c.swept_earliest(m(t), NodeCount(k), m(d), &mut bufs.scratch()).unwrap();
+                prop_assert_eq!(fit, swept);
+                if let Some(f) = fit {
+                    let mut out = vec![0u32; k as usize];
+                    let mut keys = vec![0u64; nodes.len()];
+                    c.choose_nodes(m(t), f.start, m(d), &mut out, &mut keys);
+                    if c.book(&out, run(2000 + i as u32, f.start.0, f.start.0 + d)).is_ok() {
+                        let ix = c.index.as_ref().unwrap();
+                        if ix.built == Some(c.version) {
+                            incremental += 1;
+                            let (a, b) = (ix.by_start[..ix.len].to_vec(), ix.by_end[..ix.len].to_vec());
+                            c.index.as_mut().unwrap().built = None;
+                            prop_assert!(c.fresh_index());
+                            let ix = c.index.as_ref().unwrap();
+                            prop_assert_eq!(&a[..], &ix.by_start[..ix.len]);
+                            prop_assert_eq!(&b[..], &ix.by_end[..ix.len]);
+                        }
+                    }
+                }
+            }
+            let _ = incremental;
         }
 
         #[test]
