@@ -10,6 +10,8 @@ const MARGIN: usize = 64;
 extern "C" {
     static mut __sheap: u32;
     static _stack_start: u32;
+    /// Not a variable: its address is memory.x's `_stack_reserve`.
+    static _stack_reserve: u8;
 }
 
 fn bottom() -> *mut u32 {
@@ -46,4 +48,10 @@ pub fn peak() -> usize {
 /// Bytes between the end of the statics and the top of RAM: what the stack may use.
 pub fn available() -> usize {
     core::ptr::addr_of!(_stack_start) as usize - bottom() as usize
+}
+
+/// The stack the linker guarantees (memory.x's `_stack_reserve`: the link fails if the statics
+/// leave less).
+pub fn reserve() -> usize {
+    core::ptr::addr_of!(_stack_reserve) as usize
 }
