@@ -540,20 +540,13 @@ impl<'a> ClusterTimeline<'a> {
                 return Err(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into());
             }
         }
-        // Duplicate node indices would pass the checks above and then overlap themselves.
-        for (i, &n) in nodes.iter().enumerate() {
-            if nodes[..i].contains(&n) {
-                return Err(InputError::Overlap.into());
-            }
-        }
         // The voids this booking splits, read before it lands, keep the index current.
         let fresh = self
             .index
             .as_ref()
             .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * nodes.len());
         let mut removed = 0;
-        if fresh {
-            let ix = self.index.as_mut().unwrap_or_else(|| unreachable!());
+        if let Some(ix) = self.index.as_mut().filter(|_| fresh) {
             for &n in nodes {
                 if let Some((a, e)) = self.nodes[n as usize].void_around(b.start, b.end) {
                     ix.work[removed] = Void {
@@ -565,8 +558,19 @@ impl<'a> ClusterTimeline<'a> {
             }
         }
         self.changed();
-        for &n in nodes {
-            self.nodes[n as usize].insert(b)?;
+        for (i, &n) in nodes.iter().enumerate() {
+            // Only a node listed twice can fail here (it overlaps itself): take back what this
+            // booking placed, so that it is all or nothing. The index is stale by then (the
+            // version moved on), so the next query rebuilds it.
+            if let Err(e) = self.nodes[n as usize].insert(b) {
+                for &m in &nodes[..i] {
+                    let bs = &mut self.nodes[m as usize].bookings;
+                    if let Some(j) = bs.iter().position(|x| *x == b) {
+                        bs.remove(j);
+                    }
+                }
+                return Err(e);
+            }
         }
         if fresh {
             self.split_voids(removed, b);
