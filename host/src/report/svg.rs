@@ -19,6 +19,7 @@ use std::fmt::Write as _;
 
 const FONT: &str = "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\"";
 const GREY: &str = "#8c8c8c";
+const BUDGET: &str = "#c0392b";
 const PALETTE: [&str; 6] = [
     "#1f77b4", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
 ];
@@ -190,12 +191,12 @@ fn frame_box(svg: &mut String, f: &Frame) {
 }
 
 /// A vertical error bar from `lo` to `hi` (values) at pixel `x`.
-fn error_bar(svg: &mut String, f: &Frame, x: f64, lo: f64, hi: f64) {
+fn error_bar(svg: &mut String, f: &Frame, x: f64, lo: f64, hi: f64, color: &str) {
     let (y0, y1) = (f.py(lo), f.py(hi));
     let _ = writeln!(
         svg,
         "<path d=\"M{:.1} {y0:.1}H{:.1}M{x:.1} {y0:.1}V{y1:.1}M{:.1} {y1:.1}H{:.1}\" \
-         stroke=\"black\" stroke-width=\"1.2\" fill=\"none\"/>",
+         stroke=\"{color}\" stroke-width=\"1.2\" fill=\"none\"/>",
         x - 5.0,
         x + 5.0,
         x - 5.0,
@@ -203,12 +204,28 @@ fn error_bar(svg: &mut String, f: &Frame, x: f64, lo: f64, hi: f64) {
     );
 }
 
-/// A legend: (swatch colour, opacity, text) rows at (x, y).
-fn legend(svg: &mut String, x: f64, y: f64, rows: &[(String, f64, String)], line: bool) {
-    for (i, (color, opacity, text)) in rows.iter().enumerate() {
+/// What a legend row shows before its text.
+#[derive(Clone, Debug, PartialEq)]
+enum Key {
+    /// A filled box of this colour and opacity (bars).
+    Swatch(&'static str, f64),
+    /// A line with a marker (a sweep).
+    Line(&'static str),
+    /// The dashed budget line.
+    Dashed,
+}
+
+/// A legend: one row per (key, text), from (x, y) down.
+fn legend(svg: &mut String, x: f64, y: f64, rows: &[(Key, String)]) {
+    for (i, (key, text)) in rows.iter().enumerate() {
         let ry = y + 20.0 * i as f64;
-        if line {
-            let _ = writeln!(
+        let _ = match key {
+            Key::Swatch(color, opacity) => writeln!(
+                svg,
+                "<rect x=\"{x:.1}\" y=\"{ry:.1}\" width=\"22\" height=\"12\" fill=\"{color}\" \
+                 fill-opacity=\"{opacity:.2}\" stroke=\"#333\" stroke-width=\"0.5\"/>"
+            ),
+            Key::Line(color) => writeln!(
                 svg,
                 "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{color}\" \
                  stroke-width=\"2\"/><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" \
@@ -218,38 +235,41 @@ fn legend(svg: &mut String, x: f64, y: f64, rows: &[(String, f64, String)], line
                 ry + 6.0,
                 x + 11.0,
                 ry + 6.0
-            );
-        } else {
-            let _ = writeln!(
+            ),
+            Key::Dashed => writeln!(
                 svg,
-                "<rect x=\"{x:.1}\" y=\"{ry:.1}\" width=\"14\" height=\"12\" fill=\"{color}\" \
-                 fill-opacity=\"{opacity:.2}\" stroke=\"#333\" stroke-width=\"0.5\"/>"
-            );
-        }
+                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{BUDGET}\" \
+                 stroke-width=\"1.5\" stroke-dasharray=\"7 4\"/>",
+                ry + 6.0,
+                x + 22.0,
+                ry + 6.0
+            ),
+        };
         let _ = writeln!(
             svg,
             "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{}</text>",
-            x + if line { 28.0 } else { 20.0 },
+            x + 28.0,
             ry + 10.0,
             esc(text)
         );
     }
 }
 
-/// A horizontal dashed reference line at `v` with `text` above its right end.
-fn ref_line(svg: &mut String, f: &Frame, v: f64, text: &str) {
+/// The width a legend needs: its key, and ~6.3 px a character of 11 px text.
+fn legend_width(rows: &[(Key, String)]) -> f64 {
+    let chars = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+    40.0 + 6.3 * chars as f64
+}
+
+/// A horizontal dashed line at `v` (the budget; the legend names it).
+fn ref_line(svg: &mut String, f: &Frame, v: f64) {
     let y = f.py(v);
     let _ = writeln!(
         svg,
-        "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#c0392b\" \
-         stroke-width=\"1.5\" stroke-dasharray=\"7 4\"/>\n\
-         <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#c0392b\" \
-         text-anchor=\"end\">{}</text>",
+        "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"{BUDGET}\" \
+         stroke-width=\"1.5\" stroke-dasharray=\"7 4\"/>",
         f.left,
         f.left + f.width,
-        f.left + f.width - 4.0,
-        y - 4.0,
-        esc(text)
     );
 }
 
@@ -282,8 +302,8 @@ fn bar_chart(
     y_label: &str,
     value_decimals: usize,
     bars: &[Bar<'_>],
-    legend_rows: &[(String, f64, String)],
-    reference: Option<(f64, String)>,
+    mut legend_rows: Vec<(Key, String)>,
+    reference: Option<f64>,
 ) -> String {
     let slot = 36.0;
     let longest = bars
@@ -295,7 +315,7 @@ fn bar_chart(
     let reach = 4.6 * longest + 10.0;
     let left = 80.0_f64.max(reach - slot / 2.0 + 10.0);
     let width_plot = (slot * bars.len() as f64).max(360.0);
-    let legend_w = 230.0;
+    let legend_w = legend_width(&legend_rows);
     let top = 64.0;
     let height_plot = 380.0;
     let width = left + width_plot + 20.0 + legend_w;
@@ -303,7 +323,7 @@ fn bar_chart(
     let hi = bars
         .iter()
         .map(|b| b.mean + b.ci.unwrap_or(0.0))
-        .chain(reference.as_ref().map(|r| r.0))
+        .chain(reference)
         .fold(0.0, f64::max);
     let lo = bars
         .iter()
@@ -338,7 +358,7 @@ fn bar_chart(
         );
         let top_of_bar = match b.ci {
             Some(ci) => {
-                error_bar(&mut svg, &f, cx, b.mean - ci, b.mean + ci);
+                error_bar(&mut svg, &f, cx, b.mean - ci, b.mean + ci, "black");
                 b.mean + ci
             }
             None => b.mean,
@@ -359,17 +379,12 @@ fn bar_chart(
             esc(b.label)
         );
     }
-    if let Some((v, text)) = &reference {
-        ref_line(&mut svg, &f, *v, text);
+    if let Some(v) = reference {
+        ref_line(&mut svg, &f, v);
+        legend_rows.push((Key::Dashed, format!("energy budget {v:.2} GJ")));
     }
     frame_box(&mut svg, &f);
-    legend(
-        &mut svg,
-        left + width_plot + 20.0,
-        top + 4.0,
-        legend_rows,
-        false,
-    );
+    legend(&mut svg, left + width_plot + 20.0, top + 4.0, &legend_rows);
     svg.push_str("</svg>\n");
     svg
 }
@@ -378,15 +393,10 @@ fn bar_chart(
 fn bars_and_legend<'a>(
     summaries: &'a [ConfigSummary],
     value: impl Fn(&ConfigSummary) -> (f64, Option<f64>),
-) -> (Vec<Bar<'a>>, Vec<(String, f64, String)>) {
-    let mut legend: Vec<(String, f64, String)> = Vec::new();
-    let mut add = |color: &str, opacity: f64, text: &str| {
-        if !legend
-            .iter()
-            .any(|(c, o, t)| c == color && *o == opacity && t == text)
-        {
-            legend.push((color.to_string(), opacity, text.to_string()));
-        }
+) -> (Vec<Bar<'a>>, Vec<(Key, String)>) {
+    let mut legend: Vec<(Key, String)> = Vec::new();
+    let mut add = |color: &'static str, opacity: f64, text: &str| {
+        legend.push((Key::Swatch(color, opacity), text.to_string()));
     };
     let bars = summaries
         .iter()
@@ -445,7 +455,7 @@ pub fn utility_bars(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
         "% of maximum utility",
         1,
         &bars,
-        &legend,
+        legend,
         None,
     )
 }
@@ -459,16 +469,14 @@ pub fn energy_bars(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
             s.energy_joules.ci95.map(|c| c / 1e9),
         )
     });
-    let reference = exp
-        .budget_joules()
-        .map(|b| (b / 1e9, format!("energy budget {:.2} GJ", b / 1e9)));
+    let reference = exp.budget_joules().map(|b| b / 1e9);
     bar_chart(
         &format!("{}: energy consumed", exp.title),
         &subtitle(exp, summaries),
         "energy consumed in the day (GJ)",
         2,
         &bars,
-        &legend,
+        legend,
         reference,
     )
 }
@@ -517,7 +525,18 @@ pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: boo
         (y_lo, y_hi) = (0.0, 1.0);
     }
     let x = Axis::new(0.0, x_hi.max(1e-9), true);
-    let (left, top, width_plot, height_plot, legend_w) = (80.0, 64.0, 560.0, 380.0, 250.0);
+    let (left, top, width_plot, height_plot) = (80.0, 64.0, 560.0, 380.0);
+    let legend_w = {
+        let mut rows: Vec<(Key, String)> = exp
+            .series
+            .iter()
+            .map(|sr| (Key::Dashed, sr.label.clone()))
+            .collect();
+        if let Some(b) = budget {
+            rows.push((Key::Dashed, format!("energy budget {b:.2} GJ")));
+        }
+        legend_width(&rows)
+    };
     let f = Frame {
         left,
         top,
@@ -574,7 +593,7 @@ pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: boo
         bottom + 40.0
     );
     if let Some(b) = budget {
-        ref_line(&mut svg, &f, b, &format!("energy budget {b:.2} GJ"));
+        ref_line(&mut svg, &f, b);
     }
     let mut legend_rows = Vec::new();
     let mut used: Vec<FilterKind> = Vec::new();
@@ -606,7 +625,7 @@ pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: boo
         );
         for p in order {
             if let Some(ci) = p.2 {
-                error_bar(&mut svg, &f, px(p.0), p.1 - ci, p.1 + ci);
+                error_bar(&mut svg, &f, px(p.0), p.1 - ci, p.1 + ci, color);
             }
             let _ = writeln!(
                 svg,
@@ -619,16 +638,13 @@ pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: boo
                 p.1
             );
         }
-        legend_rows.push((color.to_string(), 1.0, sr.label.clone()));
+        legend_rows.push((Key::Line(color), sr.label.clone()));
+    }
+    if let Some(b) = budget {
+        legend_rows.push((Key::Dashed, format!("energy budget {b:.2} GJ")));
     }
     frame_box(&mut svg, &f);
-    legend(
-        &mut svg,
-        left + width_plot + 20.0,
-        top + 4.0,
-        &legend_rows,
-        true,
-    );
+    legend(&mut svg, left + width_plot + 20.0, top + 4.0, &legend_rows);
     svg.push_str("</svg>\n");
     svg
 }
