@@ -111,6 +111,21 @@ impl Axis {
         Axis { lo, hi, step }
     }
 
+    /// An axis over [lo, hi] on round ticks, without padding.
+    fn exact(lo: f64, hi: f64) -> Axis {
+        let (lo, hi) = if hi > lo {
+            (lo, hi)
+        } else {
+            (lo - 1.0, lo + 1.0)
+        };
+        let step = nice_step(hi - lo, 5.0);
+        Axis {
+            lo: libm::floor(lo / step) * step,
+            hi: libm::ceil(hi / step) * step,
+            step,
+        }
+    }
+
     fn ticks(&self) -> Vec<f64> {
         let n = libm::round((self.hi - self.lo) / self.step) as i64;
         (0..=n).map(|i| self.lo + i as f64 * self.step).collect()
@@ -134,6 +149,8 @@ impl Frame {
 
 /// The opening of an SVG document with a white background, a title and a subtitle.
 fn open(svg: &mut String, width: f64, height: f64, title: &str, subtitle: &str) {
+    // Bold 17 px text: ~10 px a character; shrink a long title to fit.
+    let size = 17.0_f64.min((width - 20.0) / (0.6 * title.chars().count().max(1) as f64));
     let _ = writeln!(
         svg,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" \
@@ -142,7 +159,7 @@ fn open(svg: &mut String, width: f64, height: f64, title: &str, subtitle: &str) 
     let _ = writeln!(
         svg,
         "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <text x=\"{:.1}\" y=\"24\" font-size=\"17\" font-weight=\"bold\" \
+         <text x=\"{:.1}\" y=\"24\" font-size=\"{size:.1}\" font-weight=\"bold\" \
          text-anchor=\"middle\">{}</text>\n\
          <text x=\"{:.1}\" y=\"44\" font-size=\"12\" fill=\"#444\" \
          text-anchor=\"middle\">{}</text>",
@@ -524,7 +541,7 @@ pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: boo
     if !y_lo.is_finite() {
         (y_lo, y_hi) = (0.0, 1.0);
     }
-    let x = Axis::new(0.0, x_hi.max(1e-9), true);
+    let x = Axis::exact(0.0, x_hi.max(1e-9));
     let (left, top, width_plot, height_plot) = (80.0, 64.0, 560.0, 380.0);
     let legend_w = {
         let mut rows: Vec<(Key, String)> = exp
@@ -547,17 +564,13 @@ pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: boo
     let px = |v: f64| left + width_plot * (v - x.lo) / (x.hi - x.lo);
     let width = left + width_plot + 20.0 + legend_w;
     let height = top + height_plot + 60.0;
-    let what = if energy {
-        "energy consumed"
-    } else {
-        "percentage of maximum utility"
-    };
+    let what = if energy { "energy" } else { "utility" };
     let mut svg = String::new();
     open(
         &mut svg,
         width,
         height,
-        &format!("{}: {what} against the leniency", exp.title),
+        &format!("{}: {what} against leniency", exp.title),
         &subtitle(exp, summaries),
     );
     y_axis(
@@ -597,7 +610,11 @@ pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: boo
     }
     let mut legend_rows = Vec::new();
     let mut used: Vec<FilterKind> = Vec::new();
+    let k = exp.series.len() as f64;
     for (i, (sr, pts)) in exp.series.iter().zip(&points).enumerate() {
+        // Shift the sweeps apart by a few pixels so that their CI bars do not overlap.
+        let dodge = 5.0 * (i as f64 - (k - 1.0) / 2.0);
+        let px = |v: f64| px(v) + dodge;
         let color = if used.contains(&sr.filter) {
             PALETTE[i % PALETTE.len()]
         } else {
