@@ -296,6 +296,22 @@ fn is_dir_name(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
+/// `a/b/../c` as `a/c`, lexically (a `..` after a normal component removes both).
+fn normalize(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in p.components() {
+        match (c, out.last()) {
+            (Component::CurDir, _) if !out.is_empty() => {}
+            (Component::ParentDir, Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            _ => out.push(c),
+        }
+    }
+    out.iter().collect()
+}
+
 impl Experiment {
     /// Reads, parses and validates the experiment at `path`, and loads its scenario.
     pub fn load(path: impl AsRef<Path>) -> Result<Experiment, ExperimentError> {
@@ -354,7 +370,7 @@ impl Experiment {
         // The scenario gives the default leniencies: load it before expanding the runs.
         let scenario_path = match Path::new(&spec.scenario) {
             p if p.is_absolute() => p.to_path_buf(),
-            p => path.parent().unwrap_or(Path::new("")).join(p),
+            p => normalize(&path.parent().unwrap_or(Path::new("")).join(p)),
         };
         let scenario = if spec.scenario.trim().is_empty() {
             None

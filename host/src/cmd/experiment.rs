@@ -160,7 +160,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         writeln!(
             stdout,
             "calibrated energy budget: {:.0} J ({} x the mean daily energy of {:?}, {:.0} J{} \
-             over {} trials); set simulation.energy_budget_joules = {:.0} in {}",
+             over {} trial{}); set simulation.energy_budget_joules = {:.0} in {}",
             c.energy_budget_joules,
             c.fraction,
             c.reference,
@@ -169,6 +169,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                 .ci95
                 .map_or(String::new(), |ci| format!(" ± {ci:.0}")),
             c.reference_energy.n,
+            if c.reference_energy.n == 1 { "" } else { "s" },
             c.energy_budget_joules,
             exp.scenario_path.display(),
         )?;
