@@ -5,7 +5,7 @@
 /// Named so that `cargo test -p kairos-host experiment` selects these tests.
 mod experiment {
     use kairos_host::cmd::run::run_trial;
-    use kairos_host::experiment::runner::{self, Quiet};
+    use kairos_host::experiment::runner::{self, Failure, Quiet};
     use kairos_host::experiment::Experiment;
     use kairos_host::report;
     use std::path::{Path, PathBuf};
@@ -142,10 +142,29 @@ mod experiment {
             assert_eq!(row.summary.energy_budget_joules, Some(3e8));
             assert!(row.summary.trace.is_empty());
         }
+        assert!(out.failures.is_empty());
         let s = report::summarize(&exp, &out);
         // The energy-per-task filter at leniency 1 holds back more than at 4.
         assert!(s[2].energy_joules.mean <= s[3].energy_joules.mean, "{s:?}");
         assert!(report::calibration(&exp, &s).is_none());
+
+        // A failed run: left out of the rows and the summaries, listed in summary.json.
+        let mut failed = out.clone();
+        let i = failed.rows.iter().position(|r| r.config == 1).unwrap();
+        let row = failed.rows.remove(i);
+        failed.failures.push(Failure {
+            config: 1,
+            trial: row.summary.trial,
+            error: "capacity exceeded".to_string(),
+        });
+        let s = report::summarize(&exp, &failed);
+        assert_eq!(s[1].utility_percent.n, 1);
+        assert_eq!(s[0].utility_percent.n, 2);
+        let j: serde_json::Value =
+            serde_json::from_str(&report::summary_json(&exp, &s, None, &failed.failures)).unwrap();
+        assert_eq!(j["failures"][0]["label"], "Max UPR PH, no filter");
+        assert_eq!(j["failures"][0]["error"], "capacity exceeded");
+        assert!(!report::summary_json(&exp, &s, None, &[]).contains("failures"));
     }
 
     #[test]

@@ -187,5 +187,18 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     )?;
+    if !outcome.failures.is_empty() {
+        for f in &outcome.failures {
+            eprintln!(
+                "failed: {:?} on trial {}: {}",
+                exp.configs[f.config].label, f.trial, f.error
+            );
+        }
+        bail!(
+            "{} of {runs_total} runs failed (listed above and in summary.json); the reports \
+             cover the others",
+            outcome.failures.len()
+        );
+    }
     Ok(())
 }

@@ -5,7 +5,9 @@
 //! trial, over its threads. A worker holds one trial and one controller at a time, so the
 //! peak memory is a few trials and `jobs` controllers, never all the trials' task lists.
 //! Rows come back sorted by (configuration, trial): results never depend on thread timing;
-//! only the wall times do.
+//! only the wall times do. A run that fails (a core error) does not stop the others: it is
+//! recorded in [`Outcome::failures`], and the caller decides (`kairos experiment` writes the
+//! reports of the runs that succeeded, then exits with an error listing the failures).
 
 use super::Experiment;
 use crate::cmd::run::{run_generated, RunSummary};
@@ -39,11 +41,24 @@ pub struct Row {
     pub summary: RunSummary,
 }
 
+/// A run that failed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    /// The index in [`Experiment::configs`].
+    pub config: usize,
+    /// The trial.
+    pub trial: u32,
+    /// The error, with its context chain.
+    pub error: String,
+}
+
 /// Everything an experiment gave.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// One row per configuration and trial, sorted by (configuration, trial).
+    /// One row per configuration and trial that succeeded, sorted by (configuration, trial).
     pub rows: Vec<Row>,
+    /// The runs that failed, sorted by (configuration, trial).
+    pub failures: Vec<Failure>,
     /// Wall time of each trial's generation, in seconds, by trial.
     pub generate_s: Vec<f64>,
     /// Wall time of the whole experiment, in seconds.
@@ -71,7 +86,7 @@ pub fn run(
         .build()
         .context("starting the worker threads")?;
     let t0 = Instant::now();
-    let per_trial: Vec<(f64, Vec<Row>)> = pool.install(|| {
+    let per_trial: Vec<(f64, Vec<Result<Row, Failure>>)> = pool.install(|| {
         (0..exp.trials)
             .into_par_iter()
             .map(|t| run_one_trial(exp, t, progress))
@@ -80,13 +95,21 @@ pub fn run(
     let wall_s = t0.elapsed().as_secs_f64();
     let mut generate_s = Vec::with_capacity(per_trial.len());
     let mut rows = Vec::with_capacity(per_trial.len() * exp.configs.len());
+    let mut failures = Vec::new();
     for (g, r) in per_trial {
         generate_s.push(g);
-        rows.extend(r);
+        for x in r {
+            match x {
+                Ok(row) => rows.push(row),
+                Err(f) => failures.push(f),
+            }
+        }
     }
     rows.sort_by_key(|r| (r.config, r.summary.trial));
+    failures.sort_by_key(|f| (f.config, f.trial));
     Ok(Outcome {
         rows,
+        failures,
         generate_s,
         wall_s,
         jobs: pool.current_num_threads(),
@@ -98,7 +121,7 @@ fn run_one_trial(
     exp: &Experiment,
     t: u32,
     progress: &dyn Progress,
-) -> anyhow::Result<(f64, Vec<Row>)> {
+) -> anyhow::Result<(f64, Vec<Result<Row, Failure>>)> {
     let g0 = Instant::now();
     let trial = generate::generate(&exp.scenario, t)
         .with_context(|| format!("generating trial {t} of {}", exp.scenario.name))?;
@@ -107,13 +130,21 @@ fn run_one_trial(
         .into_par_iter()
         .map(|c| {
             let opts = exp.run_options(c, t);
-            let mut summary = run_generated(&exp.scenario, &opts, &trial, generate_s)
-                .with_context(|| format!("{:?} on trial {t}", exp.configs[c].label))?;
-            summary.trace = Vec::new();
+            let r = match run_generated(&exp.scenario, &opts, &trial, generate_s) {
+                Ok(mut summary) => {
+                    summary.trace = Vec::new();
+                    Ok(Row { config: c, summary })
+                }
+                Err(e) => Err(Failure {
+                    config: c,
+                    trial: t,
+                    error: format!("{e:#}"),
+                }),
+            };
             progress.run_done(&exp.configs[c].label, t);
-            Ok(Row { config: c, summary })
+            r
         })
-        .collect::<anyhow::Result<Vec<Row>>>()?;
+        .collect::<Vec<_>>();
     progress.trial_done(t);
     Ok((generate_s, rows))
 }

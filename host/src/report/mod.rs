@@ -18,7 +18,7 @@
 pub mod stats;
 pub mod svg;
 
-use crate::experiment::runner::Outcome;
+use crate::experiment::runner::{Failure, Outcome};
 use crate::experiment::{Experiment, RunConfig};
 use anyhow::Context;
 use stats::{mean_ci, MeanCi};
@@ -270,11 +270,13 @@ fn mean_ci_json(c: &MeanCi) -> Json {
     Json::obj([("mean", Json::Num(c.mean)), ("ci95", Json::opt(c.ci95))])
 }
 
-/// `summary.json`: the experiment, one object per configuration, the sweeps, the calibration.
+/// `summary.json`: the experiment, one object per configuration, the sweeps, the failed runs
+/// (only if any), the calibration.
 pub fn summary_json(
     exp: &Experiment,
     summaries: &[ConfigSummary],
     calibration: Option<&Calibration>,
+    failures: &[Failure],
 ) -> String {
     let configs = summaries
         .iter()
@@ -330,6 +332,23 @@ pub fn summary_json(
         ("configs".to_string(), Json::Arr(configs)),
         ("series".to_string(), Json::Arr(series)),
     ];
+    if !failures.is_empty() {
+        top.push((
+            "failures".to_string(),
+            Json::Arr(
+                failures
+                    .iter()
+                    .map(|f| {
+                        Json::obj([
+                            ("label", Json::str(&exp.configs[f.config].label)),
+                            ("trial", Json::Int(f.trial as i64)),
+                            ("error", Json::str(&f.error)),
+                        ])
+                    })
+                    .collect(),
+            ),
+        ));
+    }
     if let Some(c) = calibration {
         top.push((
             "calibration".to_string(),
@@ -466,7 +485,10 @@ pub fn write_all(dir: &Path, exp: &Experiment, out: &Outcome) -> anyhow::Result<
     let mut files: Vec<(&str, String)> = vec![
         ("trials.csv", trials_csv(exp, out)),
         ("summary.csv", summary_csv(&summaries)),
-        ("summary.json", summary_json(exp, &summaries, cal.as_ref())),
+        (
+            "summary.json",
+            summary_json(exp, &summaries, cal.as_ref(), &out.failures),
+        ),
         ("timing.json", timing_json(exp, out)),
         ("utility.svg", svg::utility_bars(exp, &summaries)),
         ("energy.svg", svg::energy_bars(exp, &summaries)),
