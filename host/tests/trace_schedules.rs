@@ -219,3 +219,16 @@ fn trace_reservations_hold_nodes_unlike_textbook_backfilling() {
     assert_eq!(starts(f, Policy::Easy), [0.0, 100.0, 2.0, 12.0]);
     assert_eq!(starts(f, Policy::Conservative), [0.0, 100.0, 2.0, 12.0]);
 }
+
+/// No jobs: an empty result, not an error or a panic.
+#[test]
+fn trace_no_jobs() {
+    let r = trace::replay_trace(&[], 4, Policy::Conservative).unwrap();
+    assert!(r.jobs.is_empty());
+    assert_eq!(
+        (r.summary.jobs, r.summary.mean_wait_s, r.summary.utilization),
+        (0, 0.0, 0.0)
+    );
+    assert_eq!(r.counts.passes, 0);
+    assert!(trace::replay_trace(&[], 0, Policy::Easy).is_err());
+}
