@@ -157,11 +157,38 @@ impl TaskType {
 }
 
 /// Clusters, P-states and task types.
+///
+/// Deserializing goes through [`Platform::new`] and [`Platform::add_resolved_type`], so a
+/// decoded platform has passed the same checks as a built one (the controller indexes
+/// per-P-state tables by the P-state count and relies on them).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "PlatformParts")]
 pub struct Platform {
     clusters: heapless::Vec<Cluster, MAX_CLUSTERS>,
     pstates: u8,
     types: heapless::Vec<TaskType, MAX_TASK_TYPES>,
+}
+
+/// The fields of a [`Platform`] as they are serialized, before their checks.
+#[derive(Deserialize)]
+struct PlatformParts {
+    clusters: heapless::Vec<Cluster, MAX_CLUSTERS>,
+    pstates: u8,
+    types: heapless::Vec<TaskType, MAX_TASK_TYPES>,
+}
+
+impl TryFrom<PlatformParts> for Platform {
+    type Error = Error;
+    fn try_from(p: PlatformParts) -> Result<Platform, Error> {
+        let mut platform = Platform::new(&p.clusters, p.pstates)?;
+        for t in &p.types {
+            if t.placements.len() > p.clusters.len() {
+                return Err(InputError::UnknownCluster(t.placements.len() as u8 - 1).into());
+            }
+            platform.add_resolved_type(&t.placements)?;
+        }
+        Ok(platform)
+    }
 }
 
 impl Platform {
@@ -388,6 +415,36 @@ mod tests {
                 capacity: 8
             }))
         );
+    }
+
+    #[test]
+    fn a_decoded_platform_passes_the_same_checks() {
+        let cl = Cluster {
+            nodes: NodeCount(4),
+            cores_per_node: 2,
+            kind: ClusterKind::General,
+        };
+        let mut p = Platform::new(&[cl], 3).unwrap();
+        let pl = Placement {
+            nodes: NodeCount(2),
+            etc: [s(10), s(12), s(15), Micros::ZERO],
+            apc: [MilliWatts(1000); 4],
+        };
+        p.add_resolved_type(&[Some(pl)]).unwrap();
+        let mut buf = [0u8; 512];
+        let bytes = postcard::to_slice(&p, &mut buf).unwrap();
+        let back: Platform = postcard::from_bytes(bytes).unwrap();
+        assert_eq!(back, p);
+        // Nine P-states (the limit is four) and a node count over the cluster's both fail to
+        // decode instead of reaching the controller.
+        let mut bad = p.clone();
+        bad.pstates = 9;
+        let bytes = postcard::to_slice(&bad, &mut buf).unwrap();
+        assert!(postcard::from_bytes::<Platform>(bytes).is_err());
+        let mut bad = p.clone();
+        bad.types[0].placements[0].as_mut().unwrap().nodes = NodeCount(5);
+        let bytes = postcard::to_slice(&bad, &mut buf).unwrap();
+        assert!(postcard::from_bytes::<Platform>(bytes).is_err());
     }
 
     #[test]

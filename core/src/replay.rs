@@ -28,7 +28,8 @@ pub type Pending = (Micros, TaskId, u32);
 pub struct Report {
     /// Utility earned inside the day.
     pub utility: Utility,
-    /// The most the day's arrivals could earn (each started at arrival on its fastest option).
+    /// The most the day could earn: every arrival started at arrival on its fastest option,
+    /// prorated to the day.
     pub max_utility: Utility,
     /// Energy consumed inside the day.
     pub energy: MilliJoules,
@@ -226,9 +227,9 @@ where
                 Some(Err(e)) => return Err(e),
                 None => break,
             };
-            if task.arrival >= cfg.day_start && task.arrival < cfg.day_end {
-                max_utility += best_case(ctl, &task)?;
-            }
+            // Every arrival's best case, prorated to the day like earned utility, so that the
+            // maximum bounds what the day can earn (warm-up arrivals earn inside it too).
+            max_utility += best_case(ctl, &task)?;
             ctl.on_arrival(task)?;
             if schedule.on_arrival {
                 map_now = true;

@@ -1,21 +1,21 @@
 //! kairos-host: the std side of kairos. Scenarios, workload generation, trace replay,
 //! experiments, reports; the `kairos` binary is a thin layer over these modules.
 
+/// The subcommands of the `kairos` binary.
+pub mod cmd;
+/// Experiment files: heuristics x filters x trials, and their parallel runner.
+pub mod experiment;
 /// The firmware's reference scenarios: generation, encoding, host replay (`kairos digest`).
 pub mod fwscenario;
+/// The ESSC workload generator: platforms, task types and arrivals of a trial.
+pub mod generate;
+/// Experiment reports: statistics, CSV and JSON tables, SVG plots.
+pub mod report;
+/// Scenario files: the TOML format, its defaults and its validation.
+pub mod scenario;
 /// Host-side storage and runs of the core replay engine.
 pub mod sim;
 /// Standard Workload Format logs: reading, cleaning, conversion to replay jobs.
 pub mod swf;
 /// Trace replay: SWF jobs under FCFS, EASY or Conservative backfilling, and their metrics.
 pub mod trace;
-/// The subcommands of the `kairos` binary.
-pub mod cmd;
-/// Scenario files: the TOML format, its defaults and its validation.
-pub mod scenario;
-/// The ESSC workload generator: platforms, task types and arrivals of a trial.
-pub mod generate;
-/// Experiment files: heuristics x filters x trials, and their parallel runner.
-pub mod experiment;
-/// Experiment reports: statistics, CSV and JSON tables, SVG plots.
-pub mod report;
