@@ -40,7 +40,7 @@ use kairos_core::controller::{
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskType};
 use kairos_core::policy::Heuristic;
 use kairos_core::task::{Demand, Task, TaskId};
-use kairos_core::timeline::{NodeTimeline, Void};
+use kairos_core::timeline::NodeTimeline;
 use kairos_core::units::{Micros, MilliWatts, NodeCount};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
 use serde::Serialize;
@@ -54,21 +54,6 @@ pub const BSLD_BOUND_US: u64 = 10_000_000;
 /// so few queries repeat; the controller also walks the whole memo at every assignment, so
 /// a small memo is cheaper than the 8,192 entries of [`crate::sim::MEMO_ENTRIES`].
 pub const TRACE_MEMO_ENTRIES: usize = 256;
-
-/// Void-index entries a node for `policy` (0: none); see
-/// `kairos_core::controller::Controller::with_void_index`. The index spares EASY the sort
-/// of every earliest-start query, but it is rebuilt after every booking removed, which FCFS
-/// and Conservative (compression) do often. Measured (user CPU, release; decisions are the
-/// same either way): KTH-SP2 EASY 0.46 s without, 0.40 s with; FCFS 0.14 s / 0.21 s;
-/// Conservative 1.17 s / 2.6 s. Curie's first 3,000 jobs: EASY 57.6 s / 31.7 s; FCFS
-/// 20.0 s / 22.2 s; Conservative 164 s / 331 s.
-pub fn void_index_per_node(policy: Policy) -> usize {
-    match policy {
-        // Two sorted copies of 16 voids a node on average, and 3 a node to apply a booking.
-        Policy::Easy => 2 * 16 + 3,
-        Policy::Fcfs | Policy::Conservative => 0,
-    }
-}
 
 /// The scheduling policies of `kairos replay`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, Serialize)]
@@ -316,12 +301,11 @@ struct TraceStorage {
     node_ids: Vec<u32>,
     work: Vec<Work>,
     memo: Vec<MemoEntry>,
-    voids: Vec<Void>,
 }
 
 impl TraceStorage {
-    /// Storage for `tasks` jobs, with `voids` void-index entries a node (0: no index).
-    fn new(platform: &Platform, tasks: usize, template: &Task, voids: usize) -> TraceStorage {
+    /// Storage for `tasks` jobs on `platform`; `template` fills the task slots.
+    fn new(platform: &Platform, tasks: usize, template: &Task) -> TraceStorage {
         let s = StorageSizes::of(platform, tasks);
         let slot = TaskSlot {
             task: template.clone(),
@@ -336,24 +320,20 @@ impl TraceStorage {
             node_ids: vec![0; s.node_ids],
             work: vec![Work::default(); s.work],
             memo: vec![MemoEntry::default(); TRACE_MEMO_ENTRIES],
-            voids: vec![Void::default(); voids * s.nodes],
         }
     }
 
-    /// The controller's storage, and the buffer of its void index.
-    fn split(&mut self) -> (Storage<'_>, &mut [Void]) {
-        (
-            Storage {
-                tasks: &mut self.tasks,
-                nodes: &mut self.nodes,
-                scratch_a: &mut self.scratch_a,
-                scratch_b: &mut self.scratch_b,
-                node_ids: &mut self.node_ids,
-                work: &mut self.work,
-                memo: &mut self.memo,
-            },
-            &mut self.voids,
-        )
+    /// The controller's view of this storage.
+    fn storage(&mut self) -> Storage<'_> {
+        Storage {
+            tasks: &mut self.tasks,
+            nodes: &mut self.nodes,
+            scratch_a: &mut self.scratch_a,
+            scratch_b: &mut self.scratch_b,
+            node_ids: &mut self.node_ids,
+            work: &mut self.work,
+            memo: &mut self.memo,
+        }
     }
 }
 
@@ -395,13 +375,13 @@ pub fn replay_trace(
             line: 0,
         })
     });
-    let index = void_index_per_node(policy);
-    let mut storage = TraceStorage::new(&platform, jobs.len(), &template, index);
-    let (st, voids) = storage.split();
-    let mut ctl = Controller::new(&platform, &classes, config, st)?;
-    if index > 0 {
-        ctl = ctl.with_void_index(voids);
-    }
+    // No void index (`Controller::with_void_index`): decisions are the same either way, and
+    // it is rebuilt after every booking removed. Measured (user CPU, release), without / with
+    // it: KTH-SP2 FCFS 0.14 / 0.21 s, EASY 0.46 / 0.40 s, Conservative 1.17 / 2.6 s; Gaia
+    // EASY 2.7 / 4.5 s; only Curie (93,312 nodes, sorts of ~93,000 voids) gains: its first
+    // 3,000 jobs take 57.6 / 31.7 s under EASY, but 164 / 331 s under Conservative.
+    let mut storage = TraceStorage::new(&platform, jobs.len(), &template);
+    let mut ctl = Controller::new(&platform, &classes, config, storage.storage())?;
 
     const NONE: u64 = u64::MAX;
     // Per task (submission order): start from its latest commitment, and its end.
