@@ -25,6 +25,10 @@
 //! the one it runs by (EASY retakes its reservation at every pass, Conservative compresses
 //! after early completions). The end is the start plus the real run time, and the driver
 //! checks that each completion it processes happens exactly then.
+//!
+//! The core's reservations hold specific nodes from the moment they are made, so EASY and
+//! Conservative here can differ from textbook processor-count backfilling (docs/traces.md,
+//! "Reservations hold nodes"); strict FCFS cannot.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -51,8 +55,9 @@ use crate::swf::{self, CleanOptions, CleanReport, ReadOptions, ReplayJob};
 pub const BSLD_BOUND_US: u64 = 10_000_000;
 
 /// Entries of the controller's fit memo. Trace jobs each carry their own size and request,
-/// so few queries repeat; the controller also walks the whole memo at every assignment, so
-/// a small memo is cheaper than the 8,192 entries of [`crate::sim::MEMO_ENTRIES`].
+/// yet many repeat: on KTH-SP2 under EASY, 183,000 of 585,000 queries hit the memo, with 256
+/// entries as with 8,192. The controller walks the whole memo at every assignment, so this
+/// is smaller than the host's usual [`crate::sim::MEMO_ENTRIES`].
 pub const TRACE_MEMO_ENTRIES: usize = 256;
 
 /// The scheduling policies of `kairos replay`.
