@@ -385,6 +385,108 @@ impl<'a> Controller<'a> {
         self
     }
 
+    /// A copy of this controller over `storage`: the tasks, every node's bookings, the
+    /// ledgers, counts, clock, random stream, assignment count, fit memo and every other
+    /// field, so that the copy makes the same decisions as the original from here on.
+    ///
+    /// `storage` needs room for the tasks so far, every node and the largest cluster's
+    /// scratch (a [`CapacityError`](crate::error::CapacityError) otherwise). The memo is
+    /// copied when it has the original's length and starts empty otherwise (it only caches
+    /// the current event's answers). The copy has no void index: give it one with
+    /// [`with_void_index`](Self::with_void_index) (a cache: decisions do not depend on it).
+    pub fn clone_into<'b>(&self, storage: Storage<'b>) -> Result<Controller<'b>, Error>
+    where
+        'a: 'b,
+    {
+        if storage.tasks.len() < self.len {
+            return Err(full(Capacity::Tasks, storage.tasks.len()).into());
+        }
+        if storage.work.len() < self.work_len {
+            return Err(full(Capacity::Tasks, storage.work.len()).into());
+        }
+        let Storage {
+            tasks,
+            nodes,
+            scratch_a,
+            scratch_b,
+            node_ids,
+            work,
+            memo,
+        } = storage;
+        tasks[..self.len].clone_from_slice(&self.tasks[..self.len]);
+        work[..self.work_len].copy_from_slice(&self.work[..self.work_len]);
+        if memo.len() == self.memo.len() {
+            memo.copy_from_slice(self.memo);
+        } else {
+            memo.fill(MemoEntry::default());
+        }
+        let mut copy = Controller::new(
+            self.platform,
+            self.classes,
+            self.config,
+            Storage {
+                tasks,
+                nodes,
+                scratch_a,
+                scratch_b,
+                node_ids,
+                work,
+                memo,
+            },
+        )?;
+        // A new cluster timeline starts empty: book every node's bookings again, one node
+        // at a time (they are sorted and disjoint, so each lands at the end).
+        for (src, dst) in self.clusters.iter().zip(copy.clusters.iter_mut()) {
+            for (n, node) in src.nodes().iter().enumerate() {
+                for b in node.bookings() {
+                    dst.book(&[n as u32], *b)?;
+                }
+            }
+        }
+        // Every field by name, so that a new one cannot be forgotten here.
+        let Controller {
+            platform: _,
+            classes: _,
+            config: _,
+            averages,
+            tasks: _,
+            len,
+            clusters: _,
+            scratch_a: _,
+            scratch_b: _,
+            node_ids: _,
+            work: _,
+            work_len,
+            memo: _,
+            epoch,
+            ledger,
+            planned,
+            utility,
+            counts,
+            now,
+            early_completions,
+            rng,
+            budget,
+            first_open,
+            seq,
+        } = self;
+        copy.averages = *averages;
+        copy.len = *len;
+        copy.work_len = *work_len;
+        copy.epoch = *epoch;
+        copy.ledger = *ledger;
+        copy.planned = *planned;
+        copy.utility = *utility;
+        copy.counts = *counts;
+        copy.now = *now;
+        copy.early_completions = *early_completions;
+        copy.rng = rng.clone();
+        copy.budget = *budget;
+        copy.first_open = *first_open;
+        copy.seq = *seq;
+        Ok(copy)
+    }
+
     /// Replaces the averages the energy filters use (trace jobs carry their own tables).
     pub fn set_averages(&mut self, averages: Averages) {
         self.averages = averages;
@@ -923,5 +1025,333 @@ impl<'a> Controller<'a> {
     /// The reservation of slot `i`, if any.
     pub(crate) fn assignment(&self, i: u32) -> Option<Assignment> {
         self.tasks[i as usize].assignment
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::error::CapacityError;
+    use crate::platform::{Cluster, ClusterKind, TaskTypeId};
+    use crate::task::Demand;
+    use crate::units::MilliWatts;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// Owned buffers for one controller.
+    struct Bufs {
+        tasks: Vec<TaskSlot>,
+        nodes: Vec<NodeTimeline>,
+        a: Vec<u64>,
+        b: Vec<u64>,
+        ids: Vec<u32>,
+        work: Vec<Work>,
+        memo: Vec<MemoEntry>,
+    }
+
+    impl Bufs {
+        fn new(platform: &Platform, tasks: usize, memo: usize, template: &Task) -> Bufs {
+            let s = StorageSizes::of(platform, tasks);
+            let slot = TaskSlot {
+                task: template.clone(),
+                state: TaskState::Completed,
+                assignment: None,
+            };
+            Bufs {
+                tasks: vec![slot; s.tasks],
+                nodes: vec![NodeTimeline::new(); s.nodes],
+                a: vec![0; s.scratch],
+                b: vec![0; s.scratch],
+                ids: vec![0; s.node_ids],
+                work: vec![Work::default(); s.work],
+                memo: vec![MemoEntry::default(); memo],
+            }
+        }
+        fn storage(&mut self) -> Storage<'_> {
+            Storage {
+                tasks: &mut self.tasks,
+                nodes: &mut self.nodes,
+                scratch_a: &mut self.a,
+                scratch_b: &mut self.b,
+                node_ids: &mut self.ids,
+                work: &mut self.work,
+                memo: &mut self.memo,
+            }
+        }
+    }
+
+    /// Two clusters, three P-states, eight task types of 1 to 9 nodes and 3 to 40 minutes.
+    fn platform() -> Platform {
+        let cluster = |nodes, kind| Cluster {
+            nodes: NodeCount(nodes),
+            cores_per_node: 4,
+            kind,
+        };
+        let mut p = Platform::new(
+            &[
+                cluster(10, ClusterKind::General),
+                cluster(14, ClusterKind::General),
+            ],
+            3,
+        )
+        .unwrap();
+        for t in 0..8u64 {
+            let place = |nodes: u32, mins: u64, watts: u32| Placement {
+                nodes: NodeCount(nodes),
+                etc: [
+                    Micros::from_mins(mins),
+                    Micros::from_mins(mins + mins / 3 + 1),
+                    Micros::from_mins(2 * mins),
+                    Micros::ZERO,
+                ],
+                apc: [
+                    MilliWatts(watts),
+                    MilliWatts(watts * 3 / 4),
+                    MilliWatts(watts / 2),
+                    MilliWatts(0),
+                ],
+            };
+            let nodes = 1 + (t as u32 * 5) % 9;
+            let mins = 3 + (t * 7) % 38;
+            let second = (t % 3 != 0).then(|| place(nodes.min(14), mins + 2, 90_000));
+            p.add_resolved_type(&[Some(place(nodes, mins, 120_000 + 5_000 * t as u32)), second])
+                .unwrap();
+        }
+        p
+    }
+
+    /// `n` tasks arriving over the first 90 minutes, in arrival order.
+    fn tasks(n: u64) -> Vec<Task> {
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut v: Vec<Task> = (0..n)
+            .map(|_| Task {
+                id: TaskId(0),
+                arrival: Micros::from_mins(next() % 90),
+                demand: Demand::Typed(TaskTypeId((next() % 8) as u16)),
+                curve: crate::utility::UtilityCurve::PiecewiseExp {
+                    priority: (1 + next() % 8) as f64,
+                    urgency_per_min: 0.01 * (1 + next() % 5) as f64,
+                    first: Micros::from_mins(5 + next() % 30),
+                    class: (next() % 20) as u8,
+                },
+                actual: None,
+            })
+            .collect();
+        v.sort_by_key(|t| t.arrival);
+        v
+    }
+
+    /// The time task slot `s` really ends: a quarter of the tasks (by id) end a minute early,
+    /// so that the early-completion path runs too.
+    fn actual_end(id: TaskId, s: &TaskSlot) -> Option<Micros> {
+        let a = s.assignment?;
+        let early = id.0 & 3 == 0 && a.end - a.start > Micros::from_mins(2);
+        Some(if early {
+            a.end - Micros::from_mins(1)
+        } else {
+            a.end
+        })
+    }
+
+    /// The completions due at `now` (in task order), then the arrivals up to `now`.
+    fn events(ctl: &mut Controller<'_>, tasks: &[Task], next: &mut usize, now: Micros) {
+        let due: Vec<(TaskId, Micros)> = ctl
+            .tasks()
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s.state, TaskState::Running | TaskState::Reserved))
+            .filter_map(|(i, s)| Some((TaskId(i as u32), actual_end(TaskId(i as u32), s)?)))
+            .filter(|&(_, end)| end <= now)
+            .collect();
+        for (id, end) in due {
+            ctl.on_completion(id, end).unwrap();
+        }
+        while *next < tasks.len() && tasks[*next].arrival <= now {
+            ctl.on_arrival(tasks[*next].clone()).unwrap();
+            *next += 1;
+        }
+    }
+
+    /// Drives `ctl` over the minutes `[from, to)`: at each, the completions due, the arrivals,
+    /// then a mapping event; every decision goes to `log`. The minute `from` starts after its
+    /// completions and arrivals if `mid` (they were handled before).
+    fn drive(
+        ctl: &mut Controller<'_>,
+        tasks: &[Task],
+        next: &mut usize,
+        (from, to, mid): (u64, u64, bool),
+        log: &mut Vec<Decision>,
+    ) {
+        for m in from..to {
+            let now = Micros::from_mins(m);
+            if !(mid && m == from) {
+                events(ctl, tasks, next, now);
+            }
+            ctl.on_mapping_event(now, &mut |d| log.push(*d)).unwrap();
+        }
+    }
+
+    /// What a controller holds that shows outside: ledgers, utility, counts, clock, the
+    /// filter's budget, and every task's state and assignment.
+    type Outcome = (
+        EnergyLedger,
+        Utility,
+        Counts,
+        Micros,
+        Budget,
+        Vec<(TaskState, Option<Assignment>)>,
+    );
+
+    fn outcome(ctl: &Controller<'_>) -> Outcome {
+        (
+            *ctl.ledger(),
+            ctl.utility(),
+            ctl.counts(),
+            ctl.now(),
+            ctl.filter_budget(),
+            ctl.tasks()
+                .iter()
+                .map(|s| (s.state, s.assignment))
+                .collect(),
+        )
+    }
+
+    fn configs() -> Vec<Config> {
+        let day = (Micros::from_mins(10), Micros::from_mins(150));
+        let mut out: Vec<Config> = Heuristic::ALL
+            .iter()
+            .map(|&h| {
+                let mut c = Config::new(h, day.0, day.1);
+                if !h.is_utility_aware() {
+                    c.reservations = Reservations::Permanent;
+                }
+                c.seed = 7;
+                c
+            })
+            .collect();
+        let mut upr = Config::new(Heuristic::MaxUpr, day.0, day.1);
+        upr.filter = EnergyFilter {
+            kind: FilterKind::PerResource,
+            leniency: 1.5,
+        };
+        upr.budget = MilliJoules(15_000_000_000);
+        out.push(upr);
+        let mut upe = Config::new(Heuristic::MaxUpe, day.0, day.1);
+        upe.reservations = Reservations::Permanent;
+        out.push(upe);
+        out
+    }
+
+    /// Runs every configuration to minute 45, copies the controller (right after the event of
+    /// minute 44, or later between an early completion and the event of its minute), and runs
+    /// the original and the copy to minute 200: same decisions, same end.
+    #[test]
+    fn a_clone_decides_as_the_original() {
+        let platform = platform();
+        let classes = UtilityClasses::essc20();
+        let tasks = tasks(120);
+        for config in configs() {
+            let h = config.heuristic;
+            // Memo sizes of the original and the copy (0: none; a different size starts empty).
+            for (memo, copy_memo) in [(64, 64), (64, 32), (0, 0)] {
+                for mid in [false, true] {
+                    let mut bufs = Bufs::new(&platform, tasks.len(), memo, &tasks[0]);
+                    let mut ctl =
+                        Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
+                    let (mut next, mut before) = (0, Vec::new());
+                    drive(&mut ctl, &tasks, &mut next, (0, 45, false), &mut before);
+                    // Mid-step: the first minute from 45 on with an early completion, copied
+                    // between its completions and its event.
+                    let mut at = 45;
+                    if mid {
+                        loop {
+                            events(&mut ctl, &tasks, &mut next, Micros::from_mins(at));
+                            if ctl.early_completions > 0 {
+                                break;
+                            }
+                            ctl.on_mapping_event(Micros::from_mins(at), &mut |d| before.push(*d))
+                                .unwrap();
+                            at += 1;
+                            assert!(at < 100, "{h:?}: an early completion by minute 100");
+                        }
+                    }
+                    let states = |c: &Controller<'_>, f: fn(TaskState) -> bool| {
+                        c.tasks().iter().filter(|s| f(s.state)).count()
+                    };
+                    assert!(
+                        states(&ctl, |s| s == TaskState::Running) > 0
+                            && states(&ctl, |s| matches!(
+                                s,
+                                TaskState::Mappable | TaskState::PlaceHeld | TaskState::Reserved
+                            )) > 0,
+                        "{h:?}: the copy point has running and waiting work"
+                    );
+                    if config.filter.kind == FilterKind::PerResource {
+                        assert!(matches!(ctl.filter_budget(), Budget::PerResource(_)));
+                    }
+                    let mut copy_bufs = Bufs::new(&platform, tasks.len() + 5, copy_memo, &tasks[0]);
+                    let mut copy = ctl.clone_into(copy_bufs.storage()).unwrap();
+                    assert_eq!(outcome(&copy), outcome(&ctl));
+                    let mut next_copy = next;
+                    let (mut after, mut after_copy) = (Vec::new(), Vec::new());
+                    drive(&mut ctl, &tasks, &mut next, (at, 200, mid), &mut after);
+                    drive(
+                        &mut copy,
+                        &tasks,
+                        &mut next_copy,
+                        (at, 200, mid),
+                        &mut after_copy,
+                    );
+                    assert!(
+                        after.iter().any(|d| d.start < Micros::from_mins(150)
+                            && ctl.tasks()[d.task.0 as usize].task.arrival > Micros::from_mins(at)),
+                        "{h:?}: tasks arriving after the copy are placed"
+                    );
+                    assert_eq!(after, after_copy, "{h:?} decides the same");
+                    assert_eq!(outcome(&copy), outcome(&ctl), "{h:?}");
+                    assert!(ctl.counts().completed > 20, "{h:?}");
+                    if config.filter.kind == FilterKind::PerResource {
+                        assert!(ctl.ledger().consumed() > MilliJoules(config.budget.0 / 2));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_clone_needs_room_for_the_tasks() {
+        let platform = platform();
+        let classes = UtilityClasses::essc20();
+        let tasks = tasks(40);
+        let config = Config::new(Heuristic::MaxUpe, Micros::ZERO, Micros::from_mins(150));
+        let mut bufs = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+        let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
+        let (mut next, mut log) = (0, Vec::new());
+        drive(&mut ctl, &tasks, &mut next, (0, 60, false), &mut log);
+        let mut small = Bufs::new(&platform, 10, 64, &tasks[0]);
+        let err = ctl.clone_into(small.storage()).err();
+        assert_eq!(
+            err,
+            Some(Error::Capacity(CapacityError {
+                what: Capacity::Tasks,
+                capacity: 10
+            }))
+        );
+        let mut few_nodes = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+        few_nodes.nodes.truncate(20);
+        assert!(matches!(
+            ctl.clone_into(few_nodes.storage()),
+            Err(Error::Capacity(CapacityError {
+                what: Capacity::Nodes,
+                ..
+            }))
+        ));
     }
 }
