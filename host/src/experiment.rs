@@ -2,7 +2,8 @@
 //! runs them.
 //!
 //! This module owns the TOML format, its validation and its expansion into the list of
-//! configurations to run ([`Experiment::configs`]); [`runner`] runs them in parallel and
+//! configurations to run ([`Experiment::configs`](crate::experiment::Experiment::configs));
+//! [`runner`](crate::experiment::runner) runs them in parallel and
 //! `crate::report` writes the results. The format (every table is `deny_unknown_fields`):
 //!
 //! ```toml

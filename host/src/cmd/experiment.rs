@@ -24,7 +24,7 @@ pub struct Args {
     /// Run this many trials (0..N) instead of the file's.
     #[arg(long, value_name = "N")]
     pub trials: Option<u32>,
-    /// Write the reports here instead of out/<name>/.
+    /// Write the reports here instead of `out/<name>/`.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Worker threads (default: one per core).
