@@ -6,7 +6,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "kairos", version, about = "Utility-aware, energy-constrained scheduling for heterogeneous HPC clusters")]
+#[command(
+    name = "kairos",
+    version,
+    about = "Utility-aware, energy-constrained scheduling for heterogeneous HPC clusters"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
