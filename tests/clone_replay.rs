@@ -17,7 +17,7 @@ fn a_run_continued_from_a_copy_gives_the_same_digest() {
         let setup = Setup::new(scenario, &case.opts);
         let schedule = Schedule {
             interval: setup.interval,
-            on_early_completion: false,
+            on_completion: false,
             on_arrival: false,
         };
         let reference = sim::simulate(

@@ -152,8 +152,9 @@ fn key(p: &Pending) -> (u64, u32) {
 pub struct Schedule {
     /// A mapping event every this long, from time zero (seed 000: 60 s).
     pub interval: Micros,
-    /// Also run one right after any completion that ends a task early (trace replay).
-    pub on_early_completion: bool,
+    /// Also run one right after every completion, on time or early (trace replay: a job that
+    /// ends frees its nodes for the queue at once).
+    pub on_completion: bool,
     /// Also run one at every arrival (trace replay schedules on submit).
     pub on_arrival: bool,
 }
@@ -210,12 +211,11 @@ where
             let (at, id, start) = heap.pop().unwrap_or_default();
             let slot = &ctl.tasks()[id.0 as usize];
             if is_live(ctl, &(at, id, start)) {
-                let early = slot.assignment.is_some_and(|a| at < a.end);
                 ctl.on_completion(id, at)?;
                 if at <= horizon {
                     completed += 1;
                 }
-                if early && schedule.on_early_completion && at < horizon {
+                if schedule.on_completion && at < horizon {
                     map_now = true;
                 }
             }

@@ -366,7 +366,7 @@ mod tests {
             config: Config::new(Heuristic::MaxUpr, Micros::ZERO, Micros::from_hours(2)),
             schedule: Schedule {
                 interval: Micros::MINUTE,
-                on_early_completion: false,
+                on_completion: false,
                 on_arrival: false,
             },
             tasks,

@@ -397,3 +397,22 @@ fn essc_curves_work_through_the_controller() {
     assert_eq!(run.report.completed, 1);
     assert_eq!(run.report.utility.0, 4_000_000);
 }
+
+/// Regression (trace replay): a completion exactly at the planned end must trigger a pass when
+/// the schedule asks for passes at completions, not only an early one. One node; A and B
+/// (1 x 10 each) arrive at 0; periodic events every 1000 minutes, so only arrivals and
+/// completions drive the passes. Strict FCFS holds no reservation: B starts when A ends.
+#[test]
+fn an_on_time_completion_triggers_a_pass() {
+    let p = single(1, &[(1, 10)]);
+    let tasks = vec![task(0, 0, flat(1.0)), task(0, 0, flat(1.0))];
+    let run = replay(
+        &p,
+        &UtilityClasses::default(),
+        cfg(Heuristic::Fcfs, 5000),
+        mins(1000),
+        &tasks,
+    )
+    .unwrap();
+    assert_eq!(starts(&run), vec![Some(0), Some(10)]);
+}

@@ -121,7 +121,7 @@ pub fn scenario(name: &str) -> anyhow::Result<Scenario> {
         config,
         schedule: Schedule {
             interval: Micros::MINUTE,
-            on_early_completion: false,
+            on_completion: false,
             on_arrival: false,
         },
         tasks: n,

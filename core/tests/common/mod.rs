@@ -166,8 +166,8 @@ pub fn replay_with_memo(
     };
     let schedule = Schedule {
         interval,
-        on_early_completion: false,
-        on_arrival: false,
+        on_completion: interval > Micros::from_hours(1),
+        on_arrival: interval > Micros::from_hours(1),
     };
     let report = replay::run(
         &mut ctl,

@@ -286,7 +286,7 @@ pub fn run_generated(
     let cfg = config(scenario, opts, trial)?;
     let schedule = Schedule {
         interval: Micros::from_secs(scenario.simulation.mapping_interval_s as u64),
-        on_early_completion: false,
+        on_completion: false,
         on_arrival: false,
     };
     let mut watch = Watch {
