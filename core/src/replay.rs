@@ -209,7 +209,6 @@ where
         };
         if t_done == Some(t) {
             let (at, id, start) = heap.pop().unwrap_or_default();
-            let slot = &ctl.tasks()[id.0 as usize];
             if is_live(ctl, &(at, id, start)) {
                 ctl.on_completion(id, at)?;
                 if at <= horizon {
