@@ -31,11 +31,10 @@ use kairos_core::platform::ClusterId;
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline, Scratch, Void};
 use kairos_core::units::{Micros, NodeCount};
 use kairos_host::sim::VOIDS_PER_NODE;
-use kairos_suite::{cases, copy_into, essc, selected, Setup};
+use kairos_suite::{cases, copy_into, essc, selected, smoke_test, Setup};
 use std::time::Duration;
 
 const MIDDAY: Micros = Micros::from_hours(16);
-const LOAD: u32 = 10000;
 
 /// A copy of cluster `c`'s node bookings.
 fn bookings(ctl: &Controller<'_>, c: ClusterId) -> Vec<NodeTimeline> {
@@ -136,20 +135,22 @@ fn bench_state(
 }
 
 fn earliest_start(c: &mut Criterion) {
+    // As a smoke test (`cargo test --benches`), the 5k state: quicker to reach.
+    let load = if smoke_test() { 5000 } else { 10000 };
     for case in cases() {
         let states: &[&str] = match case.label {
             "max-upe-ph" => &["start", "end"],
             "conservative" => &["start"],
             _ => continue,
         };
-        let prefix = format!("earliest_start/{}k/sp-2/{}", LOAD / 1000, case.label);
+        let prefix = format!("earliest_start/{}k/sp-2/{}", load / 1000, case.label);
         if !states
             .iter()
             .any(|s| selected(&format!("{prefix}/{s}")) || selected(&format!("{prefix}/{s}/")))
         {
             continue;
         }
-        let setup = Setup::new(essc(LOAD), &case.opts);
+        let setup = Setup::new(essc(load), &case.opts);
         let platform = &setup.trial.platform;
         let largest = (0..platform.clusters().len())
             .max_by_key(|&i| (platform.clusters()[i].nodes.0, usize::MAX - i))

@@ -11,7 +11,7 @@
 //! `on_mapping_event` on the copy; the copy is not timed.
 //!
 //! ```text
-//! cargo bench --bench mapping_event                       # everything (about 15 minutes)
+//! cargo bench --bench mapping_event                       # everything (about 5 minutes)
 //! cargo bench --bench mapping_event -- 10k/max-upe-ph     # one case
 //! ```
 //!
@@ -20,14 +20,20 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use kairos_core::controller::DecisionKind;
 use kairos_core::units::Micros;
-use kairos_suite::{backlog, cases, copy_into, essc, selected, Setup};
+use kairos_suite::{backlog, cases, copy_into, essc, selected, smoke_test, Setup};
 use std::time::{Duration, Instant};
 
 /// Where the state is captured: the mapping event at 16:00.
 const MIDDAY: Micros = Micros::from_hours(16);
 
 fn mapping_event(c: &mut Criterion) {
-    for load in [5000u32, 10000] {
+    // As a smoke test (`cargo test --benches`), 5k only.
+    let loads: &[u32] = if smoke_test() {
+        &[5000]
+    } else {
+        &[5000, 10000]
+    };
+    for &load in loads {
         let name = format!("mapping_event/{}k", load / 1000);
         let mut group = c.benchmark_group(&name);
         group

@@ -307,6 +307,13 @@ pub fn backlog(ctl: &Controller<'_>) -> Backlog {
     b
 }
 
+/// Whether a bench binary runs as a smoke test: `cargo bench` passes `--bench`, while
+/// `cargo test --benches` does not (criterion then runs each benchmark once). The benches
+/// then skip their 10k setups, which take minutes.
+pub fn smoke_test() -> bool {
+    !std::env::args().any(|a| a == "--bench")
+}
+
 /// Whether benchmark `id` may be selected by the filter on the command line (criterion's
 /// positional argument): `false` only for a plain-text filter that `id` does not contain, so
 /// that a bench can skip an expensive setup whose benchmarks criterion would skip anyway. A
