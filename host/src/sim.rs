@@ -35,6 +35,18 @@ pub struct HostStorage {
 impl HostStorage {
     /// Storage for `tasks` tasks on `platform`; `template` fills the task slots.
     pub fn new(platform: &Platform, tasks: usize, template: &Task) -> HostStorage {
+        HostStorage::with_caches(platform, tasks, template, MEMO_ENTRIES, VOIDS_PER_NODE)
+    }
+
+    /// As [`HostStorage::new`], with a fit memo of `memo` entries and a void index of
+    /// `voids_per_node` a node (0 for none): cache sizes only, decisions do not depend on them.
+    pub fn with_caches(
+        platform: &Platform,
+        tasks: usize,
+        template: &Task,
+        memo: usize,
+        voids_per_node: usize,
+    ) -> HostStorage {
         let s = StorageSizes::of(platform, tasks);
         let slot = TaskSlot {
             task: template.clone(),
@@ -48,10 +60,10 @@ impl HostStorage {
             scratch_b: vec![0; s.scratch],
             node_ids: vec![0; s.node_ids],
             work: vec![Work::default(); s.work],
-            memo: vec![MemoEntry::default(); MEMO_ENTRIES],
+            memo: vec![MemoEntry::default(); memo],
             // Every task can be committed, and re-committed once per reservation it loses.
             pending: vec![Default::default(); 2 * tasks + 16],
-            voids: vec![Void::default(); 2 * VOIDS_PER_NODE * s.nodes],
+            voids: vec![Void::default(); 2 * voids_per_node * s.nodes],
         }
     }
 
