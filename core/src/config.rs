@@ -27,3 +27,11 @@ pub const MAX_BOOKINGS_PER_NODE: usize = 1024;
 /// `host-limits` feature for the host's larger limit).
 #[cfg(not(feature = "host-limits"))]
 pub const MAX_BOOKINGS_PER_NODE: usize = 256;
+
+/// Bookings each cluster remembers (when, and on how many nodes) so that the controller's fit
+/// memo can check a cached answer against the bookings made since, at lookup, instead of
+/// visiting every memo entry at every booking. An answer older than this many bookings of its
+/// cluster is recomputed. A power of two (the log is a ring indexed by a wrapping counter).
+pub const BOOKING_LOG: usize = 64;
+
+const _: () = assert!(BOOKING_LOG.is_power_of_two());

@@ -164,10 +164,16 @@ impl Config {
     }
 }
 
-/// One entry of the direct-mapped fit memo.
+/// One entry of the direct-mapped fit memo: the earliest start of `k` nodes for `d` on a
+/// cluster, or a lower bound of it, with the cluster's change counts when it was found.
+///
+/// An exact answer stays exact while no time has been freed on the cluster (`loose`) and
+/// the bookings made since (`tight`, replayed from the cluster's log at lookup) left at least
+/// `k` of its `free` nodes: bookings only move starts later, and one that leaves `k` nodes
+/// free over `[start, start + d)` leaves `start` feasible. A lower bound stays one while no
+/// time has been freed.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct MemoEntry {
-    epoch: u32,
     gen: u32,
     cluster: u8,
     k: u32,
@@ -175,6 +181,18 @@ pub struct MemoEntry {
     start: u64,
     free: u32,
     found: bool,
+    loose: u32,
+    tight: u32,
+    /// Whether `start` is the answer (false: only a lower bound, such as "not now").
+    exact: bool,
+}
+
+/// What the fit memo knows about a question.
+enum Known {
+    /// The answer, with the memo slot and generation that vouch for it.
+    Exact(Option<Fit>, u32, u32),
+    /// A lower bound of the answer (`u64::MAX`: there is none).
+    AtLeast(u64),
 }
 
 /// The best option of a task, cached across the iterations of a mapping event.
@@ -310,6 +328,11 @@ pub struct Controller<'a> {
     first_open: usize,
     /// Assignments made so far.
     seq: u32,
+    /// Nodes of each cluster idle at `now` when last counted: an upper bound of how many
+    /// can start a task now, while bookings are only added (so within one memo epoch).
+    idle: [u32; MAX_CLUSTERS],
+    /// The memo epoch `idle` was counted in (0: never).
+    idle_epoch: u32,
 }
 
 impl<'a> Controller<'a> {
@@ -362,6 +385,8 @@ impl<'a> Controller<'a> {
             budget: Budget::Unlimited,
             first_open: 0,
             seq: 0,
+            idle: [0; MAX_CLUSTERS],
+            idle_epoch: 0,
         })
     }
 
@@ -442,6 +467,7 @@ impl<'a> Controller<'a> {
                     dst.book(&[n as u32], *b)?;
                 }
             }
+            dst.copy_history(src);
         }
         // Every field by name, so that a new one cannot be forgotten here.
         let Controller {
@@ -469,6 +495,8 @@ impl<'a> Controller<'a> {
             budget,
             first_open,
             seq,
+            idle,
+            idle_epoch,
         } = self;
         copy.averages = *averages;
         copy.len = *len;
@@ -484,6 +512,8 @@ impl<'a> Controller<'a> {
         copy.budget = *budget;
         copy.first_open = *first_open;
         copy.seq = *seq;
+        copy.idle = *idle;
+        copy.idle_epoch = *idle_epoch;
         Ok(copy)
     }
 
@@ -687,7 +717,12 @@ impl<'a> Controller<'a> {
                 }
             }
         }
-        self.budget = self.config.filter.budget(&self.filter_inputs());
+        // The inputs walk every booking; without a filter nothing reads them.
+        self.budget = if self.config.filter.kind == FilterKind::None {
+            Budget::Unlimited
+        } else {
+            self.config.filter.budget(&self.filter_inputs())
+        };
         let early = core::mem::take(&mut self.early_completions);
         policy::run(self, early > 0, sink)
     }
@@ -770,52 +805,137 @@ impl<'a> Controller<'a> {
     }
 
     /// The earliest start now or later for `k` nodes during `d` on cluster `c`, memoized;
-    /// returns the fit (if any) and the memo slot and generation that vouch for it.
+    /// returns the fit (if any) and the memo slot and generation that vouch for it. A fit
+    /// known to start at or after `limit` may come back as `None` (callers reject those).
+    ///
+    /// A memo entry for the same question from an earlier event (or one that a booking of
+    /// this event overtook) still bounds the answer from below while the cluster has not been
+    /// loosened since: bookings were only added, so every start only moved later. The query
+    /// then starts from that bound, which gives the same answer (coverage at `s >= now` does
+    /// not depend on where the sweep starts), and a bound at or past `limit` skips it: the
+    /// tasks that cannot start today are not swept again at every event.
     pub(crate) fn fit(
         &mut self,
         c: ClusterId,
         k: NodeCount,
         d: Micros,
+        limit: Micros,
     ) -> Result<(Option<Fit>, u32, u32), Error> {
         let idx = self.memo_index(c, k, d);
-        if let Some(i) = idx {
-            let e = self.memo[i];
-            if e.epoch == self.epoch && e.cluster == c.0 && e.k == k.0 && e.d == d.0 {
-                let fit = e.found.then_some(Fit {
-                    start: Micros(e.start),
-                    free: e.free,
-                });
-                return Ok((fit, i as u32, e.gen));
-            }
+        let mut from = self.now;
+        match self.known(idx, c, k, d)? {
+            Known::Exact(fit, i, gen) => return Ok((fit, i, gen)),
+            Known::AtLeast(bound) if bound >= limit.0 => return Ok((None, u32::MAX, 0)),
+            Known::AtLeast(bound) => from = from.max(Micros(bound)),
         }
         let tl = self
             .clusters
             .get_mut(c.0 as usize)
             .ok_or(InputError::UnknownCluster(c.0))?;
         let mut scratch = Scratch::new(self.scratch_a, self.scratch_b);
-        let fit = tl.earliest_start(self.now, k, d, &mut scratch)?;
-        match idx {
-            Some(i) => {
-                let e = &mut self.memo[i];
-                e.gen = e.gen.wrapping_add(1);
-                e.epoch = self.epoch;
-                e.cluster = c.0;
-                e.k = k.0;
-                e.d = d.0;
-                e.found = fit.is_some();
-                e.start = fit.map_or(0, |f| f.start.0);
-                e.free = fit.map_or(0, |f| f.free);
-                Ok((fit, i as u32, e.gen))
-            }
-            None => Ok((fit, u32::MAX, 0)),
-        }
+        let fit = tl.earliest_start(from, k, d, &mut scratch)?;
+        let (start, free) = fit.map_or((None, 0), |f| (Some(f.start), f.free));
+        let (i, gen) = self.remember(idx, c, k, d, start, free, true);
+        Ok((fit, i, gen))
     }
 
-    /// Whether the memo still vouches for a cached choice.
-    pub(crate) fn still_valid(&self, ch: &Choice) -> bool {
-        match self.memo.get(ch.memo as usize) {
-            Some(e) => e.epoch == self.epoch && e.gen == ch.gen,
-            None => false,
+    /// What the memo knows of (c, k, d): the answer (checked against the bookings made
+    /// since it was found) or a lower bound (see [`MemoEntry`] and [`fit`](Self::fit)).
+    fn known(
+        &mut self,
+        idx: Option<usize>,
+        c: ClusterId,
+        k: NodeCount,
+        d: Micros,
+    ) -> Result<Known, Error> {
+        let tl = self
+            .clusters
+            .get(c.0 as usize)
+            .ok_or(InputError::UnknownCluster(c.0))?;
+        let (loose, tight) = (tl.loosened(), tl.tightened());
+        let Some(i) = idx else {
+            return Ok(Known::AtLeast(0));
+        };
+        let e = &mut self.memo[i];
+        if e.cluster != c.0 || e.k != k.0 || e.d != d.0 || e.loose != loose {
+            return Ok(Known::AtLeast(0));
+        }
+        if e.exact && e.found && e.tight != tight {
+            match tl.booked_since(e.tight) {
+                None => e.exact = false,
+                Some(since) => {
+                    for b in since {
+                        if b.start < e.start.saturating_add(e.d) && b.end > e.start {
+                            if e.free >= b.nodes + e.k {
+                                e.free -= b.nodes;
+                            } else {
+                                e.exact = false;
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            e.tight = tight;
+        }
+        if e.exact && !e.found {
+            return Ok(Known::Exact(None, i as u32, e.gen));
+        }
+        if e.exact && e.start >= self.now.0 {
+            let fit = Fit {
+                start: Micros(e.start),
+                free: e.free,
+            };
+            return Ok(Known::Exact(Some(fit), i as u32, e.gen));
+        }
+        Ok(Known::AtLeast(if e.found { e.start } else { u64::MAX }))
+    }
+
+    /// Writes an answer (`exact`) or a lower bound of (c, k, d) into the memo; returns the
+    /// slot and generation that vouch for it (`u32::MAX` without a memo).
+    #[allow(clippy::too_many_arguments)]
+    fn remember(
+        &mut self,
+        idx: Option<usize>,
+        c: ClusterId,
+        k: NodeCount,
+        d: Micros,
+        start: Option<Micros>,
+        free: u32,
+        exact: bool,
+    ) -> (u32, u32) {
+        let Some(i) = idx else {
+            return (u32::MAX, 0);
+        };
+        let (loose, tight) = self
+            .clusters
+            .get(c.0 as usize)
+            .map_or((0, 0), |t| (t.loosened(), t.tightened()));
+        let e = &mut self.memo[i];
+        *e = MemoEntry {
+            gen: e.gen.wrapping_add(1),
+            cluster: c.0,
+            k: k.0,
+            d: d.0,
+            start: start.map_or(0, |s| s.0),
+            free,
+            found: start.is_some(),
+            loose,
+            tight,
+            exact,
+        };
+        (i as u32, e.gen)
+    }
+
+    /// Whether the memo still vouches for a cached choice: its entry holds the same answer,
+    /// still exact after the bookings made since.
+    pub(crate) fn still_valid(&mut self, ch: &Choice) -> bool {
+        if ch.memo as usize >= self.memo.len() {
+            return false;
+        }
+        match self.known(Some(ch.memo as usize), ch.cluster, ch.nodes, ch.duration) {
+            Ok(Known::Exact(Some(f), _, gen)) => gen == ch.gen && f.start == ch.start,
+            _ => false,
         }
     }
 
@@ -846,15 +966,94 @@ impl<'a> Controller<'a> {
         if filtered && !self.filter_admits(energy, self.platform.resources(c, &pl, p)) {
             return Ok(None);
         }
-        let (fit, memo, gen) = self.fit(c, pl.nodes, d)?;
+        let (fit, memo, gen) = self.fit(c, pl.nodes, d, self.config.day_end)?;
         let Some(fit) = fit else { return Ok(None) };
         if fit.start >= self.config.day_end {
             return Ok(None);
         }
+        self.choice(i, c, p, fit.start, memo, gen)
+    }
+
+    /// The option of task slot `i` on (c, p) if it can start now (`None` otherwise, or if the
+    /// filter or the energy left rejects it): what [`option`](Self::option) gives when its
+    /// start is now, found by counting the nodes free over the run instead of sweeping for
+    /// the earliest start (the backfilling candidates of EASY and FCFS ask only this).
+    pub(crate) fn option_now(
+        &mut self,
+        i: u32,
+        c: ClusterId,
+        p: PState,
+        filtered: bool,
+    ) -> Result<Option<Choice>, Error> {
+        let Some(pl) = self.placement(i, c) else {
+            return Ok(None);
+        };
+        let d = pl.etc[p.0 as usize];
+        let energy = pl.energy(p);
+        if filtered && !self.filter_admits(energy, self.platform.resources(c, &pl, p)) {
+            return Ok(None);
+        }
+        if self.now >= self.config.day_end {
+            return Ok(None);
+        }
+        let now = self.now;
+        if self.idle_epoch != self.epoch {
+            // Counted once per epoch: bookings are only added within one, so the count
+            // stays an upper bound, and most candidates need more nodes than are idle.
+            for (n, tl) in self.idle.iter_mut().zip(self.clusters.iter()) {
+                *n = tl.free_over(now, now.saturating_add(Micros(1)), u32::MAX);
+            }
+            self.idle_epoch = self.epoch;
+        }
+        let k = pl.nodes.0;
+        if k == 0 || k > self.idle[c.0 as usize] {
+            return Ok(None);
+        }
+        let idx = self.memo_index(c, pl.nodes, d);
+        let (slot, gen) = match self.known(idx, c, pl.nodes, d)? {
+            Known::Exact(Some(f), slot, gen) if f.start <= now => (slot, gen),
+            Known::Exact(..) => return Ok(None),
+            Known::AtLeast(bound) if bound > now.0 => return Ok(None),
+            Known::AtLeast(_) => {
+                let tl = self
+                    .clusters
+                    .get(c.0 as usize)
+                    .ok_or(InputError::UnknownCluster(c.0))?;
+                let free = tl.free_over(now, now.saturating_add(d), k);
+                if free < k {
+                    // Not now: a lower bound for the rest of this event (and later ones
+                    // while nothing is freed), so the same question is not counted again.
+                    self.remember(idx, c, pl.nodes, d, Some(now + Micros(1)), 0, false);
+                    return Ok(None);
+                }
+                // `free` stops at k: an under-count, which only makes the memo drop the
+                // answer sooner when a later booking overlaps it.
+                self.remember(idx, c, pl.nodes, d, Some(now), free, true)
+            }
+        };
+        self.choice(i, c, p, now, slot, gen)
+    }
+
+    /// The choice of task slot `i` on (c, p) starting at `start`; `None` if its day energy
+    /// does not fit what is left.
+    fn choice(
+        &self,
+        i: u32,
+        c: ClusterId,
+        p: PState,
+        start: Micros,
+        memo: u32,
+        gen: u32,
+    ) -> Result<Option<Choice>, Error> {
+        let pl = self
+            .placement(i, c)
+            .ok_or(InputError::UnknownCluster(c.0))?;
+        let d = pl.etc[p.0 as usize];
+        let energy = pl.energy(p);
         let day_energy = window_share(
             energy,
-            fit.start,
-            fit.start.saturating_add(d),
+            start,
+            start.saturating_add(d),
             self.config.day_start,
             self.config.day_end,
         );
@@ -864,7 +1063,7 @@ impl<'a> Controller<'a> {
         Ok(Some(Choice {
             cluster: c,
             pstate: p,
-            start: fit.start,
+            start,
             duration: d,
             nodes: pl.nodes,
             energy,
@@ -966,23 +1165,6 @@ impl<'a> Controller<'a> {
             committed,
             seq: self.seq,
         });
-        // Memo answers whose window this run overlaps lose as many spare nodes as it took.
-        let epoch = self.epoch;
-        for e in self.memo.iter_mut() {
-            if e.epoch == epoch
-                && e.cluster == ch.cluster.0
-                && e.found
-                && e.start < end.0
-                && e.start.saturating_add(e.d) > ch.start.0
-            {
-                if e.free >= ch.nodes.0 + e.k {
-                    e.free -= ch.nodes.0;
-                } else {
-                    e.epoch = 0;
-                    e.gen = e.gen.wrapping_add(1);
-                }
-            }
-        }
         sink(&Decision {
             task: TaskId(i),
             kind: dkind,

@@ -15,7 +15,7 @@
 //! and a single two-pointer sweep finds the answer: O(V log V) for V voids, with no per-node
 //! rescans and no allocation (the two sort buffers are the caller's scratch).
 
-use crate::config::MAX_BOOKINGS_PER_NODE;
+use crate::config::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE};
 use crate::error::{full, Capacity, Error, InputError};
 use crate::task::TaskId;
 use crate::units::{Micros, NodeCount};
@@ -157,12 +157,32 @@ struct VoidIndex<'a> {
     built: Option<u32>,
 }
 
+/// A booking as the fit memo replays it: its span and how many nodes it took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Logged {
+    /// First instant held.
+    pub start: u64,
+    /// First instant free again.
+    pub end: u64,
+    /// Nodes taken.
+    pub nodes: u32,
+}
+
 /// The timelines of every node of one cluster, over storage the caller provides.
 pub struct ClusterTimeline<'a> {
     nodes: &'a mut [NodeTimeline],
     index: Option<VoidIndex<'a>>,
     /// Bumped by every change to a booking, so the void index knows when it is stale.
     version: u32,
+    /// Bumped whenever time from some instant on is freed (a place-holder cleared, a
+    /// reservation taken back, a task ending before its planned end). Between two bumps
+    /// bookings are only added, so an earliest start found earlier is a lower bound of the
+    /// current one: the controller's memo keeps answers across events on that promise.
+    loosened: u32,
+    /// Bumped by every booking added; the last [`BOOKING_LOG`] of them are in `log`, at
+    /// their count modulo its length.
+    tightened: u32,
+    log: [Logged; BOOKING_LOG],
 }
 
 impl<'a> ClusterTimeline<'a> {
@@ -175,7 +195,55 @@ impl<'a> ClusterTimeline<'a> {
             nodes,
             index: None,
             version: 0,
+            loosened: 0,
+            tightened: 0,
+            log: [Logged::default(); BOOKING_LOG],
         }
+    }
+
+    /// How many times time on this cluster has been freed (see the field's doc): answers
+    /// computed under the same count only move later.
+    pub fn loosened(&self) -> u32 {
+        self.loosened
+    }
+
+    /// How many bookings were added (see the field's doc).
+    pub fn tightened(&self) -> u32 {
+        self.tightened
+    }
+
+    /// The bookings added since the count was `since`, oldest first; `None` if the log no
+    /// longer holds them all.
+    pub fn booked_since(&self, since: u32) -> Option<impl Iterator<Item = Logged> + '_> {
+        let n = self.tightened.wrapping_sub(since);
+        if n as usize > BOOKING_LOG {
+            return None;
+        }
+        Some((0..n).map(move |j| self.log[since.wrapping_add(j) as usize % BOOKING_LOG]))
+    }
+
+    /// Takes `from`'s change counts and booking log (a copy of a cluster keeps them, so that
+    /// the copied memo's answers stay paired with the right history).
+    pub fn copy_history(&mut self, from: &ClusterTimeline<'_>) {
+        self.loosened = from.loosened;
+        self.tightened = from.tightened;
+        self.log = from.log;
+    }
+
+    /// How many nodes are free over `[s, e)`, counting no further than `want` (so a
+    /// "can `k` nodes start now" question stops at the `k`-th free node): O(nodes x log
+    /// bookings), with no sort.
+    pub fn free_over(&self, s: Micros, e: Micros, want: u32) -> u32 {
+        let mut n = 0;
+        for node in self.nodes.iter() {
+            if node.is_free(s, e) {
+                n += 1;
+                if n >= want {
+                    break;
+                }
+            }
+        }
+        n
     }
 
     /// Gives the cluster buffers for its void index: two sorted copies (equal lengths) and a
@@ -575,25 +643,51 @@ impl<'a> ClusterTimeline<'a> {
         if fresh {
             self.split_voids(removed, b);
         }
+        self.log[self.tightened as usize % BOOKING_LOG] = Logged {
+            start: b.start.0,
+            end: b.end.0,
+            nodes: nodes.len() as u32,
+        };
+        self.tightened = self.tightened.wrapping_add(1);
         Ok(())
     }
 
     /// Removes every place-holder (the start of a mapping event).
     pub fn clear_place_holders(&mut self) {
         self.changed();
+        let mut cleared = false;
         for n in self.nodes.iter_mut() {
+            let before = n.bookings.len();
             n.bookings.retain(|b| b.kind != BookingKind::PlaceHolder);
+            cleared |= n.bookings.len() != before;
+        }
+        if cleared {
+            self.loosened = self.loosened.wrapping_add(1);
         }
     }
 
     /// Removes every booking of `task`; returns on how many nodes it was found.
     pub fn remove_task(&mut self, task: TaskId) -> u32 {
+        self.remove_until(task, Micros::ZERO)
+    }
+
+    /// Removes every booking of `task`, which stops at `at`: only bookings that end after
+    /// `at` free time from `at` on (and so loosen the cluster).
+    fn remove_until(&mut self, task: TaskId, at: Micros) -> u32 {
         self.changed();
         let mut found = 0;
+        let mut freed = false;
         for n in self.nodes.iter_mut() {
             let before = n.bookings.len();
-            n.bookings.retain(|b| b.task != task);
+            n.bookings.retain(|b| {
+                let mine = b.task == task;
+                freed |= mine && b.end > at;
+                !mine
+            });
             found += (before - n.bookings.len()) as u32;
+        }
+        if freed {
+            self.loosened = self.loosened.wrapping_add(1);
         }
         found
     }
@@ -613,8 +707,7 @@ impl<'a> ClusterTimeline<'a> {
     /// Ends `task` at `at` (at or before its planned end): its nodes are free from then on,
     /// so its bookings go (the decision log, not the timeline, keeps history).
     pub fn complete(&mut self, task: TaskId, at: Micros) -> u32 {
-        let _ = at;
-        self.remove_task(task)
+        self.remove_until(task, at)
     }
 
     /// Forgets bookings that ended at or before `now` (they no longer shape any void from

@@ -137,6 +137,13 @@ impl MilliWatts {
     /// Energy drawn by `nodes` nodes at this power for `d`, exact in integers (rounded down to
     /// the millijoule): mW x us / 1e6 = mJ.
     pub const fn energy(self, nodes: NodeCount, d: Micros) -> MilliJoules {
+        // Most products fit 64 bits, where the division is a plain one rather than a call to
+        // the 128-bit routine; the quotient is the same either way.
+        if let Some(p) = (self.0 as u64).checked_mul(nodes.0 as u64) {
+            if let Some(nano) = p.checked_mul(d.0) {
+                return MilliJoules(nano / 1_000_000);
+            }
+        }
         let nano = self.0 as u128 * nodes.0 as u128 * d.0 as u128;
         let mj = nano / 1_000_000;
         MilliJoules(if mj > u64::MAX as u128 {

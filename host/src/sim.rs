@@ -13,7 +13,7 @@ use kairos_core::utility::UtilityClasses;
 
 /// Entries of the fit memo: enough for every (cluster, task type, P-state) of the largest
 /// platforms with room to spare, so collisions are rare.
-pub const MEMO_ENTRIES: usize = 2048;
+pub const MEMO_ENTRIES: usize = 16384;
 
 /// Voids a node may hold in the void index on average before its cluster falls back to
 /// sorting (a cache size only: decisions do not depend on it).

@@ -4,7 +4,7 @@
 //! At every event the reservation, if it has not started, is recomputed: taken back and
 //! given again in arrival order, which can only bring it earlier. P-state 0, no dropping.
 
-use super::{earliest_anywhere, Reservations};
+use super::{earliest_anywhere, start_now_anywhere, Reservations};
 use crate::controller::{Controller, Decision};
 use crate::error::Error;
 
@@ -18,14 +18,15 @@ pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> 
     let mut reserved = false;
     for w in 0..n {
         let i = ctl.work()[w].slot;
-        let Some(ch) = earliest_anywhere(ctl, i)? else {
-            continue;
-        };
-        if ch.start <= ctl.now() {
+        // Most candidates only need to know whether they can start now; the full earliest
+        // start is needed once, for the reservation.
+        if let Some(ch) = start_now_anywhere(ctl, i)? {
             ctl.assign(i, &ch, Reservations::Permanent, sink)?;
         } else if !reserved {
-            ctl.assign(i, &ch, Reservations::Permanent, sink)?;
-            reserved = true;
+            if let Some(ch) = earliest_anywhere(ctl, i)? {
+                ctl.assign(i, &ch, Reservations::Permanent, sink)?;
+                reserved = true;
+            }
         }
     }
     Ok(())

@@ -4,7 +4,7 @@
 //! next mapping event, so the caller must run one whenever nodes free up (every completion).
 //! P-state 0, no dropping.
 
-use super::{earliest_anywhere, Reservations};
+use super::{start_now_anywhere, Reservations};
 use crate::controller::{Controller, Decision};
 use crate::error::Error;
 
@@ -12,11 +12,9 @@ pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> 
     let n = ctl.collect_mappable()?;
     for w in 0..n {
         let i = ctl.work()[w].slot;
-        match earliest_anywhere(ctl, i)? {
-            Some(ch) if ch.start <= ctl.now() => {
-                ctl.assign(i, &ch, Reservations::Permanent, sink)?;
-            }
-            _ => break,
+        match start_now_anywhere(ctl, i)? {
+            Some(ch) => ctl.assign(i, &ch, Reservations::Permanent, sink)?,
+            None => break,
         }
     }
     Ok(())

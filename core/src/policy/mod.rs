@@ -194,6 +194,26 @@ pub(crate) fn earliest_anywhere(ctl: &mut Controller<'_>, i: u32) -> Result<Opti
     Ok(best)
 }
 
+/// The option of task slot `i` at P-state 0 that starts now, if any cluster has one (ties:
+/// the earlier end, then the lower cluster index): exactly what [`earliest_anywhere`] gives
+/// when its answer starts now, without sweeping for later starts. Backfilling candidates
+/// only ask this.
+pub(crate) fn start_now_anywhere(
+    ctl: &mut Controller<'_>,
+    i: u32,
+) -> Result<Option<Choice>, Error> {
+    let mut best: Option<Choice> = None;
+    let f = filtered(ctl);
+    for c in 0..ctl.cluster_count() {
+        if let Some(ch) = ctl.option_now(i, ClusterId(c), PState(0), f)? {
+            if best.is_none_or(|b| ch.duration < b.duration) {
+                best = Some(ch);
+            }
+        }
+    }
+    Ok(best)
+}
+
 /// Moves every reservation that has not started to its earliest start, one at a time in
 /// slot order: taking one back frees its own slot, so it never starts later, and the
 /// others stay booked, so none is delayed (Conservative's compression after early ends).
