@@ -655,7 +655,7 @@ impl<'a> Controller<'a> {
         if at < a.end {
             self.early_completions += 1;
         }
-        self.clusters[a.cluster.0 as usize].complete(id, at);
+        self.clusters[a.cluster.0 as usize].complete_from(id, a.start, at);
         Ok(earned)
     }
 
@@ -689,10 +689,13 @@ impl<'a> Controller<'a> {
                     s.state = TaskState::Mappable;
                     s.assignment = None;
                 }
-                TaskState::Reserved if s.assignment.is_some_and(|a| a.start <= now) => {
-                    s.state = TaskState::Running;
-                    self.clusters[s.assignment.map(|a| a.cluster.0).unwrap_or(0) as usize]
-                        .mark_running(TaskId(i as u32));
+                TaskState::Reserved => {
+                    if let Some(a) = s.assignment.filter(|a| a.start <= now) {
+                        s.state = TaskState::Running;
+                        if let Some(tl) = self.clusters.get_mut(a.cluster.0 as usize) {
+                            tl.mark_running_from(TaskId(i as u32), a.start);
+                        }
+                    }
                 }
                 _ => {}
             }
@@ -1145,7 +1148,7 @@ impl<'a> Controller<'a> {
             MilliJoules::ZERO
         } else {
             if self.ledger.commit(ch.day_energy).is_err() {
-                self.clusters[ch.cluster.0 as usize].remove_task(TaskId(i));
+                self.clusters[ch.cluster.0 as usize].remove_task_from(TaskId(i), ch.start);
                 return Err(InputError::BadTaskState(i).into());
             }
             ch.day_energy
@@ -1186,7 +1189,7 @@ impl<'a> Controller<'a> {
         }
         if let Some(a) = slot.assignment.take() {
             self.ledger.release(a.committed);
-            self.clusters[a.cluster.0 as usize].remove_task(TaskId(i));
+            self.clusters[a.cluster.0 as usize].remove_task_from(TaskId(i), a.start);
         }
         slot.state = TaskState::Mappable;
         // The timeline changed under the memo: forget this event's answers.
@@ -1503,6 +1506,32 @@ mod tests {
                         assert!(ctl.ledger().consumed() > MilliJoules(config.budget.0 / 2));
                     }
                 }
+            }
+        }
+    }
+
+    /// The fit memo is a cache: with no memo, a tiny one (constant collisions), or a large
+    /// one (answers kept across events and checked against the booking log), every
+    /// configuration makes the same decisions and ends the same, early completions included.
+    #[test]
+    fn the_memo_changes_no_decision() {
+        let platform = platform();
+        let classes = UtilityClasses::essc20();
+        let tasks = tasks(160);
+        for config in configs() {
+            let mut runs = Vec::new();
+            for memo in [0, 2, 64, 4096] {
+                let mut bufs = Bufs::new(&platform, tasks.len(), memo, &tasks[0]);
+                let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
+                let (mut next, mut log) = (0, Vec::new());
+                drive(&mut ctl, &tasks, &mut next, (0, 240, false), &mut log);
+                runs.push((log, outcome(&ctl)));
+            }
+            let h = config.heuristic;
+            assert!(runs[0].0.len() > 30, "{h:?} decides enough to test");
+            for r in &runs[1..] {
+                assert_eq!(r.0, runs[0].0, "{h:?}: same decisions with any memo");
+                assert_eq!(r.1, runs[0].1, "{h:?}: same end with any memo");
             }
         }
     }

@@ -704,6 +704,50 @@ impl<'a> ClusterTimeline<'a> {
         found
     }
 
+    /// [`remove_task`](Self::remove_task) for a task whose bookings all start at `start` (as
+    /// one assignment's do): a binary search per node instead of a walk over every booking.
+    pub fn remove_task_from(&mut self, task: TaskId, start: Micros) -> u32 {
+        self.remove_from(task, start, Micros::ZERO)
+    }
+
+    /// [`complete`](Self::complete) for a task whose bookings all start at `start`.
+    pub fn complete_from(&mut self, task: TaskId, start: Micros, at: Micros) -> u32 {
+        self.remove_from(task, start, at)
+    }
+
+    /// [`mark_running`](Self::mark_running) for a task whose bookings all start at `start`.
+    pub fn mark_running_from(&mut self, task: TaskId, start: Micros) -> u32 {
+        let mut found = 0;
+        for n in self.nodes.iter_mut() {
+            let j = n.bookings.partition_point(|b| b.start < start);
+            if let Some(b) = n.bookings.get_mut(j).filter(|b| b.task == task) {
+                b.kind = BookingKind::Running;
+                found += 1;
+            }
+        }
+        found
+    }
+
+    /// Removes the bookings of `task` that start at `start`; only those that end after `at`
+    /// free time (and so loosen the cluster).
+    fn remove_from(&mut self, task: TaskId, start: Micros, at: Micros) -> u32 {
+        self.changed();
+        let mut found = 0;
+        let mut freed = false;
+        for n in self.nodes.iter_mut() {
+            let j = n.bookings.partition_point(|b| b.start < start);
+            if n.bookings.get(j).is_some_and(|b| b.task == task) {
+                freed |= n.bookings[j].end > at;
+                n.bookings.remove(j);
+                found += 1;
+            }
+        }
+        if freed {
+            self.loosened = self.loosened.wrapping_add(1);
+        }
+        found
+    }
+
     /// Ends `task` at `at` (at or before its planned end): its nodes are free from then on,
     /// so its bookings go (the decision log, not the timeline, keeps history).
     pub fn complete(&mut self, task: TaskId, at: Micros) -> u32 {
@@ -759,8 +803,17 @@ fn merge_replace<K: Ord>(
     add: &[Void],
     key: impl Fn(&Void) -> K,
 ) -> usize {
-    let (mut w, mut r) = (0, 0);
-    for i in 0..len {
+    // Everything before the smallest key removed or added stays where it is: start there.
+    // A booking in the future (a reservation, a place-holder) touches only the tail.
+    let first = match (rem.first(), add.first()) {
+        (Some(x), Some(y)) => Some(if key(x) <= key(y) { key(x) } else { key(y) }),
+        (Some(x), None) | (None, Some(x)) => Some(key(x)),
+        (None, None) => None,
+    };
+    let Some(first) = first else { return len };
+    let from = arr[..len].partition_point(|x| key(x) < first);
+    let (mut w, mut r) = (from, 0);
+    for i in from..len {
         let x = arr[i];
         while r < rem.len() && key(&rem[r]) < key(&x) {
             r += 1;
@@ -775,7 +828,7 @@ fn merge_replace<K: Ord>(
     let total = w + add.len();
     let (mut i, mut j, mut out) = (w, add.len(), total);
     while j > 0 {
-        if i > 0 && key(&arr[i - 1]) > key(&add[j - 1]) {
+        if i > from && key(&arr[i - 1]) > key(&add[j - 1]) {
             arr[out - 1] = arr[i - 1];
             i -= 1;
         } else {
@@ -953,6 +1006,95 @@ mod tests {
         assert_eq!(earliest(&mut c, 10, 2, 5), Some(100));
         assert_eq!(c.complete(TaskId(1), m(40)), 2);
         assert_eq!(earliest(&mut c, 40, 2, 5), Some(40));
+    }
+
+    #[test]
+    fn the_booking_log_and_change_counts() {
+        let mut st = vec![NodeTimeline::new(); 3];
+        let mut c = ClusterTimeline::new(&mut st);
+        c.book(&[0, 1], run(1, 0, 10)).unwrap();
+        let t0 = c.tightened();
+        c.book(&[2], place(2, 5, 20)).unwrap();
+        c.book(&[0], run(3, 30, 40)).unwrap();
+        let since: Vec<Logged> = c.booked_since(t0).unwrap().collect();
+        assert_eq!(
+            since,
+            vec![
+                Logged {
+                    start: 5,
+                    end: 20,
+                    nodes: 1
+                },
+                Logged {
+                    start: 30,
+                    end: 40,
+                    nodes: 1
+                }
+            ]
+        );
+        assert_eq!(c.booked_since(c.tightened()).unwrap().count(), 0);
+        // Older than the log: unknown.
+        for i in 0..BOOKING_LOG as u32 {
+            c.book(&[1], run(100 + i, 100 + 2 * i as u64, 101 + 2 * i as u64))
+                .unwrap();
+        }
+        assert!(c.booked_since(t0).is_none());
+        // Only freeing time loosens: an on-time end and a prune do not, a place-holder
+        // cleared, an early end and a reservation taken back do.
+        let l = c.loosened();
+        c.prune(m(12));
+        assert_eq!(c.complete_from(TaskId(1), m(0), m(10)), 0, "pruned already");
+        assert_eq!(c.loosened(), l);
+        c.clear_place_holders();
+        assert_eq!(c.loosened(), l + 1);
+        c.clear_place_holders();
+        assert_eq!(c.loosened(), l + 1, "nothing to clear");
+        assert_eq!(c.complete_from(TaskId(3), m(30), m(35)), 1);
+        assert_eq!(c.loosened(), l + 2);
+        assert_eq!(c.remove_task_from(TaskId(100), m(100)), 1);
+        assert_eq!(c.loosened(), l + 3);
+    }
+
+    #[test]
+    fn removing_by_start_equals_removing_by_scan() {
+        let book_all = |c: &mut ClusterTimeline<'_>| {
+            c.book(&[0, 2], run(1, 0, 10)).unwrap();
+            c.book(&[1], run(2, 0, 30)).unwrap();
+            c.book(&[0, 1, 2], run(3, 40, 50)).unwrap();
+        };
+        let (mut a, mut b) = (vec![NodeTimeline::new(); 3], vec![NodeTimeline::new(); 3]);
+        let (mut ca, mut cb) = (ClusterTimeline::new(&mut a), ClusterTimeline::new(&mut b));
+        book_all(&mut ca);
+        book_all(&mut cb);
+        assert_eq!(
+            ca.mark_running_from(TaskId(3), m(40)),
+            cb.mark_running(TaskId(3))
+        );
+        assert_eq!(
+            ca.complete_from(TaskId(1), m(0), m(8)),
+            cb.complete(TaskId(1), m(8))
+        );
+        assert_eq!(
+            ca.remove_task_from(TaskId(3), m(40)),
+            cb.remove_task(TaskId(3))
+        );
+        assert_eq!(ca.remove_task_from(TaskId(9), m(40)), 0, "no such task");
+        assert_eq!(ca.loosened(), cb.loosened());
+        for (x, y) in ca.nodes().iter().zip(cb.nodes()) {
+            assert_eq!(x.bookings(), y.bookings());
+        }
+    }
+
+    #[test]
+    fn free_over_counts_up_to_what_is_wanted() {
+        let mut st = vec![NodeTimeline::new(); 4];
+        let mut c = ClusterTimeline::new(&mut st);
+        c.book(&[0], run(1, 0, 10)).unwrap();
+        c.book(&[1], run(2, 20, 30)).unwrap();
+        assert_eq!(c.free_over(m(0), m(20), u32::MAX), 3);
+        assert_eq!(c.free_over(m(10), m(20), u32::MAX), 4);
+        assert_eq!(c.free_over(m(10), m(20), 2), 2);
+        assert_eq!(c.free_over(m(0), m(100), u32::MAX), 2);
     }
 
     #[test]
