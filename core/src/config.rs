@@ -32,6 +32,13 @@ pub const MAX_BOOKINGS_PER_NODE: usize = 256;
 /// memo can check a cached answer against the bookings made since, at lookup, instead of
 /// visiting every memo entry at every booking. An answer older than this many bookings of its
 /// cluster is recomputed. A power of two (the log is a ring indexed by a wrapping counter).
+/// The host (`host-limits`) keeps 512 (12 KiB a cluster): an ESSC 10k place-holder event
+/// books about 100 times a cluster.
+#[cfg(feature = "host-limits")]
+pub const BOOKING_LOG: usize = 512;
+/// Bookings each cluster remembers for the fit memo (see the `host-limits` feature): 64 on
+/// the firmware (1.5 KiB a cluster).
+#[cfg(not(feature = "host-limits"))]
 pub const BOOKING_LOG: usize = 64;
 
 const _: () = assert!(BOOKING_LOG.is_power_of_two());

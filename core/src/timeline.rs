@@ -402,35 +402,45 @@ impl<'a> ClusterTimeline<'a> {
 
     /// The earliest start from the void index: a merge of the admissible starts (in the order
     /// of the voids' starts) with the admissible last starts (in the order of their ends).
+    ///
+    /// It starts at `t` without walking the voids before it. For `s >= t`, the nodes free
+    /// over `[s, s + d)` are the voids with `start <= s` and `end >= s + d`; at `s = t` that
+    /// count is `#{start <= t} - #{end < t + d} + #{t < start, end < t + d}`: two binary
+    /// searches and a walk over the voids that open inside `(t, t + d)`. No admissible void
+    /// ends before `t + d`, so the merge then goes on from those two positions. A query
+    /// resumed from an earlier answer (the memo's lower bound) costs what lies past it.
     fn indexed_earliest(&self, t: Micros, k: usize, d: Micros) -> Option<Fit> {
         let ix = self.index.as_ref()?;
         let (t, d) = (t.0, d.0);
-        let admits = |x: &Void| {
-            let s0 = if x.start > t { x.start } else { t };
-            x.end >= d && s0 <= x.end - d
-        };
         let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
-        let (mut opened, mut ended, mut e) = (0usize, 0usize, 0usize);
-        let mut i = 0;
+        let td = t.saturating_add(d);
+        let mut i = starts.partition_point(|x| x.start <= t);
+        let mut e = ends.partition_point(|x| x.end < td);
+        let inside = starts[i..]
+            .iter()
+            .take_while(|x| x.start < td)
+            .filter(|x| x.end < td)
+            .count();
+        let mut opened = i + inside - e;
+        let mut ended = 0usize;
+        if opened >= k {
+            return Some(Fit {
+                start: Micros(t),
+                free: opened as u32,
+            });
+        }
+        // Past t, a void is admissible if it is long enough for d.
+        let admits = |x: &Void| x.end - x.start >= d;
         while i < starts.len() {
-            let s = if starts[i].start > t {
-                starts[i].start
-            } else {
-                t
-            };
+            let s = starts[i].start;
             // Every admissible void whose first admissible start is s.
-            while i < starts.len()
-                && (if starts[i].start > t {
-                    starts[i].start
-                } else {
-                    t
-                }) == s
-            {
+            while i < starts.len() && starts[i].start == s {
                 opened += admits(&starts[i]) as usize;
                 i += 1;
             }
             // Every admissible void whose last admissible start is before s.
-            while e < ends.len() && ends[e].end < s.saturating_add(d) {
+            let sd = s.saturating_add(d);
+            while e < ends.len() && ends[e].end < sd {
                 ended += admits(&ends[e]) as usize;
                 e += 1;
             }
