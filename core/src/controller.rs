@@ -19,6 +19,7 @@ use crate::energy::{
 };
 use crate::error::{full, Capacity, Error, InputError};
 use crate::platform::{ClusterId, PState, Placement, Platform};
+use crate::policy::knapsack::KnapsackParams;
 use crate::policy::{self, Heuristic, Reservations};
 use crate::task::{Task, TaskId};
 use crate::timeline::{Booking, BookingKind, ClusterTimeline, Fit, NodeTimeline, Scratch, Void};
@@ -310,6 +311,8 @@ pub struct Controller<'a> {
     first_open: usize,
     /// Assignments made so far.
     seq: u32,
+    /// Parameters of the knapsack heuristic (seed 004); not part of [`Config`].
+    knapsack: KnapsackParams,
 }
 
 impl<'a> Controller<'a> {
@@ -362,6 +365,7 @@ impl<'a> Controller<'a> {
             budget: Budget::Unlimited,
             first_open: 0,
             seq: 0,
+            knapsack: KnapsackParams::default(),
         })
     }
 
@@ -469,6 +473,7 @@ impl<'a> Controller<'a> {
             budget,
             first_open,
             seq,
+            knapsack,
         } = self;
         copy.averages = *averages;
         copy.len = *len;
@@ -484,12 +489,23 @@ impl<'a> Controller<'a> {
         copy.budget = *budget;
         copy.first_open = *first_open;
         copy.seq = *seq;
+        copy.knapsack = *knapsack;
         Ok(copy)
     }
 
     /// Replaces the averages the energy filters use (trace jobs carry their own tables).
     pub fn set_averages(&mut self, averages: Averages) {
         self.averages = averages;
+    }
+
+    /// Sets the knapsack heuristic's parameters (checked when it runs).
+    pub fn set_knapsack(&mut self, params: KnapsackParams) {
+        self.knapsack = params;
+    }
+
+    /// The knapsack heuristic's parameters.
+    pub fn knapsack(&self) -> KnapsackParams {
+        self.knapsack
     }
 
     /// The configuration.
