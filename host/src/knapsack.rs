@@ -212,12 +212,8 @@ pub fn simulate(w: &Workload, p: &KnapsackParams, s: &mut SimScratch) -> Result<
             free += k;
         }
         while let Some(j) = w.jobs.get(next).filter(|j| j.submit == t) {
-            s.queue.push(MalleableJob {
-                tasks: j.tasks,
-                remaining: j.tasks,
-                arrival: Micros(j.submit),
-                runtime: Micros(j.runtime),
-            });
+            s.queue
+                .push(MalleableJob::new(j.tasks, Micros(j.submit), Micros(j.runtime)));
             s.queued.push(next as u32);
             next += 1;
         }

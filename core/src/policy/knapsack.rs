@@ -24,6 +24,9 @@
 //!   The reservation is taken back and given again at every cycle, like EASY's, because the
 //!   priorities change every cycle. P-state 0, no dropping.
 //!
+//! Both sort by [`log_ratio`], the logarithm of Algorithm 1's `priority / w` (the same order,
+//! at a third of the cost of Eq. 1's three powers per job and cycle).
+//!
 //! Guards (Eq. 1 is undefined or degenerate at zero): the wait and the runtime enter in
 //! seconds floored at [`FLOOR_S`] (1 s), so a job that has just arrived has a neutral wait
 //! term (1) whatever beta, instead of 0 (beta > 0), infinity (beta < 0) or 0^0; the task count
@@ -108,13 +111,37 @@ pub fn priority(
     }
 }
 
-/// Algorithm 1's sort key: priority per processor (`priority / tasks`, tasks at least 1).
+/// Algorithm 1's ratio: priority per processor (`priority / tasks`, tasks at least 1).
 pub fn ratio(priority: f64, tasks: f64) -> f64 {
     let r = priority / tasks.max(1.0);
     if r.is_nan() {
         0.0
     } else {
         r
+    }
+}
+
+/// The natural logarithm of a job's size and runtime (seconds), each floored as in
+/// [`priority`]: what [`log_ratio`] needs per job, computed once.
+pub fn job_logs(tasks: f64, runtime_s: f64) -> (f64, f64) {
+    (libm::log(tasks.max(1.0)), libm::log(runtime_s.max(FLOOR_S)))
+}
+
+/// The knapsack's sort key: `ln(priority / tasks)`, that is
+/// `alpha (ln t - ln T) + beta ln wait + gamma (ln r - ln R) - ln t` with `(ln t, ln r)` from
+/// [`job_logs`], `(ln T, ln R)` those of the averages, and the wait floored as in
+/// [`priority`]. It orders jobs as [`ratio`] does (the logarithm is increasing) with one
+/// `log` per job and cycle instead of three `pow`s; a NaN (only with extreme exponents)
+/// counts as the lowest key.
+pub fn log_ratio(logs: (f64, f64), avg_logs: (f64, f64), wait_s: f64, p: &KnapsackParams) -> f64 {
+    let k = p.alpha * (logs.0 - avg_logs.0)
+        + p.beta * libm::log(wait_s.max(FLOOR_S))
+        + p.gamma * (logs.1 - avg_logs.1)
+        - logs.0;
+    if k.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        k
     }
 }
 
@@ -132,7 +159,7 @@ pub fn allowance(tasks: u32, remaining: u32, share: f64) -> u32 {
 }
 
 /// A malleable job as [`select`] sees it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MalleableJob {
     /// Its size: tasks, one processor each.
     pub tasks: u32,
@@ -142,6 +169,21 @@ pub struct MalleableJob {
     pub arrival: Micros,
     /// How long each task runs.
     pub runtime: Micros,
+    /// [`job_logs`] of its size and runtime.
+    pub logs: (f64, f64),
+}
+
+impl MalleableJob {
+    /// A job of `tasks` tasks of `runtime` each, submitted at `arrival`, none started.
+    pub fn new(tasks: u32, arrival: Micros, runtime: Micros) -> MalleableJob {
+        MalleableJob {
+            tasks,
+            remaining: tasks,
+            arrival,
+            runtime,
+            logs: job_logs(tasks as f64, secs(runtime)),
+        }
+    }
 }
 
 /// Microseconds as seconds.
@@ -179,15 +221,14 @@ pub fn select(
     if m == 0 {
         return Ok((0, 0));
     }
-    let (avg_t, avg_r) = (sum_t / m as f64, sum_r / m as f64);
+    let avg = job_logs(sum_t / m as f64, sum_r / m as f64);
     let mut w = 0;
     for (j, job) in jobs.iter().enumerate() {
         if job.remaining == 0 {
             continue;
         }
         let wait = secs(now.saturating_sub(job.arrival));
-        let pr = priority(job.tasks as f64, avg_t, wait, secs(job.runtime), avg_r, p);
-        keys[j] = ratio(pr, job.tasks as f64);
+        keys[j] = log_ratio(job.logs, avg, wait, p);
         order_buf[w] = j as u32;
         w += 1;
     }
@@ -233,15 +274,14 @@ pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> 
     if m == 0 {
         return Ok(());
     }
-    let (avg_t, avg_r) = (sum_t / m as f64, sum_r / m as f64);
+    let avg = job_logs(sum_t / m as f64, sum_r / m as f64);
     for w in 0..n {
         let slot = ctl.work()[w].slot;
         let arrival = ctl.slot(slot).task.arrival;
         if let Some(c) = ctl.work()[w].best.as_mut() {
-            let tasks = c.nodes.0 as f64;
+            let logs = job_logs(c.nodes.0 as f64, secs(c.duration));
             let wait = secs(now.saturating_sub(arrival));
-            let pr = priority(tasks, avg_t, wait, secs(c.duration), avg_r, &p);
-            c.value = ratio(pr, tasks);
+            c.value = log_ratio(logs, avg, wait, &p);
         }
     }
     // Jobs with no option (none in a trace replay) go last.
@@ -343,11 +383,41 @@ mod tests {
 
     fn job(tasks: u32, remaining: u32, arrival_s: u64, runtime_s: u64) -> MalleableJob {
         MalleableJob {
-            tasks,
             remaining,
-            arrival: Micros(arrival_s * 1_000_000),
-            runtime: Micros(runtime_s * 1_000_000),
+            ..MalleableJob::new(
+                tasks,
+                Micros(arrival_s * 1_000_000),
+                Micros(runtime_s * 1_000_000),
+            )
         }
+    }
+
+    #[test]
+    fn knapsack_log_ratio_orders_as_the_ratio() {
+        // A small deterministic spread of jobs, waits and exponents.
+        let vals = [0.0, 0.5, 1.0, 3.0, 7.5, 40.0, 1000.0];
+        let exps = [-2.0, -1.3, -0.1, 0.0, 0.7, 1.0, 2.0];
+        for &a in &exps {
+            for &b in &exps {
+                for &g in &exps {
+                    let p = KnapsackParams::new(a, b, g);
+                    let (avg_t, avg_r) = (3.5, 40.0);
+                    let avg = job_logs(avg_t, avg_r);
+                    for (i, &t) in vals.iter().enumerate() {
+                        let w = vals[(i * 3 + 1) % vals.len()];
+                        let r = vals[(i * 5 + 2) % vals.len()];
+                        let direct = ratio(priority(t, avg_t, w, r, avg_r, &p), t);
+                        let key = log_ratio(job_logs(t, r), avg, w, &p);
+                        let rel = libm::fabs(libm::exp(key) - direct) / direct;
+                        assert!(rel < 1e-12, "{a} {b} {g} {t} {w} {r}: {direct} {key}");
+                    }
+                }
+            }
+        }
+        // Extreme exponents: a key, never NaN.
+        let p = KnapsackParams::new(f64::MAX, -f64::MAX, f64::MAX);
+        let k = log_ratio(job_logs(2.0, 0.5), job_logs(1.0, 4.0), 100.0, &p);
+        assert!(!k.is_nan());
     }
 
     #[test]
