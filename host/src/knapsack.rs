@@ -33,6 +33,7 @@ use rand_core::{RngCore, SeedableRng};
 use rayon::prelude::*;
 
 use crate::report::svg::{scatter, ScatterSeries};
+use crate::swf::ReplayJob;
 use crate::trace::{self, secs, LoadOptions};
 
 /// The class letters, in index order.
@@ -49,6 +50,20 @@ pub struct SweepJob {
     pub tasks: u32,
     /// How long each task runs.
     pub runtime: u64,
+    /// The requested time (what the rigid form plans and prioritises with; the malleable
+    /// form, like the paper's simulator, knows the runtime).
+    pub request: u64,
+}
+
+/// How the sweep schedules each point.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    /// The paper's malleable jobs: [`simulate`] over the core's [`select`].
+    #[default]
+    Malleable,
+    /// Rigid jobs through the trace replay driver and the core's `Heuristic::Knapsack`
+    /// ([`trace::replay_trace_with`]); jobs must fit the machine.
+    Rigid,
 }
 
 /// A workload to sweep: its jobs (in submit order) and its machine.
@@ -105,8 +120,14 @@ impl Workload {
 }
 
 /// The first `n` jobs (in submit order) of the SWF log at `path`, cleaned with
-/// `--clean strong` for the machine (`procs`, default the header's size).
-pub fn load_swf(path: &Path, n: usize, procs: Option<u32>) -> anyhow::Result<Workload> {
+/// `--clean strong` for the machine (`procs`, default the header's size); with `batch`, all
+/// submitted at time 0 (a fixed workload, queued at once).
+pub fn load_swf(
+    path: &Path,
+    n: usize,
+    procs: Option<u32>,
+    batch: bool,
+) -> anyhow::Result<Workload> {
     let loaded = trace::load(
         path,
         &LoadOptions {
@@ -121,9 +142,10 @@ pub fn load_swf(path: &Path, n: usize, procs: Option<u32>) -> anyhow::Result<Wor
         .take(n)
         .map(|j| SweepJob {
             id: j.id,
-            submit: j.submit,
+            submit: if batch { 0 } else { j.submit },
             tasks: j.procs,
             runtime: j.runtime.min(j.request),
+            request: j.request,
         })
         .collect();
     Workload::new(loaded.file, loaded.procs, jobs)
@@ -148,6 +170,7 @@ pub fn synthetic(n: usize, seed: u64) -> anyhow::Result<Workload> {
             submit: libm::floor(t) as u64 * 1_000_000,
             tasks: tasks.clamp(1, 256),
             runtime: runtime.max(1.0) as u64 * 1_000_000,
+            request: runtime.max(1.0) as u64 * 1_000_000,
         });
     }
     Workload::new(format!("synthetic (seed {seed})"), 64, jobs)
@@ -356,15 +379,59 @@ pub struct Point {
     pub cost: Cost,
 }
 
-/// Evaluates every point of `grid` on `w` with per-job `share`, on `threads` threads (`None`:
-/// rayon's default), calling `progress(done, total)` after each twentieth. Grid order.
+/// Schedules `w` as rigid jobs through the trace replay driver (the core's
+/// `Heuristic::Knapsack`); the times land in `s.times`.
+pub fn simulate_rigid(
+    w: &Workload,
+    jobs: &[ReplayJob],
+    p: &KnapsackParams,
+    s: &mut SimScratch,
+) -> Result<(), trace::TraceError> {
+    let r = trace::replay_trace_with(jobs, w.procs, trace::Policy::Knapsack, *p)?;
+    s.times.clear();
+    s.times.extend(r.jobs.iter().map(|j| JobTimes {
+        first_start: j.start,
+        end: j.end,
+    }));
+    s.cycles = r.counts.passes;
+    Ok(())
+}
+
+/// Evaluates every point of `grid` on `w` in `mode` with per-job `share` (malleable only), on
+/// `threads` threads (`None`: rayon's default), calling `progress(done, total)` after each
+/// twentieth. Grid order.
 pub fn sweep(
     w: &Workload,
     grid: &Grid,
+    mode: Mode,
     share: f64,
     threads: Option<usize>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> anyhow::Result<Vec<Point>> {
+    let replay: Vec<ReplayJob> = w
+        .jobs
+        .iter()
+        .enumerate()
+        .map(|(k, j)| ReplayJob {
+            id: j.id,
+            submit: j.submit,
+            runtime: j.runtime,
+            request: j.request.max(j.runtime),
+            procs: j.tasks,
+            line: k + 1,
+        })
+        .collect();
+    if mode == Mode::Rigid {
+        if let Some(j) = w.jobs.iter().find(|j| j.tasks > w.procs) {
+            anyhow::bail!(
+                "{}: job {} has {} tasks but the machine has {} processors: rigid jobs must fit",
+                w.name,
+                j.id,
+                j.tasks,
+                w.procs
+            );
+        }
+    }
     KnapsackParams {
         share,
         ..KnapsackParams::default()
@@ -383,7 +450,7 @@ pub fn sweep(
     let mut from = 0;
     while from < total {
         let to = (from + chunk).min(total);
-        let part: Result<Vec<Point>, Error> = pool.install(|| {
+        let part: anyhow::Result<Vec<Point>> = pool.install(|| {
             (from..to)
                 .into_par_iter()
                 .map_init(SimScratch::default, |s, index| {
@@ -394,7 +461,10 @@ pub fn sweep(
                         gamma,
                         share,
                     };
-                    simulate(w, &p, s)?;
+                    match mode {
+                        Mode::Malleable => simulate(w, &p, s)?,
+                        Mode::Rigid => simulate_rigid(w, &replay, &p, s)?,
+                    }
                     Ok(Point {
                         index,
                         alpha,
@@ -405,7 +475,7 @@ pub fn sweep(
                 })
                 .collect()
         });
-        out.extend(part.map_err(|e| anyhow::anyhow!("{}: scheduling failed: {e}", w.name))?);
+        out.extend(part.with_context(|| format!("{}: scheduling failed", w.name))?);
         from = to;
         progress(from, total);
     }
@@ -439,29 +509,38 @@ pub fn pareto_2d(values: &[(u64, f64)]) -> Vec<bool> {
     on
 }
 
-/// Which of `vectors` are on the joint Pareto front (minimising every coordinate).
+/// Which of `vectors` are on the joint Pareto front (minimising every coordinate). Equal
+/// vectors are all on it or all off; each distinct vector is compared once.
 pub fn pareto_joint(vectors: &[Vec<f64>]) -> Vec<bool> {
     let dominates = |a: &[f64], b: &[f64]| {
         a.iter().zip(b).all(|(x, y)| x <= y) && a.iter().zip(b).any(|(x, y)| x < y)
     };
-    let mut idx: Vec<usize> = (0..vectors.len()).collect();
-    // Lexicographic order: nothing later dominates anything earlier.
-    idx.sort_by(|&a, &b| {
-        vectors[a]
-            .iter()
-            .zip(&vectors[b])
+    let lex = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .zip(b)
             .map(|(x, y)| x.total_cmp(y))
             .find(|o| o.is_ne())
             .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.cmp(&b))
-    });
+    };
+    let mut idx: Vec<usize> = (0..vectors.len()).collect();
+    // Lexicographic order: nothing later dominates anything earlier.
+    idx.sort_by(|&a, &b| lex(&vectors[a], &vectors[b]).then(a.cmp(&b)));
     let mut front: Vec<usize> = Vec::new();
     let mut on = vec![false; vectors.len()];
+    let mut last: Option<(usize, bool)> = None;
     for i in idx {
-        if !front.iter().any(|&f| dominates(&vectors[f], &vectors[i])) {
-            front.push(i);
-            on[i] = true;
-        }
+        let verdict = match last {
+            Some((j, v)) if lex(&vectors[j], &vectors[i]).is_eq() => v,
+            _ => {
+                let v = !front.iter().any(|&f| dominates(&vectors[f], &vectors[i]));
+                if v {
+                    front.push(i);
+                }
+                v
+            }
+        };
+        on[i] = verdict;
+        last = Some((i, verdict));
     }
     on
 }
@@ -669,6 +748,7 @@ mod tests {
             submit: submit_s * 1_000_000,
             tasks,
             runtime: runtime_s * 1_000_000,
+            request: runtime_s * 1_000_000,
         }
     }
 
@@ -687,8 +767,9 @@ mod tests {
             vec![2.0, 1.0, 6.0],
             vec![3.0, 6.0, 1.0],
             vec![1.0, 5.0, 5.0],
+            vec![2.0, 1.0, 6.0],
         ];
-        assert_eq!(pareto_joint(&v), [true, true, false, true, true]);
+        assert_eq!(pareto_joint(&v), [true, true, false, true, true, false]);
     }
 
     #[test]
@@ -746,9 +827,10 @@ mod tests {
     #[test]
     fn knapsack_sweep_is_the_same_on_any_thread_count() {
         let w = synthetic(20, 4).unwrap();
+        assert_eq!(w.jobs.len(), 20);
         let g = Grid::new(1.0).unwrap();
         let run = |t| {
-            let pts = sweep(&w, &g, 1.0, Some(t), &mut |_, _| {}).unwrap();
+            let pts = sweep(&w, &g, Mode::Malleable, 1.0, Some(t), &mut |_, _| {}).unwrap();
             let f = fronts(&pts);
             (points_csv(&pts, &f), pareto_csv(&f), pareto_svg(&w, &g, &pts, &f))
         };

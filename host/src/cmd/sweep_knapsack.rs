@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Context;
 use serde::Serialize;
 
-use crate::knapsack::{self, Grid, CLASSES};
+use crate::knapsack::{self, Grid, Mode, CLASSES};
 
 /// Flags of `kairos sweep-knapsack`.
 #[derive(clap::Args, Debug)]
@@ -18,6 +18,12 @@ pub struct Args {
     /// Sweep the synthetic workload (64 processors) instead of a log.
     #[arg(long)]
     pub synthetic: bool,
+    /// Submit every job of the log at time 0 (the workload as one batch).
+    #[arg(long, conflicts_with = "synthetic")]
+    pub batch: bool,
+    /// Malleable jobs (the paper's model) or rigid ones through `kairos replay`'s driver.
+    #[arg(long, value_enum, default_value_t = Mode::Malleable)]
+    pub mode: Mode,
     /// Jobs to schedule.
     #[arg(long, default_value_t = 50)]
     pub jobs: usize,
@@ -61,6 +67,10 @@ pub struct Best {
 pub struct Summary {
     /// The workload.
     pub workload: String,
+    /// Whether a log's jobs were all submitted at 0 (`--batch`).
+    pub batch: bool,
+    /// `malleable` or `rigid`.
+    pub mode: String,
     /// Jobs.
     pub jobs: usize,
     /// Machine size.
@@ -106,7 +116,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     }
     let grid = Grid::new(args.step)?;
     let w = match &args.swf {
-        Some(path) => knapsack::load_swf(path, args.jobs, args.procs)?,
+        Some(path) => knapsack::load_swf(path, args.jobs, args.procs, args.batch)?,
         None => knapsack::synthetic(args.jobs, args.seed)?,
     };
     let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
@@ -118,7 +128,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         grid.points()
     );
     let clock = Instant::now();
-    let points = knapsack::sweep(&w, &grid, args.share, args.threads, &mut |done, total| {
+    let points = knapsack::sweep(&w, &grid, args.mode, args.share, args.threads, &mut |done, total| {
         eprintln!(
             "sweep-knapsack: {done}/{total} points ({}%), {:.2} s",
             done * 100 / total,
@@ -149,6 +159,8 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     let min_wrt = by(&|p| p.cost.wrt as f64);
     let summary = Summary {
         workload: w.name.clone(),
+        batch: args.batch,
+        mode: format!("{:?}", args.mode).to_lowercase(),
         jobs: w.jobs.len(),
         procs: w.procs,
         class_jobs,
