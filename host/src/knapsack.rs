@@ -235,8 +235,11 @@ pub fn simulate(w: &Workload, p: &KnapsackParams, s: &mut SimScratch) -> Result<
             free += k;
         }
         while let Some(j) = w.jobs.get(next).filter(|j| j.submit == t) {
-            s.queue
-                .push(MalleableJob::new(j.tasks, Micros(j.submit), Micros(j.runtime)));
+            s.queue.push(MalleableJob::new(
+                j.tasks,
+                Micros(j.submit),
+                Micros(j.runtime),
+            ));
             s.queued.push(next as u32);
             next += 1;
         }
@@ -633,7 +636,8 @@ fn opt(x: Option<f64>) -> String {
 
 /// `points.csv`: every point in grid order with its cost and fronts.
 pub fn points_csv(points: &[Point], f: &Fronts) -> String {
-    let mut s = String::from("index,alpha,beta,gamma,wrt_s,ef_a,ef_b,ef_c,ef_d,class_fronts,joint_front\n");
+    let mut s =
+        String::from("index,alpha,beta,gamma,wrt_s,ef_a,ef_b,ef_c,ef_d,class_fronts,joint_front\n");
     for (i, p) in points.iter().enumerate() {
         let classes: String = (0..4)
             .filter(|&k| f.class_member[i][k])
@@ -678,9 +682,12 @@ pub fn pareto_csv(f: &Fronts) -> String {
     s
 }
 
-/// `pareto.svg`: every distinct (WRT, E_f) per class (the paper's Fig. 6), and its front.
+/// `pareto.svg`: every distinct (WRT, E_f) per class (the paper's Fig. 6), and its fronts.
+/// The y axis stops at twice the largest E_f on a front or the 90th percentile of the
+/// distinct values, whichever is higher; the subtitle counts the values above it.
 pub fn pareto_svg(w: &Workload, grid: &Grid, points: &[Point], f: &Fronts) -> String {
-    let mut series = Vec::new();
+    let classes = w.classes();
+    let mut distinct: Vec<Vec<(f64, f64)>> = Vec::new();
     for &k in &f.present {
         let mut v: Vec<(u64, u64)> = points
             .iter()
@@ -688,13 +695,24 @@ pub fn pareto_svg(w: &Workload, grid: &Grid, points: &[Point], f: &Fronts) -> St
             .collect();
         v.sort_unstable();
         v.dedup();
-        let count = w.classes().iter().filter(|&&c| c as usize == k).count();
-        series.push(ScatterSeries {
-            label: format!("class {} ({count} jobs)", CLASSES[k]),
-            points: v
-                .iter()
+        distinct.push(
+            v.iter()
                 .map(|&(x, y)| (x as f64 / 1e6, f64::from_bits(y)))
                 .collect(),
+        );
+    }
+    let mut all_y: Vec<f64> = distinct.iter().flatten().map(|p| p.1).collect();
+    all_y.sort_by(f64::total_cmp);
+    let p90 = all_y.get(all_y.len() * 9 / 10).copied().unwrap_or(1.0);
+    let front_max = f.values.iter().map(|v| v.ef).fold(0.0, f64::max);
+    let cap = p90.max(2.0 * front_max);
+    let hidden = all_y.iter().filter(|&&y| y > cap).count();
+    let mut series = Vec::new();
+    for (&k, v) in f.present.iter().zip(distinct) {
+        let count = classes.iter().filter(|&&c| c as usize == k).count();
+        series.push(ScatterSeries {
+            label: format!("class {} ({count} jobs)", CLASSES[k]),
+            points: v.into_iter().filter(|p| p.1 <= cap).collect(),
             front: f
                 .values
                 .iter()
@@ -706,7 +724,8 @@ pub fn pareto_svg(w: &Workload, grid: &Grid, points: &[Point], f: &Fronts) -> St
     scatter(
         &format!("Knapsack sweep: {}", w.name),
         &format!(
-            "{} jobs on {} processors, {} (alpha, beta, gamma) in [-2, 2] step {}; lines: Pareto fronts",
+            "{} jobs on {} processors, {} (alpha, beta, gamma) in [-2, 2] step {}; lines: Pareto \
+             fronts; {hidden} values with E_f above {cap:.1} not shown",
             w.jobs.len(),
             w.procs,
             grid.points(),
@@ -754,7 +773,15 @@ mod tests {
 
     #[test]
     fn knapsack_pareto_2d_keeps_ties_and_drops_dominated() {
-        let v = [(10, 3.0), (20, 1.0), (10, 3.0), (15, 3.0), (5, 4.0), (20, 2.0), (5, 5.0)];
+        let v = [
+            (10, 3.0),
+            (20, 1.0),
+            (10, 3.0),
+            (15, 3.0),
+            (5, 4.0),
+            (20, 2.0),
+            (5, 5.0),
+        ];
         let on = pareto_2d(&v);
         assert_eq!(on, [true, true, true, false, true, false, false]);
     }
@@ -803,9 +830,18 @@ mod tests {
         assert_eq!(
             s.times,
             [
-                JobTimes { first_start: 0, end: us(20) },
-                JobTimes { first_start: us(10), end: us(15) },
-                JobTimes { first_start: us(15), end: us(19) },
+                JobTimes {
+                    first_start: 0,
+                    end: us(20)
+                },
+                JobTimes {
+                    first_start: us(10),
+                    end: us(15)
+                },
+                JobTimes {
+                    first_start: us(15),
+                    end: us(19)
+                },
             ]
         );
         // Means: 3 tasks, 19/3 s. Classes: 1 large-long (A), 2 small-short (D), 3 D.
@@ -818,10 +854,28 @@ mod tests {
         // alpha = 0 (small first): t=0: job 2 both, job 1 2 of 6; t=3: job 3 waits (0 free);
         // t=5: job 2 ends, 2 free: ratio 1/tasks: job 3 (1) then job 1 (1 of 4 left).
         simulate(&w, &KnapsackParams::new(0.0, 0.0, 0.0), &mut s).unwrap();
-        assert_eq!(s.times[1], JobTimes { first_start: 0, end: us(5) });
-        assert_eq!(s.times[2], JobTimes { first_start: us(5), end: us(9) });
+        assert_eq!(
+            s.times[1],
+            JobTimes {
+                first_start: 0,
+                end: us(5)
+            }
+        );
+        assert_eq!(
+            s.times[2],
+            JobTimes {
+                first_start: us(5),
+                end: us(9)
+            }
+        );
         // Job 1: 2 at 0 (end 10), 1 at 5 (end 15), 1 at 9 (end 19), 1 at 10 (end 20).
-        assert_eq!(s.times[0], JobTimes { first_start: 0, end: us(20) });
+        assert_eq!(
+            s.times[0],
+            JobTimes {
+                first_start: 0,
+                end: us(20)
+            }
+        );
     }
 
     #[test]
@@ -832,7 +886,11 @@ mod tests {
         let run = |t| {
             let pts = sweep(&w, &g, Mode::Malleable, 1.0, Some(t), &mut |_, _| {}).unwrap();
             let f = fronts(&pts);
-            (points_csv(&pts, &f), pareto_csv(&f), pareto_svg(&w, &g, &pts, &f))
+            (
+                points_csv(&pts, &f),
+                pareto_csv(&f),
+                pareto_svg(&w, &g, &pts, &f),
+            )
         };
         let one = run(1);
         assert_eq!(one, run(1));

@@ -698,6 +698,20 @@ pub struct SummaryFile {
     /// The cleaning report, with `--clean`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clean: Option<CleanCounts>,
+    /// The knapsack policy's exponents, under `--policy knapsack`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub knapsack: Option<KnapsackSummary>,
+}
+
+/// The exponents of Eq. 1 a knapsack replay ran with.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct KnapsackSummary {
+    /// Size exponent.
+    pub alpha: f64,
+    /// Wait exponent.
+    pub beta: f64,
+    /// Runtime exponent.
+    pub gamma: f64,
 }
 
 impl SummaryFile {
@@ -711,6 +725,7 @@ impl SummaryFile {
             passes: result.counts.passes,
             skipped_bad_lines: trace.skipped_bad_lines,
             clean: trace.clean.as_ref().map(CleanCounts::from),
+            knapsack: None,
         }
     }
 }

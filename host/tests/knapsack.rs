@@ -76,10 +76,20 @@ fn knapsack_replay_cli() {
         "--jobs-out",
         csv.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = std::fs::read_to_string(&csv).unwrap();
-    assert!(text.contains("\n2,1.000000,13.000000,23.000000,4\n"), "{text}");
-    assert!(text.contains("\n4,2.000000,10.000000,13.000000,2\n"), "{text}");
+    assert!(
+        text.contains("\n2,1.000000,13.000000,23.000000,4\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n4,2.000000,10.000000,13.000000,2\n"),
+        "{text}"
+    );
 
     for bad in ["x", "nan", "inf", ""] {
         let out = kairos(&["replay", p, "--policy", "knapsack", "--alpha", bad]);
@@ -120,7 +130,11 @@ fn knapsack_sweep_cli_is_deterministic() {
             "--out",
             out_dir.to_str().unwrap(),
         ]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let e = String::from_utf8_lossy(&out.stderr);
         assert!(e.contains("125/125 points (100%)"), "{e}");
         read_all(&out_dir)
@@ -144,7 +158,11 @@ fn knapsack_sweep_cli_is_deterministic() {
         "--out",
         out_dir.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let summary = std::fs::read_to_string(out_dir.join("summary.json")).unwrap();
     assert!(summary.contains("\"points\": 27"), "{summary}");
     assert!(summary.contains("\"jobs\": 4"), "{summary}");
@@ -159,7 +177,14 @@ fn knapsack_sweep_cli_errors() {
     for args in [
         vec!["sweep-knapsack", "--out", o],
         vec!["sweep-knapsack", "--synthetic", "--step", "abc", "--out", o],
-        vec!["sweep-knapsack", "--synthetic", "--share", "nan", "--out", o],
+        vec![
+            "sweep-knapsack",
+            "--synthetic",
+            "--share",
+            "nan",
+            "--out",
+            o,
+        ],
     ] {
         let out = kairos(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -169,10 +194,19 @@ fn knapsack_sweep_cli_errors() {
     let letter = data("letter.swf");
     for (args, want) in [
         (vec!["--synthetic", "--step", "0"], "--step must be"),
-        (vec!["--synthetic", "--share", "1.5"], "--share must be in (0, 1]"),
-        (vec!["--synthetic", "--jobs", "0"], "--jobs must be at least 1"),
+        (
+            vec!["--synthetic", "--share", "1.5"],
+            "--share must be in (0, 1]",
+        ),
+        (
+            vec!["--synthetic", "--jobs", "0"],
+            "--jobs must be at least 1",
+        ),
         (vec![missing.to_str().unwrap()], "no_such_file.swf"),
-        (vec![letter.to_str().unwrap()], "letter.swf:3: field 4 (run time)"),
+        (
+            vec![letter.to_str().unwrap()],
+            "letter.swf:3: field 4 (run time)",
+        ),
     ] {
         let mut all = vec!["sweep-knapsack", "--out", o];
         all.extend(args);

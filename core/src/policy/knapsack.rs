@@ -209,7 +209,11 @@ pub fn select(
     p.validate()?;
     let n = jobs.len();
     if order_buf.len() < n || keys.len() < n || take.len() < n {
-        return Err(full(Capacity::Tasks, order_buf.len().min(keys.len()).min(take.len())).into());
+        return Err(full(
+            Capacity::Tasks,
+            order_buf.len().min(keys.len()).min(take.len()),
+        )
+        .into());
     }
     let (mut sum_t, mut sum_r, mut m) = (0.0, 0.0, 0usize);
     for j in jobs.iter().filter(|j| j.remaining > 0) {
@@ -359,14 +363,8 @@ mod tests {
         for bad in [
             KnapsackParams::new(f64::NAN, 0.0, 0.0),
             KnapsackParams::new(0.0, f64::INFINITY, 0.0),
-            KnapsackParams {
-                share: 0.0,
-                ..P0
-            },
-            KnapsackParams {
-                share: 1.5,
-                ..P0
-            },
+            KnapsackParams { share: 0.0, ..P0 },
+            KnapsackParams { share: 1.5, ..P0 },
         ] {
             assert_eq!(bad.validate(), Err(Error::Input(InputError::BadNumber)));
         }
@@ -457,7 +455,12 @@ mod tests {
     fn knapsack_select_wait_and_ties() {
         // beta = 1: the longer wait first; equal ratios go to the lower index.
         let p = KnapsackParams::new(1.0, 1.0, 0.0);
-        let jobs = [job(1, 1, 10, 5), job(1, 1, 0, 5), job(1, 1, 10, 5), job(1, 0, 0, 5)];
+        let jobs = [
+            job(1, 1, 10, 5),
+            job(1, 1, 0, 5),
+            job(1, 1, 10, 5),
+            job(1, 0, 0, 5),
+        ];
         let (mut o, mut k, mut t) = ([0; 4], [0.0; 4], [0; 4]);
         let (used, n) = select(&jobs, Micros(20_000_000), 2, &p, &mut o, &mut k, &mut t).unwrap();
         assert_eq!((used, n), (2, 3));

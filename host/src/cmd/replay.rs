@@ -103,7 +103,15 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         trace::write_jobs_csv(&mut f, &result.jobs)
             .with_context(|| format!("{}: cannot write", path.display()))?;
     }
-    let summary = SummaryFile::new(&loaded, &result);
+    let mut summary = SummaryFile::new(&loaded, &result);
+    if args.policy == Policy::Knapsack {
+        let k = args.knapsack();
+        summary.knapsack = Some(trace::KnapsackSummary {
+            alpha: k.alpha,
+            beta: k.beta,
+            gamma: k.gamma,
+        });
+    }
     let json = serde_json::to_string_pretty(&summary)?;
     if let Some(path) = &args.summary_out {
         std::fs::write(path, format!("{json}\n"))

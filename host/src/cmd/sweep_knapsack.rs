@@ -128,13 +128,20 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         grid.points()
     );
     let clock = Instant::now();
-    let points = knapsack::sweep(&w, &grid, args.mode, args.share, args.threads, &mut |done, total| {
-        eprintln!(
-            "sweep-knapsack: {done}/{total} points ({}%), {:.2} s",
-            done * 100 / total,
-            clock.elapsed().as_secs_f64()
-        );
-    })?;
+    let points = knapsack::sweep(
+        &w,
+        &grid,
+        args.mode,
+        args.share,
+        args.threads,
+        &mut |done, total| {
+            eprintln!(
+                "sweep-knapsack: {done}/{total} points ({}%), {:.2} s",
+                done * 100 / total,
+                clock.elapsed().as_secs_f64()
+            );
+        },
+    )?;
     let sweep_s = clock.elapsed().as_secs_f64();
     let fronts = knapsack::fronts(&points);
     knapsack::write_outputs(&args.out, &w, &grid, &points, &fronts)?;
