@@ -24,15 +24,17 @@
 //!   The reservation is taken back and given again at every cycle, like EASY's, because the
 //!   priorities change every cycle. P-state 0, no dropping.
 //!
-//! Both sort by [`log_ratio`], the logarithm of Algorithm 1's `priority / w` (the same order,
-//! at a third of the cost of Eq. 1's three powers per job and cycle).
+//! Both sort by [`log_ratio`], the logarithm of Algorithm 1's `priority / w` less the terms
+//! every job of the cycle shares (the same order, at one `log` per job and cycle instead of
+//! Eq. 1's three powers).
 //!
 //! Guards (Eq. 1 is undefined or degenerate at zero): the wait and the runtime enter in
 //! seconds floored at [`FLOOR_S`] (1 s), so a job that has just arrived has a neutral wait
 //! term (1) whatever beta, instead of 0 (beta > 0), infinity (beta < 0) or 0^0; the task count
 //! is at least 1; a NaN priority (only reachable with extreme exponents) counts as 0. The
-//! averages are the means over the jobs waiting in the cycle: they scale every job's priority
-//! by the same factor, so they do not change the order (only the printed magnitude).
+//! averages scale every job's priority by the same factor `avg tasks^-alpha x avg
+//! runtime^-gamma` in a cycle, so they do not change the order: the key leaves them out
+//! exactly (computing them would only add rounding noise where Eq. 1 ties, e.g. alpha = 1).
 
 use super::{earliest_anywhere, Reservations};
 use crate::controller::{Controller, Decision};
@@ -127,17 +129,13 @@ pub fn job_logs(tasks: f64, runtime_s: f64) -> (f64, f64) {
     (libm::log(tasks.max(1.0)), libm::log(runtime_s.max(FLOOR_S)))
 }
 
-/// The knapsack's sort key: `ln(priority / tasks)`, that is
-/// `alpha (ln t - ln T) + beta ln wait + gamma (ln r - ln R) - ln t` with `(ln t, ln r)` from
-/// [`job_logs`], `(ln T, ln R)` those of the averages, and the wait floored as in
-/// [`priority`]. It orders jobs as [`ratio`] does (the logarithm is increasing) with one
-/// `log` per job and cycle instead of three `pow`s; a NaN (only with extreme exponents)
-/// counts as the lowest key.
-pub fn log_ratio(logs: (f64, f64), avg_logs: (f64, f64), wait_s: f64, p: &KnapsackParams) -> f64 {
-    let k = p.alpha * (logs.0 - avg_logs.0)
-        + p.beta * libm::log(wait_s.max(FLOOR_S))
-        + p.gamma * (logs.1 - avg_logs.1)
-        - logs.0;
+/// The knapsack's sort key: `ln(priority / tasks)` less the cycle's common term,
+/// `(alpha - 1) ln t + beta ln wait + gamma ln r`, with `(ln t, ln r)` from [`job_logs`] and
+/// the wait floored as in [`priority`]. `ln(P / t)` is this minus
+/// `alpha ln(avg tasks) + gamma ln(avg runtime)`, the same for every job of the cycle, so it
+/// orders jobs as [`ratio`] does; a NaN (only with extreme exponents) is the lowest key.
+pub fn log_ratio(logs: (f64, f64), wait_s: f64, p: &KnapsackParams) -> f64 {
+    let k = (p.alpha - 1.0) * logs.0 + p.beta * libm::log(wait_s.max(FLOOR_S)) + p.gamma * logs.1;
     if k.is_nan() {
         f64::NEG_INFINITY
     } else {
@@ -193,9 +191,9 @@ fn secs(t: Micros) -> f64 {
 
 /// One cycle of the malleable greedy fractional knapsack (Algorithm 1) at `now` with
 /// `capacity` free processors: writes into `take[j]` how many tasks of `jobs[j]` start now
-/// and returns their sum. Jobs with nothing remaining take nothing and do not count in the
-/// averages. `order` and `keys` are scratch of at least `jobs.len()` entries; on return
-/// `order[..n]` holds the waiting jobs in knapsack order (n = their count, second value).
+/// and returns their sum and the count `n` of jobs with tasks remaining (the others take
+/// nothing). `order_buf` and `keys` are scratch of at least `jobs.len()` entries; on return
+/// `order_buf[..n]` holds the waiting jobs in knapsack order.
 #[allow(clippy::too_many_arguments)]
 pub fn select(
     jobs: &[MalleableJob],
@@ -215,24 +213,14 @@ pub fn select(
         )
         .into());
     }
-    let (mut sum_t, mut sum_r, mut m) = (0.0, 0.0, 0usize);
-    for j in jobs.iter().filter(|j| j.remaining > 0) {
-        sum_t += j.tasks as f64;
-        sum_r += secs(j.runtime);
-        m += 1;
-    }
     take[..n].fill(0);
-    if m == 0 {
-        return Ok((0, 0));
-    }
-    let avg = job_logs(sum_t / m as f64, sum_r / m as f64);
     let mut w = 0;
     for (j, job) in jobs.iter().enumerate() {
         if job.remaining == 0 {
             continue;
         }
         let wait = secs(now.saturating_sub(job.arrival));
-        keys[j] = log_ratio(job.logs, avg, wait, p);
+        keys[j] = log_ratio(job.logs, wait, p);
         order_buf[w] = j as u32;
         w += 1;
     }
@@ -264,28 +252,18 @@ pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> 
     let n = ctl.collect_mappable()?;
     let now = ctl.now();
     // Each waiting job's earliest option: its size and planned duration (the request).
-    let (mut sum_t, mut sum_r, mut m) = (0.0, 0.0, 0usize);
     for w in 0..n {
         let i = ctl.work()[w].slot;
         let ch = earliest_anywhere(ctl, i)?;
-        if let Some(c) = &ch {
-            sum_t += c.nodes.0 as f64;
-            sum_r += secs(c.duration);
-            m += 1;
-        }
         ctl.work()[w].best = ch;
     }
-    if m == 0 {
-        return Ok(());
-    }
-    let avg = job_logs(sum_t / m as f64, sum_r / m as f64);
     for w in 0..n {
         let slot = ctl.work()[w].slot;
         let arrival = ctl.slot(slot).task.arrival;
         if let Some(c) = ctl.work()[w].best.as_mut() {
             let logs = job_logs(c.nodes.0 as f64, secs(c.duration));
             let wait = secs(now.saturating_sub(arrival));
-            c.value = log_ratio(logs, avg, wait, &p);
+            c.value = log_ratio(logs, wait, &p);
         }
     }
     // Jobs with no option (none in a trace replay) go last.
@@ -400,12 +378,12 @@ mod tests {
                 for &g in &exps {
                     let p = KnapsackParams::new(a, b, g);
                     let (avg_t, avg_r) = (3.5, 40.0);
-                    let avg = job_logs(avg_t, avg_r);
+                    let common = a * libm::log(avg_t) + g * libm::log(avg_r);
                     for (i, &t) in vals.iter().enumerate() {
                         let w = vals[(i * 3 + 1) % vals.len()];
                         let r = vals[(i * 5 + 2) % vals.len()];
                         let direct = ratio(priority(t, avg_t, w, r, avg_r, &p), t);
-                        let key = log_ratio(job_logs(t, r), avg, w, &p);
+                        let key = log_ratio(job_logs(t, r), w, &p) - common;
                         let rel = libm::fabs(libm::exp(key) - direct) / direct;
                         assert!(rel < 1e-12, "{a} {b} {g} {t} {w} {r}: {direct} {key}");
                     }
@@ -414,8 +392,13 @@ mod tests {
         }
         // Extreme exponents: a key, never NaN.
         let p = KnapsackParams::new(f64::MAX, -f64::MAX, f64::MAX);
-        let k = log_ratio(job_logs(2.0, 0.5), job_logs(1.0, 4.0), 100.0, &p);
+        let k = log_ratio(job_logs(2.0, 0.5), 100.0, &p);
         assert!(!k.is_nan());
+        // alpha = 1, gamma = 0: Eq. 1 ties every job of a cycle whatever its size; so does
+        // the key, exactly, and the earlier arrival goes first.
+        let p = KnapsackParams::new(1.0, 0.7, 0.0);
+        let keys: [f64; 3] = [1.0, 7.0, 300.0].map(|t| log_ratio(job_logs(t, 9.0), 50.0, &p));
+        assert!(keys[0] == keys[1] && keys[1] == keys[2], "{keys:?}");
     }
 
     #[test]
