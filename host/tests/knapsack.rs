@@ -166,6 +166,38 @@ fn knapsack_sweep_cli_is_deterministic() {
     let summary = std::fs::read_to_string(out_dir.join("summary.json")).unwrap();
     assert!(summary.contains("\"points\": 27"), "{summary}");
     assert!(summary.contains("\"jobs\": 4"), "{summary}");
+
+    // Rigid jobs through the replay driver: the same bytes on 1 and 2 threads too. The point
+    // (-2, -2, -2) orders this log's jobs as alpha = -2 alone (key -3 ln t - 2 ln wait
+    // - 2 ln r: 3, 4, 2 at t = 2 and 4, 2 at t = 7), so its WRT is that schedule's 23 s.
+    let rigid = |name: &str, threads: &str| {
+        let out_dir = dir.path().join(name);
+        let out = kairos(&[
+            "sweep-knapsack",
+            p.to_str().unwrap(),
+            "--mode",
+            "rigid",
+            "--step",
+            "1",
+            "--threads",
+            threads,
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        read_all(&out_dir)
+    };
+    let r = rigid("r1", "1");
+    assert_eq!(r, rigid("r2", "2"));
+    let points = String::from_utf8(r[0].1.clone()).unwrap();
+    assert!(
+        points.contains("\n0,-2.00,-2.00,-2.00,23.000000,"),
+        "{points}"
+    );
 }
 
 #[test]
