@@ -249,3 +249,24 @@ fn knapsack_sweep_cli_errors() {
         assert!(!e.contains("panicked"), "{e}");
     }
 }
+
+/// alpha = 1, beta = gamma = 0 makes every priority per processor equal (`P / t` = 1 / avg
+/// tasks), so the knapsack keeps arrival order: exactly EASY, on every hand-made log. (On
+/// KTH-SP2 too: the same mean wait, 6,810.9 s, and bounded slowdown, 90.48; docs/results.md.)
+#[test]
+fn knapsack_with_equal_priorities_is_easy() {
+    for name in [
+        "easy_backfills.swf",
+        "conservative_vs_easy.swf",
+        "early_completion.swf",
+        "on_time_completion.swf",
+        "easy_node_choice.swf",
+        "knapsack_order.swf",
+    ] {
+        let loaded = trace::load(&data(name), &LoadOptions::default()).unwrap();
+        let easy = trace::replay_trace(&loaded.jobs, loaded.procs, Policy::Easy).unwrap();
+        let p = KnapsackParams::new(1.0, 0.0, 0.0);
+        let k = trace::replay_trace_with(&loaded.jobs, loaded.procs, Policy::Knapsack, p).unwrap();
+        assert_eq!(easy.jobs, k.jobs, "{name}");
+    }
+}
