@@ -89,7 +89,8 @@ pub struct Summary {
     pub min_wrt: Best,
     /// The largest WRT over the grid, seconds.
     pub max_wrt_s: f64,
-    /// Per class with jobs, the point of least mean E_f (first by grid index).
+    /// Per class with jobs, the point of least mean E_f (then of least WRT, then first by
+    /// grid index).
     pub min_ef: Vec<(char, Best)>,
     /// Per class with jobs, the largest mean E_f over the grid.
     pub max_ef: Vec<(char, f64)>,
@@ -160,7 +161,12 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     let by = |key: &dyn Fn(&knapsack::Point) -> f64| {
         points
             .iter()
-            .min_by(|a, b| key(a).total_cmp(&key(b)).then(a.index.cmp(&b.index)))
+            .min_by(|a, b| {
+                key(a)
+                    .total_cmp(&key(b))
+                    .then(a.cost.wrt.cmp(&b.cost.wrt))
+                    .then(a.index.cmp(&b.index))
+            })
             .expect("a grid has points")
     };
     let min_wrt = by(&|p| p.cost.wrt as f64);
