@@ -148,7 +148,12 @@ pub fn load_swf(
             request: j.request,
         })
         .collect();
-    Workload::new(loaded.file, loaded.procs, jobs)
+    let name = if batch {
+        format!("{}, all submitted at 0", loaded.file)
+    } else {
+        loaded.file
+    };
+    Workload::new(name, loaded.procs, jobs)
 }
 
 /// A small synthetic workload of `n` jobs on 64 processors, from `seed`: arrivals 60 s apart
@@ -682,12 +687,12 @@ pub fn pareto_csv(f: &Fronts) -> String {
     s
 }
 
-/// `pareto.svg`: every distinct (WRT, E_f) per class (the paper's Fig. 6), and its fronts.
-/// The y axis stops at twice the largest E_f on a front or the 90th percentile of the
-/// distinct values, whichever is higher; the subtitle counts the values above it.
+/// `pareto.svg`: every distinct (WRT, E_f) per class (the paper's Fig. 6) and its fronts,
+/// E_f on a log10 scale (it spans 1 to thousands when some class starves).
 pub fn pareto_svg(w: &Workload, grid: &Grid, points: &[Point], f: &Fronts) -> String {
     let classes = w.classes();
-    let mut distinct: Vec<Vec<(f64, f64)>> = Vec::new();
+    let log = |e: f64| libm::log10(e.max(1e-9));
+    let mut series = Vec::new();
     for &k in &f.present {
         let mut v: Vec<(u64, u64)> = points
             .iter()
@@ -695,44 +700,32 @@ pub fn pareto_svg(w: &Workload, grid: &Grid, points: &[Point], f: &Fronts) -> St
             .collect();
         v.sort_unstable();
         v.dedup();
-        distinct.push(
-            v.iter()
-                .map(|&(x, y)| (x as f64 / 1e6, f64::from_bits(y)))
-                .collect(),
-        );
-    }
-    let mut all_y: Vec<f64> = distinct.iter().flatten().map(|p| p.1).collect();
-    all_y.sort_by(f64::total_cmp);
-    let p90 = all_y.get(all_y.len() * 9 / 10).copied().unwrap_or(1.0);
-    let front_max = f.values.iter().map(|v| v.ef).fold(0.0, f64::max);
-    let cap = p90.max(2.0 * front_max);
-    let hidden = all_y.iter().filter(|&&y| y > cap).count();
-    let mut series = Vec::new();
-    for (&k, v) in f.present.iter().zip(distinct) {
         let count = classes.iter().filter(|&&c| c as usize == k).count();
         series.push(ScatterSeries {
             label: format!("class {} ({count} jobs)", CLASSES[k]),
-            points: v.into_iter().filter(|p| p.1 <= cap).collect(),
+            points: v
+                .iter()
+                .map(|&(x, y)| (x as f64 / 1e6, log(f64::from_bits(y))))
+                .collect(),
             front: f
                 .values
                 .iter()
                 .filter(|v| v.class == k)
-                .map(|v| (v.wrt as f64 / 1e6, v.ef))
+                .map(|v| (v.wrt as f64 / 1e6, log(v.ef)))
                 .collect(),
         });
     }
     scatter(
         &format!("Knapsack sweep: {}", w.name),
         &format!(
-            "{} jobs on {} processors, {} (alpha, beta, gamma) in [-2, 2] step {}; lines: Pareto \
-             fronts; {hidden} values with E_f above {cap:.1} not shown",
+            "{} jobs on {} processors, {} (alpha, beta, gamma) in [-2, 2] step {}; lines: Pareto fronts",
             w.jobs.len(),
             w.procs,
             grid.points(),
             grid.step
         ),
         "workload response time (s)",
-        "mean expansion factor of the class",
+        "log10 of the class's mean expansion factor",
         &series,
     )
 }

@@ -710,7 +710,8 @@ pub fn scatter(
         top,
         width: width_plot,
         height: height_plot,
-        y: Axis::new(y_lo, y_hi, false),
+        // From zero when nothing is negative (expansion factors, their logarithms).
+        y: Axis::new(y_lo, y_hi, y_lo >= 0.0),
     };
     let px = |v: f64| left + width_plot * (v - x.lo) / (x.hi - x.lo);
     let width = left + width_plot + 20.0 + legend_width(&rows);
