@@ -272,7 +272,7 @@ pub fn simulate(w: &Workload, p: &KnapsackParams, s: &mut SimScratch) -> Result<
                 continue;
             }
             let job = s.queued[k] as usize;
-            let end = t + w.jobs[job].runtime;
+            let end = t.saturating_add(w.jobs[job].runtime);
             let times = &mut s.times[job];
             if times.first_start == NONE {
                 times.first_start = t;
