@@ -19,6 +19,7 @@ use crate::energy::{
 };
 use crate::error::{full, Capacity, Error, InputError};
 use crate::platform::{ClusterId, PState, Placement, Platform};
+use crate::policy::knapsack::KnapsackParams;
 use crate::policy::{self, Heuristic, Reservations};
 use crate::task::{Task, TaskId};
 use crate::timeline::{Booking, BookingKind, ClusterTimeline, Fit, NodeTimeline, Scratch, Void};
@@ -333,6 +334,8 @@ pub struct Controller<'a> {
     idle: [u32; MAX_CLUSTERS],
     /// The memo epoch `idle` was counted in (0: never).
     idle_epoch: u32,
+    /// Parameters of the knapsack heuristic (seed 004); not part of [`Config`].
+    knapsack: KnapsackParams,
 }
 
 impl<'a> Controller<'a> {
@@ -387,6 +390,7 @@ impl<'a> Controller<'a> {
             seq: 0,
             idle: [0; MAX_CLUSTERS],
             idle_epoch: 0,
+            knapsack: KnapsackParams::default(),
         })
     }
 
@@ -497,6 +501,7 @@ impl<'a> Controller<'a> {
             seq,
             idle,
             idle_epoch,
+            knapsack,
         } = self;
         copy.averages = *averages;
         copy.len = *len;
@@ -514,12 +519,23 @@ impl<'a> Controller<'a> {
         copy.seq = *seq;
         copy.idle = *idle;
         copy.idle_epoch = *idle_epoch;
+        copy.knapsack = *knapsack;
         Ok(copy)
     }
 
     /// Replaces the averages the energy filters use (trace jobs carry their own tables).
     pub fn set_averages(&mut self, averages: Averages) {
         self.averages = averages;
+    }
+
+    /// Sets the knapsack heuristic's parameters (checked when it runs).
+    pub fn set_knapsack(&mut self, params: KnapsackParams) {
+        self.knapsack = params;
+    }
+
+    /// The knapsack heuristic's parameters.
+    pub fn knapsack(&self) -> KnapsackParams {
+        self.knapsack
     }
 
     /// The configuration.

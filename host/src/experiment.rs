@@ -267,6 +267,7 @@ pub fn default_label(h: Heuristic, r: Reservations, filter: FilterKind) -> Strin
         Heuristic::MaxUpr => "Max UPR",
         Heuristic::MaxUpe => "Max UPE",
         Heuristic::Fcfs => "FCFS",
+        Heuristic::Knapsack => "Knapsack",
     };
     let mut s = name.to_string();
     if h.is_utility_aware() {

@@ -9,6 +9,8 @@ pub mod experiment;
 pub mod fwscenario;
 /// The ESSC workload generator: platforms, task types and arrivals of a trial.
 pub mod generate;
+/// Seed 004's knapsack sweep: malleable schedules over an (alpha, beta, gamma) grid, fronts.
+pub mod knapsack;
 /// Experiment reports: statistics, CSV and JSON tables, SVG plots.
 pub mod report;
 /// Scenario files: the TOML format, its defaults and its validation.

@@ -24,6 +24,8 @@ enum Command {
     Experiment(kairos_host::cmd::experiment::Args),
     /// Replay a Standard Workload Format trace.
     Replay(kairos_host::cmd::replay::Args),
+    /// Seed 004's exhaustive (alpha, beta, gamma) knapsack sweep and its Pareto fronts.
+    SweepKnapsack(kairos_host::cmd::sweep_knapsack::Args),
     /// Print the digest the firmware must reach for a scenario.
     Digest(kairos_host::cmd::digest::Args),
     /// Regenerate the firmware's embedded reference scenario.
@@ -36,6 +38,7 @@ fn main() -> ExitCode {
         Command::Run(a) => kairos_host::cmd::run::main(a),
         Command::Experiment(a) => kairos_host::cmd::experiment::main(a),
         Command::Replay(a) => kairos_host::cmd::replay::main(a),
+        Command::SweepKnapsack(a) => kairos_host::cmd::sweep_knapsack::main(a),
         Command::Digest(a) => kairos_host::cmd::digest::main(a),
         Command::FirmwareScenario(a) => kairos_host::cmd::firmware::main(a),
     };

@@ -16,6 +16,7 @@ mod conservative;
 mod easy;
 mod fcfs;
 mod greedy;
+pub mod knapsack;
 mod max_upe;
 mod max_upr;
 mod max_upt;
@@ -46,6 +47,9 @@ pub enum Heuristic {
     /// Strict FCFS without backfilling or reservations (trace replay's baseline; not one of
     /// seed 000's heuristics, so not in [`Heuristic::ALL`]).
     Fcfs,
+    /// Dynamic priority with a greedy knapsack (seed 004), rigid jobs (trace replay only, so
+    /// not in [`Heuristic::ALL`]); its parameters are [`Controller::set_knapsack`]'s.
+    Knapsack,
 }
 
 impl Heuristic {
@@ -62,7 +66,7 @@ impl Heuristic {
     ];
 
     /// Heuristics beyond seed 000's eight (trace replay's baselines): parsed by name too.
-    pub const EXTRA: [Heuristic; 1] = [Heuristic::Fcfs];
+    pub const EXTRA: [Heuristic; 2] = [Heuristic::Fcfs, Heuristic::Knapsack];
 
     /// Whether it uses utility (and so dropping and place-holders by default).
     pub const fn is_utility_aware(self) -> bool {
@@ -84,6 +88,7 @@ impl Heuristic {
             Heuristic::MaxUpr => "max-upr",
             Heuristic::MaxUpe => "max-upe",
             Heuristic::Fcfs => "fcfs",
+            Heuristic::Knapsack => "knapsack",
         }
     }
 }
@@ -164,6 +169,7 @@ pub(crate) fn run(
         Heuristic::MaxUpr => greedy::run(ctl, reservations, max_upr::objective, sink),
         Heuristic::MaxUpe => greedy::run(ctl, reservations, max_upe::objective, sink),
         Heuristic::Fcfs => fcfs::run(ctl, sink),
+        Heuristic::Knapsack => knapsack::run(ctl, sink),
     }
 }
 

@@ -5,3 +5,4 @@ pub mod experiment;
 pub mod firmware;
 pub mod replay;
 pub mod run;
+pub mod sweep_knapsack;

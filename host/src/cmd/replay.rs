@@ -1,12 +1,24 @@
 //! `kairos replay`: replays a Standard Workload Format log on a homogeneous machine under
-//! strict FCFS, EASY or Conservative backfilling (the library is [`crate::trace`]).
+//! strict FCFS, EASY or Conservative backfilling, or seed 004's knapsack (the library is
+//! [`crate::trace`]).
 
 use std::fs::File;
 use std::path::PathBuf;
 
 use anyhow::Context;
 
+use kairos_core::policy::knapsack::KnapsackParams;
+
 use crate::trace::{self, LoadOptions, Policy, SummaryFile};
+
+/// A finite number for `--alpha`, `--beta`, `--gamma` (clap's value parser).
+pub fn finite(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        Ok(_) => Err(format!("{s:?} is not a finite number")),
+        Err(_) => Err(format!("{s:?} is not a number")),
+    }
+}
 
 /// Cleaning presets of `--clean`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -40,10 +52,37 @@ pub struct Args {
     /// Write the summary as JSON (it is printed in any case).
     #[arg(long, value_name = "FILE.json")]
     pub summary_out: Option<PathBuf>,
+    /// Knapsack: exponent of the size term (tasks / average tasks) [default: 0.9].
+    #[arg(long, value_parser = finite, allow_hyphen_values = true)]
+    pub alpha: Option<f64>,
+    /// Knapsack: exponent of the wait term [default: 0.1].
+    #[arg(long, value_parser = finite, allow_hyphen_values = true)]
+    pub beta: Option<f64>,
+    /// Knapsack: exponent of the runtime term (runtime / average runtime) [default: 0.1].
+    #[arg(long, value_parser = finite, allow_hyphen_values = true)]
+    pub gamma: Option<f64>,
+}
+
+impl Args {
+    /// The knapsack parameters: the flags given, the defaults for the others.
+    pub fn knapsack(&self) -> KnapsackParams {
+        let d = KnapsackParams::default();
+        KnapsackParams {
+            alpha: self.alpha.unwrap_or(d.alpha),
+            beta: self.beta.unwrap_or(d.beta),
+            gamma: self.gamma.unwrap_or(d.gamma),
+            share: 1.0,
+        }
+    }
 }
 
 /// Runs `kairos replay`: load, replay, write the outputs, print the summary.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    if args.policy != Policy::Knapsack
+        && (args.alpha.is_some() || args.beta.is_some() || args.gamma.is_some())
+    {
+        anyhow::bail!("--alpha, --beta and --gamma apply only to --policy knapsack");
+    }
     let options = LoadOptions {
         procs: args.procs,
         clean_strong: args.clean == Some(CleanPreset::Strong),
@@ -56,7 +95,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if loaded.skipped_bad_lines > 0 {
         eprintln!("skipped {} bad lines", loaded.skipped_bad_lines);
     }
-    let result = trace::replay_trace(&loaded.jobs, loaded.procs, args.policy)
+    let result = trace::replay_trace_with(&loaded.jobs, loaded.procs, args.policy, args.knapsack())
         .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
     if let Some(path) = &args.jobs_out {
         let mut f =
@@ -64,7 +103,15 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         trace::write_jobs_csv(&mut f, &result.jobs)
             .with_context(|| format!("{}: cannot write", path.display()))?;
     }
-    let summary = SummaryFile::new(&loaded, &result);
+    let mut summary = SummaryFile::new(&loaded, &result);
+    if args.policy == Policy::Knapsack {
+        let k = args.knapsack();
+        summary.knapsack = Some(trace::KnapsackSummary {
+            alpha: k.alpha,
+            beta: k.beta,
+            gamma: k.gamma,
+        });
+    }
     let json = serde_json::to_string_pretty(&summary)?;
     if let Some(path) = &args.summary_out {
         std::fs::write(path, format!("{json}\n"))

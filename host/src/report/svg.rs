@@ -665,3 +665,144 @@ pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: boo
     svg.push_str("</svg>\n");
     svg
 }
+
+/// One series of [`scatter`]: its label, its points (x, y), and a line through its front.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScatterSeries {
+    /// The legend's text.
+    pub label: String,
+    /// The points, drawn as small dots (points on the same half pixel drawn once).
+    pub points: Vec<(f64, f64)>,
+    /// The front, drawn as a line with larger markers, in the order given.
+    pub front: Vec<(f64, f64)>,
+}
+
+/// A scatter plot of several series with their fronts (seed 004's Fig. 6 form).
+pub fn scatter(
+    title: &str,
+    sub: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[ScatterSeries],
+) -> String {
+    let all = series.iter().flat_map(|s| s.points.iter().chain(&s.front));
+    let (mut x_lo, mut x_hi, mut y_lo, mut y_hi) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
+    for &(x, y) in all.filter(|p| p.0.is_finite() && p.1.is_finite()) {
+        (x_lo, x_hi, y_lo, y_hi) = (x_lo.min(x), x_hi.max(x), y_lo.min(y), y_hi.max(y));
+    }
+    if !x_lo.is_finite() {
+        (x_lo, x_hi, y_lo, y_hi) = (0.0, 1.0, 0.0, 1.0);
+    }
+    let x = Axis::new(x_lo, x_hi, false);
+    let (left, top, width_plot, height_plot) = (80.0, 64.0, 620.0, 400.0);
+    let rows: Vec<(Key, String)> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (Key::Line(PALETTE[i % PALETTE.len()]), s.label.clone()))
+        .collect();
+    let f = Frame {
+        left,
+        top,
+        width: width_plot,
+        height: height_plot,
+        // From zero when nothing is negative (expansion factors, their logarithms).
+        y: Axis::new(y_lo, y_hi, y_lo >= 0.0),
+    };
+    let px = |v: f64| left + width_plot * (v - x.lo) / (x.hi - x.lo);
+    let width = left + width_plot + 20.0 + legend_width(&rows);
+    let height = top + height_plot + 60.0;
+    let mut svg = String::new();
+    open(&mut svg, width, height, title, sub);
+    y_axis(&mut svg, &f, y_label);
+    let dx = decimals(x.step);
+    let bottom = top + height_plot;
+    for t in x.ticks() {
+        let xx = px(t);
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{xx:.1}\" y1=\"{top:.1}\" x2=\"{xx:.1}\" y2=\"{bottom:.1}\" \
+             stroke=\"#e3e3e3\"/>\n\
+             <line x1=\"{xx:.1}\" y1=\"{bottom:.1}\" x2=\"{xx:.1}\" y2=\"{:.1}\" \
+             stroke=\"black\"/>\n\
+             <text x=\"{xx:.1}\" y=\"{:.1}\" font-size=\"11\" \
+             text-anchor=\"middle\">{t:.dx$}</text>",
+            bottom + 5.0,
+            bottom + 18.0,
+        );
+    }
+    let _ = writeln!(
+        svg,
+        "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"middle\">{}</text>",
+        left + width_plot / 2.0,
+        bottom + 40.0,
+        esc(x_label)
+    );
+    for (i, s) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        // One dot per half pixel: the same picture at a fraction of the size.
+        let mut dots: Vec<(i64, i64)> = s
+            .points
+            .iter()
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .map(|&(a, b)| {
+                (
+                    libm::round(px(a) * 2.0) as i64,
+                    libm::round(f.py(b) * 2.0) as i64,
+                )
+            })
+            .collect();
+        dots.sort_unstable();
+        dots.dedup();
+        let _ = writeln!(svg, "<g fill=\"{color}\" fill-opacity=\"0.35\">");
+        for (a, b) in dots {
+            let _ = writeln!(
+                svg,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"1.6\"/>",
+                a as f64 / 2.0,
+                b as f64 / 2.0
+            );
+        }
+        svg.push_str("</g>\n");
+        let path: Vec<String> = s
+            .front
+            .iter()
+            .enumerate()
+            .map(|(j, p)| {
+                format!(
+                    "{}{:.1} {:.1}",
+                    if j == 0 { "M" } else { "L" },
+                    px(p.0),
+                    f.py(p.1)
+                )
+            })
+            .collect();
+        if !path.is_empty() {
+            let _ = writeln!(
+                svg,
+                "<path d=\"{}\" stroke=\"{color}\" stroke-width=\"2\" fill=\"none\"/>",
+                path.join("")
+            );
+        }
+        for p in &s.front {
+            let _ = writeln!(
+                svg,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"{color}\"><title>{}: \
+                 {:.3}, {:.3}</title></circle>",
+                px(p.0),
+                f.py(p.1),
+                esc(&s.label),
+                p.0,
+                p.1
+            );
+        }
+    }
+    frame_box(&mut svg, &f);
+    legend(&mut svg, left + width_plot + 20.0, top + 4.0, &rows);
+    svg.push_str("</svg>\n");
+    svg
+}
