@@ -89,10 +89,12 @@ impl NodeTimeline {
     }
 
     fn insert(&mut self, b: Booking) -> Result<(), Error> {
-        if !self.is_free(b.start, b.end) {
+        // One search: the bookings before `i` end by `b.start`, so if the one at `i` starts
+        // at or after `b.end`, the node is free and `i` is where `b` goes in start order.
+        let i = self.bookings.partition_point(|x| x.end <= b.start);
+        if self.bookings.get(i).is_some_and(|x| x.start < b.end) {
             return Err(InputError::Overlap.into());
         }
-        let i = self.bookings.partition_point(|x| x.start < b.start);
         self.bookings
             .insert(i, b)
             .map_err(|_| full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE))?;
@@ -606,33 +608,29 @@ impl<'a> ClusterTimeline<'a> {
         if b.end <= b.start {
             return Err(InputError::ZeroDuration.into());
         }
-        for &n in nodes {
-            let node = self.nodes.get(n as usize).ok_or(InputError::BadNodeCount {
-                nodes: n + 1,
-                cluster_nodes: self.nodes.len() as u32,
-            })?;
-            if !node.is_free(b.start, b.end) {
-                return Err(InputError::Overlap.into());
-            }
-            if !node.has_room() {
-                return Err(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into());
-            }
-        }
         // The voids this booking splits, read before it lands, keep the index current.
         let fresh = self
             .index
             .as_ref()
             .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * nodes.len());
         let mut removed = 0;
-        if let Some(ix) = self.index.as_mut().filter(|_| fresh) {
-            for &n in nodes {
-                if let Some((a, e)) = self.nodes[n as usize].void_around(b.start, b.end) {
-                    ix.work[removed] = Void {
-                        start: a.0,
-                        end: e.0,
-                    };
-                    removed += 1;
-                }
+        for &n in nodes {
+            let node = self.nodes.get(n as usize).ok_or(InputError::BadNodeCount {
+                nodes: n + 1,
+                cluster_nodes: self.nodes.len() as u32,
+            })?;
+            let Some((a, e)) = node.void_around(b.start, b.end) else {
+                return Err(InputError::Overlap.into());
+            };
+            if !node.has_room() {
+                return Err(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into());
+            }
+            if let Some(ix) = self.index.as_mut().filter(|_| fresh) {
+                ix.work[removed] = Void {
+                    start: a.0,
+                    end: e.0,
+                };
+                removed += 1;
             }
         }
         self.changed();
