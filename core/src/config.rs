@@ -36,9 +36,9 @@ pub const MAX_BOOKINGS_PER_NODE: usize = 256;
 /// books about 100 times a cluster.
 #[cfg(feature = "host-limits")]
 pub const BOOKING_LOG: usize = 512;
-/// Bookings each cluster remembers for the fit memo (see the `host-limits` feature): 64 on
-/// the firmware (1.5 KiB a cluster).
+/// Bookings each cluster remembers for the fit memo (see the `host-limits` feature): 16 on
+/// the firmware (384 B a cluster, inside the controller, which lives on the stack there).
 #[cfg(not(feature = "host-limits"))]
-pub const BOOKING_LOG: usize = 64;
+pub const BOOKING_LOG: usize = 16;
 
 const _: () = assert!(BOOKING_LOG.is_power_of_two());
