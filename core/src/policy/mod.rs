@@ -20,6 +20,7 @@ mod max_upe;
 mod max_upr;
 mod max_upt;
 mod max_util;
+mod max_value;
 mod multi_queue;
 mod random;
 
@@ -46,6 +47,9 @@ pub enum Heuristic {
     /// Strict FCFS without backfilling or reservations (trace replay's baseline; not one of
     /// seed 000's heuristics, so not in [`Heuristic::ALL`]).
     Fcfs,
+    /// Max Value (seed 001 §3.3): Max Utility whose ties go to the earliest completion, as
+    /// seed 001 asks (Max Util's go to the lower cluster index); not in [`Heuristic::ALL`].
+    MaxValue,
 }
 
 impl Heuristic {
@@ -62,13 +66,17 @@ impl Heuristic {
     ];
 
     /// Heuristics beyond seed 000's eight (trace replay's baselines): parsed by name too.
-    pub const EXTRA: [Heuristic; 1] = [Heuristic::Fcfs];
+    pub const EXTRA: [Heuristic; 2] = [Heuristic::Fcfs, Heuristic::MaxValue];
 
     /// Whether it uses utility (and so dropping and place-holders by default).
     pub const fn is_utility_aware(self) -> bool {
         matches!(
             self,
-            Heuristic::MaxUtil | Heuristic::MaxUpt | Heuristic::MaxUpr | Heuristic::MaxUpe
+            Heuristic::MaxUtil
+                | Heuristic::MaxUpt
+                | Heuristic::MaxUpr
+                | Heuristic::MaxUpe
+                | Heuristic::MaxValue
         )
     }
 
@@ -84,6 +92,7 @@ impl Heuristic {
             Heuristic::MaxUpr => "max-upr",
             Heuristic::MaxUpe => "max-upe",
             Heuristic::Fcfs => "fcfs",
+            Heuristic::MaxValue => "max-value",
         }
     }
 }
@@ -164,6 +173,7 @@ pub(crate) fn run(
         Heuristic::MaxUpr => greedy::run(ctl, reservations, max_upr::objective, sink),
         Heuristic::MaxUpe => greedy::run(ctl, reservations, max_upe::objective, sink),
         Heuristic::Fcfs => fcfs::run(ctl, sink),
+        Heuristic::MaxValue => greedy::run(ctl, reservations, max_value::objective, sink),
     }
 }
 
