@@ -493,7 +493,11 @@ impl Experiment {
                     c.fail("budget", "...", "a trace experiment has no energy budget");
                 }
                 if spec.calibrate.is_some() {
-                    c.fail("calibrate", "{...}", "a trace experiment has no energy to calibrate");
+                    c.fail(
+                        "calibrate",
+                        "{...}",
+                        "a trace experiment has no energy to calibrate",
+                    );
                 }
                 let step_hours = t.step_hours.unwrap_or(11);
                 if !(1..=240).contains(&step_hours) {
@@ -527,13 +531,13 @@ impl Experiment {
             }
             None if scenario_key.trim().is_empty() => (None, None),
             None => (
-                Some(
-                    Scenario::load(&scenario_path).map_err(|error| ExperimentError::Scenario {
+                Some(Scenario::load(&scenario_path).map_err(|error| {
+                    ExperimentError::Scenario {
                         file: file.clone(),
                         key: scenario_key.clone(),
                         error,
-                    })?,
-                ),
+                    }
+                })?),
                 None,
             ),
         };
@@ -659,7 +663,8 @@ impl Experiment {
                     Some(f)
                 }
             };
-            if is_trace && (run.filter.is_some() || run.leniency.is_some() || run.leniencies.is_some())
+            if is_trace
+                && (run.filter.is_some() || run.leniency.is_some() || run.leniencies.is_some())
             {
                 c.fail(
                     &key("filter"),

@@ -17,7 +17,7 @@ pub mod scenario;
 pub mod sim;
 /// Standard Workload Format logs: reading, cleaning, conversion to replay jobs.
 pub mod swf;
-/// Seed 001's environment over an SWF log: value functions, platforms, windows, runs.
-pub mod value;
 /// Trace replay: SWF jobs under FCFS, EASY or Conservative backfilling, and their metrics.
 pub mod trace;
+/// Seed 001's environment over an SWF log: value functions, platforms, windows, runs.
+pub mod value;

@@ -646,7 +646,11 @@ fn replay_inner(
             reservations: options.reservations.name().to_string(),
             earned,
             bound,
-            percent: if bound > 0.0 { 100.0 * earned / bound } else { 0.0 },
+            percent: if bound > 0.0 {
+                100.0 * earned / bound
+            } else {
+                0.0
+            },
             dropped: dropped.iter().filter(|&&d| d).count(),
             dropped_ids: (0..jobs.len())
                 .filter(|&k| dropped[k])

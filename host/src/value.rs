@@ -113,7 +113,12 @@ pub fn mean_start_value(avg: Micros, max_runtime: Micros, p: &ValueParams) -> f6
 
 /// A seed 001 value function for a task of average execution time `avg`, drawn from `s`:
 /// four draws in order (start, final factor, soft factor, hard extra).
-pub fn value_curve(s: &mut Stream, avg: Micros, max_runtime: Micros, p: &ValueParams) -> UtilityCurve {
+pub fn value_curve(
+    s: &mut Stream,
+    avg: Micros,
+    max_runtime: Micros,
+    p: &ValueParams,
+) -> UtilityCurve {
     let mean = mean_start_value(avg, max_runtime, p);
     let start = s
         .gamma_mean_cov(mean, p.start_cov)
@@ -201,7 +206,10 @@ impl Window {
 /// the first log midnight at least [`WARMUP`] after the first submit, each next one `step`
 /// later; every window must end by the last submit, or it is an error saying how many fit.
 pub fn windows(jobs: &[ReplayJob], count: u32, step: Micros) -> anyhow::Result<Vec<Window>> {
-    let (Some(first), Some(last)) = (jobs.iter().map(|j| j.submit).min(), jobs.iter().map(|j| j.submit).max()) else {
+    let (Some(first), Some(last)) = (
+        jobs.iter().map(|j| j.submit).min(),
+        jobs.iter().map(|j| j.submit).max(),
+    ) else {
         bail!("the trace has no jobs");
     };
     let d = Micros::from_hours(24).0;
@@ -382,14 +390,26 @@ pub fn schedule() -> Schedule {
 }
 
 /// Runs scenario `sc` under `h` with `r`, as one row of an experiment (`name` names it).
-pub fn run(sc: &ValueScenario, h: Heuristic, r: Reservations, name: &str) -> anyhow::Result<RunSummary> {
+pub fn run(
+    sc: &ValueScenario,
+    h: Heuristic,
+    r: Reservations,
+    name: &str,
+) -> anyhow::Result<RunSummary> {
     let cfg = config(h, r);
     let classes = UtilityClasses::new();
     let mut timer = Timer::default();
     let t0 = Instant::now();
-    let report = crate::sim::simulate(&sc.platform, &classes, cfg, schedule(), &sc.tasks, &mut timer)
-        .map_err(anyhow::Error::new)
-        .with_context(|| format!("simulating scenario {} under {h}", sc.window.index))?;
+    let report = crate::sim::simulate(
+        &sc.platform,
+        &classes,
+        cfg,
+        schedule(),
+        &sc.tasks,
+        &mut timer,
+    )
+    .map_err(anyhow::Error::new)
+    .with_context(|| format!("simulating scenario {} under {h}", sc.window.index))?;
     let wall_time_s = t0.elapsed().as_secs_f64();
     let mut d = timer.durations;
     d.sort_unstable();

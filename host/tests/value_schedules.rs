@@ -111,8 +111,16 @@ fn value_place_holders_let_a_later_job_take_the_slot_by_hand() {
     assert!((v.percent - 80.478_393_75).abs() < 1e-6, "{}", v.percent);
 
     for p in [Policy::MaxUtil, Policy::MaxUpr] {
-        assert_eq!(starts(&replay(p, Reservations::PlaceHolder)), starts(&ph), "{p}");
-        assert_eq!(starts(&replay(p, Reservations::Permanent)), starts(&pr), "{p}");
+        assert_eq!(
+            starts(&replay(p, Reservations::PlaceHolder)),
+            starts(&ph),
+            "{p}"
+        );
+        assert_eq!(
+            starts(&replay(p, Reservations::Permanent)),
+            starts(&pr),
+            "{p}"
+        );
     }
     let easy = replay(Policy::Easy, Reservations::Permanent);
     assert_eq!(starts(&easy), [(1, 0.0), (2, 10.0), (3, 20.0), (4, 30.0)]);
@@ -136,8 +144,12 @@ fn value_curve_edge_cases() {
     assert_eq!(c.value_at(secs(20) + Micros(1), &cs).unwrap(), 0.0);
     assert_eq!(c.value_at(Micros::MAX, &cs).unwrap(), 0.0);
     // A final value above the start, or a hard deadline before the soft one, is refused.
-    assert!(linear(1.0, 10, 20, 2.0).value_at(Micros::ZERO, &cs).is_err());
-    assert!(linear(1.0, 20, 10, 0.5).value_at(Micros::ZERO, &cs).is_err());
+    assert!(linear(1.0, 10, 20, 2.0)
+        .value_at(Micros::ZERO, &cs)
+        .is_err());
+    assert!(linear(1.0, 20, 10, 0.5)
+        .value_at(Micros::ZERO, &cs)
+        .is_err());
 }
 
 #[test]
@@ -172,7 +184,10 @@ fn value_generator_follows_seed_001() {
         };
         assert!((1.0..=100.0).contains(&start), "{start}");
         assert!(final_value >= 0.01 * start - 1e-12 && final_value <= 0.8 * start + 1e-12);
-        assert!(soft >= Micros(3_240_000_000) && soft <= Micros(4_320_000_000), "{soft:?}");
+        assert!(
+            soft >= Micros(3_240_000_000) && soft <= Micros(4_320_000_000),
+            "{soft:?}"
+        );
         assert!(hard >= soft && hard - soft <= Micros(5_400_000_000));
         ones += usize::from(start == 1.0);
         sum += start;
@@ -183,7 +198,14 @@ fn value_generator_follows_seed_001() {
     assert!((3.0..12.0).contains(&mean), "{mean}");
     // A zero average execution time gives zero deadlines: the value is earned only at 0.
     let c = value::value_curve(&mut s, Micros::ZERO, max, &p);
-    assert!(matches!(c, UtilityCurve::Linear { soft: Micros(0), hard: Micros(0), .. }));
+    assert!(matches!(
+        c,
+        UtilityCurve::Linear {
+            soft: Micros(0),
+            hard: Micros(0),
+            ..
+        }
+    ));
 }
 
 #[test]
@@ -239,7 +261,10 @@ fn value_windows_and_scenarios_are_formed_as_documented() {
     let starts: Vec<u64> = w.iter().map(|w| w.day_start.0 / 3_600_000_000).collect();
     assert_eq!(starts, [24, 35, 46]);
     let e = value::windows(&jobs, 4, value::SCENARIO_STEP).unwrap_err();
-    assert!(format!("{e:#}").contains("only 3 28 h windows fit"), "{e:#}");
+    assert!(
+        format!("{e:#}").contains("only 3 28 h windows fit"),
+        "{e:#}"
+    );
     // A scenario holds the jobs submitted in [day - 4 h, day + 24 h), shifted to 0, minus
     // those of more than 4,096 cores; the bound counts the day's arrivals only.
     let mut jobs = jobs;
@@ -252,7 +277,10 @@ fn value_windows_and_scenarios_are_formed_as_documented() {
     let sc = value::build(&jobs, secs(600), &win, 0.2, 1).unwrap();
     // Window [20 h, 48 h): submits at 20, 21, ..., 47 h: 28 jobs, 24 of them (24 h to
     // 47 h) in the day; the 4,097-core job at 30 h is removed.
-    assert_eq!((sc.tasks.len(), sc.day_tasks, sc.removed_large), (28, 24, 1));
+    assert_eq!(
+        (sc.tasks.len(), sc.day_tasks, sc.removed_large),
+        (28, 24, 1)
+    );
     assert_eq!(sc.tasks[0].arrival, Micros::ZERO);
     assert_eq!(sc.tasks[4].arrival, Micros::from_hours(4));
     assert_eq!(sc.job_ids[0], 10);
@@ -303,7 +331,12 @@ fn value_replay_cli_reports_value_and_bound() {
         "--value-seed",
         "7",
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["policy"], "max-upr");
     assert_eq!(v["value"]["seed"], 7);
@@ -329,9 +362,21 @@ fn value_replay_cli_errors() {
             "easy only reserves permanently",
             1,
         ),
-        (vec!["--policy", "max-util", "--reservations", "sometimes"], "unknown reservations", 2),
-        (vec!["--policy", "max-util", "--value-seed", "x"], "invalid value 'x'", 2),
-        (vec!["--policy", "max-everything"], "invalid value 'max-everything'", 2),
+        (
+            vec!["--policy", "max-util", "--reservations", "sometimes"],
+            "unknown reservations",
+            2,
+        ),
+        (
+            vec!["--policy", "max-util", "--value-seed", "x"],
+            "invalid value 'x'",
+            2,
+        ),
+        (
+            vec!["--policy", "max-everything"],
+            "invalid value 'max-everything'",
+            2,
+        ),
     ] {
         let mut a = vec!["replay", f];
         a.extend(args.iter());
@@ -346,5 +391,8 @@ fn value_replay_cli_errors() {
     let out = kairos(&["replay", t.to_str().unwrap(), "--policy", "max-value"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1));
-    assert!(err.contains("truncated.swf") && err.contains("line"), "{err}");
+    assert!(
+        err.contains("truncated.swf") && err.contains("line"),
+        "{err}"
+    );
 }
