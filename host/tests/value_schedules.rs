@@ -396,3 +396,77 @@ fn value_replay_cli_errors() {
         "{err}"
     );
 }
+
+/// Seed 001's tie-break: equal values go to the earliest completion (Max Value), where Max
+/// Util takes the lower cluster. Two clusters of one one-core node; task A (arrives at 0,
+/// cluster 0 only, 100 s) holds cluster 0 until 100; task B (arrives at 1 s, 10 s on either)
+/// is worth 5 until 1000 s wherever it runs. At t = 1 its options tie at 5: cluster 0 from
+/// 100 (ends 110), cluster 1 from 1 (ends 11). Max Value starts it now on cluster 1; Max
+/// Util reserves cluster 0 at 100.
+#[test]
+fn value_max_value_breaks_ties_by_earliest_completion() {
+    use kairos_core::controller::{Decision, DecisionKind};
+    use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskType};
+    use kairos_core::policy::Heuristic;
+    use kairos_core::replay::Observer;
+    use kairos_core::task::{Demand, Task, TaskId};
+    use kairos_core::units::{MilliWatts, NodeCount};
+
+    struct Log(Vec<Decision>);
+    impl Observer for Log {
+        fn on_decision(&mut self, d: &Decision) {
+            self.0.push(*d);
+        }
+    }
+    let cl = Cluster {
+        nodes: NodeCount(1),
+        cores_per_node: 1,
+        kind: ClusterKind::General,
+    };
+    let platform = Platform::new(&[cl, cl], 1).unwrap();
+    let place = |s: u64| {
+        let mut etc = [Micros::ZERO; 4];
+        etc[0] = secs(s);
+        Some(Placement {
+            nodes: NodeCount(1),
+            etc,
+            apc: [MilliWatts(0); 4],
+        })
+    };
+    let task = |id: u32, at: u64, p: Vec<Option<Placement>>, v: f64| Task {
+        id: TaskId(id),
+        arrival: secs(at),
+        demand: Demand::Own(TaskType {
+            placements: p.into_iter().collect(),
+        }),
+        curve: linear(v, 1000, 1000, v),
+        actual: None,
+    };
+    let tasks = vec![
+        task(0, 0, vec![place(100), None], 1.0),
+        task(1, 1, vec![place(10), place(10)], 5.0),
+    ];
+    let classes = UtilityClasses::new();
+    for (h, cluster, start, kind) in [
+        (Heuristic::MaxValue, 1, 1, DecisionKind::Start),
+        (Heuristic::MaxUtil, 0, 100, DecisionKind::Reserve),
+    ] {
+        let mut log = Log(Vec::new());
+        let cfg = value::config(h, Reservations::Permanent);
+        kairos_host::sim::simulate(
+            &platform,
+            &classes,
+            cfg,
+            value::schedule(),
+            &tasks,
+            &mut log,
+        )
+        .unwrap();
+        let d = log.0.iter().find(|d| d.task == TaskId(1)).unwrap();
+        assert_eq!(
+            (d.cluster.0, d.start, d.kind),
+            (cluster, secs(start), kind),
+            "{h}"
+        );
+    }
+}
