@@ -247,7 +247,7 @@ pub struct Experiment {
     pub title: String,
     /// The experiment file.
     pub file: PathBuf,
-    /// The `scenario` key as written in the file.
+    /// The `scenario` key as written in the file (a trace experiment's `trace.swf`).
     pub scenario_key: String,
     /// The scenario file, resolved against the experiment file's directory.
     pub scenario_path: PathBuf,
@@ -462,6 +462,11 @@ impl Experiment {
         }
         let is_trace = spec.trace.is_some();
         let scenario_key = spec.scenario.clone().unwrap_or_default();
+        // Reports name the input as `scenario_file`: a trace experiment's is its log.
+        let reported_key = match &spec.trace {
+            Some(t) if spec.scenario.is_none() => t.swf.clone(),
+            _ => scenario_key.clone(),
+        };
         match (&spec.scenario, &spec.trace) {
             (Some(_), Some(_)) => c.fail(
                 "trace",
@@ -798,7 +803,7 @@ impl Experiment {
             title: spec.title.unwrap_or_else(|| spec.name.clone()),
             name: spec.name,
             file: path.to_path_buf(),
-            scenario_key,
+            scenario_key: reported_key,
             scenario_path,
             scenario,
             trace,

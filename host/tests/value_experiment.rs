@@ -51,6 +51,10 @@ fn value_experiment_files_load() {
         let t = e.trace.as_ref().unwrap();
         assert_eq!((t.seed, t.step), (1, value::SCENARIO_STEP));
         assert_eq!(e.scenario.name, "CEA-Curie-2011-2.1-sample");
+        assert_eq!(
+            e.scenario_key,
+            "../../shared/traces/CEA-Curie-2011-2.1-sample.swf"
+        );
         assert_eq!(e.budget_joules(), None);
     }
 }
