@@ -31,15 +31,15 @@
 //!   heuristic drops the tasks that could earn only zero value even started now on their
 //!   fastest cluster ([`ZERO_VALUE_THRESHOLD`]).
 
-use crate::cmd::run::{EventTimes, RunSummary};
+use crate::cmd::run::{RunSummary, Watch};
 use crate::generate::rng::Stream;
 use crate::swf::ReplayJob;
 use anyhow::{bail, Context};
 use kairos_core::config::MAX_PSTATES;
-use kairos_core::controller::{Config, Controller};
+use kairos_core::controller::Config;
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskType};
 use kairos_core::policy::{Heuristic, Reservations};
-use kairos_core::replay::{Observer, Schedule};
+use kairos_core::replay::Schedule;
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::units::{Micros, MilliWatts, NodeCount};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
@@ -349,24 +349,6 @@ pub fn build(
     Ok(out)
 }
 
-/// Times the mapping events.
-#[derive(Default)]
-struct Timer {
-    started: Option<Instant>,
-    durations: Vec<u64>,
-}
-
-impl Observer for Timer {
-    fn before_mapping(&mut self, _now: Micros) {
-        self.started = Some(Instant::now());
-    }
-    fn after_mapping(&mut self, _now: Micros, _ctl: &Controller<'_>, _decisions: u32) {
-        if let Some(t) = self.started.take() {
-            self.durations.push(t.elapsed().as_micros() as u64);
-        }
-    }
-}
-
 /// The core configuration of a seed 001 run: the measured day [4 h, 28 h), zero-value
 /// dropping for every heuristic, permanent reservations for the comparison heuristics.
 pub fn config(h: Heuristic, r: Reservations) -> Config {
@@ -398,7 +380,7 @@ pub fn run(
 ) -> anyhow::Result<RunSummary> {
     let cfg = config(h, r);
     let classes = UtilityClasses::new();
-    let mut timer = Timer::default();
+    let mut timer = Watch::new();
     let t0 = Instant::now();
     let report = crate::sim::simulate(
         &sc.platform,
@@ -411,15 +393,6 @@ pub fn run(
     .map_err(anyhow::Error::new)
     .with_context(|| format!("simulating scenario {} under {h}", sc.window.index))?;
     let wall_time_s = t0.elapsed().as_secs_f64();
-    let mut d = timer.durations;
-    d.sort_unstable();
-    let pct = |p: f64| -> u64 {
-        if d.is_empty() {
-            0
-        } else {
-            d[((libm::ceil(p * d.len() as f64) as usize).clamp(1, d.len())) - 1]
-        }
-    };
     let earned = report.utility.as_f64();
     Ok(RunSummary {
         scenario: name.to_string(),
@@ -442,16 +415,7 @@ pub fn run(
         dropped: report.dropped,
         unfinished: report.unfinished,
         mapping_events: report.mapping_events,
-        mapping_event_us: EventTimes {
-            p50: pct(0.5),
-            p99: pct(0.99),
-            max: d.last().copied().unwrap_or(0),
-            mean: if d.is_empty() {
-                0.0
-            } else {
-                d.iter().sum::<u64>() as f64 / d.len() as f64
-            },
-        },
+        mapping_event_us: timer.event_times(),
         offered_load_percent: sc.offered_load_percent,
         wall_time_s,
         generate_s: 0.0,
