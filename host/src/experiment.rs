@@ -29,6 +29,30 @@
 //!                                        # when there is only one run
 //! ```
 //!
+//! A trace experiment (seed 001's value functions on a log, [`crate::value`]) gives a
+//! `[trace]` table instead of `scenario`; its trials are the scenarios (windows of the log,
+//! each with its own platform and value draw), and each `[[runs]]` entry may set the
+//! oversubscription level:
+//!
+//! ```toml
+//! name = "curie-value"
+//! trials = 48                            # scenarios: windows of the log, 11 h apart
+//!
+//! [trace]
+//! swf = "../../shared/traces/CEA-Curie-2011-2.1-sample.swf"  # relative to this file
+//! seed = 1                               # the platform, ETC and value streams
+//! step_hours = 11                        # optional, default 11: between measured days
+//!
+//! [[runs]]
+//! label = "Max VPR PH 20%"
+//! heuristic = "max-upr"
+//! reservations = "place-holder"
+//! cores_fraction = 0.2                   # optional, default 0.2: of Curie's cores
+//! ```
+//!
+//! Trace experiments take no `budget`, `filter`, `leniency`, `leniencies` or `[calibrate]`
+//! (energy plays no part in seed 001); `cores_fraction` is an error without `[trace]`.
+//!
 //! Choices:
 //! - `scenario` is relative to the directory of the experiment file (as Cargo's `path`
 //!   keys are), so an experiment runs the same from any working directory; an absolute path
@@ -64,7 +88,10 @@ struct FileSpec {
     name: String,
     #[serde(default)]
     title: Option<String>,
-    scenario: String,
+    #[serde(default)]
+    scenario: Option<String>,
+    #[serde(default)]
+    trace: Option<TraceSpec>,
     #[serde(default)]
     trials: Option<u32>,
     #[serde(default)]
@@ -90,6 +117,35 @@ struct RunSpec {
     leniency: Option<f64>,
     #[serde(default)]
     leniencies: Option<Vec<f64>>,
+    #[serde(default)]
+    cores_fraction: Option<f64>,
+}
+
+/// The `[trace]` table as written.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TraceSpec {
+    swf: String,
+    seed: u64,
+    #[serde(default)]
+    step_hours: Option<u32>,
+}
+
+/// The log of a trace experiment and how its scenarios are drawn ([`crate::value`]).
+#[derive(Clone, Debug)]
+pub struct TraceSource {
+    /// The `swf` key as written.
+    pub key: String,
+    /// The SWF file, resolved against the experiment file's directory.
+    pub path: PathBuf,
+    /// The seed of the platform, ETC and value streams.
+    pub seed: u64,
+    /// Between the measured days of consecutive scenarios.
+    pub step: kairos_core::units::Micros,
+    /// The log's jobs, sorted by submit time.
+    pub jobs: Vec<crate::swf::ReplayJob>,
+    /// The longest run time of the log (the value generator's upper reference).
+    pub max_runtime: kairos_core::units::Micros,
 }
 
 /// The `[calibrate]` table as written.
@@ -158,6 +214,8 @@ pub struct RunConfig {
     pub leniency: f64,
     /// The index in [`Experiment::series`] of the leniency sweep it belongs to, if any.
     pub series: Option<usize>,
+    /// Trace experiments: the fraction of Curie's cores (the oversubscription level).
+    pub cores_fraction: Option<f64>,
 }
 
 /// A leniency sweep: the configurations one `[[runs]]` entry with `leniencies` expands into.
@@ -189,12 +247,16 @@ pub struct Experiment {
     pub title: String,
     /// The experiment file.
     pub file: PathBuf,
-    /// The `scenario` key as written in the file.
+    /// The `scenario` key as written in the file (a trace experiment's `trace.swf`).
     pub scenario_key: String,
     /// The scenario file, resolved against the experiment file's directory.
     pub scenario_path: PathBuf,
-    /// The scenario, with the experiment's budget applied to `simulation.energy_budget_joules`.
+    /// The scenario, with the experiment's budget applied to `simulation.energy_budget_joules`;
+    /// for a trace experiment, a stand-in named after the log (only its name and its
+    /// unconstrained budget are used).
     pub scenario: Scenario,
+    /// The log, for a trace experiment.
+    pub trace: Option<TraceSource>,
     /// The budget as the file gives it.
     pub budget: BudgetSpec,
     /// Trials 0..trials are run.
@@ -229,6 +291,16 @@ pub enum ExperimentError {
     /// Invalid values, one `file: key = value: rule` line each.
     #[error("{}", .0.join("\n"))]
     Invalid(Vec<String>),
+    /// The SWF file of `[trace]` could not be loaded.
+    #[error("{file}: trace.swf = {key:?}: {error:#}")]
+    Trace {
+        /// The experiment file.
+        file: String,
+        /// The `swf` key as written.
+        key: String,
+        /// The reader's error (which names the SWF file and line).
+        error: anyhow::Error,
+    },
     /// The scenario the file names could not be loaded.
     #[error("{file}: scenario = {key:?}: {error}")]
     Scenario {
@@ -239,6 +311,31 @@ pub enum ExperimentError {
         /// The scenario's own error (which names the scenario file).
         error: crate::scenario::ScenarioError,
     },
+}
+
+/// Reads the SWF file of a trace experiment: its jobs sorted by submit time and the longest
+/// run time (jobs missing a field are an error naming the line).
+fn load_trace(
+    path: &Path,
+) -> anyhow::Result<(Vec<crate::swf::ReplayJob>, kairos_core::units::Micros)> {
+    let log = crate::swf::read(path, &crate::swf::ReadOptions::default())?;
+    let jobs = crate::swf::replay_jobs(&log.jobs)
+        .map_err(anyhow::Error::new)
+        .map_err(|e| e.context(format!("{}: cannot use the log", log.file)))?;
+    let max = jobs.iter().map(|j| j.runtime).max().unwrap_or(0);
+    if jobs.is_empty() {
+        anyhow::bail!("{}: no jobs", log.file);
+    }
+    Ok((jobs, kairos_core::units::Micros(max)))
+}
+
+/// The scenario a trace experiment carries for its name: no platform, no workload, the
+/// 28 h horizon with 4 h of warm-up, unconstrained.
+fn stand_in(name: &str) -> Scenario {
+    let text = format!(
+        "name = {name:?}\nseed = 0\n[platform]\nclusters = []\n[workload]\ntasks_per_day = 0\n"
+    );
+    toml::from_str(&text).expect("a fixed, valid scenario text")
 }
 
 /// Collects `file: key = value: rule` lines.
@@ -268,6 +365,7 @@ pub fn default_label(h: Heuristic, r: Reservations, filter: FilterKind) -> Strin
         Heuristic::MaxUpe => "Max UPE",
         Heuristic::Fcfs => "FCFS",
         Heuristic::Knapsack => "Knapsack",
+        Heuristic::MaxValue => "Max Value",
     };
     let mut s = name.to_string();
     if h.is_utility_aware() {
@@ -363,27 +461,91 @@ impl Experiment {
                 );
             }
         }
-        if spec.scenario.trim().is_empty() {
-            c.fail("scenario", "\"\"", "must name a scenario file");
+        let is_trace = spec.trace.is_some();
+        let scenario_key = spec.scenario.clone().unwrap_or_default();
+        // Reports name the input as `scenario_file`: a trace experiment's is its log.
+        let reported_key = match &spec.trace {
+            Some(t) if spec.scenario.is_none() => t.swf.clone(),
+            _ => scenario_key.clone(),
+        };
+        match (&spec.scenario, &spec.trace) {
+            (Some(_), Some(_)) => c.fail(
+                "trace",
+                "{...}",
+                "give either scenario or a [trace] table, not both",
+            ),
+            (None, None) => c.fail(
+                "scenario",
+                "(absent)",
+                "must name a scenario file (or give a [trace] table)",
+            ),
+            (Some(k), None) if k.trim().is_empty() => {
+                c.fail("scenario", "\"\"", "must name a scenario file")
+            }
+            _ => {}
         }
         if spec.runs.is_empty() {
             c.fail("runs", "[]", "must have at least one [[runs]] entry");
         }
-        // The scenario gives the default leniencies: load it before expanding the runs.
-        let scenario_path = match Path::new(&spec.scenario) {
+        let resolve = |key: &str| match Path::new(key) {
             p if p.is_absolute() => p.to_path_buf(),
             p => normalize(&path.parent().unwrap_or(Path::new("")).join(p)),
         };
-        let scenario = if spec.scenario.trim().is_empty() {
-            None
-        } else {
-            Some(
-                Scenario::load(&scenario_path).map_err(|error| ExperimentError::Scenario {
-                    file: file.clone(),
-                    key: spec.scenario.clone(),
-                    error,
-                })?,
-            )
+        // The scenario gives the default leniencies: load it before expanding the runs.
+        let scenario_path = resolve(&scenario_key);
+        let (scenario, trace) = match &spec.trace {
+            Some(t) => {
+                if spec.budget.is_some() {
+                    c.fail("budget", "...", "a trace experiment has no energy budget");
+                }
+                if spec.calibrate.is_some() {
+                    c.fail(
+                        "calibrate",
+                        "{...}",
+                        "a trace experiment has no energy to calibrate",
+                    );
+                }
+                let step_hours = t.step_hours.unwrap_or(11);
+                if !(1..=240).contains(&step_hours) {
+                    c.fail("trace.step_hours", step_hours, "must be between 1 and 240");
+                }
+                if t.swf.trim().is_empty() {
+                    c.fail("trace.swf", "\"\"", "must name an SWF file");
+                    (None, None)
+                } else {
+                    let swf_path = resolve(&t.swf);
+                    let source = load_trace(&swf_path).map_err(|error| ExperimentError::Trace {
+                        file: file.clone(),
+                        key: t.swf.clone(),
+                        error,
+                    })?;
+                    let stem = swf_path
+                        .file_stem()
+                        .map_or("trace".to_string(), |s| s.to_string_lossy().to_string());
+                    (
+                        Some(stand_in(&stem)),
+                        Some(TraceSource {
+                            key: t.swf.clone(),
+                            path: swf_path,
+                            seed: t.seed,
+                            step: kairos_core::units::Micros::from_hours(step_hours as u64),
+                            jobs: source.0,
+                            max_runtime: source.1,
+                        }),
+                    )
+                }
+            }
+            None if scenario_key.trim().is_empty() => (None, None),
+            None => (
+                Some(Scenario::load(&scenario_path).map_err(|error| {
+                    ExperimentError::Scenario {
+                        file: file.clone(),
+                        key: scenario_key.clone(),
+                        error,
+                    }
+                })?),
+                None,
+            ),
         };
         let mut configs: Vec<RunConfig> = Vec::new();
         let mut series = Vec::new();
@@ -485,6 +647,37 @@ impl Experiment {
                 }
                 (None, None) => vec![None],
             };
+            let cores_fraction = match (is_trace, run.cores_fraction) {
+                (false, Some(f)) => {
+                    c.fail(
+                        &key("cores_fraction"),
+                        f,
+                        "only a trace experiment ([trace]) has an oversubscription level",
+                    );
+                    None
+                }
+                (false, None) => None,
+                (true, f) => {
+                    let f = f.unwrap_or(crate::value::DEFAULT_CORES_FRACTION);
+                    if !(f > 0.0 && f <= 1.0) {
+                        c.fail(
+                            &key("cores_fraction"),
+                            f,
+                            "must be greater than 0 and at most 1",
+                        );
+                    }
+                    Some(f)
+                }
+            };
+            if is_trace
+                && (run.filter.is_some() || run.leniency.is_some() || run.leniencies.is_some())
+            {
+                c.fail(
+                    &key("filter"),
+                    format_args!("{:?}", run.filter.as_deref().unwrap_or("none")),
+                    "a trace experiment takes no filter, leniency or leniencies",
+                );
+            }
             if filter == Some(FilterKind::None) {
                 if let Some(l) = run.leniency {
                     c.fail(&key("leniency"), l, "needs a filter (it would be ignored)");
@@ -528,6 +721,7 @@ impl Experiment {
                     filter,
                     leniency,
                     series: series_index,
+                    cores_fraction,
                 });
             }
             if sweep {
@@ -610,9 +804,10 @@ impl Experiment {
             title: spec.title.unwrap_or_else(|| spec.name.clone()),
             name: spec.name,
             file: path.to_path_buf(),
-            scenario_key: spec.scenario,
+            scenario_key: reported_key,
             scenario_path,
             scenario,
+            trace,
             budget,
             trials,
             configs,

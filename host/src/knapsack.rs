@@ -395,7 +395,11 @@ pub fn simulate_rigid(
     p: &KnapsackParams,
     s: &mut SimScratch,
 ) -> Result<(), trace::TraceError> {
-    let r = trace::replay_trace_with(jobs, w.procs, trace::Policy::Knapsack, *p)?;
+    let options = trace::ReplayOptions {
+        knapsack: *p,
+        ..trace::ReplayOptions::new(trace::Policy::Knapsack)
+    };
+    let r = trace::replay_trace_with(jobs, w.procs, &options)?;
     s.times.clear();
     s.times.extend(r.jobs.iter().map(|j| JobTimes {
         first_start: j.start,

@@ -21,3 +21,5 @@ pub mod sim;
 pub mod swf;
 /// Trace replay: SWF jobs under FCFS, EASY or Conservative backfilling, and their metrics.
 pub mod trace;
+/// Seed 001's environment over an SWF log: value functions, platforms, windows, runs.
+pub mod value;

@@ -1,5 +1,6 @@
 //! Trace replay: SWF jobs on a homogeneous machine under strict FCFS, EASY or Conservative
-//! backfilling, with per-job start times and the usual summary metrics.
+//! backfilling, or a utility-aware heuristic over seed 001's value functions, with per-job
+//! start times and the usual summary metrics.
 //!
 //! The model (see `docs/traces.md`):
 //! - the machine is one cluster of `procs` nodes with one core each and one P-state whose
@@ -8,7 +9,11 @@
 //!   planned with its requested time (the estimate, ETC) and ending at its run time
 //!   (`actual`); a run time above the request ends at the request (the job is killed at its
 //!   limit, as [`crate::swf::CleanOptions::clamp_runtime_to_request`] makes explicit);
-//! - its utility curve is a constant 1 (these policies ignore utility);
+//! - its utility curve is a constant 1 (these policies ignore utility), or, with value
+//!   functions ([`ReplayOptions::value_seed`]; always under the utility-aware policies), a
+//!   seed 001 value function drawn for its run time ([`crate::value::value_curve`]);
+//! - under the utility-aware policies, a job that could earn only zero value even started now
+//!   is dropped (seed 001 §3.1): it never runs and is reported apart;
 //! - the day is `[0, Micros::MAX)`: there is no horizon, every job must start and finish.
 //!
 //! The events are driven here rather than by `kairos_core::replay::run`, because that engine
@@ -41,7 +46,7 @@ use anyhow::Context;
 use kairos_core::controller::{Config, Controller, DecisionKind, TaskState};
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskType};
 use kairos_core::policy::knapsack::KnapsackParams;
-use kairos_core::policy::Heuristic;
+use kairos_core::policy::{Heuristic, Reservations};
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::units::{Micros, MilliWatts, NodeCount};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
@@ -61,7 +66,7 @@ pub const TRACE_MEMO_ENTRIES: usize = 256;
 
 /// The scheduling policies of `kairos replay`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Policy {
     /// Strict first-come first-served: no job overtakes an earlier one.
     Fcfs,
@@ -72,11 +77,30 @@ pub enum Policy {
     /// Seed 004's dynamic priority with a greedy knapsack (rigid jobs; `--alpha --beta
     /// --gamma`). Not in [`Policy::ALL`].
     Knapsack,
+    /// Max Utility over value functions (ties to the lower cluster: one cluster here).
+    MaxUtil,
+    /// Max Value (seed 001): Max Utility with ties to the earliest completion.
+    MaxValue,
+    /// Max Utility-per-Time over value functions.
+    MaxUpt,
+    /// Max Utility-per-Resource (seed 001's Max VPR) over value functions.
+    MaxUpr,
+    /// Max Utility-per-Energy (energy is 0 W here: it ranks as Max Utility per millijoule).
+    MaxUpe,
 }
 
 impl Policy {
     /// The three backfilling baselines, in the order reports list them.
     pub const ALL: [Policy; 3] = [Policy::Fcfs, Policy::Easy, Policy::Conservative];
+
+    /// The utility-aware policies, which need value functions.
+    pub const VALUE: [Policy; 5] = [
+        Policy::MaxUtil,
+        Policy::MaxValue,
+        Policy::MaxUpt,
+        Policy::MaxUpr,
+        Policy::MaxUpe,
+    ];
 
     /// The core heuristic that implements it.
     pub fn heuristic(self) -> Heuristic {
@@ -85,19 +109,61 @@ impl Policy {
             Policy::Easy => Heuristic::Easy,
             Policy::Conservative => Heuristic::Conservative,
             Policy::Knapsack => Heuristic::Knapsack,
+            Policy::MaxUtil => Heuristic::MaxUtil,
+            Policy::MaxValue => Heuristic::MaxValue,
+            Policy::MaxUpt => Heuristic::MaxUpt,
+            Policy::MaxUpr => Heuristic::MaxUpr,
+            Policy::MaxUpe => Heuristic::MaxUpe,
         }
     }
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
-        match self {
-            Policy::Fcfs => "fcfs",
-            Policy::Easy => "easy",
-            Policy::Conservative => "conservative",
-            Policy::Knapsack => "knapsack",
+        self.heuristic().name()
+    }
+
+    /// Whether it schedules by value (and so needs value functions, and drops).
+    pub fn is_utility_aware(self) -> bool {
+        self.heuristic().is_utility_aware()
+    }
+}
+
+/// How to replay: the policy, its reservations, the value functions and the knapsack's
+/// exponents.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReplayOptions {
+    /// The policy.
+    pub policy: Policy,
+    /// Place-holders or permanent reservations (utility-aware policies only; the others
+    /// always reserve permanently).
+    pub reservations: Reservations,
+    /// Attach seed 001 value functions drawn from this seed (stream "seed001-value" of
+    /// trial 0); the utility-aware policies need them.
+    pub value_seed: Option<u64>,
+    /// The knapsack policy's exponents (seed 004; other policies ignore them).
+    pub knapsack: KnapsackParams,
+}
+
+impl ReplayOptions {
+    /// `policy` with its defaults: place-holders and value seed 1 for the utility-aware
+    /// policies, permanent reservations and no value functions otherwise.
+    pub fn new(policy: Policy) -> ReplayOptions {
+        let ua = policy.is_utility_aware();
+        ReplayOptions {
+            policy,
+            reservations: if ua {
+                Reservations::PlaceHolder
+            } else {
+                Reservations::Permanent
+            },
+            value_seed: ua.then_some(DEFAULT_VALUE_SEED),
+            knapsack: KnapsackParams::default(),
         }
     }
 }
+
+/// The value seed of the utility-aware policies when none is given.
+pub const DEFAULT_VALUE_SEED: u64 = 1;
 
 impl fmt::Display for Policy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -157,6 +223,9 @@ pub enum TraceError {
         /// Its start plus its run time.
         expected: u64,
     },
+    /// A policy and options that do not go together.
+    #[error("{0}")]
+    BadOptions(String),
     /// Some jobs never completed (a driver or core bug).
     #[error("{missing} of {jobs} jobs never completed (the first is job {first_id})")]
     Incomplete {
@@ -225,6 +294,8 @@ pub struct ReplayCounts {
     pub completions: u64,
     /// Completion events skipped because the reservation they belonged to was retaken.
     pub stale_completions: u64,
+    /// Jobs dropped (utility-aware policies: they could earn only zero value).
+    pub dropped: u64,
 }
 
 /// The summary metrics of a replay.
@@ -262,6 +333,28 @@ pub struct TraceResult {
     pub summary: Summary,
     /// What the replay cost.
     pub counts: ReplayCounts,
+    /// The value functions' outcome, when jobs carried them.
+    pub value: Option<ValueOutcome>,
+}
+
+/// What the value functions earned in a replay.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ValueOutcome {
+    /// The seed the value functions were drawn from.
+    pub seed: u64,
+    /// Place-holders or permanent reservations.
+    pub reservations: String,
+    /// Value earned by the completed jobs.
+    pub earned: f64,
+    /// The maximum value bound: the sum of every job's starting value (seed 001 §5).
+    pub bound: f64,
+    /// 100 x earned / bound.
+    pub percent: f64,
+    /// Jobs dropped (they could earn only zero value); they are not in the job records.
+    pub dropped: usize,
+    /// SWF job numbers of the dropped jobs, in submit order.
+    #[serde(skip)]
+    pub dropped_ids: Vec<u64>,
 }
 
 /// The machine: one cluster of `procs` one-core nodes with one 0 W P-state.
@@ -277,8 +370,22 @@ pub fn machine(procs: u32) -> Result<Platform, TraceError> {
     Ok(Platform::new(&[cluster], 1)?)
 }
 
-/// The task of `job`: `procs` nodes planned for the request, ending at the run time.
+/// The task of `job`: `procs` nodes planned for the request, ending at the run time, worth
+/// a constant 1.
 pub fn job_task(job: &ReplayJob) -> Task {
+    job_task_valued(
+        job,
+        UtilityCurve::Linear {
+            start: 1.0,
+            soft: Micros::MAX,
+            hard: Micros::MAX,
+            final_value: 1.0,
+        },
+    )
+}
+
+/// The task of `job` worth `curve`.
+pub fn job_task_valued(job: &ReplayJob, curve: UtilityCurve) -> Task {
     let mut placement = Placement {
         nodes: NodeCount(job.procs),
         etc: [Micros::ZERO; kairos_core::config::MAX_PSTATES],
@@ -291,12 +398,7 @@ pub fn job_task(job: &ReplayJob) -> Task {
         demand: Demand::Own(TaskType {
             placements: core::iter::once(Some(placement)).collect(),
         }),
-        curve: UtilityCurve::Linear {
-            start: 1.0,
-            soft: Micros::MAX,
-            hard: Micros::MAX,
-            final_value: 1.0,
-        },
+        curve,
         actual: Some(Micros(job.runtime)),
     }
 }
@@ -309,17 +411,86 @@ pub fn replay_trace(
     procs: u32,
     policy: Policy,
 ) -> Result<TraceResult, TraceError> {
-    replay_trace_with(jobs, procs, policy, KnapsackParams::default())
+    replay_trace_with(jobs, procs, &ReplayOptions::new(policy))
 }
 
-/// As [`replay_trace`], with the knapsack policy's parameters (other policies ignore them).
+/// The seed 001 value function of each job (in the order given), drawn from `seed`: the
+/// average execution time is the job's run time (capped at its request, as it runs), and
+/// the longest such time of `jobs` is the generator's upper reference.
+pub fn job_values(jobs: &[ReplayJob], seed: u64) -> Vec<UtilityCurve> {
+    let max = Micros(jobs.iter().map(run_time).max().unwrap_or(0));
+    let params = crate::value::ValueParams::default();
+    let mut s = crate::generate::rng::Stream::new(seed, 0, "seed001-value", 0);
+    jobs.iter()
+        .map(|j| crate::value::value_curve(&mut s, Micros(run_time(j)), max, &params))
+        .collect()
+}
+
+/// As [`replay_trace`], with value functions and reservations as `options` say. Under a
+/// utility-aware policy, jobs that could earn only zero value are dropped and reported in
+/// [`TraceResult::value`], not in the job records.
 pub fn replay_trace_with(
     jobs: &[ReplayJob],
     procs: u32,
-    policy: Policy,
-    knapsack: KnapsackParams,
+    options: &ReplayOptions,
 ) -> Result<TraceResult, TraceError> {
-    knapsack.validate()?;
+    let curves = options.value_seed.map(|seed| {
+        // Drawn in submission order, so that the file's line order does not matter.
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by_key(|&i| (jobs[i].submit, jobs[i].line));
+        let sorted: Vec<ReplayJob> = order.iter().map(|&i| jobs[i]).collect();
+        let drawn = job_values(&sorted, seed);
+        let mut out = drawn.clone();
+        for (k, &i) in order.iter().enumerate() {
+            out[i] = drawn[k];
+        }
+        out
+    });
+    replay_inner(jobs, procs, options, curves)
+}
+
+/// As [`replay_trace_with`], with the value function of each job given (in the order of
+/// `jobs`) instead of drawn; `options.value_seed` only labels the outcome.
+pub fn replay_trace_curves(
+    jobs: &[ReplayJob],
+    procs: u32,
+    options: &ReplayOptions,
+    curves: &[UtilityCurve],
+) -> Result<TraceResult, TraceError> {
+    if curves.len() != jobs.len() {
+        return Err(TraceError::BadOptions(format!(
+            "{} value functions for {} jobs",
+            curves.len(),
+            jobs.len()
+        )));
+    }
+    let options = ReplayOptions {
+        value_seed: Some(options.value_seed.unwrap_or(0)),
+        ..*options
+    };
+    replay_inner(jobs, procs, &options, Some(curves.to_vec()))
+}
+
+/// The replay itself; `curves`, if any, are in the order of `jobs`.
+fn replay_inner(
+    jobs: &[ReplayJob],
+    procs: u32,
+    options: &ReplayOptions,
+    curves: Option<Vec<UtilityCurve>>,
+) -> Result<TraceResult, TraceError> {
+    let policy = options.policy;
+    options.knapsack.validate()?;
+    if !policy.is_utility_aware() && options.reservations == Reservations::PlaceHolder {
+        return Err(TraceError::BadOptions(format!(
+            "{policy} only reserves permanently (place-holders are for max-util, max-value, \
+             max-upt, max-upr and max-upe)"
+        )));
+    }
+    if policy.is_utility_aware() && options.value_seed.is_none() {
+        return Err(TraceError::BadOptions(format!(
+            "{policy} needs value functions: give a value seed"
+        )));
+    }
     let clock = Instant::now();
     let platform = machine(procs)?;
     if let Some(j) = jobs.iter().find(|j| j.procs > procs) {
@@ -339,7 +510,18 @@ pub fn replay_trace_with(
     let submitted = |k: usize| &jobs[order[k] as usize];
 
     let classes = UtilityClasses::new();
-    let config = Config::new(policy.heuristic(), Micros::ZERO, Micros::MAX);
+    let mut config = Config::new(policy.heuristic(), Micros::ZERO, Micros::MAX);
+    config.reservations = options.reservations;
+    config.drop_threshold = policy
+        .is_utility_aware()
+        .then_some(crate::value::ZERO_VALUE_THRESHOLD);
+    // Value functions in submission order.
+    let curves: Option<Vec<UtilityCurve>> =
+        curves.map(|c| order.iter().map(|&i| c[i as usize]).collect());
+    let task_of = |k: usize| match &curves {
+        Some(c) => job_task_valued(submitted(k), c[k]),
+        None => job_task(submitted(k)),
+    };
     let template = jobs.first().map(job_task).unwrap_or_else(|| {
         job_task(&ReplayJob {
             id: 0,
@@ -359,7 +541,7 @@ pub fn replay_trace_with(
     let mut storage =
         HostStorage::with_caches(&platform, jobs.len(), &template, TRACE_MEMO_ENTRIES, 0);
     let mut ctl = Controller::new(&platform, &classes, config, storage.split().0)?;
-    ctl.set_knapsack(knapsack);
+    ctl.set_knapsack(options.knapsack);
 
     const NONE: u64 = u64::MAX;
     // Per task (submission order): start from its latest commitment, and its end.
@@ -405,7 +587,7 @@ pub fn replay_trace_with(
         }
         // Then arrivals, in file order.
         while next < jobs.len() && submitted(next).submit == t {
-            ctl.on_arrival(job_task(submitted(next)))?;
+            ctl.on_arrival(task_of(next))?;
             next += 1;
             changed = true;
         }
@@ -414,6 +596,9 @@ pub fn replay_trace_with(
         }
         counts.passes += 1;
         let pass = ctl.on_mapping_event(Micros(t), &mut |d| {
+            if d.kind == DecisionKind::Drop {
+                counts.dropped += 1;
+            }
             if matches!(d.kind, DecisionKind::Start | DecisionKind::Reserve) {
                 start[d.task.0 as usize] = d.start.0;
                 decided.push(d.task.0);
@@ -450,17 +635,47 @@ pub fn replay_trace_with(
             }
         }
     }
-    if let Some(k) = end.iter().position(|&e| e == NONE) {
+    let dropped: Vec<bool> = ctl
+        .tasks()
+        .iter()
+        .map(|s| s.state == TaskState::Dropped)
+        .collect();
+    if let Some(k) = (0..jobs.len()).find(|&k| end[k] == NONE && !dropped[k]) {
         return Err(TraceError::Incomplete {
-            missing: end.iter().filter(|&&e| e == NONE).count(),
+            missing: (0..jobs.len())
+                .filter(|&k| end[k] == NONE && !dropped[k])
+                .count(),
             jobs: jobs.len(),
             first_id: submitted(k).id,
         });
     }
+    let value = curves.as_ref().map(|c| {
+        let earned = ctl.utility().as_f64();
+        let bound: f64 = c.iter().map(|v| v.max_value()).sum();
+        ValueOutcome {
+            seed: options.value_seed.unwrap_or(0),
+            reservations: options.reservations.name().to_string(),
+            earned,
+            bound,
+            percent: if bound > 0.0 {
+                100.0 * earned / bound
+            } else {
+                0.0
+            },
+            dropped: dropped.iter().filter(|&&d| d).count(),
+            dropped_ids: (0..jobs.len())
+                .filter(|&k| dropped[k])
+                .map(|k| submitted(k).id)
+                .collect(),
+        }
+    });
     drop(ctl);
     drop(storage);
     let mut records = vec![None; jobs.len()];
     for (k, &i) in order.iter().enumerate() {
+        if dropped[k] {
+            continue;
+        }
         let j = &jobs[i as usize];
         records[i as usize] = Some(JobRecord {
             id: j.id,
@@ -481,6 +696,7 @@ pub fn replay_trace_with(
         jobs: records,
         summary,
         counts,
+        value,
     })
 }
 
@@ -701,6 +917,9 @@ pub struct SummaryFile {
     /// The knapsack policy's exponents, under `--policy knapsack`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub knapsack: Option<KnapsackSummary>,
+    /// Value earned and the bound, when jobs carried value functions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<ValueOutcome>,
 }
 
 /// The exponents of Eq. 1 a knapsack replay ran with.
@@ -726,6 +945,7 @@ impl SummaryFile {
             skipped_bad_lines: trace.skipped_bad_lines,
             clean: trace.clean.as_ref().map(CleanCounts::from),
             knapsack: None,
+            value: result.value.clone(),
         }
     }
 }

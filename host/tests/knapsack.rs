@@ -25,7 +25,7 @@ fn kairos(args: &[&str]) -> Output {
 fn starts(alpha: f64) -> Vec<f64> {
     let loaded = trace::load(&data("knapsack_order.swf"), &LoadOptions::default()).unwrap();
     let p = KnapsackParams::new(alpha, 0.0, 0.0);
-    let r = trace::replay_trace_with(&loaded.jobs, loaded.procs, Policy::Knapsack, p).unwrap();
+    let r = trace::replay_trace_with(&loaded.jobs, loaded.procs, &knapsack_options(p)).unwrap();
     assert!(trace::peak_procs(&r.jobs) <= 4);
     let mut jobs = r.jobs;
     jobs.sort_by_key(|j| j.id);
@@ -266,7 +266,15 @@ fn knapsack_with_equal_priorities_is_easy() {
         let loaded = trace::load(&data(name), &LoadOptions::default()).unwrap();
         let easy = trace::replay_trace(&loaded.jobs, loaded.procs, Policy::Easy).unwrap();
         let p = KnapsackParams::new(1.0, 0.0, 0.0);
-        let k = trace::replay_trace_with(&loaded.jobs, loaded.procs, Policy::Knapsack, p).unwrap();
+        let k = trace::replay_trace_with(&loaded.jobs, loaded.procs, &knapsack_options(p)).unwrap();
         assert_eq!(easy.jobs, k.jobs, "{name}");
+    }
+}
+
+/// Replay options for the knapsack policy with exponents `p`.
+fn knapsack_options(p: KnapsackParams) -> trace::ReplayOptions {
+    trace::ReplayOptions {
+        knapsack: p,
+        ..trace::ReplayOptions::new(Policy::Knapsack)
     }
 }

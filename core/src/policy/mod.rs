@@ -21,6 +21,7 @@ mod max_upe;
 mod max_upr;
 mod max_upt;
 mod max_util;
+mod max_value;
 mod multi_queue;
 mod random;
 
@@ -50,6 +51,9 @@ pub enum Heuristic {
     /// Dynamic priority with a greedy knapsack (seed 004), rigid jobs (trace replay only, so
     /// not in [`Heuristic::ALL`]); its parameters are [`Controller::set_knapsack`]'s.
     Knapsack,
+    /// Max Value (seed 001 §3.3): Max Utility whose ties go to the earliest completion, as
+    /// seed 001 asks (Max Util's go to the lower cluster index); not in [`Heuristic::ALL`].
+    MaxValue,
 }
 
 impl Heuristic {
@@ -66,13 +70,17 @@ impl Heuristic {
     ];
 
     /// Heuristics beyond seed 000's eight (trace replay's baselines): parsed by name too.
-    pub const EXTRA: [Heuristic; 2] = [Heuristic::Fcfs, Heuristic::Knapsack];
+    pub const EXTRA: [Heuristic; 3] = [Heuristic::Fcfs, Heuristic::Knapsack, Heuristic::MaxValue];
 
     /// Whether it uses utility (and so dropping and place-holders by default).
     pub const fn is_utility_aware(self) -> bool {
         matches!(
             self,
-            Heuristic::MaxUtil | Heuristic::MaxUpt | Heuristic::MaxUpr | Heuristic::MaxUpe
+            Heuristic::MaxUtil
+                | Heuristic::MaxUpt
+                | Heuristic::MaxUpr
+                | Heuristic::MaxUpe
+                | Heuristic::MaxValue
         )
     }
 
@@ -89,6 +97,7 @@ impl Heuristic {
             Heuristic::MaxUpe => "max-upe",
             Heuristic::Fcfs => "fcfs",
             Heuristic::Knapsack => "knapsack",
+            Heuristic::MaxValue => "max-value",
         }
     }
 }
@@ -170,6 +179,7 @@ pub(crate) fn run(
         Heuristic::MaxUpe => greedy::run(ctl, reservations, max_upe::objective, sink),
         Heuristic::Fcfs => fcfs::run(ctl, sink),
         Heuristic::Knapsack => knapsack::run(ctl, sink),
+        Heuristic::MaxValue => greedy::run(ctl, reservations, max_value::objective, sink),
     }
 }
 

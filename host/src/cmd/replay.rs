@@ -1,6 +1,6 @@
 //! `kairos replay`: replays a Standard Workload Format log on a homogeneous machine under
-//! strict FCFS, EASY or Conservative backfilling, or seed 004's knapsack (the library is
-//! [`crate::trace`]).
+//! strict FCFS, EASY or Conservative backfilling, seed 004's knapsack, or a utility-aware
+//! heuristic over seed 001's value functions (the library is [`crate::trace`]).
 
 use std::fs::File;
 use std::path::PathBuf;
@@ -8,8 +8,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use kairos_core::policy::knapsack::KnapsackParams;
+use kairos_core::policy::Reservations;
 
-use crate::trace::{self, LoadOptions, Policy, SummaryFile};
+use crate::trace::{self, LoadOptions, Policy, ReplayOptions, SummaryFile};
 
 /// A finite number for `--alpha`, `--beta`, `--gamma` (clap's value parser).
 pub fn finite(s: &str) -> Result<f64, String> {
@@ -37,6 +38,14 @@ pub struct Args {
     /// The scheduling policy.
     #[arg(long, value_enum)]
     pub policy: Policy,
+    /// permanent or place-holder (utility-aware policies; default place-holder). The others
+    /// only reserve permanently.
+    #[arg(long, value_parser = parse_reservations)]
+    pub reservations: Option<Reservations>,
+    /// Attach seed 001 value functions drawn from this seed (default 1 under the
+    /// utility-aware policies; with the others, only to report the value they earn).
+    #[arg(long, value_name = "N")]
+    pub value_seed: Option<u64>,
     /// Machine size in processors (default: the header's MaxProcs, else MaxNodes).
     #[arg(long)]
     pub procs: Option<u32>,
@@ -76,13 +85,39 @@ impl Args {
     }
 }
 
-/// Runs `kairos replay`: load, replay, write the outputs, print the summary.
-pub fn main(args: Args) -> anyhow::Result<()> {
+fn parse_reservations(s: &str) -> Result<Reservations, String> {
+    s.parse()
+        .map_err(|_| format!("unknown reservations {s:?} (expected permanent or place-holder)"))
+}
+
+/// The replay options of `args`: the policy's defaults, then the flags.
+pub fn replay_options(args: &Args) -> anyhow::Result<ReplayOptions> {
+    let mut o = ReplayOptions::new(args.policy);
+    if let Some(r) = args.reservations {
+        if !args.policy.is_utility_aware() && r == Reservations::PlaceHolder {
+            anyhow::bail!(
+                "--reservations place-holder: {} only reserves permanently (place-holders are \
+                 for max-util, max-value, max-upt, max-upr and max-upe)",
+                args.policy
+            );
+        }
+        o.reservations = r;
+    }
+    if args.value_seed.is_some() {
+        o.value_seed = args.value_seed;
+    }
     if args.policy != Policy::Knapsack
         && (args.alpha.is_some() || args.beta.is_some() || args.gamma.is_some())
     {
         anyhow::bail!("--alpha, --beta and --gamma apply only to --policy knapsack");
     }
+    o.knapsack = args.knapsack();
+    Ok(o)
+}
+
+/// Runs `kairos replay`: load, replay, write the outputs, print the summary.
+pub fn main(args: Args) -> anyhow::Result<()> {
+    let replay = replay_options(&args)?;
     let options = LoadOptions {
         procs: args.procs,
         clean_strong: args.clean == Some(CleanPreset::Strong),
@@ -95,7 +130,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if loaded.skipped_bad_lines > 0 {
         eprintln!("skipped {} bad lines", loaded.skipped_bad_lines);
     }
-    let result = trace::replay_trace_with(&loaded.jobs, loaded.procs, args.policy, args.knapsack())
+    let result = trace::replay_trace_with(&loaded.jobs, loaded.procs, &replay)
         .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
     if let Some(path) = &args.jobs_out {
         let mut f =

@@ -183,7 +183,7 @@ pub struct RunSummary {
 }
 
 /// Times the mapping events and samples the ledgers.
-struct Watch {
+pub(crate) struct Watch {
     started: Option<Instant>,
     durations: Vec<u64>,
     next_sample: Micros,
@@ -207,6 +207,34 @@ impl Observer for Watch {
             while self.next_sample <= now {
                 self.next_sample = self.next_sample.saturating_add(TRACE_EVERY);
             }
+        }
+    }
+}
+
+impl Watch {
+    /// A watch that has seen nothing yet.
+    pub(crate) fn new() -> Watch {
+        Watch {
+            started: None,
+            durations: Vec::new(),
+            next_sample: Micros::ZERO,
+            trace: Vec::new(),
+        }
+    }
+
+    /// The mapping events' times so far.
+    pub(crate) fn event_times(&self) -> EventTimes {
+        let mut d = self.durations.clone();
+        d.sort_unstable();
+        EventTimes {
+            p50: percentile(&d, 0.5),
+            p99: percentile(&d, 0.99),
+            max: d.last().copied().unwrap_or(0),
+            mean: if d.is_empty() {
+                0.0
+            } else {
+                d.iter().sum::<u64>() as f64 / d.len() as f64
+            },
         }
     }
 }
@@ -289,12 +317,7 @@ pub fn run_generated(
         on_completion: false,
         on_arrival: false,
     };
-    let mut watch = Watch {
-        started: None,
-        durations: Vec::new(),
-        next_sample: Micros::ZERO,
-        trace: Vec::new(),
-    };
+    let mut watch = Watch::new();
     let t0 = Instant::now();
     let report = crate::sim::simulate(
         &trial.platform,
@@ -312,13 +335,7 @@ pub fn run_generated(
         )
     })?;
     let wall_time_s = t0.elapsed().as_secs_f64();
-    let mut d = watch.durations;
-    d.sort_unstable();
-    let mean = if d.is_empty() {
-        0.0
-    } else {
-        d.iter().sum::<u64>() as f64 / d.len() as f64
-    };
+    let mapping_event_us = watch.event_times();
     let mut trace = watch.trace;
     trace.push(TracePoint {
         time_s: cfg.day_end.as_secs_f64(),
@@ -347,12 +364,7 @@ pub fn run_generated(
         dropped: report.dropped,
         unfinished: report.unfinished,
         mapping_events: report.mapping_events,
-        mapping_event_us: EventTimes {
-            p50: percentile(&d, 0.5),
-            p99: percentile(&d, 0.99),
-            max: d.last().copied().unwrap_or(0),
-            mean,
-        },
+        mapping_event_us,
         offered_load_percent: 100.0 * trial.offered_load(scenario).window_share,
         wall_time_s,
         generate_s,

@@ -86,10 +86,18 @@ pub fn run(
         .build()
         .context("starting the worker threads")?;
     let t0 = Instant::now();
+    let windows = match &exp.trace {
+        Some(tr) => crate::value::windows(&tr.jobs, exp.trials, tr.step)
+            .with_context(|| format!("{}: forming the scenarios", tr.path.display()))?,
+        None => Vec::new(),
+    };
     let per_trial: Vec<(f64, Vec<Result<Row, Failure>>)> = pool.install(|| {
         (0..exp.trials)
             .into_par_iter()
-            .map(|t| run_one_trial(exp, t, progress))
+            .map(|t| match &exp.trace {
+                Some(tr) => run_one_scenario(exp, tr, &windows[t as usize], progress),
+                None => run_one_trial(exp, t, progress),
+            })
             .collect::<anyhow::Result<Vec<_>>>()
     })?;
     let wall_s = t0.elapsed().as_secs_f64();
@@ -114,6 +122,60 @@ pub fn run(
         wall_s,
         jobs: pool.current_num_threads(),
     })
+}
+
+/// Builds scenario `w` of a trace experiment at each oversubscription level its
+/// configurations use, and runs every configuration on its level's scenario.
+fn run_one_scenario(
+    exp: &Experiment,
+    tr: &super::TraceSource,
+    w: &crate::value::Window,
+    progress: &dyn Progress,
+) -> anyhow::Result<(f64, Vec<Result<Row, Failure>>)> {
+    let g0 = Instant::now();
+    let mut levels: Vec<f64> = Vec::new();
+    for c in &exp.configs {
+        let f = c
+            .cores_fraction
+            .unwrap_or(crate::value::DEFAULT_CORES_FRACTION);
+        if !levels.contains(&f) {
+            levels.push(f);
+        }
+    }
+    let scenarios = levels
+        .iter()
+        .map(|&f| {
+            crate::value::build(&tr.jobs, tr.max_runtime, w, f, tr.seed)
+                .with_context(|| format!("building scenario {} at {f} of the cores", w.index))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let generate_s = g0.elapsed().as_secs_f64();
+    let rows = (0..exp.configs.len())
+        .into_par_iter()
+        .map(|c| {
+            let cfg = &exp.configs[c];
+            let f = cfg
+                .cores_fraction
+                .unwrap_or(crate::value::DEFAULT_CORES_FRACTION);
+            let sc = &scenarios[levels.iter().position(|&x| x == f).unwrap_or(0)];
+            let r = match crate::value::run(sc, cfg.heuristic, cfg.reservations, &exp.scenario.name)
+            {
+                Ok(mut summary) => {
+                    summary.generate_s = generate_s;
+                    Ok(Row { config: c, summary })
+                }
+                Err(e) => Err(Failure {
+                    config: c,
+                    trial: w.index,
+                    error: format!("{e:#}"),
+                }),
+            };
+            progress.run_done(&cfg.label, w.index);
+            r
+        })
+        .collect::<Vec<_>>();
+    progress.trial_done(w.index);
+    Ok((generate_s, rows))
 }
 
 /// Generates trial `t` and runs every configuration on it.

@@ -1,0 +1,149 @@
+//! Trace experiments (seed 001 on the Curie log): the checked-in files load as documented,
+//! bad `[trace]` files name the file and the key, and a reduced run (2 scenarios) shows the
+//! claims that hold on every scenario we measured, each row reproducible alone.
+
+use std::path::PathBuf;
+
+use kairos_core::policy::{Heuristic, Reservations};
+use kairos_host::experiment::runner::{self, Quiet};
+use kairos_host::experiment::Experiment;
+use kairos_host::value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn parse(body: &str) -> Result<Experiment, String> {
+    let dir = root().join("experiments");
+    Experiment::parse(body, &dir.join("test.toml")).map_err(|e| e.to_string())
+}
+
+const TRACE: &str =
+    "[trace]\nswf = \"../../shared/traces/CEA-Curie-2011-2.1-sample.swf\"\nseed = 1\n";
+
+#[test]
+fn value_experiment_files_load() {
+    for (file, fraction) in [
+        ("curie-value.toml", 0.2),
+        ("curie-value-15.toml", 0.15),
+        ("curie-value-25.toml", 0.25),
+    ] {
+        let e = Experiment::load(root().join("experiments").join(file)).unwrap();
+        assert_eq!(e.trials, 48, "{file}");
+        let labels: Vec<&str> = e.configs.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "EASY",
+                "Conservative",
+                "Multiple Queues",
+                "Max Value PR",
+                "Max Value PH",
+                "Max VPR PR",
+                "Max VPR PH"
+            ],
+            "{file}"
+        );
+        assert!(e.configs.iter().all(|c| c.cores_fraction == Some(fraction)));
+        assert_eq!(e.configs[4].heuristic, Heuristic::MaxValue);
+        assert_eq!(e.configs[4].reservations, Reservations::PlaceHolder);
+        assert_eq!(e.configs[5].reservations, Reservations::Permanent);
+        let t = e.trace.as_ref().unwrap();
+        assert_eq!((t.seed, t.step), (1, value::SCENARIO_STEP));
+        assert_eq!(e.scenario.name, "CEA-Curie-2011-2.1-sample");
+        assert_eq!(
+            e.scenario_key,
+            "../../shared/traces/CEA-Curie-2011-2.1-sample.swf"
+        );
+        assert_eq!(e.budget_joules(), None);
+    }
+}
+
+#[test]
+fn value_bad_trace_experiments_name_the_key() {
+    let run = "[[runs]]\nheuristic = \"easy\"\n";
+    let cases: [(String, &str); 6] = [
+        (
+            format!("name = \"t\"\nscenario = \"../scenarios/essc-5k.toml\"\n{TRACE}{run}"),
+            "give either scenario or a [trace] table",
+        ),
+        (format!("name = \"t\"\n{run}"), "scenario = (absent)"),
+        (
+            format!(
+                "name = \"t\"\nscenario = \"../scenarios/essc-5k.toml\"\n{run}cores_fraction = 0.2\n"
+            ),
+            "runs[0].cores_fraction = 0.2: only a trace experiment",
+        ),
+        (
+            format!("name = \"t\"\n{TRACE}{run}cores_fraction = 0\n"),
+            "runs[0].cores_fraction = 0: must be greater than 0",
+        ),
+        (
+            format!("name = \"t\"\n{TRACE}{run}filter = \"per-task\"\n"),
+            "a trace experiment takes no filter",
+        ),
+        (
+            format!("name = \"t\"\n[trace]\nswf = \"nowhere.swf\"\nseed = 1\n{run}"),
+            "trace.swf = \"nowhere.swf\"",
+        ),
+    ];
+    for (body, needle) in cases {
+        let e = parse(&body).unwrap_err();
+        assert!(e.contains("test.toml"), "{e}");
+        assert!(e.contains(needle), "{needle:?} not in {e}");
+    }
+    // An unknown key of [trace] is the toml crate's error, with the line.
+    let e = parse(&format!("name = \"t\"\n{TRACE}seeds = 2\n{run}")).unwrap_err();
+    assert!(
+        e.contains("unknown field `seeds`") && e.contains("line"),
+        "{e}"
+    );
+}
+
+/// Two scenarios (windows 0 and 1 of the Curie sample at 20% of the cores): Max VPR with
+/// place-holders earns more than with permanent reservations, more than EASY and more than
+/// Conservative on each; each row equals the scenario built and run alone.
+#[test]
+fn value_reduced_experiment_shows_the_robust_claims() {
+    let body = format!(
+        "name = \"t\"\ntrials = 2\n{TRACE}\
+         [[runs]]\nheuristic = \"easy\"\n\
+         [[runs]]\nheuristic = \"conservative\"\n\
+         [[runs]]\nlabel = \"Max VPR PR\"\nheuristic = \"max-upr\"\nreservations = \"permanent\"\n\
+         [[runs]]\nlabel = \"Max VPR PH\"\nheuristic = \"max-upr\"\nreservations = \"place-holder\"\n"
+    );
+    let e = parse(&body).unwrap();
+    let out = runner::run(&e, Some(2), &Quiet).unwrap();
+    assert!(out.failures.is_empty(), "{:?}", out.failures);
+    assert_eq!(out.rows.len(), 8);
+    let pct = |config: usize, trial: u32| {
+        out.rows
+            .iter()
+            .find(|r| r.config == config && r.summary.trial == trial)
+            .unwrap()
+            .summary
+            .utility_percent
+    };
+    for t in 0..2 {
+        let (easy, cons, pr, ph) = (pct(0, t), pct(1, t), pct(2, t), pct(3, t));
+        assert!(
+            ph > pr && ph > easy && ph > cons,
+            "scenario {t}: {easy} {cons} {pr} {ph}"
+        );
+        assert!((0.0..=100.0).contains(&ph));
+    }
+    // Scenario 1 alone, as `value::build` and `value::run` give it.
+    let tr = e.trace.as_ref().unwrap();
+    let w = value::windows(&tr.jobs, 2, tr.step).unwrap();
+    let sc = value::build(&tr.jobs, tr.max_runtime, &w[1], 0.2, tr.seed).unwrap();
+    let alone = value::run(&sc, Heuristic::MaxUpr, Reservations::PlaceHolder, "x").unwrap();
+    let row = &out
+        .rows
+        .iter()
+        .find(|r| r.config == 3 && r.summary.trial == 1)
+        .unwrap()
+        .summary;
+    assert_eq!(alone.digest, row.digest);
+    assert_eq!(alone.utility, row.utility);
+    assert_eq!(alone.max_utility, row.max_utility);
+}
