@@ -968,6 +968,21 @@ impl<'a> Controller<'a> {
         self.budget.admits(energy, resources)
     }
 
+    /// The placement of task slot `i` on (c, p) and its duration there, if it may run on `c`
+    /// and (when `filtered`) the energy filter admits it.
+    fn admitted(
+        &self,
+        i: u32,
+        c: ClusterId,
+        p: PState,
+        filtered: bool,
+    ) -> Option<(Placement, Micros)> {
+        let pl = self.placement(i, c)?;
+        let admits =
+            !filtered || self.filter_admits(pl.energy(p), self.platform.resources(c, &pl, p));
+        admits.then_some((pl, pl.etc[p.0 as usize]))
+    }
+
     /// Builds the option of task slot `i` on (c, p) with its fit; `None` if it cannot start
     /// today or its day energy does not fit what is left.
     pub(crate) fn option(
@@ -977,14 +992,9 @@ impl<'a> Controller<'a> {
         p: PState,
         filtered: bool,
     ) -> Result<Option<Choice>, Error> {
-        let Some(pl) = self.placement(i, c) else {
+        let Some((pl, d)) = self.admitted(i, c, p, filtered) else {
             return Ok(None);
         };
-        let d = pl.etc[p.0 as usize];
-        let energy = pl.energy(p);
-        if filtered && !self.filter_admits(energy, self.platform.resources(c, &pl, p)) {
-            return Ok(None);
-        }
         let (fit, memo, gen) = self.fit(c, pl.nodes, d, self.config.day_end)?;
         let Some(fit) = fit else { return Ok(None) };
         if fit.start >= self.config.day_end {
@@ -1004,14 +1014,9 @@ impl<'a> Controller<'a> {
         p: PState,
         filtered: bool,
     ) -> Result<Option<Choice>, Error> {
-        let Some(pl) = self.placement(i, c) else {
+        let Some((pl, d)) = self.admitted(i, c, p, filtered) else {
             return Ok(None);
         };
-        let d = pl.etc[p.0 as usize];
-        let energy = pl.energy(p);
-        if filtered && !self.filter_admits(energy, self.platform.resources(c, &pl, p)) {
-            return Ok(None);
-        }
         if self.now >= self.config.day_end {
             return Ok(None);
         }
