@@ -2,24 +2,13 @@
 //! `kairos replay --policy knapsack` (rigid jobs, through the core's heuristic), the sweep's
 //! outputs through the binary (identical on rerun and on any thread count), and the errors.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 use kairos_core::policy::knapsack::KnapsackParams;
 use kairos_host::trace::{self, LoadOptions, Policy};
 
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/swf")
-        .join(name)
-}
-
-fn kairos(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kairos"))
-        .args(args)
-        .output()
-        .expect("the kairos binary runs")
-}
+mod common;
+use common::{kairos, swf as data};
 
 /// Start times in seconds, in job-number order, under the knapsack with (alpha, 0, 0).
 fn starts(alpha: f64) -> Vec<f64> {

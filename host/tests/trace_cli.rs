@@ -1,21 +1,8 @@
 //! `kairos replay` through the real binary: its outputs, and a clear message with a non-zero
 //! exit (never a panic) for every bad input.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/swf")
-        .join(name)
-}
-
-fn kairos(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kairos"))
-        .args(args)
-        .output()
-        .expect("the kairos binary runs")
-}
+mod common;
+use common::{kairos, swf as data};
 
 /// Runs `kairos replay` on `file` with `extra` flags, expecting failure; returns stderr.
 fn fails(file: &str, extra: &[&str]) -> String {
