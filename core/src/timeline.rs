@@ -87,23 +87,6 @@ impl NodeTimeline {
     pub fn is_free(&self, s: Micros, e: Micros) -> bool {
         self.void_around(s, e).is_some()
     }
-
-    fn insert(&mut self, b: Booking) -> Result<(), Error> {
-        // One search: the bookings before `i` end by `b.start`, so if the one at `i` starts
-        // at or after `b.end`, the node is free and `i` is where `b` goes in start order.
-        let i = self.bookings.partition_point(|x| x.end <= b.start);
-        if self.bookings.get(i).is_some_and(|x| x.start < b.end) {
-            return Err(InputError::Overlap.into());
-        }
-        self.bookings
-            .insert(i, b)
-            .map_err(|_| full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE))?;
-        Ok(())
-    }
-
-    fn has_room(&self) -> bool {
-        !self.bookings.is_full()
-    }
 }
 
 /// Where `k` nodes can start together: the start, and how many nodes are free then.
@@ -142,6 +125,8 @@ pub struct Void {
     pub start: u64,
     /// First instant booked again.
     pub end: u64,
+    /// The node (its index in the cluster), so that node choice can read the index.
+    pub node: u32,
 }
 
 /// Every void of a cluster, sorted by start and by end, rebuilt only when a booking changes.
@@ -288,7 +273,7 @@ impl<'a> ClusterTimeline<'a> {
         }
         let cap = ix.by_start.len().min(ix.by_end.len());
         let mut v = 0;
-        for node in self.nodes.iter() {
+        for (n, node) in self.nodes.iter().enumerate() {
             let mut a = 0u64;
             for b in node
                 .bookings
@@ -301,15 +286,19 @@ impl<'a> ClusterTimeline<'a> {
                         ix.built = None;
                         return false;
                     }
-                    ix.by_start[v] = Void { start: a, end: b.0 };
+                    ix.by_start[v] = Void {
+                        start: a,
+                        end: b.0,
+                        node: n as u32,
+                    };
                     v += 1;
                 }
                 a = b.1;
             }
         }
-        ix.by_start[..v].sort_unstable_by_key(|x| (x.start, x.end));
+        ix.by_start[..v].sort_unstable_by_key(by_start_key);
         ix.by_end[..v].copy_from_slice(&ix.by_start[..v]);
-        ix.by_end[..v].sort_unstable_by_key(|x| (x.end, x.start));
+        ix.by_end[..v].sort_unstable_by_key(by_end_key);
         ix.len = v;
         ix.built = Some(version);
         true
@@ -354,6 +343,7 @@ impl<'a> ClusterTimeline<'a> {
                 rest[added] = Void {
                     start: r.start,
                     end: b.start.0,
+                    node: r.node,
                 };
                 added += 1;
             }
@@ -361,6 +351,7 @@ impl<'a> ClusterTimeline<'a> {
                 rest[added] = Void {
                     start: b.end.0,
                     end: r.end,
+                    node: r.node,
                 };
                 added += 1;
             }
@@ -371,13 +362,13 @@ impl<'a> ClusterTimeline<'a> {
             ix.built = None;
             return;
         }
-        let by_start_key = |x: &Void| (x.start, x.end);
-        let by_end_key = |x: &Void| (x.end, x.start);
         rem.sort_unstable_by_key(by_start_key);
         add.sort_unstable_by_key(by_start_key);
         let len = merge_replace(ix.by_start, ix.len, rem, add, by_start_key);
         rem.sort_unstable_by_key(by_end_key);
-        add.sort_unstable_by_key(by_end_key);
+        // The pieces before the booking all end at its start and those after all start at
+        // its end, so sorted by start they are sorted by end too: no second sort.
+        debug_assert!(add.is_sorted_by_key(by_end_key));
         let len2 = merge_replace(ix.by_end, ix.len, rem, add, by_end_key);
         debug_assert_eq!(len, len2);
         ix.len = len;
@@ -570,24 +561,65 @@ impl<'a> ClusterTimeline<'a> {
         out: &mut [u32],
         keys: &mut [u64],
     ) -> usize {
+        self.choose_nodes_by(true, now, s, d, out, keys)
+    }
+
+    /// [`choose_nodes`](Self::choose_nodes), reading the free nodes off the void index when
+    /// `indexed` and the index is fresh, or else from every node's timeline.
+    fn choose_nodes_by(
+        &self,
+        indexed: bool,
+        now: Micros,
+        s: Micros,
+        d: Micros,
+        out: &mut [u32],
+        keys: &mut [u64],
+    ) -> usize {
         let e = s.saturating_add(d);
+        // The sort key of a free node whose void is [a, b).
+        let key = |a: u64, b: u64, node: u32| {
+            let a = a.max(now.0);
+            let new_before = (s.0 > a) as u64;
+            let new_after = (b != u64::MAX && e.0 < b) as u64;
+            let size = if b == u64::MAX { u64::MAX } else { b - a };
+            let size = size.min((1 << 42) - 1);
+            ((new_before + new_after) << 62) | (size << 20) | (node as u64 & 0xF_FFFF)
+        };
         let mut m = 0usize;
-        for (i, node) in self.nodes.iter().enumerate() {
-            if m >= keys.len() {
-                break;
+        let index = self
+            .index
+            .as_ref()
+            .filter(|ix| indexed && ix.built == Some(self.version) && d.0 > 0);
+        if let Some(ix) = index {
+            // The free nodes are those with a void opening by s and closing at or after e:
+            // read them off whichever sorted side is shorter, a walk over contiguous voids
+            // instead of a binary search in every node's timeline.
+            let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
+            let opened = starts.partition_point(|x| x.start <= s.0);
+            let closed = ends.partition_point(|x| x.end < e.0);
+            let side = if opened <= ends.len() - closed {
+                &starts[..opened]
+            } else {
+                &ends[closed..]
+            };
+            for v in side {
+                if v.start <= s.0 && v.end >= e.0 {
+                    if m >= keys.len() {
+                        break;
+                    }
+                    keys[m] = key(v.start, v.end, v.node);
+                    m += 1;
+                }
             }
-            if let Some((a, b)) = node.void_around(s, e) {
-                let a = if a > now { a } else { now };
-                let new_before = (s > a) as u64;
-                let new_after = (b != Micros::MAX && e < b) as u64;
-                let size = if b == Micros::MAX {
-                    u64::MAX
-                } else {
-                    b.0 - a.0
-                };
-                let size = size.min((1 << 42) - 1);
-                keys[m] = ((new_before + new_after) << 62) | (size << 20) | (i as u64 & 0xF_FFFF);
-                m += 1;
+        } else {
+            for (i, node) in self.nodes.iter().enumerate() {
+                if m >= keys.len() {
+                    break;
+                }
+                if let Some((a, b)) = node.void_around(s, e) {
+                    keys[m] = key(a.0, b.0, i as u32);
+                    m += 1;
+                }
             }
         }
         let want = out.len();
@@ -608,44 +640,62 @@ impl<'a> ClusterTimeline<'a> {
         if b.end <= b.start {
             return Err(InputError::ZeroDuration.into());
         }
-        // The voids this booking splits, read before it lands, keep the index current.
+        // The voids this booking splits, read as it lands, keep the index current.
         let fresh = self
             .index
             .as_ref()
             .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * nodes.len());
-        let mut removed = 0;
-        for &n in nodes {
-            let node = self.nodes.get(n as usize).ok_or(InputError::BadNodeCount {
-                nodes: n + 1,
-                cluster_nodes: self.nodes.len() as u32,
-            })?;
-            let Some((a, e)) = node.void_around(b.start, b.end) else {
-                return Err(InputError::Overlap.into());
-            };
-            if !node.has_room() {
-                return Err(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into());
-            }
-            if let Some(ix) = self.index.as_mut().filter(|_| fresh) {
-                ix.work[removed] = Void {
-                    start: a.0,
-                    end: e.0,
-                };
-                removed += 1;
-            }
-        }
         self.changed();
-        for (i, &n) in nodes.iter().enumerate() {
-            // Only a node listed twice can fail here (it overlaps itself): take back what this
-            // booking placed, so that it is all or nothing. The index is stale by then (the
-            // version moved on), so the next query rebuilds it.
-            if let Err(e) = self.nodes[n as usize].insert(b) {
-                for &m in &nodes[..i] {
-                    let bs = &mut self.nodes[m as usize].bookings;
-                    if let Some(j) = bs.iter().position(|x| *x == b) {
-                        bs.remove(j);
+        let mut removed = 0;
+        for (j, &n) in nodes.iter().enumerate() {
+            // One search per node: the bookings before `i` end by `b.start`, so the node is
+            // free if the one at `i` starts at or after `b.end`; `i` is then where `b` goes.
+            let placed: Result<(u64, u64), Error> = match self.nodes.get_mut(n as usize) {
+                None => Err(InputError::BadNodeCount {
+                    nodes: n + 1,
+                    cluster_nodes: self.nodes.len() as u32,
+                }
+                .into()),
+                Some(node) => {
+                    let bs = &mut node.bookings;
+                    // Place-holders and reservations mostly land in a node's last void.
+                    let i = match bs.last() {
+                        Some(l) if l.end > b.start => bs.partition_point(|x| x.end <= b.start),
+                        _ => bs.len(),
+                    };
+                    let before = if i == 0 { 0 } else { bs[i - 1].end.0 };
+                    let after = bs.get(i).map_or(u64::MAX, |x| x.start.0);
+                    if after < b.end.0 {
+                        Err(InputError::Overlap.into())
+                    } else {
+                        bs.insert(i, b)
+                            .map(|()| (before, after))
+                            .map_err(|_| full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into())
                     }
                 }
-                return Err(e);
+            };
+            match placed {
+                Ok((start, end)) => {
+                    if let Some(ix) = self.index.as_mut().filter(|_| fresh) {
+                        ix.work[removed] = Void {
+                            start,
+                            end,
+                            node: n,
+                        };
+                        removed += 1;
+                    }
+                }
+                Err(e) => {
+                    // Take back what this booking placed, so that it is all or nothing. The
+                    // index is stale by then (the version moved on): the next query rebuilds.
+                    for &m in &nodes[..j] {
+                        let bs = &mut self.nodes[m as usize].bookings;
+                        if let Some(x) = bs.iter().position(|x| *x == b) {
+                            bs.remove(x);
+                        }
+                    }
+                    return Err(e);
+                }
             }
         }
         if fresh {
@@ -799,6 +849,17 @@ impl<'a> ClusterTimeline<'a> {
         }
         total
     }
+}
+
+/// The void index's order by start. A node has one void starting at any instant, so the
+/// node breaks ties and the order is total.
+fn by_start_key(x: &Void) -> (u64, u64, u32) {
+    (x.start, x.end, x.node)
+}
+
+/// The void index's order by end (total likewise: one void of a node ends at any instant).
+fn by_end_key(x: &Void) -> (u64, u64, u32) {
+    (x.end, x.start, x.node)
 }
 
 /// In `arr[..len]`, sorted by `key`, removes the multiset `rem` and merges in `add` (both
@@ -1244,6 +1305,10 @@ mod tests {
                     let mut out = vec![0u32; k as usize];
                     let mut keys = vec![0u64; nodes.len()];
                     c.choose_nodes(m(t), f.start, m(d), &mut out, &mut keys);
+                    // Node choice read off the index is the choice from every timeline.
+                    let mut scanned = vec![0u32; k as usize];
+                    c.choose_nodes_by(false, m(t), f.start, m(d), &mut scanned, &mut keys);
+                    prop_assert_eq!(&out, &scanned);
                     if c.book(&out, run(2000 + i as u32, f.start.0, f.start.0 + d)).is_ok() {
                         let ix = c.index.as_ref().unwrap();
                         if ix.built == Some(c.version) {
