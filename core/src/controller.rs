@@ -137,6 +137,14 @@ pub struct Config {
     pub small_fraction: f64,
     /// Multiple queues: a task is large above this fraction.
     pub large_fraction: f64,
+    /// Place-holders for every mappable task, as seed 000's Algorithm 1 plans them, instead
+    /// of ending the utility-aware heuristics' pass once no task left could start now.
+    /// Either way the same tasks start, at the same places (the same digest): the
+    /// place-holders past that point are a plan that the next event clears unread. Not
+    /// serialized (the firmware's scenario encoding predates it): a decoded config plans
+    /// until nothing more can start.
+    #[serde(skip)]
+    pub full_plan: bool,
 }
 
 impl Config {
@@ -161,6 +169,7 @@ impl Config {
             seed: 0,
             small_fraction: 0.3,
             large_fraction: 0.6,
+            full_plan: false,
         }
     }
 }
@@ -226,8 +235,8 @@ pub struct Work {
     pub slot: u32,
     /// Its cached best option.
     pub best: Option<Choice>,
-    /// Whether it has been assigned (or left out) in this event.
-    pub done: bool,
+    /// Whether it may still start now (the utility-aware pass ends when none may).
+    pub may_start_now: bool,
     /// Assignments made in this event when its best was last computed, plus one.
     pub stamp: u32,
 }
@@ -781,7 +790,7 @@ impl<'a> Controller<'a> {
                 *w = Work {
                     slot: i as u32,
                     best: None,
-                    done: false,
+                    may_start_now: false,
                     stamp: 0,
                 };
                 n += 1;
@@ -1534,6 +1543,62 @@ mod tests {
     /// The fit memo is a cache: with no memo, a tiny one (constant collisions), or a large
     /// one (answers kept across events and checked against the booking log), every
     /// configuration makes the same decisions and ends the same, early completions included.
+    /// The utility-aware pass that ends once nothing may start now decides what the full
+    /// plan decides: the same starts, drops and reservations in the same order, the same
+    /// ledgers and the same task states, place-holders aside (which the next event clears).
+    #[test]
+    fn ending_the_plan_early_changes_no_decision() {
+        let platform = platform();
+        let classes = UtilityClasses::essc20();
+        let tasks = tasks(160);
+        let mut cut_somewhere = false;
+        for config in configs()
+            .into_iter()
+            .filter(|c| c.heuristic.is_utility_aware())
+        {
+            let mut runs = Vec::new();
+            for full_plan in [true, false] {
+                let config = Config {
+                    full_plan,
+                    ..config
+                };
+                let mut bufs = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+                let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
+                let (mut next, mut log) = (0, Vec::new());
+                drive(&mut ctl, &tasks, &mut next, (0, 240, false), &mut log);
+                let held = log
+                    .iter()
+                    .filter(|d| d.kind == DecisionKind::PlaceHold)
+                    .count();
+                log.retain(|d| d.kind != DecisionKind::PlaceHold);
+                let mut end = outcome(&ctl);
+                for t in end.5.iter_mut() {
+                    if t.0 == TaskState::PlaceHeld {
+                        *t = (TaskState::Mappable, None);
+                    }
+                    // The count of assignments made differs by the place-holders.
+                    if let Some(a) = t.1.as_mut() {
+                        a.seq = 0;
+                    }
+                }
+                runs.push((log, end, held));
+            }
+            let h = config.heuristic;
+            assert!(runs[0].0.len() > 30, "{h:?} decides enough to test");
+            assert_eq!(runs[1].0, runs[0].0, "{h:?}: same decisions");
+            assert_eq!(runs[1].1, runs[0].1, "{h:?}: same end");
+            if config.reservations == Reservations::PlaceHolder {
+                cut_somewhere |= runs[1].2 < runs[0].2;
+            } else {
+                assert_eq!(
+                    runs[1].2, runs[0].2,
+                    "{h:?}: permanent reservations are all made"
+                );
+            }
+        }
+        assert!(cut_somewhere, "some pass ended before planning every task");
+    }
+
     #[test]
     fn the_memo_changes_no_decision() {
         let platform = platform();

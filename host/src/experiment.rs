@@ -832,6 +832,7 @@ impl Experiment {
             trial,
             // Already applied to the scenario.
             budget_joules: None,
+            full_plan: false,
         }
     }
 }

@@ -8,6 +8,13 @@
 //! only if the memo no longer vouches for its start or its energy no longer fits, then sifts
 //! it down and looks again (lazy greedy). The picks are exactly those of the eager loop that
 //! rescans every task after every assignment, at O(log n) per step instead of O(n).
+//!
+//! With place-holders, most of a busy event's assignments are place-holders that the next
+//! event clears unread: once no task left could start now, nothing the pass still does
+//! changes what starts (or is reserved, or dropped) at this event or later. The pass ends
+//! there unless `Config::full_plan` asks for the whole plan. "Could start now" only turns
+//! false within an event (bookings are added, energy is spent), so each task's flag is
+//! checked again only while it is the first flagged one left.
 
 use super::Reservations;
 use crate::controller::{Choice, Controller, Decision, Work};
@@ -17,20 +24,24 @@ use crate::platform::{ClusterId, PState};
 /// An objective: the value of task slot `i` taking option `ch`.
 pub(crate) type Objective = fn(&Controller<'_>, u32, &Choice) -> Result<f64, Error>;
 
-/// The best option of task slot `i` under `objective`; ties keep the first (cluster, P-state).
+/// The best option of task slot `i` under `objective` (ties keep the first (cluster,
+/// P-state)), and whether any of its options starts now.
 pub(crate) fn best(
     ctl: &mut Controller<'_>,
     i: u32,
     objective: Objective,
-) -> Result<Option<Choice>, Error> {
+) -> Result<(Option<Choice>, bool), Error> {
     let filtered = super::filtered(ctl);
+    let now = ctl.now();
     let mut best: Option<Choice> = None;
+    let mut starts_now = false;
     for c in 0..ctl.cluster_count() {
         if ctl.placement(i, ClusterId(c)).is_none() {
             continue;
         }
         for p in 0..ctl.pstates() {
             if let Some(mut ch) = ctl.option(i, ClusterId(c), PState(p), filtered)? {
+                starts_now |= ch.start <= now;
                 let v = objective(ctl, i, &ch)?;
                 // A NaN objective ranks below every number, so it never wins by accident.
                 ch.value = if v.is_nan() { f64::NEG_INFINITY } else { v };
@@ -40,7 +51,43 @@ pub(crate) fn best(
             }
         }
     }
-    Ok(best)
+    Ok((best, starts_now))
+}
+
+/// Whether task slot `i` still has an option that starts now: nodes free over its run from
+/// now, its energy within what is left, the filter's consent.
+fn can_start_now(ctl: &mut Controller<'_>, i: u32) -> Result<bool, Error> {
+    let filtered = super::filtered(ctl);
+    for c in 0..ctl.cluster_count() {
+        if ctl.placement(i, ClusterId(c)).is_none() {
+            continue;
+        }
+        for p in 0..ctl.pstates() {
+            if ctl
+                .option_now(i, ClusterId(c), PState(p), filtered)?
+                .is_some()
+            {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// Whether a task of the heap may still start now; clears the flags found stale on the way
+/// (each at most once an event). Stops at the first that may.
+fn any_may_start_now(ctl: &mut Controller<'_>, len: usize) -> Result<bool, Error> {
+    for j in 0..len {
+        let w = ctl.work()[j];
+        if !w.may_start_now {
+            continue;
+        }
+        if can_start_now(ctl, w.slot)? {
+            return Ok(true);
+        }
+        ctl.work()[j].may_start_now = false;
+    }
+    Ok(false)
 }
 
 /// Whether `a` ranks above `b`: the higher value, then the earlier arrival (lower slot).
@@ -78,19 +125,26 @@ pub(super) fn run(
 ) -> Result<(), Error> {
     let n = ctl.collect_mappable()?;
     let mut len = 0;
+    let mut may_start_now = 0usize;
     for w in 0..n {
         let i = ctl.work()[w].slot;
-        let b = best(ctl, i, objective)?;
+        let (b, now) = best(ctl, i, objective)?;
         if b.is_some() {
             let work = ctl.work();
             work[len] = Work {
                 slot: i,
                 best: b,
-                done: false,
+                may_start_now: now,
                 stamp: 1,
             };
             len += 1;
+            may_start_now += now as usize;
         }
+    }
+    // Only place-holders are left to make once nothing may start now (see the module doc).
+    let plan_all = ctl.config().full_plan || reservations != Reservations::PlaceHolder;
+    if !plan_all && may_start_now == 0 {
+        return Ok(());
     }
     {
         let h = &mut ctl.work()[..len];
@@ -105,13 +159,14 @@ pub(super) fn run(
         let current = top.stamp == assignments + 1
             || (ctl.still_valid(&ch) && ch.day_energy <= ctl.energy_available());
         if !current {
-            let b = best(ctl, top.slot, objective)?;
+            let (b, now) = best(ctl, top.slot, objective)?;
             let h = &mut ctl.work()[..len];
             match b {
                 Some(_) => {
                     h[0] = Work {
                         best: b,
                         stamp: assignments + 1,
+                        may_start_now: top.may_start_now && now,
                         ..top
                     }
                 }
@@ -129,6 +184,9 @@ pub(super) fn run(
         h[0] = h[len - 1];
         len -= 1;
         sift_down(&mut ctl.work()[..len], 0);
+        if !plan_all && !any_may_start_now(ctl, len)? {
+            break;
+        }
     }
     Ok(())
 }

@@ -55,6 +55,10 @@ pub struct Args {
     /// The day's energy budget in joules, overriding the scenario's.
     #[arg(long)]
     pub budget_joules: Option<f64>,
+    /// Place-hold every task as seed 000's Algorithm 1 does, rather than end the pass once
+    /// nothing more can start (same decisions and digest; only slower).
+    #[arg(long)]
+    pub full_plan: bool,
 }
 
 fn parse_heuristic(s: &str) -> Result<Heuristic, String> {
@@ -91,6 +95,8 @@ pub struct RunOptions {
     pub trial: u32,
     /// The day's budget in joules, overriding the scenario's.
     pub budget_joules: Option<f64>,
+    /// Place-holders for every task (`Config::full_plan`).
+    pub full_plan: bool,
 }
 
 impl RunOptions {
@@ -103,6 +109,7 @@ impl RunOptions {
             leniency: None,
             trial: 0,
             budget_joules: None,
+            full_plan: false,
         }
     }
 }
@@ -291,6 +298,7 @@ pub fn config(scenario: &Scenario, opts: &RunOptions, trial: &Trial) -> anyhow::
     cfg.drop_threshold = h.is_utility_aware().then_some(sim.dropping_threshold);
     cfg.budget = budget;
     cfg.seed = trial.controller_seed;
+    cfg.full_plan = opts.full_plan;
     Ok(cfg)
 }
 
@@ -433,6 +441,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         leniency: args.leniency,
         trial: args.trial,
         budget_joules: args.budget_joules,
+        full_plan: args.full_plan,
     };
     let summary = run_trial(&scenario, &opts)?;
     if let Some(path) = &args.trace_out {
