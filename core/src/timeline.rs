@@ -221,6 +221,28 @@ impl<'a> ClusterTimeline<'a> {
     /// "can `k` nodes start now" question stops at the `k`-th free node): O(nodes x log
     /// bookings), with no sort.
     pub fn free_over(&self, s: Micros, e: Micros, want: u32) -> u32 {
+        self.free_over_by(true, s, e, want)
+    }
+
+    /// [`free_over`](Self::free_over), from the void index when `indexed` and it is fresh.
+    fn free_over_by(&self, indexed: bool, s: Micros, e: Micros, want: u32) -> u32 {
+        let index = self
+            .index
+            .as_ref()
+            .filter(|ix| indexed && ix.built == Some(self.version));
+        if let (Some(ix), true) = (index, s < e) {
+            // From a fresh index: the voids opening by s and closing at or after e are
+            // #{start <= s} - #{end < e} + #{s < start, end < e} (see `indexed_earliest`).
+            let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
+            let i = starts.partition_point(|x| x.start <= s.0);
+            let closed = ends.partition_point(|x| x.end < e.0);
+            let inside = starts[i..]
+                .iter()
+                .take_while(|x| x.start < e.0)
+                .filter(|x| x.end < e.0)
+                .count();
+            return ((i + inside - closed) as u32).min(want);
+        }
         let mut n = 0;
         for node in self.nodes.iter() {
             if node.is_free(s, e) {
@@ -1305,10 +1327,17 @@ mod tests {
                     let mut out = vec![0u32; k as usize];
                     let mut keys = vec![0u64; nodes.len()];
                     c.choose_nodes(m(t), f.start, m(d), &mut out, &mut keys);
-                    // Node choice read off the index is the choice from every timeline.
+                    // Node choice read off the index is the choice from every timeline,
+                    // and so are the counts of free nodes.
                     let mut scanned = vec![0u32; k as usize];
                     c.choose_nodes_by(false, m(t), f.start, m(d), &mut scanned, &mut keys);
                     prop_assert_eq!(&out, &scanned);
+                    for (s, e) in [(t, t + d), (f.start.0, f.start.0 + d), (t, t + 1), (t + d, t + 3 * d)] {
+                        prop_assert_eq!(
+                            c.free_over_by(true, m(s), m(e), u32::MAX),
+                            c.free_over_by(false, m(s), m(e), u32::MAX)
+                        );
+                    }
                     if c.book(&out, run(2000 + i as u32, f.start.0, f.start.0 + d)).is_ok() {
                         let ix = c.index.as_ref().unwrap();
                         if ix.built == Some(c.version) {
