@@ -855,7 +855,7 @@ impl<'a> ClusterTimeline<'a> {
         for (i, node) in self.nodes.iter_mut().enumerate() {
             let bs = &mut node.bookings;
             let j = bs.partition_point(|b| b.start < start);
-            if !bs.get(j).is_some_and(|b| b.task == task) {
+            if bs.get(j).is_none_or(|b| b.task != task) {
                 continue;
             }
             let b = bs[j];
