@@ -405,8 +405,10 @@ impl<'a> Controller<'a> {
 
     /// Gives the clusters a void index over `voids` (split in proportion to their nodes): the
     /// earliest-start queries then need no sort. Decisions do not change; a cluster whose
-    /// voids outgrow its share falls back to sorting. `2 x 16 + 3` entries a node is ample for
-    /// ESSC (two sorted copies of sixteen voids a node, and three per node to apply a booking).
+    /// voids outgrow its share falls back to sorting. Each cluster's share holds six work
+    /// entries a node (to apply a change), then the index's two sorted copies (two thirds of
+    /// the rest) and those of its copy without place-holders (a third). `48` entries a node
+    /// is ample for ESSC (fourteen voids a node in the index, seven in the copy).
     pub fn with_void_index(mut self, voids: &'a mut [Void]) -> Controller<'a> {
         let total = self.platform.total_nodes().max(1) as usize;
         let mut rest = voids;
@@ -417,8 +419,12 @@ impl<'a> Controller<'a> {
             rest = tail;
             let work = ClusterTimeline::index_work_len(c.nodes.0 as usize).min(mine.len());
             let (w, sorted) = mine.split_at_mut(work);
-            let (a, b) = sorted.split_at_mut(sorted.len() / 2);
+            // Two thirds for the index, one third for its copy without place-holders.
+            let (main, base) = sorted.split_at_mut(sorted.len() / 3 * 2);
+            let (a, b) = main.split_at_mut(main.len() / 2);
+            let (c, d) = base.split_at_mut(base.len() / 2);
             self.clusters[i].set_index(a, b, w);
+            self.clusters[i].set_base_index(c, d);
         }
         self
     }

@@ -137,11 +137,24 @@ pub struct Void {
 struct VoidIndex<'a> {
     by_start: &'a mut [Void],
     by_end: &'a mut [Void],
-    /// Room for one booking's removed voids (one per node) and added ones (two per node).
+    /// Room for one change's removed and added voids, three per node, twice: for this
+    /// index and for `base`.
     work: &'a mut [Void],
     len: usize,
     /// The cluster version it was built for (`None`: stale, or did not fit).
     built: Option<u32>,
+    /// The same index without the place-holders, kept alongside (empty storage: none).
+    base: Base<'a>,
+}
+
+/// The voids of a cluster's bookings other than place-holders, sorted both ways: what the
+/// index becomes when a mapping event clears the place-holders, copied instead of rebuilt.
+struct Base<'a> {
+    by_start: &'a mut [Void],
+    by_end: &'a mut [Void],
+    len: usize,
+    /// Whether it holds exactly those voids now.
+    ok: bool,
 }
 
 /// A booking as the fit memo replays it: its span and how many nodes it took.
@@ -170,6 +183,10 @@ pub struct ClusterTimeline<'a> {
     /// their count modulo its length.
     tightened: u32,
     log: [Logged; BOOKING_LOG],
+    /// Place-holder bookings (one per node) on the cluster now.
+    held: u32,
+    /// Whether a place-holder was ever booked here (only then is the base index kept).
+    holds: bool,
 }
 
 impl<'a> ClusterTimeline<'a> {
@@ -185,6 +202,8 @@ impl<'a> ClusterTimeline<'a> {
             loosened: 0,
             tightened: 0,
             log: [Logged::default(); BOOKING_LOG],
+            held: 0,
+            holds: false,
         }
     }
 
@@ -271,16 +290,52 @@ impl<'a> ClusterTimeline<'a> {
             work,
             len: 0,
             built: None,
+            base: Base {
+                by_start: &mut [],
+                by_end: &mut [],
+                len: 0,
+                ok: false,
+            },
         });
     }
 
-    /// Work-buffer entries [`set_index`](Self::set_index) needs: three per node.
+    /// Gives the void index (set first) two more sorted buffers (equal lengths) for the
+    /// voids without place-holders, so that clearing them copies that index back instead of
+    /// rebuilding and sorting every void (a cache as well: any length works).
+    pub fn set_base_index(&mut self, by_start: &'a mut [Void], by_end: &'a mut [Void]) {
+        if let Some(ix) = self.index.as_mut() {
+            ix.base = Base {
+                by_start,
+                by_end,
+                len: 0,
+                ok: false,
+            };
+        }
+    }
+
+    /// Work-buffer entries [`set_index`](Self::set_index) needs: six per node.
     pub const fn index_work_len(nodes: usize) -> usize {
-        3 * nodes
+        6 * nodes
     }
 
     fn changed(&mut self) {
         self.version = self.version.wrapping_add(1);
+    }
+
+    /// Whether the base index holds the cluster's voids without place-holders now, with room
+    /// in the work buffer to keep it so through a change.
+    fn base_kept(&self) -> bool {
+        let n = self.nodes.len();
+        self.index
+            .as_ref()
+            .is_some_and(|ix| ix.base.ok && ix.work.len() >= 6 * n)
+    }
+
+    /// Stops keeping the base index (a change it does not follow).
+    fn drop_base(&mut self) {
+        if let Some(ix) = self.index.as_mut() {
+            ix.base.ok = false;
+        }
     }
 
     /// Rebuilds the void index if a booking changed since it was built; false if it cannot
@@ -323,6 +378,14 @@ impl<'a> ClusterTimeline<'a> {
         ix.by_end[..v].sort_unstable_by_key(by_end_key);
         ix.len = v;
         ix.built = Some(version);
+        // Without place-holders on it, the cluster's voids are the base's: keep a copy.
+        let b = &mut ix.base;
+        b.ok = self.holds && self.held == 0 && v <= b.by_start.len().min(b.by_end.len());
+        if b.ok {
+            b.by_start[..v].copy_from_slice(&ix.by_start[..v]);
+            b.by_end[..v].copy_from_slice(&ix.by_end[..v]);
+            b.len = v;
+        }
         true
     }
 
@@ -404,22 +467,30 @@ impl<'a> ClusterTimeline<'a> {
         let Some(ix) = self.index.as_mut() else {
             return;
         };
-        let cap = ix.by_start.len().min(ix.by_end.len());
-        if ix.len - removed + added > cap {
-            ix.built = None;
-            return;
-        }
         let (rem, rest) = ix.work.split_at_mut(at);
         let (rem, add) = (&mut rem[..removed], &mut rest[..added]);
-        rem.sort_unstable_by_key(by_start_key);
-        add.sort_unstable_by_key(by_start_key);
-        let len = merge_replace(ix.by_start, ix.len, rem, add, by_start_key);
-        rem.sort_unstable_by_key(by_end_key);
-        add.sort_unstable_by_key(by_end_key);
-        let len2 = merge_replace(ix.by_end, ix.len, rem, add, by_end_key);
-        debug_assert_eq!(len, len2);
-        ix.len = len;
-        ix.built = Some(version);
+        match replace_sorted(ix.by_start, ix.by_end, ix.len, rem, add) {
+            Some(len) => {
+                ix.len = len;
+                ix.built = Some(version);
+            }
+            None => ix.built = None,
+        }
+    }
+
+    /// Replaces the base voids `work[from..from + removed]` by `work[at..at + added]`; the
+    /// base is no longer kept if they do not fit.
+    fn replace_base(&mut self, from: usize, removed: usize, at: usize, added: usize) {
+        let Some(ix) = self.index.as_mut() else {
+            return;
+        };
+        let b = &mut ix.base;
+        let (rem, add) = ix.work[from..].split_at_mut(at - from);
+        let (rem, add) = (&mut rem[..removed], &mut add[..added]);
+        match replace_sorted(b.by_start, b.by_end, b.len, rem, add) {
+            Some(len) => b.len = len,
+            None => b.ok = false,
+        }
     }
 
     /// The earliest start at or after `t` at which `k` nodes are free for `d`, or `None` if
@@ -696,12 +767,15 @@ impl<'a> ClusterTimeline<'a> {
             .index
             .as_ref()
             .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * nodes.len());
+        let held = b.kind == BookingKind::PlaceHolder;
+        let base = !held && self.base_kept();
+        let cn = self.nodes.len();
         self.changed();
-        let mut removed = 0;
+        let (mut removed, mut base_removed, mut base_added) = (0, 0, 0);
         for (j, &n) in nodes.iter().enumerate() {
             // One search per node: the bookings before `i` end by `b.start`, so the node is
             // free if the one at `i` starts at or after `b.end`; `i` is then where `b` goes.
-            let placed: Result<(u64, u64), Error> = match self.nodes.get_mut(n as usize) {
+            let placed: Result<(u64, u64, usize), Error> = match self.nodes.get_mut(n as usize) {
                 None => Err(InputError::BadNodeCount {
                     nodes: n + 1,
                     cluster_nodes: self.nodes.len() as u32,
@@ -720,13 +794,13 @@ impl<'a> ClusterTimeline<'a> {
                         Err(InputError::Overlap.into())
                     } else {
                         bs.insert(i, b)
-                            .map(|()| (before, after))
+                            .map(|()| (before, after, i))
                             .map_err(|_| full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into())
                     }
                 }
             };
             match placed {
-                Ok((start, end)) => {
+                Ok((start, end, i)) => {
                     if let Some(ix) = self.index.as_mut().filter(|_| fresh) {
                         ix.work[removed] = Void {
                             start,
@@ -734,6 +808,27 @@ impl<'a> ClusterTimeline<'a> {
                             node: n,
                         };
                         removed += 1;
+                    }
+                    if let Some(ix) = self.index.as_mut().filter(|_| base) {
+                        // The base void this booking splits (place-holders aside): work[3n..4n]
+                        // holds those, work[4n..6n] the pieces left.
+                        let (a, e) = base_bounds(&self.nodes[n as usize].bookings, i, i + 1);
+                        ix.work[3 * cn + base_removed] = Void {
+                            start: a,
+                            end: e,
+                            node: n,
+                        };
+                        base_removed += 1;
+                        for (a, e) in [(a, b.start.0), (b.end.0, e)] {
+                            if e > a {
+                                ix.work[4 * cn + base_added] = Void {
+                                    start: a,
+                                    end: e,
+                                    node: n,
+                                };
+                                base_added += 1;
+                            }
+                        }
                     }
                 }
                 Err(e) => {
@@ -751,6 +846,13 @@ impl<'a> ClusterTimeline<'a> {
         }
         if fresh {
             self.split_voids(removed, b);
+        }
+        if base {
+            self.replace_base(3 * cn, base_removed, 4 * cn, base_added);
+        }
+        if held {
+            self.held += nodes.len() as u32;
+            self.holds = true;
         }
         self.log[self.tightened as usize % BOOKING_LOG] = Logged {
             start: b.start.0,
@@ -774,7 +876,19 @@ impl<'a> ClusterTimeline<'a> {
         if cleared {
             self.changed();
             self.loosened = self.loosened.wrapping_add(1);
+            // What is left is what the base index holds: copy it, no rebuild.
+            let version = self.version;
+            if let Some(ix) = self.index.as_mut().filter(|ix| ix.base.ok) {
+                let (b, len) = (&ix.base, ix.base.len);
+                if len <= ix.by_start.len().min(ix.by_end.len()) {
+                    ix.by_start[..len].copy_from_slice(&b.by_start[..len]);
+                    ix.by_end[..len].copy_from_slice(&b.by_end[..len]);
+                    ix.len = len;
+                    ix.built = Some(version);
+                }
+            }
         }
+        self.held = 0;
     }
 
     /// Removes every booking of `task`; returns on how many nodes it was found.
@@ -786,17 +900,21 @@ impl<'a> ClusterTimeline<'a> {
     /// `at` free time from `at` on (and so loosen the cluster).
     fn remove_until(&mut self, task: TaskId, at: Micros) -> u32 {
         self.changed();
+        self.drop_base();
         let mut found = 0;
         let mut freed = false;
+        let mut held = 0;
         for n in self.nodes.iter_mut() {
             let before = n.bookings.len();
             n.bookings.retain(|b| {
                 let mine = b.task == task;
                 freed |= mine && b.end > at;
+                held += (mine && b.kind == BookingKind::PlaceHolder) as u32;
                 !mine
             });
             found += (before - n.bookings.len()) as u32;
         }
+        self.held -= held;
         if freed {
             self.loosened = self.loosened.wrapping_add(1);
         }
@@ -849,8 +967,10 @@ impl<'a> ClusterTimeline<'a> {
             .index
             .as_ref()
             .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * n);
+        let base = self.base_kept();
         self.changed();
         let (mut found, mut removed) = (0, 0);
+        let (mut base_removed, mut base_added) = (0, 0);
         let mut freed = false;
         for (i, node) in self.nodes.iter_mut().enumerate() {
             let bs = &mut node.bookings;
@@ -860,6 +980,29 @@ impl<'a> ClusterTimeline<'a> {
             }
             let b = bs[j];
             freed |= b.end > at;
+            if b.kind == BookingKind::PlaceHolder {
+                self.held -= 1;
+            } else if let Some(ix) = self.index.as_mut().filter(|_| base) {
+                // Its base void joins likewise: work[3n..5n] the sides, work[5n..6n] the whole.
+                let (before, after) = base_bounds(bs, j, j + 1);
+                let node = i as u32;
+                for (a, e) in [(before, b.start.0), (b.end.0, after)] {
+                    if e > a {
+                        ix.work[3 * n + base_removed] = Void {
+                            start: a,
+                            end: e,
+                            node,
+                        };
+                        base_removed += 1;
+                    }
+                }
+                ix.work[5 * n + base_added] = Void {
+                    start: before,
+                    end: after,
+                    node,
+                };
+                base_added += 1;
+            }
             if let Some(ix) = self.index.as_mut().filter(|_| fresh) {
                 let before = if j == 0 { 0 } else { bs[j - 1].end.0 };
                 let after = bs.get(j + 1).map_or(u64::MAX, |x| x.start.0);
@@ -886,6 +1029,9 @@ impl<'a> ClusterTimeline<'a> {
         if fresh {
             self.replace_voids(removed, 2 * n, found as usize);
         }
+        if base {
+            self.replace_base(3 * n, base_removed, 5 * n, base_added);
+        }
         if freed {
             self.loosened = self.loosened.wrapping_add(1);
         }
@@ -906,6 +1052,11 @@ impl<'a> ClusterTimeline<'a> {
             let stale = n.bookings.partition_point(|b| b.end <= now);
             if stale > 0 {
                 pruned = true;
+                let held = n.bookings[..stale]
+                    .iter()
+                    .filter(|b| b.kind == BookingKind::PlaceHolder)
+                    .count();
+                self.held -= held as u32;
                 // Keep the order: shift the rest down.
                 let len = n.bookings.len();
                 for i in stale..len {
@@ -917,6 +1068,7 @@ impl<'a> ClusterTimeline<'a> {
         // Completions remove their bookings, so there is seldom anything to prune.
         if pruned {
             self.changed();
+            self.drop_base();
         }
     }
 
@@ -956,6 +1108,44 @@ fn by_start_key(x: &Void) -> (u64, u64, u32) {
 /// The void index's order by end (total likewise: one void of a node ends at any instant).
 fn by_end_key(x: &Void) -> (u64, u64, u32) {
     (x.end, x.start, x.node)
+}
+
+/// In both sorted arrays of `len` voids, replaces `rem` by `add` (both sorted in place
+/// here); returns the new length, or `None` if it does not fit.
+fn replace_sorted(
+    by_start: &mut [Void],
+    by_end: &mut [Void],
+    len: usize,
+    rem: &mut [Void],
+    add: &mut [Void],
+) -> Option<usize> {
+    if len - rem.len() + add.len() > by_start.len().min(by_end.len()) {
+        return None;
+    }
+    rem.sort_unstable_by_key(by_start_key);
+    add.sort_unstable_by_key(by_start_key);
+    let n = merge_replace(by_start, len, rem, add, by_start_key);
+    rem.sort_unstable_by_key(by_end_key);
+    add.sort_unstable_by_key(by_end_key);
+    let n2 = merge_replace(by_end, len, rem, add, by_end_key);
+    debug_assert_eq!(n, n2);
+    Some(n)
+}
+
+/// The base void (see [`Base`]) a node's bookings `bs` have around their indices `i..j`:
+/// from the end of the last booking before `i` that is not a place-holder (or zero) to the
+/// start of the first such booking from `j` on (or the end of time).
+fn base_bounds(bs: &[Booking], i: usize, j: usize) -> (u64, u64) {
+    let before = bs[..i]
+        .iter()
+        .rev()
+        .find(|x| x.kind != BookingKind::PlaceHolder)
+        .map_or(0, |x| x.end.0);
+    let after = bs[j..]
+        .iter()
+        .find(|x| x.kind != BookingKind::PlaceHolder)
+        .map_or(u64::MAX, |x| x.start.0);
+    (before, after)
 }
 
 /// In `arr[..len]`, sorted by `key`, removes the multiset `rem` and merges in `add` (both
@@ -1437,6 +1627,81 @@ mod tests {
                 }
             }
             let _ = incremental;
+        }
+
+        #[test]
+        fn the_index_without_place_holders_is_kept_through_events(nodes in arb_cluster(), ops in prop::collection::vec((0u8..4, 0u64..300, 1u32..5, 1u64..60), 1..40)) {
+            let mut st = vec![NodeTimeline::new(); nodes.len()];
+            let mut c = build(&mut st, &nodes, false);
+            let l = ClusterTimeline::scratch_len(nodes.len());
+            let leak = |n: usize| -> &'static mut [Void] { std::boxed::Box::leak(vec![Void::default(); n].into_boxed_slice()) };
+            c.set_index(leak(l), leak(l), leak(ClusterTimeline::index_work_len(nodes.len())));
+            c.set_base_index(leak(l), leak(l));
+            let mut bufs = Bufs::new(nodes.len());
+            let mut live: Vec<(u32, u64)> = Vec::new();
+            let (mut copied, mut kept) = (0, 0);
+            for (i, &(op, t, k, d)) in ops.iter().enumerate() {
+                let id = 7000 + i as u32;
+                match op {
+                    // An event: the place-holders go.
+                    0 => {
+                        let had = c.held > 0;
+                        c.clear_place_holders();
+                        if had && c.index.as_ref().unwrap().built == Some(c.version) {
+                            copied += 1;
+                        }
+                    }
+                    // A reservation or a place-holder at the earliest start.
+                    1 | 2 => {
+                        if let Some(f) = c.earliest_start(m(t), NodeCount(k), m(d), &mut bufs.scratch()).unwrap() {
+                            let mut out = vec![0u32; k as usize];
+                            let mut keys = vec![0u64; nodes.len()];
+                            c.choose_nodes(m(t), f.start, m(d), &mut out, &mut keys);
+                            let b = if op == 1 { run(id, f.start.0, f.start.0 + d) } else { place(id, f.start.0, f.start.0 + d) };
+                            if c.book(&out, b).is_ok() && op == 1 {
+                                live.push((id, f.start.0));
+                            }
+                        }
+                    }
+                    // A reservation taken back.
+                    _ => {
+                        if let Some((id, s)) = live.pop() {
+                            prop_assert!(c.remove_task_from(TaskId(id), m(s)) > 0);
+                        }
+                    }
+                }
+                let held = c.nodes().iter().flat_map(|n| n.bookings()).filter(|b| b.kind == BookingKind::PlaceHolder).count();
+                prop_assert_eq!(c.held as usize, held);
+                // The base, when kept, is the index a cluster without place-holders rebuilds.
+                let ix = c.index.as_ref().unwrap();
+                if ix.base.ok {
+                    kept += 1;
+                    let base = (ix.base.by_start[..ix.base.len].to_vec(), ix.base.by_end[..ix.base.len].to_vec());
+                    let mut st2 = vec![NodeTimeline::new(); nodes.len()];
+                    let mut c2 = ClusterTimeline::new(&mut st2);
+                    for (n, node) in c.nodes().iter().enumerate() {
+                        for b in node.bookings().iter().filter(|b| b.kind != BookingKind::PlaceHolder) {
+                            c2.book(&[n as u32], *b).unwrap();
+                        }
+                    }
+                    c2.set_index(leak(l), leak(l), leak(ClusterTimeline::index_work_len(nodes.len())));
+                    prop_assert!(c2.fresh_index());
+                    let ix2 = c2.index.as_ref().unwrap();
+                    prop_assert_eq!(&base.0[..], &ix2.by_start[..ix2.len]);
+                    prop_assert_eq!(&base.1[..], &ix2.by_end[..ix2.len]);
+                }
+                // And the index, when fresh, is its own rebuild.
+                let ix = c.index.as_ref().unwrap();
+                if ix.built == Some(c.version) {
+                    let (a, b) = (ix.by_start[..ix.len].to_vec(), ix.by_end[..ix.len].to_vec());
+                    c.index.as_mut().unwrap().built = None;
+                    prop_assert!(c.fresh_index());
+                    let ix = c.index.as_ref().unwrap();
+                    prop_assert_eq!(&a[..], &ix.by_start[..ix.len]);
+                    prop_assert_eq!(&b[..], &ix.by_end[..ix.len]);
+                }
+            }
+            let _ = (copied, kept);
         }
 
         #[test]

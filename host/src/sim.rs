@@ -15,9 +15,10 @@ use kairos_core::utility::UtilityClasses;
 /// platforms with room to spare, so collisions are rare.
 pub const MEMO_ENTRIES: usize = 16384;
 
-/// Voids a node may hold in the void index on average before its cluster falls back to
-/// sorting (a cache size only: decisions do not depend on it).
-pub const VOIDS_PER_NODE: usize = 16;
+/// Void-index entries a node, halved: the buffer holds twice this many a node (see
+/// `Controller::with_void_index` for how a cluster splits its share). A cache size only:
+/// decisions do not depend on it.
+pub const VOIDS_PER_NODE: usize = 24;
 
 /// Heap-allocated storage for one controller.
 pub struct HostStorage {
