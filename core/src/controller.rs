@@ -195,6 +195,12 @@ pub struct MemoEntry {
     tight: u32,
     /// Whether `start` is the answer (false: only a lower bound, such as "not now").
     exact: bool,
+    /// A lower bound found with no place-holder on the cluster (0: none): it survives the
+    /// place-holders being cleared, as long as nothing else was freed (`base_loose`, the
+    /// cluster's count of that), so a mapping event resumes each query from the last
+    /// event's answer instead of from now.
+    floor: u64,
+    base_loose: u32,
 }
 
 /// What the fit memo knows about a question.
@@ -891,8 +897,18 @@ impl<'a> Controller<'a> {
             return Ok(Known::AtLeast(0));
         };
         let e = &mut self.memo[i];
-        if e.cluster != c.0 || e.k != k.0 || e.d != d.0 || e.loose != loose {
+        if e.cluster != c.0 || e.k != k.0 || e.d != d.0 {
             return Ok(Known::AtLeast(0));
+        }
+        if e.loose != loose {
+            // Freed since: only the floor survives, if all that was freed were place-holders
+            // (a mapping event clearing them).
+            let floor = if e.base_loose == tl.base_loosened() {
+                e.floor
+            } else {
+                0
+            };
+            return Ok(Known::AtLeast(floor));
         }
         if e.exact && e.found && e.tight != tight {
             match tl.booked_since(e.tight) {
@@ -941,11 +957,27 @@ impl<'a> Controller<'a> {
         let Some(i) = idx else {
             return (u32::MAX, 0);
         };
-        let (loose, tight) = self
-            .clusters
-            .get(c.0 as usize)
-            .map_or((0, 0), |t| (t.loosened(), t.tightened()));
+        let (loose, tight, clean, base_loose) =
+            self.clusters
+                .get(c.0 as usize)
+                .map_or((0, 0, false, 0), |t| {
+                    (
+                        t.loosened(),
+                        t.tightened(),
+                        t.held() == 0,
+                        t.base_loosened(),
+                    )
+                });
         let e = &mut self.memo[i];
+        let same = e.cluster == c.0 && e.k == k.0 && e.d == d.0 && e.base_loose == base_loose;
+        let floor = match (clean, start) {
+            // Without place-holders, this is the floor (and no start at all stays so).
+            (true, Some(s)) => s.0,
+            (true, None) if exact => u64::MAX,
+            // With them, the last floor stays one (bookings were only added since).
+            _ if same => e.floor,
+            _ => 0,
+        };
         *e = MemoEntry {
             gen: e.gen.wrapping_add(1),
             cluster: c.0,
@@ -957,6 +989,8 @@ impl<'a> Controller<'a> {
             loose,
             tight,
             exact,
+            floor,
+            base_loose,
         };
         (i as u32, e.gen)
     }

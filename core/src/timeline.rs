@@ -183,6 +183,10 @@ pub struct ClusterTimeline<'a> {
     /// their count modulo its length.
     tightened: u32,
     log: [Logged; BOOKING_LOG],
+    /// Bumped whenever time held by something other than a place-holder is freed: between
+    /// two bumps, an earliest start found without place-holders on the cluster stays a lower
+    /// bound through any number of place-holders booked and cleared.
+    base_loosened: u32,
     /// Place-holder bookings (one per node) on the cluster now.
     held: u32,
     /// Whether a place-holder was ever booked here (only then is the base index kept).
@@ -202,9 +206,21 @@ impl<'a> ClusterTimeline<'a> {
             loosened: 0,
             tightened: 0,
             log: [Logged::default(); BOOKING_LOG],
+            base_loosened: 0,
             held: 0,
             holds: false,
         }
+    }
+
+    /// How many times time held by running tasks or reservations has been freed (see the
+    /// field's doc).
+    pub fn base_loosened(&self) -> u32 {
+        self.base_loosened
+    }
+
+    /// Place-holder bookings on the cluster now (one per node).
+    pub fn held(&self) -> u32 {
+        self.held
     }
 
     /// How many times time on this cluster has been freed (see the field's doc): answers
@@ -232,6 +248,7 @@ impl<'a> ClusterTimeline<'a> {
     /// the copied memo's answers stay paired with the right history).
     pub fn copy_history(&mut self, from: &ClusterTimeline<'_>) {
         self.loosened = from.loosened;
+        self.base_loosened = from.base_loosened;
         self.tightened = from.tightened;
         self.log = from.log;
     }
@@ -902,13 +919,14 @@ impl<'a> ClusterTimeline<'a> {
         self.changed();
         self.drop_base();
         let mut found = 0;
-        let mut freed = false;
+        let (mut freed, mut base_freed) = (false, false);
         let mut held = 0;
         for n in self.nodes.iter_mut() {
             let before = n.bookings.len();
             n.bookings.retain(|b| {
                 let mine = b.task == task;
                 freed |= mine && b.end > at;
+                base_freed |= mine && b.end > at && b.kind != BookingKind::PlaceHolder;
                 held += (mine && b.kind == BookingKind::PlaceHolder) as u32;
                 !mine
             });
@@ -917,6 +935,9 @@ impl<'a> ClusterTimeline<'a> {
         self.held -= held;
         if freed {
             self.loosened = self.loosened.wrapping_add(1);
+        }
+        if base_freed {
+            self.base_loosened = self.base_loosened.wrapping_add(1);
         }
         found
     }
@@ -971,7 +992,7 @@ impl<'a> ClusterTimeline<'a> {
         self.changed();
         let (mut found, mut removed) = (0, 0);
         let (mut base_removed, mut base_added) = (0, 0);
-        let mut freed = false;
+        let (mut freed, mut base_freed) = (false, false);
         for (i, node) in self.nodes.iter_mut().enumerate() {
             let bs = &mut node.bookings;
             let j = bs.partition_point(|b| b.start < start);
@@ -980,6 +1001,7 @@ impl<'a> ClusterTimeline<'a> {
             }
             let b = bs[j];
             freed |= b.end > at;
+            base_freed |= b.end > at && b.kind != BookingKind::PlaceHolder;
             if b.kind == BookingKind::PlaceHolder {
                 self.held -= 1;
             } else if let Some(ix) = self.index.as_mut().filter(|_| base) {
@@ -1034,6 +1056,9 @@ impl<'a> ClusterTimeline<'a> {
         }
         if freed {
             self.loosened = self.loosened.wrapping_add(1);
+        }
+        if base_freed {
+            self.base_loosened = self.base_loosened.wrapping_add(1);
         }
         found
     }
