@@ -1049,7 +1049,7 @@ impl<'a> Controller<'a> {
         if fit.start >= self.config.day_end {
             return Ok(None);
         }
-        self.choice(i, c, p, fit.start, memo, gen)
+        self.choice(&pl, c, p, fit.start, memo, gen)
     }
 
     /// The option of task slot `i` on (c, p) if it can start now (`None` otherwise, or if the
@@ -1104,23 +1104,20 @@ impl<'a> Controller<'a> {
                 self.remember(idx, c, pl.nodes, d, Some(now), free, true)
             }
         };
-        self.choice(i, c, p, now, slot, gen)
+        self.choice(&pl, c, p, now, slot, gen)
     }
 
-    /// The choice of task slot `i` on (c, p) starting at `start`; `None` if its day energy
+    /// The choice of placement `pl` on (c, p) starting at `start`; `None` if its day energy
     /// does not fit what is left.
     fn choice(
         &self,
-        i: u32,
+        pl: &Placement,
         c: ClusterId,
         p: PState,
         start: Micros,
         memo: u32,
         gen: u32,
     ) -> Result<Option<Choice>, Error> {
-        let pl = self
-            .placement(i, c)
-            .ok_or(InputError::UnknownCluster(c.0))?;
         let d = pl.etc[p.0 as usize];
         let energy = pl.energy(p);
         let day_energy = window_share(
