@@ -413,8 +413,9 @@ impl<'a> Controller<'a> {
     /// earliest-start queries then need no sort. Decisions do not change; a cluster whose
     /// voids outgrow its share falls back to sorting. Each cluster's share holds six work
     /// entries a node (to apply a change), then the index's two sorted copies (two thirds of
-    /// the rest) and those of its copy without place-holders (a third). `48` entries a node
-    /// is ample for ESSC (fourteen voids a node in the index, seven in the copy).
+    /// the rest) and those of its copy without place-holders (a third). The host gives 128
+    /// entries a node (forty voids a node in the index, twenty in the copy): the
+    /// reservation-heavy ESSC 10k days (Random: 150,000 bookings) need more than 14.
     pub fn with_void_index(mut self, voids: &'a mut [Void]) -> Controller<'a> {
         let total = self.platform.total_nodes().max(1) as usize;
         let mut rest = voids;

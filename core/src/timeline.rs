@@ -189,6 +189,12 @@ pub struct ClusterTimeline<'a> {
     base_loosened: u32,
     /// Place-holder bookings (one per node) on the cluster now.
     held: u32,
+    /// Bookings (one per node) on the cluster now.
+    booked: u32,
+    /// `booked` when the void index last failed to fit: it is not rebuilt again until the
+    /// cluster holds notably fewer bookings (the sweep answers meanwhile, and a rebuild that
+    /// runs out of room half-way is pure waste).
+    overflowed: Option<u32>,
     /// Whether a place-holder was ever booked here (only then is the base index kept).
     holds: bool,
 }
@@ -208,6 +214,8 @@ impl<'a> ClusterTimeline<'a> {
             log: [Logged::default(); BOOKING_LOG],
             base_loosened: 0,
             held: 0,
+            booked: 0,
+            overflowed: None,
             holds: false,
         }
     }
@@ -365,6 +373,9 @@ impl<'a> ClusterTimeline<'a> {
         if ix.built == Some(version) {
             return true;
         }
+        if self.overflowed.is_some_and(|at| self.booked > at - at / 8) {
+            return false;
+        }
         let cap = ix.by_start.len().min(ix.by_end.len());
         let mut v = 0;
         for (n, node) in self.nodes.iter().enumerate() {
@@ -378,6 +389,7 @@ impl<'a> ClusterTimeline<'a> {
                 if b.0 > a {
                     if v >= cap {
                         ix.built = None;
+                        self.overflowed = Some(self.booked);
                         return false;
                     }
                     ix.by_start[v] = Void {
@@ -395,6 +407,7 @@ impl<'a> ClusterTimeline<'a> {
         ix.by_end[..v].sort_unstable_by_key(by_end_key);
         ix.len = v;
         ix.built = Some(version);
+        self.overflowed = None;
         // Without place-holders on it, the cluster's voids are the base's: keep a copy.
         let b = &mut ix.base;
         b.ok = self.holds && self.held == 0 && v <= b.by_start.len().min(b.by_end.len());
@@ -871,6 +884,7 @@ impl<'a> ClusterTimeline<'a> {
             self.held += nodes.len() as u32;
             self.holds = true;
         }
+        self.booked += nodes.len() as u32;
         self.log[self.tightened as usize % BOOKING_LOG] = Logged {
             start: b.start.0,
             end: b.end.0,
@@ -888,6 +902,7 @@ impl<'a> ClusterTimeline<'a> {
             n.bookings.retain(|b| b.kind != BookingKind::PlaceHolder);
             cleared |= n.bookings.len() != before;
         }
+        self.booked -= self.held;
         // Without place-holders (the heuristics that reserve permanently) nothing changed,
         // and the void index stays fresh.
         if cleared {
@@ -933,6 +948,7 @@ impl<'a> ClusterTimeline<'a> {
             found += (before - n.bookings.len()) as u32;
         }
         self.held -= held;
+        self.booked -= found;
         if freed {
             self.loosened = self.loosened.wrapping_add(1);
         }
@@ -1054,6 +1070,7 @@ impl<'a> ClusterTimeline<'a> {
         if base {
             self.replace_base(3 * n, base_removed, 5 * n, base_added);
         }
+        self.booked -= found;
         if freed {
             self.loosened = self.loosened.wrapping_add(1);
         }
@@ -1082,6 +1099,7 @@ impl<'a> ClusterTimeline<'a> {
                     .filter(|b| b.kind == BookingKind::PlaceHolder)
                     .count();
                 self.held -= held as u32;
+                self.booked -= stale as u32;
                 // Keep the order: shift the rest down.
                 let len = n.bookings.len();
                 for i in stale..len {
@@ -1697,6 +1715,8 @@ mod tests {
                 }
                 let held = c.nodes().iter().flat_map(|n| n.bookings()).filter(|b| b.kind == BookingKind::PlaceHolder).count();
                 prop_assert_eq!(c.held as usize, held);
+                let booked: usize = c.nodes().iter().map(|n| n.bookings().len()).sum();
+                prop_assert_eq!(c.booked as usize, booked);
                 // The base, when kept, is the index a cluster without place-holders rebuilds.
                 let ix = c.index.as_ref().unwrap();
                 if ix.base.ok {

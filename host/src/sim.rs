@@ -18,7 +18,7 @@ pub const MEMO_ENTRIES: usize = 16384;
 /// Void-index entries a node, halved: the buffer holds twice this many a node (see
 /// `Controller::with_void_index` for how a cluster splits its share). A cache size only:
 /// decisions do not depend on it.
-pub const VOIDS_PER_NODE: usize = 24;
+pub const VOIDS_PER_NODE: usize = 64;
 
 /// Heap-allocated storage for one controller.
 pub struct HostStorage {
