@@ -828,6 +828,14 @@ impl<'a> Controller<'a> {
         &mut self.rng
     }
 
+    /// The platform task type task slot `i` runs as (`None`: a table of its own).
+    pub(crate) fn task_type(&self, i: u32) -> Option<crate::platform::TaskTypeId> {
+        match self.tasks[i as usize].task.demand {
+            crate::task::Demand::Typed(t) => Some(t),
+            crate::task::Demand::Own(_) => None,
+        }
+    }
+
     /// The placement of task slot `i` on cluster `c`.
     pub(crate) fn placement(&self, i: u32, c: ClusterId) -> Option<Placement> {
         self.tasks[i as usize].task.on(self.platform, c).copied()

@@ -4,7 +4,7 @@
 //! At every event the reservation, if it has not started, is recomputed: taken back and
 //! given again in arrival order, which can only bring it earlier. P-state 0, no dropping.
 
-use super::{earliest_anywhere, start_now_anywhere, Reservations};
+use super::{earliest_anywhere, start_now_anywhere, Reservations, TypesSeen};
 use crate::controller::{Controller, Decision};
 use crate::error::Error;
 
@@ -16,8 +16,15 @@ pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> 
     }
     let n = ctl.collect_mappable()?;
     let mut reserved = false;
+    // Within a pass the cluster only fills and energy only drains, so once a task of some
+    // type could neither start now nor take the reservation, no later task of that type can.
+    let mut stuck = TypesSeen::default();
     for w in 0..n {
         let i = ctl.work()[w].slot;
+        let ty = ctl.task_type(i);
+        if stuck.contains(ty) {
+            continue;
+        }
         // Most candidates only need to know whether they can start now; the full earliest
         // start is needed once, for the reservation.
         if let Some(ch) = start_now_anywhere(ctl, i)? {
@@ -26,7 +33,11 @@ pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> 
             if let Some(ch) = earliest_anywhere(ctl, i)? {
                 ctl.assign(i, &ch, Reservations::Permanent, sink)?;
                 reserved = true;
+            } else {
+                stuck.insert(ty);
             }
+        } else {
+            stuck.insert(ty);
         }
     }
     Ok(())

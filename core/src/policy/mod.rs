@@ -184,6 +184,30 @@ pub(crate) fn run(
 }
 
 /// Whether the configured energy filter applies.
+/// A set of the platform's task types (tasks with their own tables belong to none).
+#[derive(Default)]
+struct TypesSeen([u64; crate::config::MAX_TASK_TYPES.div_ceil(64)]);
+
+impl TypesSeen {
+    /// Whether `ty` is in the set (never for `None`).
+    fn contains(&self, ty: Option<crate::platform::TaskTypeId>) -> bool {
+        ty.is_some_and(|t| {
+            let t = t.0 as usize;
+            self.0.get(t / 64).is_some_and(|w| w & (1 << (t % 64)) != 0)
+        })
+    }
+
+    /// Adds `ty` (nothing for `None`).
+    fn insert(&mut self, ty: Option<crate::platform::TaskTypeId>) {
+        if let Some(t) = ty {
+            let t = t.0 as usize;
+            if let Some(w) = self.0.get_mut(t / 64) {
+                *w |= 1 << (t % 64);
+            }
+        }
+    }
+}
+
 fn filtered(ctl: &Controller<'_>) -> bool {
     ctl.config().filter.kind != crate::energy::FilterKind::None
 }
