@@ -896,6 +896,9 @@ impl<'a> ClusterTimeline<'a> {
 
     /// Removes every place-holder (the start of a mapping event).
     pub fn clear_place_holders(&mut self) {
+        if self.held == 0 {
+            return;
+        }
         let mut cleared = false;
         for n in self.nodes.iter_mut() {
             let before = n.bookings.len();

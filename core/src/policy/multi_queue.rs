@@ -3,7 +3,7 @@
 //! the largest such average); each cycle takes at most 1 large, then 4 medium, then 8 small
 //! task, round robin, each placed as Conservative Backfilling places it.
 
-use super::{compress, earliest_anywhere, Reservations};
+use super::{compress, earliest_anywhere, Reservations, TypesSeen};
 use crate::controller::{Controller, Decision};
 use crate::error::Error;
 use crate::platform::{ClusterId, PState, Platform, TaskType};
@@ -58,23 +58,38 @@ pub(super) fn run(
         ctl.config().large_fraction * reference,
     );
     let n = ctl.collect_mappable()?;
-    let queue_of = |ctl: &Controller<'_>, i: u32| -> usize {
+    // A task's queue depends only on its table: a platform type's is worked out once.
+    let mut type_queue = [u8::MAX; crate::config::MAX_TASK_TYPES];
+    let mut queue_of = |ctl: &Controller<'_>, i: u32| -> usize {
+        let ty = ctl.task_type(i).map(|t| t.0 as usize);
+        if let Some(&q) = ty
+            .and_then(|t| type_queue.get(t))
+            .filter(|&&q| q != u8::MAX)
+        {
+            return q as usize;
+        }
         let r = ctl
             .slot(i)
             .task
             .table(platform)
             .map(|t| average_resources(platform, t))
             .unwrap_or(0.0);
-        if r > large {
+        let q = if r > large {
             0
         } else if r < small {
             2
         } else {
             1
+        };
+        if let Some(slot) = ty.and_then(|t| type_queue.get_mut(t)) {
+            *slot = q as u8;
         }
+        q
     };
     // One cursor per queue over the arrival-ordered work list.
     let mut cursor = [0usize; 3];
+    // As in Conservative: a type with no option today has none for the rest of the pass.
+    let mut stuck = TypesSeen::default();
     loop {
         let mut took_any = false;
         for q in 0..3 {
@@ -87,8 +102,13 @@ pub(super) fn run(
                 }
                 taken += 1;
                 took_any = true;
-                if let Some(ch) = earliest_anywhere(ctl, i)? {
-                    ctl.assign(i, &ch, Reservations::Permanent, sink)?;
+                let ty = ctl.task_type(i);
+                if stuck.contains(ty) {
+                    continue;
+                }
+                match earliest_anywhere(ctl, i)? {
+                    Some(ch) => ctl.assign(i, &ch, Reservations::Permanent, sink)?,
+                    None => stuck.insert(ty),
                 }
             }
         }
