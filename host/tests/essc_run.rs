@@ -115,6 +115,69 @@ mod essc {
         assert!(e.contains("easy only reserves permanently"), "{e}");
     }
 
+    /// `--full-plan` (every task place-held, as seed 000's Algorithm 1 does) decides what
+    /// the default pass, which stops once nothing more can start, decides: same digest, same
+    /// ledgers and counts, for every utility-aware heuristic, with and without a filter.
+    #[test]
+    fn the_full_plan_decides_the_same() {
+        let s = small();
+        for h in Heuristic::ALL.into_iter().filter(|h| h.is_utility_aware()) {
+            for filter in [FilterKind::None, FilterKind::PerResource] {
+                let runs: Vec<RunSummary> = [false, true]
+                    .into_iter()
+                    .map(|full_plan| {
+                        let opts = RunOptions {
+                            filter,
+                            full_plan,
+                            ..RunOptions::new(h)
+                        };
+                        run_trial(&s, &opts).unwrap()
+                    })
+                    .collect();
+                let (a, b) = (&runs[0], &runs[1]);
+                assert_eq!(a.digest, b.digest, "{h} {filter:?}");
+                assert_eq!(
+                    (
+                        a.utility,
+                        a.energy_joules,
+                        a.completed,
+                        a.dropped,
+                        a.unfinished
+                    ),
+                    (
+                        b.utility,
+                        b.energy_joules,
+                        b.completed,
+                        b.dropped,
+                        b.unfinished
+                    ),
+                    "{h} {filter:?}"
+                );
+            }
+        }
+        // And the binary takes the flag.
+        let path = small_path();
+        let digest = |extra: &[&str]| {
+            let mut args = vec![
+                "run",
+                path.to_str().unwrap(),
+                "--heuristic",
+                "max-upt",
+                "--json",
+            ];
+            args.extend_from_slice(extra);
+            let out = kairos(&args);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            v["digest"].as_str().unwrap().to_owned()
+        };
+        assert_eq!(digest(&["--full-plan"]), digest(&[]));
+    }
+
     fn kairos(args: &[&str]) -> std::process::Output {
         Command::new(env!("CARGO_BIN_EXE_kairos"))
             .args(args)
