@@ -1573,6 +1573,18 @@ mod tests {
         c
     }
 
+    /// The cluster's (fresh) void index equals the one a rebuild gives.
+    fn index_is_its_rebuild(c: &mut ClusterTimeline<'_>) -> Result<(), TestCaseError> {
+        let ix = c.index.as_ref().unwrap();
+        let (a, b) = (ix.by_start[..ix.len].to_vec(), ix.by_end[..ix.len].to_vec());
+        c.index.as_mut().unwrap().built = None;
+        prop_assert!(c.fresh_index());
+        let ix = c.index.as_ref().unwrap();
+        prop_assert_eq!(&a[..], &ix.by_start[..ix.len]);
+        prop_assert_eq!(&b[..], &ix.by_end[..ix.len]);
+        Ok(())
+    }
+
     proptest! {
         #[test]
         fn earliest_start_agrees_with_brute_force(nodes in arb_cluster(), t in 0u64..300, k in 1usize..7, d in 1u64..80) {
@@ -1657,18 +1669,10 @@ mod tests {
                         // Nothing to clear or prune: the index stays as it is.
                         c.clear_place_holders();
                         c.prune(m(0));
-                        let ix = c.index.as_ref().unwrap();
                         // Kept current, not left to a rebuild.
-                        prop_assert_eq!(ix.built, Some(c.version));
-                        {
-                            incremental += 1;
-                            let (a, b) = (ix.by_start[..ix.len].to_vec(), ix.by_end[..ix.len].to_vec());
-                            c.index.as_mut().unwrap().built = None;
-                            prop_assert!(c.fresh_index());
-                            let ix = c.index.as_ref().unwrap();
-                            prop_assert_eq!(&a[..], &ix.by_start[..ix.len]);
-                            prop_assert_eq!(&b[..], &ix.by_end[..ix.len]);
-                        }
+                        prop_assert_eq!(c.index.as_ref().unwrap().built, Some(c.version));
+                        incremental += 1;
+                        index_is_its_rebuild(&mut c)?;
                     }
                 }
             }
@@ -1739,14 +1743,8 @@ mod tests {
                     prop_assert_eq!(&base.1[..], &ix2.by_end[..ix2.len]);
                 }
                 // And the index, when fresh, is its own rebuild.
-                let ix = c.index.as_ref().unwrap();
-                if ix.built == Some(c.version) {
-                    let (a, b) = (ix.by_start[..ix.len].to_vec(), ix.by_end[..ix.len].to_vec());
-                    c.index.as_mut().unwrap().built = None;
-                    prop_assert!(c.fresh_index());
-                    let ix = c.index.as_ref().unwrap();
-                    prop_assert_eq!(&a[..], &ix.by_start[..ix.len]);
-                    prop_assert_eq!(&b[..], &ix.by_end[..ix.len]);
+                if c.index.as_ref().unwrap().built == Some(c.version) {
+                    index_is_its_rebuild(&mut c)?;
                 }
             }
             let _ = (copied, kept);

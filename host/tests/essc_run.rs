@@ -166,14 +166,7 @@ mod essc {
                 "--json",
             ];
             args.extend_from_slice(extra);
-            let out = kairos(&args);
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-            v["digest"].as_str().unwrap().to_owned()
+            kairos_json(&args)["digest"].as_str().unwrap().to_owned()
         };
         assert_eq!(digest(&["--full-plan"]), digest(&[]));
     }
@@ -183,6 +176,17 @@ mod essc {
             .args(args)
             .output()
             .unwrap()
+    }
+
+    /// Runs the binary, which must succeed, and parses what it prints as JSON.
+    fn kairos_json(args: &[&str]) -> serde_json::Value {
+        let out = kairos(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
     }
 
     #[test]
@@ -201,13 +205,7 @@ mod essc {
             "--trace-out",
             trace.to_str().unwrap(),
         ];
-        let out = kairos(&args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = kairos_json(&args);
         for key in [
             "scenario",
             "heuristic",

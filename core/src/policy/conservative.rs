@@ -3,7 +3,7 @@
 //! later tasks backfill the voids, which never delays an earlier reservation because those
 //! are booked. P-state 0, no dropping.
 
-use super::{compress, earliest_anywhere, Reservations, TypesSeen};
+use super::{compress, place_earliest, TypesSeen};
 use crate::controller::{Controller, Decision};
 use crate::error::Error;
 
@@ -16,20 +16,11 @@ pub(super) fn run(
         compress(ctl, sink)?;
     }
     let n = ctl.collect_mappable()?;
-    // Within a pass the cluster only fills and energy only drains, so once a task of some
-    // type has no option today, no later task of that type has one (the tasks left waiting
-    // at 10k are mostly such).
+    // Most of the tasks left waiting at 10k are of types stuck for the day.
     let mut stuck = TypesSeen::default();
     for w in 0..n {
         let i = ctl.work()[w].slot;
-        let ty = ctl.task_type(i);
-        if stuck.contains(ty) {
-            continue;
-        }
-        match earliest_anywhere(ctl, i)? {
-            Some(ch) => ctl.assign(i, &ch, Reservations::Permanent, sink)?,
-            None => stuck.insert(ty),
-        }
+        place_earliest(ctl, i, &mut stuck, sink)?;
     }
     Ok(())
 }

@@ -208,6 +208,29 @@ impl TypesSeen {
     }
 }
 
+/// Reserves task slot `i` at its earliest start, as Conservative places a task, unless its
+/// type is already `stuck` in this pass; a type that finds no option today becomes stuck
+/// (within a pass the cluster only fills and energy only drains, so its later tasks have
+/// none either).
+fn place_earliest(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    stuck: &mut TypesSeen,
+    sink: &mut dyn FnMut(&Decision),
+) -> Result<(), Error> {
+    let ty = ctl.task_type(i);
+    if stuck.contains(ty) {
+        return Ok(());
+    }
+    match earliest_anywhere(ctl, i)? {
+        Some(ch) => ctl.assign(i, &ch, Reservations::Permanent, sink),
+        None => {
+            stuck.insert(ty);
+            Ok(())
+        }
+    }
+}
+
 fn filtered(ctl: &Controller<'_>) -> bool {
     ctl.config().filter.kind != crate::energy::FilterKind::None
 }

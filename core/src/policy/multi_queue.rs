@@ -3,7 +3,7 @@
 //! the largest such average); each cycle takes at most 1 large, then 4 medium, then 8 small
 //! task, round robin, each placed as Conservative Backfilling places it.
 
-use super::{compress, earliest_anywhere, Reservations, TypesSeen};
+use super::{compress, place_earliest, TypesSeen};
 use crate::controller::{Controller, Decision};
 use crate::error::Error;
 use crate::platform::{ClusterId, PState, Platform, TaskType};
@@ -102,14 +102,7 @@ pub(super) fn run(
                 }
                 taken += 1;
                 took_any = true;
-                let ty = ctl.task_type(i);
-                if stuck.contains(ty) {
-                    continue;
-                }
-                match earliest_anywhere(ctl, i)? {
-                    Some(ch) => ctl.assign(i, &ch, Reservations::Permanent, sink)?,
-                    None => stuck.insert(ty),
-                }
+                place_earliest(ctl, i, &mut stuck, sink)?;
             }
         }
         if !took_any {
