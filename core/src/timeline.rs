@@ -191,6 +191,9 @@ pub struct ClusterTimeline<'a> {
     held: u32,
     /// Bookings (one per node) on the cluster now.
     booked: u32,
+    /// No booking ends before this (a lower bound: removals leave it), so pruning up to it
+    /// has nothing to do.
+    first_end: Micros,
     /// `booked` when the void index last failed to fit: it is not rebuilt again until the
     /// cluster holds notably fewer bookings (the sweep answers meanwhile, and a rebuild that
     /// runs out of room half-way is pure waste).
@@ -215,6 +218,7 @@ impl<'a> ClusterTimeline<'a> {
             base_loosened: 0,
             held: 0,
             booked: 0,
+            first_end: Micros::MAX,
             overflowed: None,
             holds: false,
         }
@@ -885,6 +889,9 @@ impl<'a> ClusterTimeline<'a> {
             self.holds = true;
         }
         self.booked += nodes.len() as u32;
+        if b.end < self.first_end {
+            self.first_end = b.end;
+        }
         self.log[self.tightened as usize % BOOKING_LOG] = Logged {
             start: b.start.0,
             end: b.end.0,
@@ -1092,9 +1099,17 @@ impl<'a> ClusterTimeline<'a> {
     /// Forgets bookings that ended at or before `now` (they no longer shape any void from
     /// `now` on, except for the void's start, which `now` bounds anyway).
     pub fn prune(&mut self, now: Micros) {
+        if now < self.first_end {
+            return;
+        }
         let mut pruned = false;
+        let mut first_end = Micros::MAX;
         for n in self.nodes.iter_mut() {
             let stale = n.bookings.partition_point(|b| b.end <= now);
+            // A node's bookings are disjoint and in start order, so in end order too.
+            if let Some(b) = n.bookings.get(stale).filter(|b| b.end < first_end) {
+                first_end = b.end;
+            }
             if stale > 0 {
                 pruned = true;
                 let held = n.bookings[..stale]
@@ -1111,6 +1126,7 @@ impl<'a> ClusterTimeline<'a> {
                 n.bookings.truncate(len - stale);
             }
         }
+        self.first_end = first_end;
         // Completions remove their bookings, so there is seldom anything to prune.
         if pruned {
             self.changed();
@@ -1688,15 +1704,22 @@ mod tests {
             c.set_index(leak(l), leak(l), leak(ClusterTimeline::index_work_len(nodes.len())));
             c.set_base_index(leak(l), leak(l));
             let mut bufs = Bufs::new(nodes.len());
-            let mut live: Vec<(u32, u64)> = Vec::new();
+            let mut live: Vec<(u32, u64, u64)> = Vec::new();
             let (mut copied, mut kept) = (0, 0);
             for (i, &(op, t, k, d)) in ops.iter().enumerate() {
                 let id = 7000 + i as u32;
                 match op {
-                    // An event: the place-holders go.
+                    // An event: the place-holders go, and what ended by t.
                     0 => {
                         let had = c.held > 0;
                         c.clear_place_holders();
+                        let before: Vec<Vec<Booking>> = c.nodes().iter().map(|n| n.bookings().to_vec()).collect();
+                        c.prune(m(t));
+                        for (n, b) in c.nodes().iter().zip(before) {
+                            let kept: Vec<Booking> = b.into_iter().filter(|b| b.end.0 > t).collect();
+                            prop_assert_eq!(n.bookings(), &kept[..]);
+                        }
+                        live.retain(|&(_, _, e)| e > t);
                         if had && c.index.as_ref().unwrap().built == Some(c.version) {
                             copied += 1;
                         }
@@ -1709,13 +1732,13 @@ mod tests {
                             c.choose_nodes(m(t), f.start, m(d), &mut out, &mut keys);
                             let b = if op == 1 { run(id, f.start.0, f.start.0 + d) } else { place(id, f.start.0, f.start.0 + d) };
                             if c.book(&out, b).is_ok() && op == 1 {
-                                live.push((id, f.start.0));
+                                live.push((id, f.start.0, f.start.0 + d));
                             }
                         }
                     }
                     // A reservation taken back.
                     _ => {
-                        if let Some((id, s)) = live.pop() {
+                        if let Some((id, s, _)) = live.pop() {
                             prop_assert!(c.remove_task_from(TaskId(id), m(s)) > 0);
                         }
                     }
@@ -1724,6 +1747,8 @@ mod tests {
                 prop_assert_eq!(c.held as usize, held);
                 let booked: usize = c.nodes().iter().map(|n| n.bookings().len()).sum();
                 prop_assert_eq!(c.booked as usize, booked);
+                let first_end = c.nodes().iter().flat_map(|n| n.bookings()).map(|b| b.end).min();
+                prop_assert!(first_end.is_none_or(|e| c.first_end <= e));
                 // The base, when kept, is the index a cluster without place-holders rebuilds.
                 let ix = c.index.as_ref().unwrap();
                 if ix.base.ok {
