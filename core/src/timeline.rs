@@ -456,24 +456,25 @@ impl<'a> ClusterTimeline<'a> {
             return;
         };
         let (rem, rest) = ix.work.split_at_mut(removed);
+        rem.sort_unstable_by_key(by_start_key);
+        // The pieces before the booking, then those after, each in the order of the voids
+        // they come from: nearly sorted already.
         let mut added = 0;
-        for r in rem.iter() {
-            if b.start.0 > r.start {
-                rest[added] = Void {
-                    start: r.start,
-                    end: b.start.0,
-                    node: r.node,
-                };
-                added += 1;
-            }
-            if r.end > b.end.0 {
-                rest[added] = Void {
-                    start: b.end.0,
-                    end: r.end,
-                    node: r.node,
-                };
-                added += 1;
-            }
+        for r in rem.iter().filter(|r| b.start.0 > r.start) {
+            rest[added] = Void {
+                start: r.start,
+                end: b.start.0,
+                node: r.node,
+            };
+            added += 1;
+        }
+        for r in rem.iter().filter(|r| r.end > b.end.0) {
+            rest[added] = Void {
+                start: b.end.0,
+                end: r.end,
+                node: r.node,
+            };
+            added += 1;
         }
         let add = &mut rest[..added];
         let cap = ix.by_start.len().min(ix.by_end.len());
@@ -481,10 +482,19 @@ impl<'a> ClusterTimeline<'a> {
             ix.built = None;
             return;
         }
-        rem.sort_unstable_by_key(by_start_key);
         add.sort_unstable_by_key(by_start_key);
         let len = merge_replace(ix.by_start, ix.len, rem, add, by_start_key);
-        rem.sort_unstable_by_key(by_end_key);
+        // By end, the voids that never close come last, in start order (the order they are
+        // in now, which a walk from the back keeps): only the others need sorting again.
+        let mut w = rem.len();
+        for j in (0..rem.len()).rev() {
+            if rem[j].end == u64::MAX {
+                w -= 1;
+                rem.swap(j, w);
+            }
+        }
+        rem[..w].sort_unstable_by_key(by_end_key);
+        debug_assert!(rem.is_sorted_by_key(by_end_key));
         // The pieces before the booking all end at its start and those after all start at
         // its end, so sorted by start they are sorted by end too: no second sort.
         debug_assert!(add.is_sorted_by_key(by_end_key));
