@@ -1026,6 +1026,9 @@ impl<'a> ClusterTimeline<'a> {
             .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * n);
         let base = self.base_kept();
         self.changed();
+        if !fresh && !base {
+            return self.remove_plainly(task, start, at);
+        }
         let (mut found, mut removed) = (0, 0);
         let (mut base_removed, mut base_added) = (0, 0);
         let (mut freed, mut base_freed) = (false, false);
@@ -1090,6 +1093,33 @@ impl<'a> ClusterTimeline<'a> {
         if base {
             self.replace_base(3 * n, base_removed, 5 * n, base_added);
         }
+        self.booked -= found;
+        if freed {
+            self.loosened = self.loosened.wrapping_add(1);
+        }
+        if base_freed {
+            self.base_loosened = self.base_loosened.wrapping_add(1);
+        }
+        found
+    }
+
+    /// [`remove_from`](Self::remove_from) with no index to keep (trace replay's path).
+    fn remove_plainly(&mut self, task: TaskId, start: Micros, at: Micros) -> u32 {
+        let (mut found, mut held) = (0, 0);
+        let (mut freed, mut base_freed) = (false, false);
+        for node in self.nodes.iter_mut() {
+            let bs = &mut node.bookings;
+            let j = bs.partition_point(|b| b.start < start);
+            if bs.get(j).is_some_and(|b| b.task == task) {
+                let b = bs.remove(j);
+                freed |= b.end > at;
+                let ph = b.kind == BookingKind::PlaceHolder;
+                base_freed |= b.end > at && !ph;
+                held += ph as u32;
+                found += 1;
+            }
+        }
+        self.held -= held;
         self.booked -= found;
         if freed {
             self.loosened = self.loosened.wrapping_add(1);
