@@ -412,13 +412,16 @@ impl<'a> ClusterTimeline<'a> {
         ix.len = v;
         ix.built = Some(version);
         self.overflowed = None;
-        // Without place-holders on it, the cluster's voids are the base's: keep a copy.
+        // Without place-holders on it, the cluster's voids are the base's: keep a copy. (With
+        // them, the base is left as it is: it follows every other change on its own.)
         let b = &mut ix.base;
-        b.ok = self.holds && self.held == 0 && v <= b.by_start.len().min(b.by_end.len());
-        if b.ok {
-            b.by_start[..v].copy_from_slice(&ix.by_start[..v]);
-            b.by_end[..v].copy_from_slice(&ix.by_end[..v]);
-            b.len = v;
+        if self.holds && self.held == 0 {
+            b.ok = v <= b.by_start.len().min(b.by_end.len());
+            if b.ok {
+                b.by_start[..v].copy_from_slice(&ix.by_start[..v]);
+                b.by_end[..v].copy_from_slice(&ix.by_end[..v]);
+                b.len = v;
+            }
         }
         true
     }
@@ -913,34 +916,29 @@ impl<'a> ClusterTimeline<'a> {
 
     /// Removes every place-holder (the start of a mapping event).
     pub fn clear_place_holders(&mut self) {
+        // Without place-holders (the heuristics that reserve permanently) nothing changes,
+        // and the void index stays fresh.
         if self.held == 0 {
             return;
         }
-        let mut cleared = false;
         for n in self.nodes.iter_mut() {
-            let before = n.bookings.len();
             n.bookings.retain(|b| b.kind != BookingKind::PlaceHolder);
-            cleared |= n.bookings.len() != before;
         }
         self.booked -= self.held;
-        // Without place-holders (the heuristics that reserve permanently) nothing changed,
-        // and the void index stays fresh.
-        if cleared {
-            self.changed();
-            self.loosened = self.loosened.wrapping_add(1);
-            // What is left is what the base index holds: copy it, no rebuild.
-            let version = self.version;
-            if let Some(ix) = self.index.as_mut().filter(|ix| ix.base.ok) {
-                let (b, len) = (&ix.base, ix.base.len);
-                if len <= ix.by_start.len().min(ix.by_end.len()) {
-                    ix.by_start[..len].copy_from_slice(&b.by_start[..len]);
-                    ix.by_end[..len].copy_from_slice(&b.by_end[..len]);
-                    ix.len = len;
-                    ix.built = Some(version);
-                }
+        self.held = 0;
+        self.changed();
+        self.loosened = self.loosened.wrapping_add(1);
+        // What is left is what the base index holds: copy it, no rebuild.
+        let version = self.version;
+        if let Some(ix) = self.index.as_mut().filter(|ix| ix.base.ok) {
+            let (b, len) = (&ix.base, ix.base.len);
+            if len <= ix.by_start.len().min(ix.by_end.len()) {
+                ix.by_start[..len].copy_from_slice(&b.by_start[..len]);
+                ix.by_end[..len].copy_from_slice(&b.by_end[..len]);
+                ix.len = len;
+                ix.built = Some(version);
             }
         }
-        self.held = 0;
     }
 
     /// Removes every booking of `task`; returns on how many nodes it was found.
@@ -953,29 +951,30 @@ impl<'a> ClusterTimeline<'a> {
     fn remove_until(&mut self, task: TaskId, at: Micros) -> u32 {
         self.changed();
         self.drop_base();
-        let mut found = 0;
-        let (mut freed, mut base_freed) = (false, false);
-        let mut held = 0;
+        let mut gone = Removed::default();
         for n in self.nodes.iter_mut() {
-            let before = n.bookings.len();
             n.bookings.retain(|b| {
                 let mine = b.task == task;
-                freed |= mine && b.end > at;
-                base_freed |= mine && b.end > at && b.kind != BookingKind::PlaceHolder;
-                held += (mine && b.kind == BookingKind::PlaceHolder) as u32;
+                if mine {
+                    gone.note(b, at);
+                }
                 !mine
             });
-            found += (before - n.bookings.len()) as u32;
         }
-        self.held -= held;
-        self.booked -= found;
-        if freed {
+        self.account(gone)
+    }
+
+    /// Updates the counts for the bookings `gone` removed; returns how many there were.
+    fn account(&mut self, gone: Removed) -> u32 {
+        self.held -= gone.held;
+        self.booked -= gone.found;
+        if gone.freed {
             self.loosened = self.loosened.wrapping_add(1);
         }
-        if base_freed {
+        if gone.base_freed {
             self.base_loosened = self.base_loosened.wrapping_add(1);
         }
-        found
+        gone.found
     }
 
     /// Turns `task`'s reservation into a running booking (its start has come).
@@ -1026,12 +1025,8 @@ impl<'a> ClusterTimeline<'a> {
             .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * n);
         let base = self.base_kept();
         self.changed();
-        if !fresh && !base {
-            return self.remove_plainly(task, start, at);
-        }
-        let (mut found, mut removed) = (0, 0);
-        let (mut base_removed, mut base_added) = (0, 0);
-        let (mut freed, mut base_freed) = (false, false);
+        let mut gone = Removed::default();
+        let (mut removed, mut base_removed, mut base_added) = (0, 0, 0);
         for (i, node) in self.nodes.iter_mut().enumerate() {
             let bs = &mut node.bookings;
             let j = bs.partition_point(|b| b.start < start);
@@ -1039,95 +1034,44 @@ impl<'a> ClusterTimeline<'a> {
                 continue;
             }
             let b = bs[j];
-            freed |= b.end > at;
-            base_freed |= b.end > at && b.kind != BookingKind::PlaceHolder;
-            if b.kind == BookingKind::PlaceHolder {
-                self.held -= 1;
-            } else if let Some(ix) = self.index.as_mut().filter(|_| base) {
-                // Its base void joins likewise: work[3n..5n] the sides, work[5n..6n] the whole.
-                let (before, after) = base_bounds(bs, j, j + 1);
-                let node = i as u32;
-                for (a, e) in [(before, b.start.0), (b.end.0, after)] {
-                    if e > a {
-                        ix.work[3 * n + base_removed] = Void {
-                            start: a,
-                            end: e,
-                            node,
-                        };
-                        base_removed += 1;
-                    }
+            let node = i as u32;
+            if let Some(ix) = self.index.as_mut().filter(|_| base) {
+                // Its base void joins likewise (place-holders aside): work[3n..5n] the
+                // sides, work[5n..6n] the whole.
+                if b.kind != BookingKind::PlaceHolder {
+                    let (before, after) = base_bounds(bs, j, j + 1);
+                    let (sides, whole) = ix.work[3 * n..].split_at_mut(2 * n);
+                    join(
+                        sides,
+                        &mut base_removed,
+                        &mut whole[base_added],
+                        before,
+                        &b,
+                        after,
+                        node,
+                    );
+                    base_added += 1;
                 }
-                ix.work[5 * n + base_added] = Void {
-                    start: before,
-                    end: after,
-                    node,
-                };
-                base_added += 1;
             }
             if let Some(ix) = self.index.as_mut().filter(|_| fresh) {
-                let before = if j == 0 { 0 } else { bs[j - 1].end.0 };
-                let after = bs.get(j + 1).map_or(u64::MAX, |x| x.start.0);
-                let node = i as u32;
-                for (a, e) in [(before, b.start.0), (b.end.0, after)] {
-                    if e > a {
-                        ix.work[removed] = Void {
-                            start: a,
-                            end: e,
-                            node,
-                        };
-                        removed += 1;
-                    }
-                }
-                ix.work[2 * n + found as usize] = Void {
-                    start: before,
-                    end: after,
-                    node,
-                };
+                let (before, after) = (
+                    if j == 0 { 0 } else { bs[j - 1].end.0 },
+                    bs.get(j + 1).map_or(u64::MAX, |x| x.start.0),
+                );
+                let (sides, whole) = ix.work.split_at_mut(2 * n);
+                let at = gone.found as usize;
+                join(sides, &mut removed, &mut whole[at], before, &b, after, node);
             }
             bs.remove(j);
-            found += 1;
+            gone.note(&b, at);
         }
         if fresh {
-            self.replace_voids(removed, 2 * n, found as usize);
+            self.replace_voids(removed, 2 * n, gone.found as usize);
         }
         if base {
             self.replace_base(3 * n, base_removed, 5 * n, base_added);
         }
-        self.booked -= found;
-        if freed {
-            self.loosened = self.loosened.wrapping_add(1);
-        }
-        if base_freed {
-            self.base_loosened = self.base_loosened.wrapping_add(1);
-        }
-        found
-    }
-
-    /// [`remove_from`](Self::remove_from) with no index to keep (trace replay's path).
-    fn remove_plainly(&mut self, task: TaskId, start: Micros, at: Micros) -> u32 {
-        let (mut found, mut held) = (0, 0);
-        let (mut freed, mut base_freed) = (false, false);
-        for node in self.nodes.iter_mut() {
-            let bs = &mut node.bookings;
-            let j = bs.partition_point(|b| b.start < start);
-            if bs.get(j).is_some_and(|b| b.task == task) {
-                let b = bs.remove(j);
-                freed |= b.end > at;
-                let ph = b.kind == BookingKind::PlaceHolder;
-                base_freed |= b.end > at && !ph;
-                held += ph as u32;
-                found += 1;
-            }
-        }
-        self.held -= held;
-        self.booked -= found;
-        if freed {
-            self.loosened = self.loosened.wrapping_add(1);
-        }
-        if base_freed {
-            self.base_loosened = self.base_loosened.wrapping_add(1);
-        }
-        found
+        self.account(gone)
     }
 
     /// Ends `task` at `at` (at or before its planned end): its nodes are free from then on,
@@ -1232,6 +1176,52 @@ fn replace_sorted(
     let n2 = merge_replace(by_end, len, rem, add, by_end_key);
     debug_assert_eq!(n, n2);
     Some(n)
+}
+
+/// What a removal took away: bookings, place-holders among them, and whether they freed
+/// time (held by anything, or by something other than a place-holder) from `at` on.
+#[derive(Default)]
+struct Removed {
+    found: u32,
+    held: u32,
+    freed: bool,
+    base_freed: bool,
+}
+
+impl Removed {
+    /// Counts booking `b`, removed by a task stopping at `at`.
+    fn note(&mut self, b: &Booking, at: Micros) {
+        let held = b.kind == BookingKind::PlaceHolder;
+        self.found += 1;
+        self.held += held as u32;
+        self.freed |= b.end > at;
+        self.base_freed |= b.end > at && !held;
+    }
+}
+
+/// Writes the voids that removing `b` from a node joins: the non-empty sides `[before,
+/// b.start)` and `[b.end, after)` into `sides` at `*count` (advanced), the whole into
+/// `whole`.
+fn join(
+    sides: &mut [Void],
+    count: &mut usize,
+    whole: &mut Void,
+    before: u64,
+    b: &Booking,
+    after: u64,
+    node: u32,
+) {
+    for (start, end) in [(before, b.start.0), (b.end.0, after)] {
+        if end > start {
+            sides[*count] = Void { start, end, node };
+            *count += 1;
+        }
+    }
+    *whole = Void {
+        start: before,
+        end: after,
+        node,
+    };
 }
 
 /// The base void (see [`Base`]) a node's bookings `bs` have around their indices `i..j`:

@@ -29,13 +29,12 @@ pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> 
         // start is needed once, for the reservation.
         if let Some(ch) = start_now_anywhere(ctl, i)? {
             ctl.assign(i, &ch, Reservations::Permanent, sink)?;
-        } else if !reserved {
-            if let Some(ch) = earliest_anywhere(ctl, i)? {
-                ctl.assign(i, &ch, Reservations::Permanent, sink)?;
-                reserved = true;
-            } else {
-                stuck.insert(ty);
-            }
+        } else if let Some(ch) = match reserved {
+            false => earliest_anywhere(ctl, i)?,
+            true => None,
+        } {
+            ctl.assign(i, &ch, Reservations::Permanent, sink)?;
+            reserved = true;
         } else {
             stuck.insert(ty);
         }
