@@ -1,8 +1,11 @@
 //! `kairos run` end to end on a reduced ESSC scenario: every heuristic, the accounting of
 //! tasks, the utility bound, the JSON summary, the trace, and repeatability.
 
+mod common;
+
 /// Named so that `cargo test -p kairos-host essc` selects these tests.
 mod essc {
+    use super::common::kairos;
 
     use kairos_core::energy::FilterKind;
     use kairos_core::policy::{Heuristic, Reservations};
@@ -12,7 +15,6 @@ mod essc {
     use kairos_host::generate::generate;
     use kairos_host::scenario::Scenario;
     use std::path::PathBuf;
-    use std::process::Command;
 
     fn small_path() -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/essc_small.toml")
@@ -169,13 +171,6 @@ mod essc {
             kairos_json(&args)["digest"].as_str().unwrap().to_owned()
         };
         assert_eq!(digest(&["--full-plan"]), digest(&[]));
-    }
-
-    fn kairos(args: &[&str]) -> std::process::Output {
-        Command::new(env!("CARGO_BIN_EXE_kairos"))
-            .args(args)
-            .output()
-            .unwrap()
     }
 
     /// Runs the binary, which must succeed, and parses what it prints as JSON.

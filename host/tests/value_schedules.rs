@@ -4,7 +4,9 @@
 //! the binary (outputs and errors).
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+
+mod common;
+use common::{kairos, swf as data};
 
 use kairos_core::policy::Reservations;
 use kairos_core::units::Micros;
@@ -13,12 +15,6 @@ use kairos_host::generate::rng::Stream;
 use kairos_host::swf::ReplayJob;
 use kairos_host::trace::{self, LoadOptions, Policy, ReplayOptions, TraceResult};
 use kairos_host::value::{self, ValueParams, Window};
-
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/swf")
-        .join(name)
-}
 
 fn curie() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -309,13 +305,6 @@ fn value_curie_forms_48_scenarios() {
     assert_eq!(max, secs(86_400));
     let sc = value::build(&t.jobs, max, &w[0], 0.2, 1).unwrap();
     assert!(sc.day_tasks > 800 && sc.tasks.iter().all(|t| t.arrival < Micros::from_hours(28)));
-}
-
-fn kairos(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kairos"))
-        .args(args)
-        .output()
-        .expect("the kairos binary runs")
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! Helpers shared by the host's integration tests that run the `kairos` binary on the
 //! hand-made SWF logs of `tests/data/swf`.
 
+// Each test crate that includes this module uses a part of it.
+#![allow(dead_code)]
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
