@@ -143,6 +143,9 @@ struct VoidIndex<'a> {
     len: usize,
     /// The cluster version it was built for (`None`: stale, or did not fit).
     built: Option<u32>,
+    /// The mark of the change being applied: the work buffer's per-node tables hold a
+    /// node's entry for this change only if their `node` field carries it.
+    stamp: u32,
     /// The same index without the place-holders, kept alongside (empty storage: none).
     base: Base<'a>,
 }
@@ -313,12 +316,15 @@ impl<'a> ClusterTimeline<'a> {
         by_end: &'a mut [Void],
         work: &'a mut [Void],
     ) {
+        // No entry of the per-node tables may carry a stamp yet.
+        work.fill(Void::default());
         self.index = Some(VoidIndex {
             by_start,
             by_end,
             work,
             len: 0,
             built: None,
+            stamp: 0,
             base: Base {
                 by_start: &mut [],
                 by_end: &mut [],
@@ -342,7 +348,9 @@ impl<'a> ClusterTimeline<'a> {
         }
     }
 
-    /// Work-buffer entries [`set_index`](Self::set_index) needs: six per node.
+    /// Work-buffer entries [`set_index`](Self::set_index) needs: six per node, three to apply
+    /// a change to the index (see `Gather`) and three to apply it to its copy without
+    /// place-holders (three alone keep the index but not the copy).
     pub const fn index_work_len(nodes: usize) -> usize {
         6 * nodes
     }
@@ -451,72 +459,35 @@ impl<'a> ClusterTimeline<'a> {
         self.nodes
     }
 
-    /// Replaces the `removed` voids (in the work buffer) by what is left of them around `b`,
-    /// by one merge into each sorted array: O(V + k log k) for a booking on k nodes.
-    fn split_voids(&mut self, removed: usize, b: Booking) {
-        let version = self.version;
-        let Some(ix) = self.index.as_mut() else {
-            return;
-        };
-        let (rem, rest) = ix.work.split_at_mut(removed);
-        rem.sort_unstable_by_key(by_start_key);
-        // The pieces before the booking, then those after, each in the order of the voids
-        // they come from: nearly sorted already.
-        let mut added = 0;
-        for r in rem.iter().filter(|r| b.start.0 > r.start) {
-            rest[added] = Void {
-                start: r.start,
-                end: b.start.0,
-                node: r.node,
-            };
-            added += 1;
+    /// Starts gathering a change over `[s, e)` in the work buffer: a fresh stamp marks this
+    /// change's entries of the per-node tables (the old ones are then stale without a reset).
+    fn gather(ix: &mut VoidIndex<'_>, change: Change, s: u64, e: u64) -> Gather {
+        ix.stamp = ix.stamp.wrapping_add(1);
+        if ix.stamp == 0 {
+            // Once in 2^32 changes: entries as old as this stamp must not pass for new.
+            ix.work.fill(Void::default());
+            ix.stamp = 1;
         }
-        for r in rem.iter().filter(|r| r.end > b.end.0) {
-            rest[added] = Void {
-                start: b.end.0,
-                end: r.end,
-                node: r.node,
-            };
-            added += 1;
-        }
-        let add = &mut rest[..added];
-        let cap = ix.by_start.len().min(ix.by_end.len());
-        if ix.len - removed + added > cap {
-            ix.built = None;
-            return;
-        }
-        add.sort_unstable_by_key(by_start_key);
-        let len = merge_replace(ix.by_start, ix.len, rem, add, by_start_key);
-        // By end, the voids that never close come last, in start order (the order they are
-        // in now, which a walk from the back keeps): only the others need sorting again.
-        let mut w = rem.len();
-        for j in (0..rem.len()).rev() {
-            if rem[j].end == u64::MAX {
-                w -= 1;
-                rem.swap(j, w);
-            }
-        }
-        rem[..w].sort_unstable_by_key(by_end_key);
-        debug_assert!(rem.is_sorted_by_key(by_end_key));
-        // The pieces before the booking all end at its start and those after all start at
-        // its end, so sorted by start they are sorted by end too: no second sort.
-        debug_assert!(add.is_sorted_by_key(by_end_key));
-        let len2 = merge_replace(ix.by_end, ix.len, rem, add, by_end_key);
-        debug_assert_eq!(len, len2);
-        ix.len = len;
-        ix.built = Some(version);
+        Gather::new(change, s, e, ix.stamp)
     }
 
-    /// Replaces the voids `work[..removed]` by `work[at..at + added]` in both sorted arrays
-    /// (one merge each), and marks the index fresh; stale if the result does not fit.
-    fn replace_voids(&mut self, removed: usize, at: usize, added: usize) {
+    /// Marks the index fresh after a change that left every void as it was.
+    fn index_kept(&mut self) {
         let version = self.version;
+        if let Some(ix) = self.index.as_mut() {
+            ix.built = Some(version);
+        }
+    }
+
+    /// Applies the change gathered in `g` (in the work buffer's region `at`) to the index,
+    /// and marks it fresh; stale if it does not fit or does not hold the voids expected.
+    fn apply_main(&mut self, g: &Gather, at: usize) {
+        let (version, n) = (self.version, self.nodes.len());
         let Some(ix) = self.index.as_mut() else {
             return;
         };
-        let (rem, rest) = ix.work.split_at_mut(at);
-        let (rem, add) = (&mut rem[..removed], &mut rest[..added]);
-        match replace_sorted(ix.by_start, ix.by_end, ix.len, rem, add) {
+        let work = &mut ix.work[at * 3 * n..(at + 1) * 3 * n];
+        match g.apply(ix.by_start, ix.by_end, ix.len, work, n) {
             Some(len) => {
                 ix.len = len;
                 ix.built = Some(version);
@@ -525,16 +496,16 @@ impl<'a> ClusterTimeline<'a> {
         }
     }
 
-    /// Replaces the base voids `work[from..from + removed]` by `work[at..at + added]`; the
-    /// base is no longer kept if they do not fit.
-    fn replace_base(&mut self, from: usize, removed: usize, at: usize, added: usize) {
+    /// Applies the change gathered in `g` (in the work buffer's region `at`) to the base
+    /// index; it is no longer kept if that fails.
+    fn apply_base(&mut self, g: &Gather, at: usize) {
+        let n = self.nodes.len();
         let Some(ix) = self.index.as_mut() else {
             return;
         };
+        let work = &mut ix.work[at * 3 * n..(at + 1) * 3 * n];
         let b = &mut ix.base;
-        let (rem, add) = ix.work[from..].split_at_mut(at - from);
-        let (rem, add) = (&mut rem[..removed], &mut add[..added]);
-        match replace_sorted(b.by_start, b.by_end, b.len, rem, add) {
+        match g.apply(b.by_start, b.by_end, b.len, work, n) {
             Some(len) => b.len = len,
             None => b.ok = false,
         }
@@ -810,15 +781,25 @@ impl<'a> ClusterTimeline<'a> {
             return Err(InputError::ZeroDuration.into());
         }
         // The voids this booking splits, read as it lands, keep the index current.
+        let cn = self.nodes.len();
         let fresh = self
             .index
             .as_ref()
-            .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * nodes.len());
+            .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * cn);
         let held = b.kind == BookingKind::PlaceHolder;
         let base = !held && self.base_kept();
-        let cn = self.nodes.len();
         self.changed();
-        let (mut removed, mut base_removed, mut base_added) = (0, 0, 0);
+        let (s, e) = (b.start.0, b.end.0);
+        let (mut main, mut based) = match self.index.as_mut().filter(|_| fresh || base) {
+            Some(ix) => {
+                let g = Self::gather(ix, Change::Split, s, e);
+                (g, g)
+            }
+            None => (
+                Gather::new(Change::Split, s, e, 0),
+                Gather::new(Change::Split, s, e, 0),
+            ),
+        };
         for (j, &n) in nodes.iter().enumerate() {
             // One search per node: the bookings before `i` end by `b.start`, so the node is
             // free if the one at `i` starts at or after `b.end`; `i` is then where `b` goes.
@@ -847,34 +828,15 @@ impl<'a> ClusterTimeline<'a> {
                 }
             };
             match placed {
-                Ok((start, end, i)) => {
-                    if let Some(ix) = self.index.as_mut().filter(|_| fresh) {
-                        ix.work[removed] = Void {
-                            start,
-                            end,
-                            node: n,
-                        };
-                        removed += 1;
-                    }
-                    if let Some(ix) = self.index.as_mut().filter(|_| base) {
-                        // The base void this booking splits (place-holders aside): work[3n..4n]
-                        // holds those, work[4n..6n] the pieces left.
-                        let (a, e) = base_bounds(&self.nodes[n as usize].bookings, i, i + 1);
-                        ix.work[3 * cn + base_removed] = Void {
-                            start: a,
-                            end: e,
-                            node: n,
-                        };
-                        base_removed += 1;
-                        for (a, e) in [(a, b.start.0), (b.end.0, e)] {
-                            if e > a {
-                                ix.work[4 * cn + base_added] = Void {
-                                    start: a,
-                                    end: e,
-                                    node: n,
-                                };
-                                base_added += 1;
-                            }
+                Ok((lo, hi, i)) => {
+                    if let Some(ix) = self.index.as_mut() {
+                        if fresh {
+                            main.note(&mut ix.work[..3 * cn], cn, lo, hi, n);
+                        }
+                        if base {
+                            // The base void this booking splits (place-holders aside).
+                            let (lo, hi) = base_bounds(&self.nodes[n as usize].bookings, i, i + 1);
+                            based.note(&mut ix.work[3 * cn..6 * cn], cn, lo, hi, n);
                         }
                     }
                 }
@@ -892,10 +854,10 @@ impl<'a> ClusterTimeline<'a> {
             }
         }
         if fresh {
-            self.split_voids(removed, b);
+            self.apply_main(&main, 0);
         }
         if base {
-            self.replace_base(3 * cn, base_removed, 4 * cn, base_added);
+            self.apply_base(&based, 1);
         }
         if held {
             self.held += nodes.len() as u32;
@@ -1026,7 +988,8 @@ impl<'a> ClusterTimeline<'a> {
         let base = self.base_kept();
         self.changed();
         let mut gone = Removed::default();
-        let (mut removed, mut base_removed, mut base_added) = (0, 0, 0);
+        // The span is the booking's, known once the first is found.
+        let (mut main, mut based) = (None::<Gather>, None::<Gather>);
         for (i, node) in self.nodes.iter_mut().enumerate() {
             let bs = &mut node.bookings;
             let j = bs.partition_point(|b| b.start < start);
@@ -1035,41 +998,39 @@ impl<'a> ClusterTimeline<'a> {
             }
             let b = bs[j];
             let node = i as u32;
-            if let Some(ix) = self.index.as_mut().filter(|_| base) {
-                // Its base void joins likewise (place-holders aside): work[3n..5n] the
-                // sides, work[5n..6n] the whole.
-                if b.kind != BookingKind::PlaceHolder {
-                    let (before, after) = base_bounds(bs, j, j + 1);
-                    let (sides, whole) = ix.work[3 * n..].split_at_mut(2 * n);
-                    join(
-                        sides,
-                        &mut base_removed,
-                        &mut whole[base_added],
-                        before,
-                        &b,
-                        after,
-                        node,
+            if let Some(ix) = self.index.as_mut() {
+                let (s, e) = (b.start.0, b.end.0);
+                if fresh {
+                    let (lo, hi) = (
+                        if j == 0 { 0 } else { bs[j - 1].end.0 },
+                        bs.get(j + 1).map_or(u64::MAX, |x| x.start.0),
                     );
-                    base_added += 1;
+                    let g = main.get_or_insert_with(|| Self::gather(ix, Change::Join, s, e));
+                    g.note(&mut ix.work[..3 * n], n, lo, hi, node);
                 }
-            }
-            if let Some(ix) = self.index.as_mut().filter(|_| fresh) {
-                let (before, after) = (
-                    if j == 0 { 0 } else { bs[j - 1].end.0 },
-                    bs.get(j + 1).map_or(u64::MAX, |x| x.start.0),
-                );
-                let (sides, whole) = ix.work.split_at_mut(2 * n);
-                let at = gone.found as usize;
-                join(sides, &mut removed, &mut whole[at], before, &b, after, node);
+                // Its base void joins likewise (place-holders aside).
+                if base && b.kind != BookingKind::PlaceHolder {
+                    let (lo, hi) = base_bounds(bs, j, j + 1);
+                    let stamp = main.as_ref().map(|g| g.stamp);
+                    let g = based.get_or_insert_with(|| match stamp {
+                        Some(stamp) => Gather::new(Change::Join, s, e, stamp),
+                        None => Self::gather(ix, Change::Join, s, e),
+                    });
+                    g.note(&mut ix.work[3 * n..6 * n], n, lo, hi, node);
+                }
             }
             bs.remove(j);
             gone.note(&b, at);
         }
         if fresh {
-            self.replace_voids(removed, 2 * n, gone.found as usize);
+            match main {
+                Some(g) => self.apply_main(&g, 0),
+                // Nothing removed: the index is as current as it was.
+                None => self.index_kept(),
+            }
         }
-        if base {
-            self.replace_base(3 * n, base_removed, 5 * n, base_added);
+        if let Some(g) = based.filter(|_| base) {
+            self.apply_base(&g, 1);
         }
         self.account(gone)
     }
@@ -1146,36 +1107,14 @@ impl<'a> ClusterTimeline<'a> {
 const INDEX_WALK_PER_NODE: usize = 4;
 
 /// The void index's order by start. A node has one void starting at any instant, so the
-/// node breaks ties and the order is total.
-fn by_start_key(x: &Void) -> (u64, u64, u32) {
-    (x.start, x.end, x.node)
+/// node breaks ties and the order is total; and a void whose end moves keeps its place.
+fn by_start_key(x: &Void) -> (u64, u32) {
+    (x.start, x.node)
 }
 
-/// The void index's order by end (total likewise: one void of a node ends at any instant).
-fn by_end_key(x: &Void) -> (u64, u64, u32) {
-    (x.end, x.start, x.node)
-}
-
-/// In both sorted arrays of `len` voids, replaces `rem` by `add` (both sorted in place
-/// here); returns the new length, or `None` if it does not fit.
-fn replace_sorted(
-    by_start: &mut [Void],
-    by_end: &mut [Void],
-    len: usize,
-    rem: &mut [Void],
-    add: &mut [Void],
-) -> Option<usize> {
-    if len - rem.len() + add.len() > by_start.len().min(by_end.len()) {
-        return None;
-    }
-    rem.sort_unstable_by_key(by_start_key);
-    add.sort_unstable_by_key(by_start_key);
-    let n = merge_replace(by_start, len, rem, add, by_start_key);
-    rem.sort_unstable_by_key(by_end_key);
-    add.sort_unstable_by_key(by_end_key);
-    let n2 = merge_replace(by_end, len, rem, add, by_end_key);
-    debug_assert_eq!(n, n2);
-    Some(n)
+/// The void index's order by end (total likewise; a void whose start moves keeps its place).
+fn by_end_key(x: &Void) -> (u64, u32) {
+    (x.end, x.node)
 }
 
 /// What a removal took away: bookings, place-holders among them, and whether they freed
@@ -1199,31 +1138,6 @@ impl Removed {
     }
 }
 
-/// Writes the voids that removing `b` from a node joins: the non-empty sides `[before,
-/// b.start)` and `[b.end, after)` into `sides` at `*count` (advanced), the whole into
-/// `whole`.
-fn join(
-    sides: &mut [Void],
-    count: &mut usize,
-    whole: &mut Void,
-    before: u64,
-    b: &Booking,
-    after: u64,
-    node: u32,
-) {
-    for (start, end) in [(before, b.start.0), (b.end.0, after)] {
-        if end > start {
-            sides[*count] = Void { start, end, node };
-            *count += 1;
-        }
-    }
-    *whole = Void {
-        start: before,
-        end: after,
-        node,
-    };
-}
-
 /// The base void (see [`Base`]) a node's bookings `bs` have around their indices `i..j`:
 /// from the end of the last booking before `i` that is not a place-holder (or zero) to the
 /// start of the first such booking from `j` on (or the end of time).
@@ -1240,51 +1154,264 @@ fn base_bounds(bs: &[Booking], i: usize, j: usize) -> (u64, u64) {
     (before, after)
 }
 
-/// In `arr[..len]`, sorted by `key`, removes the multiset `rem` and merges in `add` (both
-/// sorted by `key`), in place: a compaction forward, then a merge from the back. Returns the
-/// new length (the caller checked it fits).
-fn merge_replace<K: Ord>(
-    arr: &mut [Void],
-    len: usize,
-    rem: &[Void],
-    add: &[Void],
-    key: impl Fn(&Void) -> K,
-) -> usize {
-    // Everything before the smallest key removed or added stays where it is: start there.
-    // A booking in the future (a reservation, a place-holder) touches only the tail.
-    let first = match (rem.first(), add.first()) {
-        (Some(x), Some(y)) => Some(if key(x) <= key(y) { key(x) } else { key(y) }),
-        (Some(x), None) | (None, Some(x)) => Some(key(x)),
-        (None, None) => None,
-    };
-    let Some(first) = first else { return len };
-    let from = arr[..len].partition_point(|x| key(x) < first);
-    let (mut w, mut r) = (from, 0);
-    for i in from..len {
-        let x = arr[i];
-        while r < rem.len() && key(&rem[r]) < key(&x) {
-            r += 1;
+/// What a change does to each node it touches, all over the same span `[s, e)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Change {
+    /// A booking of `[s, e)` lands in the node's void `[lo, hi)`, leaving `[lo, s)` and
+    /// `[e, hi)` (those that are not empty).
+    Split,
+    /// The booking of `[s, e)` leaves, and its sides `[lo, s)` and `[e, hi)` (those that
+    /// are not empty) join into `[lo, hi)`.
+    Join,
+}
+
+/// A change to one pair of sorted void arrays, gathered node by node in a work region of
+/// three per-node parts: a table (entry `n`: node `n`'s `[lo, hi)`, its `node` field the
+/// change's stamp), then the voids the change adds to the order by start and to the order
+/// by end.
+///
+/// The keys make the change cheap to apply. In the order by start a void's place is its
+/// start, then its node: the piece of a split that keeps the void's start keeps its place
+/// (only its end moves), and so does the whole of a join that keeps the first side's start.
+/// What is left to add all shares one key (`e` for a split's pieces by start, `s` for its
+/// pieces by end; `s` and `e` for a join's), so it goes in as one run, ordered by node. The
+/// order by end is the mirror image. Applying is then one walk from the first void touched
+/// and two moves of what follows, with no sort and no search per void.
+#[derive(Clone, Copy, Debug)]
+struct Gather {
+    change: Change,
+    s: u64,
+    e: u64,
+    stamp: u32,
+    /// Voids of the arrays the change edits or removes (the same count in both orders).
+    touched: usize,
+    /// The smallest start, and the smallest end, of the voids it touches.
+    first_start: u64,
+    first_end: u64,
+    /// Voids it adds to the order by start, and to the order by end.
+    add_start: usize,
+    add_end: usize,
+}
+
+impl Gather {
+    fn new(change: Change, s: u64, e: u64, stamp: u32) -> Gather {
+        Gather {
+            change,
+            s,
+            e,
+            stamp,
+            touched: 0,
+            first_start: u64::MAX,
+            first_end: u64::MAX,
+            add_start: 0,
+            add_end: 0,
         }
-        if r < rem.len() && rem[r] == x {
-            r += 1;
-            continue;
-        }
-        arr[w] = x;
-        w += 1;
     }
-    let total = w + add.len();
-    let (mut i, mut j, mut out) = (w, add.len(), total);
-    while j > 0 {
-        if i > from && key(&arr[i - 1]) > key(&add[j - 1]) {
-            arr[out - 1] = arr[i - 1];
-            i -= 1;
-        } else {
-            arr[out - 1] = add[j - 1];
-            j -= 1;
+
+    /// Notes node `node`'s part: its void `[lo, hi)` around the span (a split) or the one its
+    /// sides join into (a join). `work` is the change's region of `3 * nodes` entries.
+    fn note(&mut self, work: &mut [Void], nodes: usize, lo: u64, hi: u64, node: u32) {
+        let (s, e) = (self.s, self.e);
+        let (table, adds) = work.split_at_mut(nodes);
+        let (by_start, by_end) = adds.split_at_mut(nodes);
+        table[node as usize] = Void {
+            start: lo,
+            end: hi,
+            node: self.stamp,
+        };
+        match self.change {
+            Change::Split => {
+                self.touched += 1;
+                self.first_start = self.first_start.min(lo);
+                self.first_end = self.first_end.min(hi);
+                if hi > e {
+                    by_start[self.add_start] = Void {
+                        start: e,
+                        end: hi,
+                        node,
+                    };
+                    self.add_start += 1;
+                }
+                if lo < s {
+                    by_end[self.add_end] = Void {
+                        start: lo,
+                        end: s,
+                        node,
+                    };
+                    self.add_end += 1;
+                }
+            }
+            Change::Join => {
+                if lo < s {
+                    self.touched += 1;
+                    self.first_start = self.first_start.min(lo);
+                    self.first_end = self.first_end.min(s);
+                } else {
+                    by_start[self.add_start] = Void {
+                        start: s,
+                        end: hi,
+                        node,
+                    };
+                    self.add_start += 1;
+                }
+                if hi > e {
+                    self.touched += 1;
+                    self.first_start = self.first_start.min(e);
+                    self.first_end = self.first_end.min(hi);
+                } else {
+                    by_end[self.add_end] = Void {
+                        start: lo,
+                        end: e,
+                        node,
+                    };
+                    self.add_end += 1;
+                }
+            }
         }
-        out -= 1;
     }
-    total
+
+    /// Applies the change to `by_start[..len]` and `by_end[..len]`; returns the new length,
+    /// or `None` if it does not fit or they do not hold the voids it touches (the caller
+    /// then stops trusting them).
+    fn apply(
+        &self,
+        by_start: &mut [Void],
+        by_end: &mut [Void],
+        len: usize,
+        work: &mut [Void],
+        nodes: usize,
+    ) -> Option<usize> {
+        let (table, adds) = work.split_at_mut(nodes);
+        let (add_start, add_end) = adds.split_at_mut(nodes);
+        let (add_start, add_end) = (
+            &mut add_start[..self.add_start],
+            &mut add_end[..self.add_end],
+        );
+        // Gathered in the order the nodes came in: a booking's nodes come in the order they
+        // were chosen, a removal's in node order.
+        if !add_start.is_sorted_by_key(|x| x.node) {
+            add_start.sort_unstable_by_key(|x| x.node);
+        }
+        if !add_end.is_sorted_by_key(|x| x.node) {
+            add_end.sort_unstable_by_key(|x| x.node);
+        }
+        let cap = by_start.len().min(by_end.len());
+        let (s, e) = (self.s, self.e);
+        let (k_start, k_end) = match self.change {
+            Change::Split => (e, s),
+            Change::Join => (s, e),
+        };
+        let n1 = self.apply_one(
+            by_start,
+            len,
+            cap,
+            Order::ByStart,
+            table,
+            add_start,
+            k_start,
+        )?;
+        let n2 = self.apply_one(by_end, len, cap, Order::ByEnd, table, add_end, k_end)?;
+        (n1 == n2).then_some(n1)
+    }
+
+    /// Applies the change to one sorted array: edits and removals in one walk from the first
+    /// void touched, then the voids `add` (sorted by node, all at key `at`) go in.
+    #[allow(clippy::too_many_arguments)]
+    fn apply_one(
+        &self,
+        arr: &mut [Void],
+        len: usize,
+        cap: usize,
+        order: Order,
+        table: &[Void],
+        add: &[Void],
+        at: u64,
+    ) -> Option<usize> {
+        let (s, e, stamp) = (self.s, self.e, self.stamp);
+        let key = |x: &Void| match order {
+            Order::ByStart => x.start,
+            Order::ByEnd => x.end,
+        };
+        let first = match order {
+            Order::ByStart => self.first_start,
+            Order::ByEnd => self.first_end,
+        };
+        let mut r = arr[..len].partition_point(|x| key(x) < first);
+        let mut w = r;
+        let mut found = 0;
+        while found < self.touched {
+            let mut x = *arr[..len].get(r)?;
+            r += 1;
+            let t = table.get(x.node as usize)?;
+            if t.node == stamp {
+                let (lo, hi) = (t.start, t.end);
+                // What becomes of this void of a touched node: `Some(kept)` or gone; voids
+                // the change does not touch stay as they are.
+                let touched = match (self.change, order) {
+                    (Change::Split, _) => (x.start == lo && x.end == hi).then(|| match order {
+                        Order::ByStart => (lo < s).then_some(Void { end: s, ..x }),
+                        Order::ByEnd => (hi > e).then_some(Void { start: e, ..x }),
+                    }),
+                    (Change::Join, _) => {
+                        let first_side = lo < s && x.start == lo && x.end == s;
+                        let second_side = hi > e && x.start == e && x.end == hi;
+                        match order {
+                            Order::ByStart if first_side => Some(Some(Void { end: hi, ..x })),
+                            Order::ByEnd if second_side => Some(Some(Void { start: lo, ..x })),
+                            _ if first_side || second_side => Some(None),
+                            _ => None,
+                        }
+                    }
+                };
+                match touched {
+                    Some(Some(kept)) => {
+                        found += 1;
+                        x = kept;
+                    }
+                    Some(None) => {
+                        found += 1;
+                        continue;
+                    }
+                    None => {}
+                }
+            }
+            arr[w] = x;
+            w += 1;
+        }
+        if w < r {
+            arr.copy_within(r..len, w);
+        }
+        let len = len - (r - w);
+        if add.is_empty() {
+            return Some(len);
+        }
+        if len + add.len() > cap {
+            return None;
+        }
+        // The run of voids already at key `at`, into which `add` merges by node.
+        let p = arr[..len].partition_point(|x| key(x) < at);
+        let q = p + arr[p..len].iter().take_while(|x| key(x) == at).count();
+        arr.copy_within(q..len, q + add.len());
+        let (mut i, mut j, mut out) = (q, add.len(), q + add.len());
+        while j > 0 {
+            if i > p && arr[i - 1].node > add[j - 1].node {
+                arr[out - 1] = arr[i - 1];
+                i -= 1;
+            } else {
+                arr[out - 1] = add[j - 1];
+                j -= 1;
+            }
+            out -= 1;
+        }
+        Some(len + add.len())
+    }
+}
+
+/// Which of the two sorted arrays of a void index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Order {
+    ByStart,
+    ByEnd,
 }
 
 #[cfg(test)]
@@ -1500,6 +1627,30 @@ mod tests {
         assert_eq!(c.loosened(), l + 2);
         assert_eq!(c.remove_task_from(TaskId(100), m(100)), 1);
         assert_eq!(c.loosened(), l + 3);
+    }
+
+    #[test]
+    fn a_wrapped_stamp_forgets_every_old_mark() {
+        let mut st = vec![NodeTimeline::new(); 2];
+        let mut c = ClusterTimeline::new(&mut st);
+        let leak = |n: usize| -> &'static mut [Void] {
+            std::boxed::Box::leak(vec![Void::default(); n].into_boxed_slice())
+        };
+        c.set_index(leak(8), leak(8), leak(ClusterTimeline::index_work_len(2)));
+        c.book(&[0], run(1, 10, 20)).unwrap();
+        assert!(c.fresh_index());
+        // Node 0's void [0, 10) as a change stamped 1 noted it, 2^32 changes ago; the next
+        // change's stamp wraps round to 1 and must not take that void for one it splits.
+        let ix = c.index.as_mut().unwrap();
+        ix.work[0] = Void {
+            start: 0,
+            end: 10,
+            node: 1,
+        };
+        ix.stamp = u32::MAX;
+        c.book(&[1], run(2, 30, 40)).unwrap();
+        assert_eq!(c.index.as_ref().unwrap().built, Some(c.version));
+        index_is_its_rebuild(&mut c).unwrap();
     }
 
     #[test]
