@@ -234,6 +234,26 @@ pub struct Choice {
     gen: u32,
 }
 
+impl Choice {
+    /// An option that is no option: `pl` on (c, p) as if it started at `start`, which only
+    /// stands for a bound of the real one's objective (the memo never vouches for it).
+    pub(crate) fn bound(pl: &Placement, c: ClusterId, p: PState, start: Micros) -> Choice {
+        let energy = pl.energy(p);
+        Choice {
+            cluster: c,
+            pstate: p,
+            start,
+            duration: pl.etc[p.0 as usize],
+            nodes: pl.nodes,
+            energy,
+            day_energy: energy,
+            value: 0.0,
+            memo: u32::MAX,
+            gen: 0,
+        }
+    }
+}
+
 /// A mappable task's working entry during a mapping event.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Work {
@@ -1028,7 +1048,7 @@ impl<'a> Controller<'a> {
 
     /// The placement of task slot `i` on (c, p) and its duration there, if it may run on `c`
     /// and (when `filtered`) the energy filter admits it.
-    fn admitted(
+    pub(crate) fn admitted(
         &self,
         i: u32,
         c: ClusterId,

@@ -14,15 +14,31 @@
 //! changes what starts (or is reserved, or dropped) at this event or later. The pass ends
 //! there unless `Config::full_plan` asks for the whole plan. "Could start now" only turns
 //! false within an event (bookings are added, energy is spent), so each task's flag is
-//! checked again only while it is the first flagged one left.
+//! checked again only while it is the first flagged one left, and a task type found unable
+//! to start now is not asked again in that event.
+//!
+//! A pass that ends early leaves most tasks' bests unread, so it does not work them out up
+//! front: each task enters the heap with a bound of its best instead (the objective of
+//! completing as soon as its fastest option could, which no option beats), and its best is
+//! only worked out when that bound reaches the top. The picks stay exactly those of the
+//! eager loop, as for any cached value that bounds the current one.
 
-use super::Reservations;
+use super::{Reservations, TypesSeen};
 use crate::controller::{Choice, Controller, Decision, Work};
 use crate::error::Error;
 use crate::platform::{ClusterId, PState};
+use crate::units::Micros;
 
-/// An objective: the value of task slot `i` taking option `ch`.
-pub(crate) type Objective = fn(&Controller<'_>, u32, &Choice) -> Result<f64, Error>;
+/// An objective: the value of option `ch` for a task that earns `u` when it completes.
+///
+/// It must not decrease as `u` grows (none does: `u` over a positive measure of the option,
+/// or a monotone packing of `u` and the completion), and for a given `u` it must not grow as
+/// the option starts later: [`bound`] relies on both.
+pub(crate) type Objective = fn(&Controller<'_>, &Choice, f64) -> Result<f64, Error>;
+
+/// Relative margin of a bound's utility over the curve's value (far above the rounding of
+/// one `exp`, which need not be monotone to the last bit; far below any gap that matters).
+const BOUND_MARGIN: f64 = 1e-12;
 
 /// The best option of task slot `i` under `objective` (ties keep the first (cluster,
 /// P-state)), and whether any of its options starts now.
@@ -42,7 +58,8 @@ pub(crate) fn best(
         for p in 0..ctl.pstates() {
             if let Some(mut ch) = ctl.option(i, ClusterId(c), PState(p), filtered)? {
                 starts_now |= ch.start <= now;
-                let v = objective(ctl, i, &ch)?;
+                let u = ctl.value_at_end(i, ch.start.saturating_add(ch.duration))?;
+                let v = objective(ctl, &ch, u)?;
                 // A NaN objective ranks below every number, so it never wins by accident.
                 ch.value = if v.is_nan() { f64::NEG_INFINITY } else { v };
                 if best.as_ref().is_none_or(|b| ch.value > b.value) {
@@ -52,6 +69,43 @@ pub(crate) fn best(
         }
     }
     Ok((best, starts_now))
+}
+
+/// A bound of task slot `i`'s best under `objective` (`None`: no option is admitted): the
+/// highest objective of an admitted (cluster, P-state) were it to start now, with the
+/// utility of completing after the shortest of their durations. Every option starts now or
+/// later, and utility never rises, so its best is no higher.
+fn bound(ctl: &Controller<'_>, i: u32, objective: Objective) -> Result<Option<Choice>, Error> {
+    let filtered = super::filtered(ctl);
+    let now = ctl.now();
+    let mut shortest: Option<Micros> = None;
+    for c in 0..ctl.cluster_count() {
+        for p in 0..ctl.pstates() {
+            if let Some((_, d)) = ctl.admitted(i, ClusterId(c), PState(p), filtered) {
+                shortest = Some(shortest.map_or(d, |s| s.min(d)));
+            }
+        }
+    }
+    let Some(shortest) = shortest else {
+        return Ok(None);
+    };
+    let u = ctl.value_at_end(i, now.saturating_add(shortest))?;
+    let u = u + u * BOUND_MARGIN + f64::MIN_POSITIVE;
+    let mut top: Option<Choice> = None;
+    for c in 0..ctl.cluster_count() {
+        for p in 0..ctl.pstates() {
+            if let Some((pl, _)) = ctl.admitted(i, ClusterId(c), PState(p), filtered) {
+                let mut ch = Choice::bound(&pl, ClusterId(c), PState(p), now);
+                let v = objective(ctl, &ch, u)?;
+                // A NaN could hide a real value above it: rank it first, to be worked out.
+                ch.value = if v.is_nan() { f64::INFINITY } else { v };
+                if top.as_ref().is_none_or(|t| ch.value > t.value) {
+                    top = Some(ch);
+                }
+            }
+        }
+    }
+    Ok(top)
 }
 
 /// Whether task slot `i` still has an option that starts now: nodes free over its run from
@@ -75,15 +129,24 @@ fn can_start_now(ctl: &mut Controller<'_>, i: u32) -> Result<bool, Error> {
 }
 
 /// Whether a task of the heap may still start now; clears the flags found stale on the way
-/// (each at most once an event). Stops at the first that may.
-fn any_may_start_now(ctl: &mut Controller<'_>, len: usize) -> Result<bool, Error> {
+/// (each at most once an event). Stops at the first that may. `stuck` holds the task types
+/// found unable to start now in this event: no task of theirs can for the rest of it.
+fn any_may_start_now(
+    ctl: &mut Controller<'_>,
+    len: usize,
+    stuck: &mut TypesSeen,
+) -> Result<bool, Error> {
     for j in 0..len {
         let w = ctl.work()[j];
         if !w.may_start_now {
             continue;
         }
-        if can_start_now(ctl, w.slot)? {
-            return Ok(true);
+        let ty = ctl.task_type(w.slot);
+        if !stuck.contains(ty) {
+            if can_start_now(ctl, w.slot)? {
+                return Ok(true);
+            }
+            stuck.insert(ty);
         }
         ctl.work()[j].may_start_now = false;
     }
@@ -124,26 +187,31 @@ pub(super) fn run(
     sink: &mut dyn FnMut(&Decision),
 ) -> Result<(), Error> {
     let n = ctl.collect_mappable()?;
+    // Only place-holders are left to make once nothing may start now (see the module doc).
+    let plan_all = ctl.config().full_plan || reservations != Reservations::PlaceHolder;
+    let mut stuck = TypesSeen::default();
     let mut len = 0;
-    let mut may_start_now = 0usize;
     for w in 0..n {
         let i = ctl.work()[w].slot;
-        let (b, now) = best(ctl, i, objective)?;
+        // A pass that plans everything reads every best anyway: work them out now.
+        let (b, now, stamp) = if plan_all {
+            let (b, now) = best(ctl, i, objective)?;
+            (b, now, 1)
+        } else {
+            (bound(ctl, i, objective)?, true, 0)
+        };
         if b.is_some() {
             let work = ctl.work();
             work[len] = Work {
                 slot: i,
                 best: b,
                 may_start_now: now,
-                stamp: 1,
+                stamp,
             };
             len += 1;
-            may_start_now += now as usize;
         }
     }
-    // Only place-holders are left to make once nothing may start now (see the module doc).
-    let plan_all = ctl.config().full_plan || reservations != Reservations::PlaceHolder;
-    if !plan_all && may_start_now == 0 {
+    if !plan_all && !any_may_start_now(ctl, len, &mut stuck)? {
         return Ok(());
     }
     {
@@ -184,7 +252,7 @@ pub(super) fn run(
         h[0] = h[len - 1];
         len -= 1;
         sift_down(&mut ctl.work()[..len], 0);
-        if !plan_all && !any_may_start_now(ctl, len)? {
+        if !plan_all && !any_may_start_now(ctl, len, &mut stuck)? {
             break;
         }
     }

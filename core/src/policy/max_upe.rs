@@ -7,7 +7,6 @@ use crate::error::Error;
 /// Energy below this (joules) counts as this much, so a zero-power table cannot divide by 0.
 const MIN_JOULES: f64 = 1e-3;
 
-pub(super) fn objective(ctl: &Controller<'_>, i: u32, ch: &Choice) -> Result<f64, Error> {
-    let u = ctl.value_at_end(i, ch.start.saturating_add(ch.duration))?;
+pub(super) fn objective(_: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
     Ok(u / f64::max(ch.energy.as_joules_f64(), MIN_JOULES))
 }

@@ -3,7 +3,6 @@
 use crate::controller::{Choice, Controller};
 use crate::error::Error;
 
-pub(super) fn objective(ctl: &Controller<'_>, i: u32, ch: &Choice) -> Result<f64, Error> {
-    let u = ctl.value_at_end(i, ch.start.saturating_add(ch.duration))?;
+pub(super) fn objective(_: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
     Ok(u / ch.duration.as_secs_f64())
 }

@@ -16,10 +16,9 @@ use crate::error::Error;
 /// Completion seconds a tie-break can tell apart: 2^20 (about 12 days).
 const COMPLETION_SPAN: f64 = (1u64 << 20) as f64;
 
-pub(super) fn objective(ctl: &Controller<'_>, i: u32, ch: &Choice) -> Result<f64, Error> {
+pub(super) fn objective(_: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
     let end = ch.start.saturating_add(ch.duration);
-    let v = ctl.value_at_end(i, end)?;
-    let micro = libm::round(v * 1e6);
+    let micro = libm::round(u * 1e6);
     let secs = libm::floor(end.as_secs_f64()).min(COMPLETION_SPAN - 1.0);
     Ok(micro * COMPLETION_SPAN + (COMPLETION_SPAN - 1.0 - secs))
 }
