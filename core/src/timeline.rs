@@ -48,7 +48,13 @@ pub struct Booking {
 }
 
 /// The bookings of one node, sorted by start and never overlapping.
+///
+/// On the host, aligned to a cache line: a node's size is otherwise a multiple of 4 KiB plus
+/// its length word, so every node's first bookings would share one set of the L1 cache (and
+/// one of a few of L2), and a booking across a hundred nodes would evict itself all the way
+/// (measured: 6% of a 10k Max UPE place-holder day). The firmware's core has no data cache.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(feature = "host-limits", repr(align(64)))]
 pub struct NodeTimeline {
     bookings: heapless::Vec<Booking, MAX_BOOKINGS_PER_NODE>,
 }
