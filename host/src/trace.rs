@@ -532,14 +532,19 @@ fn replay_inner(
             line: 0,
         })
     });
-    // No void index (`Controller::with_void_index`): decisions are the same either way, and
-    // it is rebuilt after every booking removed. Measured (user CPU, release), without / with
-    // it: KTH-SP2 FCFS 0.14 / 0.21 s, EASY 0.46 / 0.40 s, Conservative 1.17 / 2.6 s; Gaia
-    // EASY 2.7 / 4.5 s; only Curie (93,312 nodes, sorts of ~93,000 voids) gains: its first
-    // 3,000 jobs take 57.6 / 31.7 s under EASY, but 164 / 331 s under Conservative.
-    // No void index: it is slower on KTH under FCFS and Conservative (measured, module doc).
-    let mut storage =
-        HostStorage::with_caches(&platform, jobs.len(), &template, TRACE_MEMO_ENTRIES, 0);
+    // The simulator's void index (`Controller::with_void_index`; decisions are the same
+    // either way). Since a change to it costs one walk and no sort, it no longer loses here.
+    // Best of 2-5 runs, replay wall time, without / with it: KTH-SP2 FCFS 0.126 / 0.122 s,
+    // EASY 0.234 / 0.234 s, Conservative 1.77 / 1.55 s; Gaia EASY 7.9 / 8.0 s (process); the
+    // first 1,500 Curie jobs under EASY 21.5 / 17.2 s, the first 600 under Conservative
+    // 59.6 / 50.8 s (process; 381 / 661 MB peak, as Curie has 93,312 nodes).
+    let mut storage = HostStorage::with_caches(
+        &platform,
+        jobs.len(),
+        &template,
+        TRACE_MEMO_ENTRIES,
+        crate::sim::VOIDS_PER_NODE,
+    );
     let mut ctl = Controller::new(&platform, &classes, config, storage.split().0)?;
     ctl.set_knapsack(options.knapsack);
 
