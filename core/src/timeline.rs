@@ -692,9 +692,9 @@ impl<'a> ClusterTimeline<'a> {
     }
 
     /// Chooses `out.len()` nodes free over `[s, s + d)`: fewest new idle voids, then the
-    /// smallest void, then the lowest index (seed 000 §III.F). `now` is the earliest instant
-    /// a void can begin (idle time before it is gone). Returns how many were found; fewer
-    /// than asked means the nodes are not free.
+    /// smallest void, then the lowest index (seed 000 §III.F), and writes them in node order.
+    /// `now` is the earliest instant a void can begin (idle time before it is gone). Returns
+    /// how many were found; fewer than asked means the nodes are not free.
     pub fn choose_nodes(
         &self,
         now: Micros,
@@ -774,10 +774,11 @@ impl<'a> ClusterTimeline<'a> {
             keys.select_nth_unstable(want);
         }
         let got = want.min(m);
-        keys[..got].sort_unstable();
         for (o, k) in out.iter_mut().zip(keys.iter()) {
             *o = (*k & 0xF_FFFF) as u32;
         }
+        // In node order: the booking's per-node pieces then come sorted for the void index.
+        out[..got].sort_unstable();
         got
     }
 
@@ -1546,8 +1547,8 @@ mod tests {
         let mut out = [0u32; 3];
         let mut keys = [0u64; 10];
         assert_eq!(c.choose_nodes(m(0), m(20), m(10), &mut out, &mut keys), 3);
-        // n6, n5, n3 (indices 5, 4, 2).
-        assert_eq!(out, [5, 4, 2]);
+        // n6, n5, n3 (indices 5, 4, 2), in node order.
+        assert_eq!(out, [2, 4, 5]);
     }
 
     #[test]
