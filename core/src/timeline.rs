@@ -1226,55 +1226,37 @@ impl Gather {
             end: hi,
             node: self.stamp,
         };
+        let void = |start, end| Void { start, end, node };
         match self.change {
             Change::Split => {
-                self.touched += 1;
-                self.first_start = self.first_start.min(lo);
-                self.first_end = self.first_end.min(hi);
+                self.touch(lo, hi);
                 if hi > e {
-                    by_start[self.add_start] = Void {
-                        start: e,
-                        end: hi,
-                        node,
-                    };
-                    self.add_start += 1;
+                    push(by_start, &mut self.add_start, void(e, hi));
                 }
                 if lo < s {
-                    by_end[self.add_end] = Void {
-                        start: lo,
-                        end: s,
-                        node,
-                    };
-                    self.add_end += 1;
+                    push(by_end, &mut self.add_end, void(lo, s));
                 }
             }
             Change::Join => {
                 if lo < s {
-                    self.touched += 1;
-                    self.first_start = self.first_start.min(lo);
-                    self.first_end = self.first_end.min(s);
+                    self.touch(lo, s);
                 } else {
-                    by_start[self.add_start] = Void {
-                        start: s,
-                        end: hi,
-                        node,
-                    };
-                    self.add_start += 1;
+                    push(by_start, &mut self.add_start, void(s, hi));
                 }
                 if hi > e {
-                    self.touched += 1;
-                    self.first_start = self.first_start.min(e);
-                    self.first_end = self.first_end.min(hi);
+                    self.touch(e, hi);
                 } else {
-                    by_end[self.add_end] = Void {
-                        start: lo,
-                        end: e,
-                        node,
-                    };
-                    self.add_end += 1;
+                    push(by_end, &mut self.add_end, void(lo, e));
                 }
             }
         }
+    }
+
+    /// Counts a void `[start, end)` the change edits or removes.
+    fn touch(&mut self, start: u64, end: u64) {
+        self.touched += 1;
+        self.first_start = self.first_start.min(start);
+        self.first_end = self.first_end.min(end);
     }
 
     /// Applies the change to `by_start[..len]` and `by_end[..len]`; returns the new length,
@@ -1412,6 +1394,12 @@ impl Gather {
         }
         Some(len + add.len())
     }
+}
+
+/// Writes `v` at `buf[*n]` and counts it.
+fn push(buf: &mut [Void], n: &mut usize, v: Void) {
+    buf[*n] = v;
+    *n += 1;
 }
 
 /// Which of the two sorted arrays of a void index.
