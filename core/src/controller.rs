@@ -434,8 +434,9 @@ impl<'a> Controller<'a> {
     /// voids outgrow its share falls back to sorting. Each cluster's share holds six work
     /// entries a node (to apply a change to the index and to its copy), then the index's two
     /// sorted arrays (two thirds of the rest) and those of its copy without place-holders (a
-    /// third). The host gives 64 entries a node (`host::sim::VOIDS_PER_NODE`: about 19 voids
-    /// a node in the index, 9 in the copy).
+    /// third). The host gives 128 entries a node (twice `VOIDS_PER_NODE` in `host/src/sim.rs`:
+    /// forty voids a node in the index, twenty in the copy): the reservation-heavy ESSC 10k
+    /// days (Random: 150,000 bookings) need more than 14.
     pub fn with_void_index(mut self, voids: &'a mut [Void]) -> Controller<'a> {
         let total = self.platform.total_nodes().max(1) as usize;
         let mut rest = voids;
