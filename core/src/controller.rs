@@ -360,7 +360,8 @@ pub struct Controller<'a> {
     early_completions: u32,
     rng: ChaCha8Rng,
     budget: Budget,
-    /// Tasks at or before this slot index are all finished; scans of the mappable set start here.
+    /// Tasks before this slot index have all started or finished (none waits again); scans of
+    /// the waiting tasks start here.
     first_open: usize,
     /// Assignments made so far.
     seq: u32,
@@ -733,10 +734,11 @@ impl<'a> Controller<'a> {
             c.clear_place_holders();
             c.prune(now);
         }
+        // A started task never waits again: the scans below skip it like a finished one.
         while self.first_open < self.len
             && matches!(
                 self.tasks[self.first_open].state,
-                TaskState::Completed | TaskState::Dropped
+                TaskState::Running | TaskState::Completed | TaskState::Dropped
             )
         {
             self.first_open += 1;
@@ -1299,7 +1301,7 @@ impl<'a> Controller<'a> {
         s.state == TaskState::Reserved && s.assignment.is_some_and(|a| a.start > self.now)
     }
 
-    /// The range of slots that may still be open.
+    /// The range of slots that may still wait (be mappable, place-held or reserved).
     pub(crate) fn open_slots(&self) -> core::ops::Range<usize> {
         self.first_open..self.len
     }
