@@ -533,19 +533,24 @@ fn replay_inner(
         })
     });
     // The simulator's void index (`Controller::with_void_index`; decisions are the same
-    // either way). Since a change to it costs one walk and no sort, it no longer loses here.
-    // Best of 2-5 runs, replay wall time, without / with it: KTH-SP2 FCFS 0.126 / 0.122 s,
-    // EASY 0.234 / 0.234 s, Conservative 1.77 / 1.55 s; Gaia EASY 7.9 / 8.0 s (process); the
-    // first 1,500 Curie jobs under EASY 21.5 / 17.2 s, the first 600 under Conservative
-    // 59.6 / 50.8 s (process; 381 / 661 MB peak, as Curie has 93,312 nodes).
+    // either way) for Conservative only. Valgrind's instruction counts of the whole KTH-SP2
+    // replay, without / with it: Conservative 15.32 / 9.01 G, EASY 2.58 / 3.25 G, FCFS 1.429
+    // / 1.432 G (the others were not measured: they run without it, as before).
+    let index = policy == Policy::Conservative;
     let mut storage = HostStorage::with_caches(
         &platform,
         jobs.len(),
         &template,
         TRACE_MEMO_ENTRIES,
-        crate::sim::VOIDS_PER_NODE,
+        if index { crate::sim::VOIDS_PER_NODE } else { 0 },
     );
-    let mut ctl = Controller::new(&platform, &classes, config, storage.split().0)?;
+    let (st, _, voids) = storage.split();
+    let ctl = Controller::new(&platform, &classes, config, st)?;
+    let mut ctl = if index {
+        ctl.with_void_index(voids)
+    } else {
+        ctl
+    };
     ctl.set_knapsack(options.knapsack);
 
     const NONE: u64 = u64::MAX;
