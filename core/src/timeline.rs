@@ -302,7 +302,7 @@ impl<'a> ClusterTimeline<'a> {
         }
         let mut n = 0;
         for node in self.nodes.iter() {
-            if node.is_free(s, e) {
+            if self.void_of(node, s, e).is_some() {
                 n += 1;
                 if n >= want {
                     break;
@@ -310,6 +310,16 @@ impl<'a> ClusterTimeline<'a> {
             }
         }
         n
+    }
+
+    /// [`NodeTimeline::void_around`] for one of this cluster's nodes. While every booking
+    /// ends after `s` (always from now on, once pruned to now), the void is the one before the
+    /// first booking: no search in the node's bookings.
+    fn void_of(&self, node: &NodeTimeline, s: Micros, e: Micros) -> Option<(Micros, Micros)> {
+        match node.bookings.first() {
+            Some(b) if s < self.first_end => (b.start >= e).then_some((Micros::ZERO, b.start)),
+            _ => node.void_around(s, e),
+        }
     }
 
     /// Gives the cluster buffers for its void index: two sorted copies (equal lengths) and a
@@ -609,7 +619,7 @@ impl<'a> ClusterTimeline<'a> {
         // sort is needed), and when each node is free for good (after its last booking).
         let mut free_now = 0usize;
         for (i, node) in self.nodes.iter().enumerate() {
-            if node.is_free(t, t.saturating_add(d)) {
+            if self.void_of(node, t, t.saturating_add(d)).is_some() {
                 free_now += 1;
             }
             let last = node.bookings.last().map_or(Micros::ZERO, |b| b.end);
@@ -631,7 +641,10 @@ impl<'a> ClusterTimeline<'a> {
         for node in self.nodes.iter() {
             let bs = &node.bookings;
             // Skip bookings over before t: only voids that reach past t matter.
-            let first = bs.partition_point(|b| b.end <= t);
+            let first = match t < self.first_end {
+                true => 0,
+                false => bs.partition_point(|b| b.end <= t),
+            };
             let mut a = if first > 0 {
                 bs[first - 1].end
             } else {
@@ -762,7 +775,7 @@ impl<'a> ClusterTimeline<'a> {
                 if m >= keys.len() {
                     break;
                 }
-                if let Some((a, b)) = node.void_around(s, e) {
+                if let Some((a, b)) = self.void_of(node, s, e) {
                     keys[m] = key(a.0, b.0, i as u32);
                     m += 1;
                 }
