@@ -7,8 +7,8 @@
 //! value is an upper bound of the current one: the loop looks at the top, and recomputes it
 //! only if the memo no longer vouches for its start or its energy no longer fits, then sifts
 //! it down and looks again (lazy greedy). The picks are those of the eager loop that rescans
-//! every task after every assignment, at O(log n) per step instead of O(n), but for a task
-//! dropped when it has no option (below: energy that runs short).
+//! every task after every assignment, at O(log n) per step instead of O(n), except where
+//! energy runs short (below).
 //!
 //! With place-holders, most of a busy event's assignments are place-holders that the next
 //! event clears unread: once no task left could start now, nothing the pass still does
@@ -23,14 +23,15 @@
 //! objective of completing as soon as its fastest option could, which no option beats, now
 //! or later in the event), and its best is only worked out when that bound reaches the top.
 //!
-//! One thing is not monotone within an event, and there the lazy and the up-front loops
-//! differ: an option over the energy left can come back when bookings push its start later,
-//! because only the share of a run inside the day is charged. The up-front loop drops a task
-//! with no option at the start of the event for the rest of it; the lazy loop looks when its
-//! bound reaches the top, and a task can have an option by then (the loop that rescans every
-//! task after every assignment, Algorithm 1 as written, would see it too). Of the 1,152 runs
-//! of the default experiment this changed one (Max UPT PH + EPT, trial 41, near the day's
-//! end). Permanent reservations keep the up-front loop and their decisions.
+//! One thing is not monotone within an event: an option over the energy left can come back
+//! when bookings push its start later, because only the share of a run inside the day is
+//! charged. The eager loop would see it; a cached best can miss it (it may then be below the
+//! task's best, and a task with no option leaves the heap for the rest of the event). The
+//! up-front loop caches every best at the event's start and misses the most; the lazy loop
+//! works a best out when the task's bound reaches the top, later, and so sees more of them.
+//! Of the 1,152 runs of the default experiment the switch changed one (Max UPT PH + EPT,
+//! trial 41, near the day's end). Permanent reservations keep the up-front loop and their
+//! decisions.
 
 use super::{Reservations, TypesSeen};
 use crate::controller::{Choice, Controller, Decision, Work};
