@@ -375,6 +375,14 @@ impl<'a> ClusterTimeline<'a> {
         self.version = self.version.wrapping_add(1);
     }
 
+    /// Whether the index is fresh, with room in the work buffer to keep it so through a change.
+    fn index_kept(&self) -> bool {
+        let n = self.nodes.len();
+        self.index
+            .as_ref()
+            .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * n)
+    }
+
     /// Whether the base index holds the cluster's voids without place-holders now, with room
     /// in the work buffer to keep it so through a change.
     fn base_kept(&self) -> bool {
@@ -488,7 +496,7 @@ impl<'a> ClusterTimeline<'a> {
     }
 
     /// Marks the index fresh after a change that left every void as it was.
-    fn index_kept(&mut self) {
+    fn mark_fresh(&mut self) {
         let version = self.version;
         if let Some(ix) = self.index.as_mut() {
             ix.built = Some(version);
@@ -802,10 +810,7 @@ impl<'a> ClusterTimeline<'a> {
         }
         // The voids this booking splits, read as it lands, keep the index current.
         let cn = self.nodes.len();
-        let fresh = self
-            .index
-            .as_ref()
-            .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * cn);
+        let fresh = self.index_kept();
         let held = b.kind == BookingKind::PlaceHolder;
         let base = !held && self.base_kept();
         self.changed();
@@ -1001,15 +1006,13 @@ impl<'a> ClusterTimeline<'a> {
         // The voids on either side of each booking removed join: keep the index current
         // (taking back a reservation, a completion) instead of rebuilding it at the next query.
         let n = self.nodes.len();
-        let fresh = self
-            .index
-            .as_ref()
-            .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * n);
+        let fresh = self.index_kept();
         let base = self.base_kept();
         self.changed();
         let mut gone = Removed::default();
-        // The span is the booking's, known once the first is found.
-        let (mut main, mut based) = (None::<Gather>, None::<Gather>);
+        // The span is the booking's, known once the first is found: one gather (one stamp)
+        // starts then, for the index and for its copy alike.
+        let (mut first, mut main, mut based) = (None::<Gather>, None::<Gather>, None::<Gather>);
         for (i, node) in self.nodes.iter_mut().enumerate() {
             let bs = &mut node.bookings;
             let j = bs.partition_point(|b| b.start < start);
@@ -1018,25 +1021,22 @@ impl<'a> ClusterTimeline<'a> {
             }
             let b = bs[j];
             let node = i as u32;
-            if let Some(ix) = self.index.as_mut() {
-                let (s, e) = (b.start.0, b.end.0);
+            if let Some(ix) = self.index.as_mut().filter(|_| fresh || base) {
+                let g = *first
+                    .get_or_insert_with(|| Self::gather(ix, Change::Join, b.start.0, b.end.0));
                 if fresh {
                     let (lo, hi) = (
                         if j == 0 { 0 } else { bs[j - 1].end.0 },
                         bs.get(j + 1).map_or(u64::MAX, |x| x.start.0),
                     );
-                    let g = main.get_or_insert_with(|| Self::gather(ix, Change::Join, s, e));
-                    g.note(&mut ix.work[..3 * n], n, lo, hi, node);
+                    let work = &mut ix.work[..3 * n];
+                    main.get_or_insert(g).note(work, n, lo, hi, node);
                 }
                 // Its base void joins likewise (place-holders aside).
                 if base && b.kind != BookingKind::PlaceHolder {
                     let (lo, hi) = base_bounds(bs, j, j + 1);
-                    let stamp = main.as_ref().map(|g| g.stamp);
-                    let g = based.get_or_insert_with(|| match stamp {
-                        Some(stamp) => Gather::new(Change::Join, s, e, stamp),
-                        None => Self::gather(ix, Change::Join, s, e),
-                    });
-                    g.note(&mut ix.work[3 * n..6 * n], n, lo, hi, node);
+                    let work = &mut ix.work[3 * n..6 * n];
+                    based.get_or_insert(g).note(work, n, lo, hi, node);
                 }
             }
             bs.remove(j);
@@ -1046,10 +1046,10 @@ impl<'a> ClusterTimeline<'a> {
             match main {
                 Some(g) => self.apply_main(&g, 0),
                 // Nothing removed: the index is as current as it was.
-                None => self.index_kept(),
+                None => self.mark_fresh(),
             }
         }
-        if let Some(g) = based.filter(|_| base) {
+        if let Some(g) = based {
             self.apply_base(&g, 1);
         }
         self.account(gone)
