@@ -22,6 +22,9 @@
 //! them out up front: each task enters the heap with a bound of its best instead (the
 //! objective of completing as soon as its fastest option could, which no option beats, now
 //! or later in the event), and its best is only worked out when that bound reaches the top.
+//! Working out a best uses the same bounds, one for each (cluster, P-state): once a first
+//! option is found, the others are queried by decreasing bound, and none whose bound cannot
+//! beat the best so far (ties included) is queried at all. The pick is the exhaustive loop's.
 //!
 //! One thing is not monotone within an event: an option over the energy left can come back
 //! when bookings push its start later, because only the share of a run inside the day is
@@ -34,29 +37,209 @@
 //! decisions.
 
 use super::{Reservations, TypesSeen};
+use crate::config::{MAX_CLUSTERS, MAX_PSTATES};
 use crate::controller::{Choice, Controller, Decision, Work};
 use crate::error::Error;
-use crate::platform::{ClusterId, PState};
+use crate::platform::{ClusterId, PState, Placement};
 use crate::units::Micros;
 
 /// An objective: the value of option `ch` for a task that earns `u` when it completes.
 ///
 /// It must not decrease as `u` grows (none does: `u` over a positive measure of the option,
 /// or a monotone packing of `u` and the completion), and for a given `u` it must not grow as
-/// the option starts later: [`bound`] relies on both.
+/// the option starts later: [`bounds`] relies on both.
 pub(crate) type Objective = fn(&Controller<'_>, &Choice, f64) -> Result<f64, Error>;
+
+/// A task's best option (`None`: it has none) and whether it may start now.
+pub(crate) type Best = (Option<Choice>, bool);
 
 /// Relative margin of a bound's utility over the curve's value (far above the rounding of
 /// one `exp`, which need not be monotone to the last bit; far below any gap that matters).
 const BOUND_MARGIN: f64 = 1e-12;
 
+/// The most (cluster, P-state) options a task can have.
+const MAX_OPTIONS: usize = MAX_CLUSTERS * MAX_PSTATES;
+
+/// The bounds of some of a task's admitted options (see [`bounds`]), in (cluster, P-state)
+/// order, on the stack: the core allocates nothing.
+struct Bounds {
+    /// Each option's bound (never NaN: a NaN bound is kept as infinity).
+    value: [f64; MAX_OPTIONS],
+    /// Each option's cluster and P-state.
+    at: [(ClusterId, PState); MAX_OPTIONS],
+    /// How many there are.
+    len: usize,
+}
+
+/// The bounds of task slot `i`'s admitted options under `objective`, those after `after` in
+/// (cluster, P-state) order (all: `None`): each one's objective were it to start now, with
+/// the utility of completing after the shortest duration of any admitted option. Every
+/// option starts now or later, and utility never rises, so none beats its bound.
+fn bounds(
+    ctl: &Controller<'_>,
+    i: u32,
+    objective: Objective,
+    after: Option<(ClusterId, PState)>,
+) -> Result<Bounds, Error> {
+    let filtered = super::filtered(ctl);
+    let now = ctl.now();
+    let mut out = Bounds {
+        value: [0.0; MAX_OPTIONS],
+        at: [(ClusterId(0), PState(0)); MAX_OPTIONS],
+        len: 0,
+    };
+    let later = |c: ClusterId, p: PState| after.is_none_or(|(ac, ap)| (c.0, p.0) > (ac.0, ap.0));
+    let mut shortest: Option<Micros> = None;
+    for c in (0..ctl.cluster_count()).map(ClusterId) {
+        // One placement a cluster, not one an option: this runs for every task worked out.
+        let Some(pl) = ctl.placement(i, c) else {
+            continue;
+        };
+        for p in (0..ctl.pstates()).map(PState) {
+            if !ctl.admits(&pl, c, p, filtered) {
+                continue;
+            }
+            let d = pl.etc[p.0 as usize];
+            shortest = Some(shortest.map_or(d, |s| s.min(d)));
+            if later(c, p) {
+                // Never full: a platform has at most MAX_CLUSTERS clusters of MAX_PSTATES.
+                if let Some(at) = out.at.get_mut(out.len) {
+                    *at = (c, p);
+                    out.len += 1;
+                }
+            }
+        }
+    }
+    let Some(shortest) = shortest else {
+        return Ok(out);
+    };
+    // One utility serves every option: one `exp` a task, not one an option.
+    let u = ctl.value_at_end(i, now.saturating_add(shortest))?;
+    let u = u + u * BOUND_MARGIN + f64::MIN_POSITIVE;
+    let mut placed: Option<(ClusterId, Placement)> = None;
+    for k in 0..out.len {
+        let (c, p) = out.at[k];
+        let pl = match placed {
+            Some((pc, pl)) if pc == c => pl,
+            _ => {
+                let Some(pl) = ctl.placement(i, c) else {
+                    continue;
+                };
+                placed = Some((c, pl));
+                pl
+            }
+        };
+        let v = objective(ctl, &Choice::bound(&pl, c, p, now), u)?;
+        // A NaN could hide a real value above it: rank it first, to be worked out.
+        out.value[k] = if v.is_nan() { f64::INFINITY } else { v };
+    }
+    Ok(out)
+}
+
 /// The best option of task slot `i` under `objective` (ties keep the first (cluster,
-/// P-state)), and whether any of its options starts now.
-pub(crate) fn best(
+/// P-state)), and whether any of its options may start now (also true when one was skipped
+/// unread: callers check the flag again before they act on it).
+///
+/// Most of the cost is the earliest-start query behind each option, so once one option is
+/// found the others are worked out by decreasing bound, and those whose bound cannot beat
+/// the best so far are skipped. The pick is the exhaustive loop's; only the memo may differ,
+/// which no decision reads.
+pub(crate) fn best(ctl: &mut Controller<'_>, i: u32, objective: Objective) -> Result<Best, Error> {
+    let filtered = super::filtered(ctl);
+    let now = ctl.now();
+    let mut starts_now = false;
+    let mut work_out = |ctl: &mut Controller<'_>, c, p| -> Result<Option<Choice>, Error> {
+        let Some(mut ch) = ctl.option(i, c, p, filtered)? else {
+            return Ok(None);
+        };
+        starts_now |= ch.start <= now;
+        let u = ctl.value_at_end(i, ch.start.saturating_add(ch.duration))?;
+        let v = objective(ctl, &ch, u)?;
+        // A NaN objective ranks below every number, so it never wins by accident.
+        ch.value = if v.is_nan() { f64::NEG_INFINITY } else { v };
+        Ok(Some(ch))
+    };
+    // In loop order up to the first option: there is nothing to prune against before it,
+    // and most tasks of the up-front loop (permanent reservations) have none, each answered
+    // at once by the memo ("not today"), where bounds would cost more than they save.
+    let mut first: Option<Choice> = None;
+    'probe: for c in (0..ctl.cluster_count()).map(ClusterId) {
+        if ctl.placement(i, c).is_none() {
+            continue;
+        }
+        for p in (0..ctl.pstates()).map(PState) {
+            first = work_out(ctl, c, p)?;
+            if first.is_some() {
+                break 'probe;
+            }
+        }
+    }
+    let Some(first) = first else {
+        return Ok((None, starts_now));
+    };
+    let b = bounds(ctl, i, objective, Some((first.cluster, first.pstate)))?;
+    let (best, skipped) = branch_and_bound(&b.value[..b.len], (first, first.value), |k| {
+        let (c, p) = b.at[k];
+        Ok(work_out(ctl, c, p)?.map(|ch| (ch, ch.value)))
+    })?;
+    Ok((Some(best), starts_now || skipped))
+}
+
+/// The best of `first` and options `0..bound.len()` (the highest value, then the earliest:
+/// `first` precedes them all, then index order), given an upper bound of each option's value
+/// (no NaN), and whether an option was skipped unread. `eval(k)` works option `k` out:
+/// `None` if it has none, else it and its value (never NaN).
+///
+/// Options are worked out by decreasing bound, so a high value comes early and most bounds
+/// left fall below it. A tie goes to the earlier option, so a bound equal to the best so far
+/// still needs working out when it is earlier in index order.
+fn branch_and_bound<T>(
+    bound: &[f64],
+    first: (T, f64),
+    mut eval: impl FnMut(usize) -> Result<Option<(T, f64)>, Error>,
+) -> Result<(T, bool), Error> {
+    let n = bound.len().min(MAX_OPTIONS);
+    let mut order = [0u8; MAX_OPTIONS];
+    for (k, o) in order.iter_mut().enumerate().take(n) {
+        *o = k as u8;
+    }
+    // Insertion sort of at most 32 entries; stable, so equal bounds keep index order.
+    for k in 1..n {
+        let x = order[k];
+        let mut j = k;
+        while j > 0 && bound[order[j - 1] as usize] < bound[x as usize] {
+            order[j] = order[j - 1];
+            j -= 1;
+        }
+        order[j] = x;
+    }
+    // The best so far, its value and its place in index order (`first`: 0, option k: k + 1).
+    let mut best = (first.0, first.1, 0);
+    let mut skipped = false;
+    for &k in &order[..n] {
+        let (k, at) = (k as usize, k as usize + 1);
+        // Tested option by option, so no skip relies on the order (only how many there are).
+        if bound[k] < best.1 || (bound[k] == best.1 && at > best.2) {
+            skipped = true;
+            continue;
+        }
+        if let Some((t, v)) = eval(k)? {
+            if v > best.1 || (v == best.1 && at < best.2) {
+                best = (t, v, at);
+            }
+        }
+    }
+    Ok((best.0, skipped))
+}
+
+/// The exhaustive loop that [`best`] prunes, kept for the tests to hold the two to the same
+/// picks: every option worked out in (cluster, P-state) order.
+#[cfg(test)]
+pub(crate) fn best_exhaustive(
     ctl: &mut Controller<'_>,
     i: u32,
     objective: Objective,
-) -> Result<(Option<Choice>, bool), Error> {
+) -> Result<Best, Error> {
     let filtered = super::filtered(ctl);
     let now = ctl.now();
     let mut best: Option<Choice> = None;
@@ -70,7 +253,6 @@ pub(crate) fn best(
                 starts_now |= ch.start <= now;
                 let u = ctl.value_at_end(i, ch.start.saturating_add(ch.duration))?;
                 let v = objective(ctl, &ch, u)?;
-                // A NaN objective ranks below every number, so it never wins by accident.
                 ch.value = if v.is_nan() { f64::NEG_INFINITY } else { v };
                 if best.as_ref().is_none_or(|b| ch.value > b.value) {
                     best = Some(ch);
@@ -82,40 +264,24 @@ pub(crate) fn best(
 }
 
 /// A bound of task slot `i`'s best under `objective` (`None`: no option is admitted): the
-/// highest objective of an admitted (cluster, P-state) were it to start now, with the
-/// utility of completing after the shortest of their durations. Every option starts now or
-/// later, and utility never rises, so its best is no higher.
+/// highest of its options' [`bounds`] (ties keep the first), as a choice that starts now.
 fn bound(ctl: &Controller<'_>, i: u32, objective: Objective) -> Result<Option<Choice>, Error> {
-    let filtered = super::filtered(ctl);
-    let now = ctl.now();
-    let mut shortest: Option<Micros> = None;
-    for c in 0..ctl.cluster_count() {
-        for p in 0..ctl.pstates() {
-            if let Some((_, d)) = ctl.admitted(i, ClusterId(c), PState(p), filtered) {
-                shortest = Some(shortest.map_or(d, |s| s.min(d)));
-            }
+    let b = bounds(ctl, i, objective, None)?;
+    let mut top: Option<usize> = None;
+    for k in 0..b.len {
+        if top.is_none_or(|t| b.value[k] > b.value[t]) {
+            top = Some(k);
         }
     }
-    let Some(shortest) = shortest else {
+    let Some(k) = top else {
         return Ok(None);
     };
-    let u = ctl.value_at_end(i, now.saturating_add(shortest))?;
-    let u = u + u * BOUND_MARGIN + f64::MIN_POSITIVE;
-    let mut top: Option<Choice> = None;
-    for c in 0..ctl.cluster_count() {
-        for p in 0..ctl.pstates() {
-            if let Some((pl, _)) = ctl.admitted(i, ClusterId(c), PState(p), filtered) {
-                let mut ch = Choice::bound(&pl, ClusterId(c), PState(p), now);
-                let v = objective(ctl, &ch, u)?;
-                // A NaN could hide a real value above it: rank it first, to be worked out.
-                ch.value = if v.is_nan() { f64::INFINITY } else { v };
-                if top.as_ref().is_none_or(|t| ch.value > t.value) {
-                    top = Some(ch);
-                }
-            }
-        }
-    }
-    Ok(top)
+    let (c, p) = b.at[k];
+    Ok(ctl.placement(i, c).map(|pl| {
+        let mut ch = Choice::bound(&pl, c, p, ctl.now());
+        ch.value = b.value[k];
+        ch
+    }))
 }
 
 /// Whether task slot `i` still has an option that starts now: nodes free over its run from
@@ -270,4 +436,99 @@ pub(super) fn run(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    /// What the exhaustive loop picks from `values` (`None`: no option): the first highest.
+    fn first_highest(values: &[Option<f64>]) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (k, v) in values.iter().enumerate() {
+            if let Some(v) = v {
+                if best.is_none_or(|b| *v > values[b].unwrap()) {
+                    best = Some(k);
+                }
+            }
+        }
+        best
+    }
+
+    /// Runs [`branch_and_bound`] from an option worth `first` over `values` under `bounds`:
+    /// its pick (0: `first`, k + 1: option k), whether it skipped one, and how many it
+    /// worked out.
+    fn search(first: f64, bounds: &[f64], values: &[Option<f64>]) -> (usize, bool, usize) {
+        let mut worked = 0;
+        let (pick, skipped) = branch_and_bound(bounds, (0, first), |k| {
+            worked += 1;
+            Ok(values[k].map(|v| (k + 1, v)))
+        })
+        .unwrap();
+        (pick, skipped, worked)
+    }
+
+    /// A bound equal to the best so far but earlier in index order is still worked out, and
+    /// wins the tie; one later in index order is skipped.
+    #[test]
+    fn an_equal_bound_earlier_in_order_is_worked_out() {
+        // Option 1 ranks first (bound 2) and is worth 1; option 0's bound is exactly 1.
+        assert_eq!(
+            search(0.0, &[1.0, 2.0], &[Some(1.0), Some(1.0)]),
+            (1, false, 2)
+        );
+        // Option 0 ranks first and is worth 1; option 1's equal bound cannot win the tie.
+        assert_eq!(
+            search(0.0, &[2.0, 1.0], &[Some(1.0), Some(1.0)]),
+            (1, true, 1)
+        );
+        // Nor can any equal bound against the first option found.
+        assert_eq!(
+            search(1.0, &[1.0, 1.0], &[Some(1.0), Some(1.0)]),
+            (0, true, 0)
+        );
+        // Below the best: skipped.
+        assert_eq!(
+            search(0.0, &[3.0, 0.5], &[Some(1.0), Some(0.5)]),
+            (1, true, 1)
+        );
+        let ninf = f64::NEG_INFINITY;
+        assert_eq!(
+            search(ninf, &[ninf, ninf], &[Some(ninf), None]),
+            (0, true, 0)
+        );
+        assert_eq!(search(ninf, &[], &[]), (0, false, 0));
+    }
+
+    proptest! {
+        /// Over values with many ties (and bounds often equal to them), the search picks what
+        /// the exhaustive loop picks, and reports a skip exactly when it worked out fewer.
+        #[test]
+        fn picks_as_the_exhaustive_loop(
+            first in 0u8..4,
+            options in prop::collection::vec(
+                (prop::option::of(0u8..4), 0u8..3, any::<bool>()),
+                0..MAX_OPTIONS,
+            ),
+        ) {
+            let to_f64 = |v: u8| if v == 0 { f64::NEG_INFINITY } else { v as f64 };
+            let values: Vec<Option<f64>> =
+                options.iter().map(|&(v, _, _)| v.map(to_f64)).collect();
+            // A bound is at least the value (anything when there is none), or infinite as a
+            // NaN bound is kept.
+            let bounds: Vec<f64> = options
+                .iter()
+                .map(|&(v, up, inf)| if inf { f64::INFINITY } else { to_f64(v.unwrap_or(0) + up) })
+                .collect();
+            let (pick, skipped, worked) = search(to_f64(first), &bounds, &values);
+            let all: Vec<Option<f64>> =
+                core::iter::once(Some(to_f64(first))).chain(values.iter().copied()).collect();
+            prop_assert_eq!(Some(pick), first_highest(&all));
+            prop_assert_eq!(skipped, worked < values.len());
+        }
+    }
 }

@@ -183,6 +183,26 @@ pub(crate) fn run(
     }
 }
 
+/// Task slot `i`'s best under the configured utility-aware heuristic, as the Min-Min
+/// framework finds it and as the exhaustive loop it prunes does (`None`: not one of them).
+#[cfg(test)]
+pub(crate) fn greedy_bests(
+    ctl: &mut Controller<'_>,
+    i: u32,
+) -> Result<Option<[greedy::Best; 2]>, Error> {
+    let objective: greedy::Objective = match ctl.config().heuristic {
+        Heuristic::MaxUtil => max_util::objective,
+        Heuristic::MaxUpt => max_upt::objective,
+        Heuristic::MaxUpr => max_upr::objective,
+        Heuristic::MaxUpe => max_upe::objective,
+        Heuristic::MaxValue => max_value::objective,
+        _ => return Ok(None),
+    };
+    let pruned = greedy::best(ctl, i, objective)?;
+    let exhaustive = greedy::best_exhaustive(ctl, i, objective)?;
+    Ok(Some([pruned, exhaustive]))
+}
+
 /// Whether the configured energy filter applies.
 /// A set of the platform's task types (tasks with their own tables belong to none).
 #[derive(Default)]
