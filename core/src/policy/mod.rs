@@ -203,7 +203,6 @@ pub(crate) fn greedy_bests(
     Ok(Some([pruned, exhaustive]))
 }
 
-/// Whether the configured energy filter applies.
 /// A set of the platform's task types (tasks with their own tables belong to none).
 #[derive(Default)]
 struct TypesSeen([u64; crate::config::MAX_TASK_TYPES.div_ceil(64)]);
@@ -251,6 +250,7 @@ fn place_earliest(
     }
 }
 
+/// Whether the configured energy filter applies.
 fn filtered(ctl: &Controller<'_>) -> bool {
     ctl.config().filter.kind != crate::energy::FilterKind::None
 }
