@@ -273,6 +273,8 @@ pub struct Storage<'a> {
     pub tasks: &'a mut [TaskSlot],
     /// One timeline per node of the platform, clusters in order.
     pub nodes: &'a mut [NodeTimeline],
+    /// Group bookkeeping: `ClusterTimeline::members_len` of each cluster, in order.
+    pub members: &'a mut [u32],
     /// Sweep scratch: at least `ClusterTimeline::scratch_len(largest cluster)` each.
     pub scratch_a: &'a mut [u64],
     /// Second sweep scratch, same length.
@@ -292,6 +294,8 @@ pub struct StorageSizes {
     pub tasks: usize,
     /// Node timelines.
     pub nodes: usize,
+    /// Group bookkeeping entries.
+    pub members: usize,
     /// Each sweep scratch buffer.
     pub scratch: usize,
     /// Node id buffer.
@@ -312,6 +316,7 @@ impl StorageSizes {
         StorageSizes {
             tasks,
             nodes: platform.total_nodes() as usize,
+            members: ClusterTimeline::members_len(platform.total_nodes() as usize),
             scratch: ClusterTimeline::scratch_len(largest),
             node_ids: largest,
             work: tasks,
@@ -386,6 +391,9 @@ impl<'a> Controller<'a> {
         if storage.nodes.len() < sizes.nodes {
             return Err(full(Capacity::Nodes, storage.nodes.len()).into());
         }
+        if storage.members.len() < sizes.members {
+            return Err(full(Capacity::Nodes, storage.members.len()).into());
+        }
         if storage.scratch_a.len() < sizes.scratch
             || storage.scratch_b.len() < sizes.scratch
             || storage.node_ids.len() < sizes.node_ids
@@ -393,11 +401,14 @@ impl<'a> Controller<'a> {
             return Err(full(Capacity::Nodes, storage.node_ids.len()).into());
         }
         let mut clusters = heapless::Vec::new();
-        let mut rest = storage.nodes;
+        let (mut rest, mut more) = (storage.nodes, storage.members);
         for c in platform.clusters() {
-            let (head, tail) = rest.split_at_mut(c.nodes.0 as usize);
+            let n = c.nodes.0 as usize;
+            let (head, tail) = rest.split_at_mut(n);
             rest = tail;
-            let _ = clusters.push(ClusterTimeline::new(head));
+            let (mine, others) = more.split_at_mut(ClusterTimeline::members_len(n));
+            more = others;
+            let _ = clusters.push(ClusterTimeline::new(head, mine)?);
         }
         Ok(Controller {
             platform,
@@ -432,12 +443,10 @@ impl<'a> Controller<'a> {
 
     /// Gives the clusters a void index over `voids` (split in proportion to their nodes): the
     /// earliest-start queries then need no sort. Decisions do not change; a cluster whose
-    /// voids outgrow its share falls back to sorting. Each cluster's share holds six work
-    /// entries a node (to apply a change to the index and to its copy), then the index's two
-    /// sorted arrays (two thirds of the rest) and those of its copy without place-holders (a
-    /// third). The host gives 128 entries a node (twice `VOIDS_PER_NODE` in `host/src/sim.rs`:
-    /// forty voids a node in the index, twenty in the copy): the reservation-heavy ESSC 10k
-    /// days (Random: 150,000 bookings) need more than 14.
+    /// voids outgrow its share falls back to sorting. Each cluster's share holds four work
+    /// entries a node (the voids one change rewrites), then the index's two sorted arrays.
+    /// The host gives 128 entries a node (twice `VOIDS_PER_NODE` in `host/src/sim.rs`): the
+    /// index holds the voids of groups of nodes, far fewer than the nodes' own.
     pub fn with_void_index(mut self, voids: &'a mut [Void]) -> Controller<'a> {
         let total = self.platform.total_nodes().max(1) as usize;
         let mut rest = voids;
@@ -448,12 +457,8 @@ impl<'a> Controller<'a> {
             rest = tail;
             let work = ClusterTimeline::index_work_len(c.nodes.0 as usize).min(mine.len());
             let (w, sorted) = mine.split_at_mut(work);
-            // Two thirds for the index, one third for its copy without place-holders.
-            let (main, base) = sorted.split_at_mut(sorted.len() / 3 * 2);
-            let (a, b) = main.split_at_mut(main.len() / 2);
-            let (c, d) = base.split_at_mut(base.len() / 2);
+            let (a, b) = sorted.split_at_mut(sorted.len() / 2);
             self.clusters[i].set_index(a, b, w);
-            self.clusters[i].set_base_index(c, d);
         }
         self
     }
@@ -480,6 +485,7 @@ impl<'a> Controller<'a> {
         let Storage {
             tasks,
             nodes,
+            members,
             scratch_a,
             scratch_b,
             node_ids,
@@ -500,6 +506,7 @@ impl<'a> Controller<'a> {
             Storage {
                 tasks,
                 nodes,
+                members,
                 scratch_a,
                 scratch_b,
                 node_ids,
@@ -507,15 +514,8 @@ impl<'a> Controller<'a> {
                 memo,
             },
         )?;
-        // A new cluster timeline starts empty: book every node's bookings again, one node
-        // at a time (they are sorted and disjoint, so each lands at the end).
         for (src, dst) in self.clusters.iter().zip(copy.clusters.iter_mut()) {
-            for (n, node) in src.nodes().iter().enumerate() {
-                for b in node.bookings() {
-                    dst.book(&[n as u32], *b)?;
-                }
-            }
-            dst.copy_history(src);
+            dst.copy_from(src)?;
         }
         // Every field by name, so that a new one cannot be forgotten here.
         let Controller {
@@ -1332,6 +1332,7 @@ mod tests {
     struct Bufs {
         tasks: Vec<TaskSlot>,
         nodes: Vec<NodeTimeline>,
+        members: Vec<u32>,
         a: Vec<u64>,
         b: Vec<u64>,
         ids: Vec<u32>,
@@ -1350,6 +1351,7 @@ mod tests {
             Bufs {
                 tasks: vec![slot; s.tasks],
                 nodes: vec![NodeTimeline::new(); s.nodes],
+                members: vec![0; s.members],
                 a: vec![0; s.scratch],
                 b: vec![0; s.scratch],
                 ids: vec![0; s.node_ids],
@@ -1361,6 +1363,7 @@ mod tests {
             Storage {
                 tasks: &mut self.tasks,
                 nodes: &mut self.nodes,
+                members: &mut self.members,
                 scratch_a: &mut self.a,
                 scratch_b: &mut self.b,
                 node_ids: &mut self.ids,

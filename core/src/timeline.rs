@@ -8,17 +8,27 @@
 //! - which `k` nodes to take when more are free then: fewest new idle voids, then the
 //!   smallest void, then the lowest node index (so the choice is deterministic).
 //!
+//! Nodes with the same bookings are kept as one *group*, named by its lowest node and
+//! stored once, in that node's slot. A parallel task's booking takes whole groups, and at
+//! most the lowest nodes of the groups at the margin of the choice (nodes with equal voids
+//! differ only in their index, the last key), so a booking splits a few groups rather than
+//! writing to every node it takes: at ESSC 10k a place-holder takes 140 nodes but 9 groups,
+//! and a cluster of 400 nodes holds about 75 groups. Groups whose bookings become equal again
+//! (place-holders cleared, tasks ended) are merged. Every answer is the node-by-node one.
+//!
 //! The earliest-start query turns every void `[a, b)` into the interval of starts it admits,
-//! `[max(a, t), b - d]`, and looks for the first start covered by `k` of them. Voids of one
-//! node are disjoint, so coverage counts distinct nodes. With the admitted intervals sorted
-//! by their first and by their last start, coverage at `s` is `#{first <= s} - #{last < s}`,
-//! and a single two-pointer sweep finds the answer: O(V log V) for V voids, with no per-node
-//! rescans and no allocation (the two sort buffers are the caller's scratch).
+//! `[max(a, t), b - d]`, and looks for the first start covered by `k` nodes' voids. Voids of
+//! one node are disjoint, so coverage counts distinct nodes. With the admitted intervals
+//! sorted by their first and by their last start, coverage at `s` is `#{first <= s} -
+//! #{last < s}`, and a single two-pointer sweep finds the answer: O(V log V) for V voids, or
+//! O(log V) plus the walk to the answer with the void index (each group's voids, weighted by
+//! its size, kept sorted both ways).
 
 use crate::config::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE};
 use crate::error::{full, Capacity, Error, InputError};
 use crate::task::TaskId;
 use crate::units::{Micros, NodeCount};
+use core::cmp::Ordering;
 use serde::{Deserialize, Serialize};
 
 /// What a booking holds a node for.
@@ -47,12 +57,24 @@ pub struct Booking {
     pub kind: BookingKind,
 }
 
-/// The bookings of one node, sorted by start and never overlapping.
+impl Booking {
+    /// A total order over bookings (groups are merged by sorting their booking lists).
+    fn order(&self, o: &Booking) -> Ordering {
+        (self.start, self.end, self.task.0, self.kind as u8).cmp(&(
+            o.start,
+            o.end,
+            o.task.0,
+            o.kind as u8,
+        ))
+    }
+}
+
+/// The bookings of one node (or of one group of nodes with the same bookings), sorted by
+/// start and never overlapping.
 ///
 /// On the host, aligned to a cache line: a node's size is otherwise a multiple of 4 KiB plus
 /// its length word, so every node's first bookings would share one set of the L1 cache (and
-/// one of a few of L2), and a booking across a hundred nodes would evict itself all the way
-/// (measured: 6% of a 10k Max UPE place-holder day). The firmware's core has no data cache.
+/// one of a few of L2). The firmware's core has no data cache.
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "host-limits", repr(align(64)))]
 pub struct NodeTimeline {
@@ -93,6 +115,36 @@ impl NodeTimeline {
     pub fn is_free(&self, s: Micros, e: Micros) -> bool {
         self.void_around(s, e).is_some()
     }
+
+    /// Whether both hold the same bookings.
+    fn same(&self, o: &NodeTimeline) -> bool {
+        self.bookings == o.bookings
+    }
+
+    /// The order of two booking lists (see [`Booking::order`]).
+    fn order(&self, o: &NodeTimeline) -> Ordering {
+        for (a, b) in self.bookings.iter().zip(o.bookings.iter()) {
+            match a.order(b) {
+                Ordering::Equal => {}
+                x => return x,
+            }
+        }
+        self.bookings.len().cmp(&o.bookings.len())
+    }
+
+    /// Its voids, `[a, b)` in time order (the last one ends at `u64::MAX`).
+    fn voids(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let mut a = 0u64;
+        self.bookings
+            .iter()
+            .map(|b| (b.start.0, b.end.0))
+            .chain(core::iter::once((u64::MAX, u64::MAX)))
+            .filter_map(move |(s, e)| {
+                let v = (s > a).then_some((a, s));
+                a = e;
+                v
+            })
+    }
 }
 
 /// Where `k` nodes can start together: the start, and how many nodes are free then.
@@ -117,25 +169,31 @@ impl<'a> Scratch<'a> {
     pub fn new(firsts: &'a mut [u64], lasts: &'a mut [u64]) -> Scratch<'a> {
         Scratch { firsts, lasts }
     }
+
     /// How many voids it can hold.
     pub fn capacity(&self) -> usize {
         self.firsts.len().min(self.lasts.len())
     }
 }
 
-/// A void of a node: free from `start` (the previous booking's end, or zero) to `end` (the
-/// next booking's start, or the end of time).
+/// A void of a group of nodes: free from `start` (the previous booking's end, or zero) to
+/// `end` (the next booking's start, or the end of time), on `weight` nodes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Void {
     /// First free instant.
     pub start: u64,
     /// First instant booked again.
     pub end: u64,
-    /// The node (its index in the cluster), so that node choice can read the index.
-    pub node: u32,
+    /// The group (its lowest node's index in the cluster).
+    pub group: u32,
+    /// Nodes in the group.
+    pub weight: u32,
+    /// Total weight of the voids before it in its sorted array (so that a binary search
+    /// counts nodes, not voids).
+    pub before: u32,
 }
 
-/// Every void of a cluster, sorted by start and by end, rebuilt only when a booking changes.
+/// Every group's void, sorted by start and by end, kept current through each change.
 ///
 /// With voids pre-sorted, a query needs no sort: the admissible starts `max(a, t)` come in the
 /// order of `a`, and the last admissible starts `b - d` in the order of `b`, so the coverage
@@ -143,27 +201,13 @@ pub struct Void {
 struct VoidIndex<'a> {
     by_start: &'a mut [Void],
     by_end: &'a mut [Void],
-    /// Room for one change's removed and added voids, three per node, twice: for this
-    /// index and for `base`.
+    /// Room for the voids one change rewrites.
     work: &'a mut [Void],
     len: usize,
+    /// Total weight of the voids.
+    total: u32,
     /// The cluster version it was built for (`None`: stale, or did not fit).
     built: Option<u32>,
-    /// The mark of the change being applied: the work buffer's per-node tables hold a
-    /// node's entry for this change only if their `node` field carries it.
-    stamp: u32,
-    /// The same index without the place-holders, kept alongside (empty storage: none).
-    base: Base<'a>,
-}
-
-/// The voids of a cluster's bookings other than place-holders, sorted both ways: what the
-/// index becomes when a mapping event clears the place-holders, copied instead of rebuilt.
-struct Base<'a> {
-    by_start: &'a mut [Void],
-    by_end: &'a mut [Void],
-    len: usize,
-    /// Whether it holds exactly those voids now.
-    ok: bool,
 }
 
 /// A booking as the fit memo replays it: its span and how many nodes it took.
@@ -177,11 +221,91 @@ pub struct Logged {
     pub nodes: u32,
 }
 
+/// No node: the end of a group's member list.
+const NONE: u32 = u32::MAX;
+/// A node taken by the booking being made (a flag in its group entry).
+const TAKEN: u32 = 1 << 31;
+/// Arrays of `u32` a cluster's groups need per node (see [`Groups`]).
+const GROUP_ARRAYS: usize = 7;
+
+/// The partition of a cluster's nodes into groups with equal bookings, over the caller's
+/// storage. A group is named by its lowest node; its members form a list in node order.
+struct Groups<'a> {
+    /// Per node: its group (with [`TAKEN`] set while a booking is being made).
+    of: &'a mut [u32],
+    /// Per node: the next member of its group, or [`NONE`].
+    next: &'a mut [u32],
+    /// Per group name: its number of nodes (0: no group has that name).
+    size: &'a mut [u32],
+    /// The names of the groups, `live[..count]`, in no particular order.
+    live: &'a mut [u32],
+    count: usize,
+    /// Per group name: the stamp of the last change that touched it.
+    mark: &'a mut [u32],
+    /// Per group name: nodes the booking being made takes from it.
+    taken: &'a mut [u32],
+    /// Scratch list of group names: the groups a change touches; sorting while merging.
+    list: &'a mut [u32],
+    stamp: u32,
+}
+
+impl Groups<'_> {
+    /// Starts a change: a new stamp (marks of earlier changes are then stale).
+    fn begin(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.mark.fill(0);
+            self.stamp = 1;
+        }
+    }
+
+    /// Notes that the change touches group `g`; returns how many groups it touched so far.
+    fn touch(&mut self, g: u32, n: &mut usize) {
+        if self.mark[g as usize] != self.stamp {
+            self.mark[g as usize] = self.stamp;
+            self.list[*n] = g;
+            *n += 1;
+        }
+    }
+
+    fn live(&self) -> &[u32] {
+        &self.live[..self.count]
+    }
+
+    /// The members of group `g`, in node order.
+    fn members(&self, g: u32) -> Members<'_> {
+        Members {
+            next: self.next,
+            at: g,
+        }
+    }
+}
+
+/// An iterator over a group's members.
+struct Members<'a> {
+    next: &'a [u32],
+    at: u32,
+}
+
+impl Iterator for Members<'_> {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        (self.at != NONE).then(|| {
+            let n = self.at;
+            self.at = self.next[n as usize];
+            n
+        })
+    }
+}
+
 /// The timelines of every node of one cluster, over storage the caller provides.
 pub struct ClusterTimeline<'a> {
-    nodes: &'a mut [NodeTimeline],
+    /// Slot `g` holds the bookings of group `g` (see [`Groups`]); the others are unused.
+    slots: &'a mut [NodeTimeline],
+    groups: Groups<'a>,
     index: Option<VoidIndex<'a>>,
-    /// Bumped by every change to a booking, so the void index knows when it is stale.
+    /// Bumped by every change to a booking or to the groups, so the void index knows when
+    /// it is stale.
     version: u32,
     /// Bumped whenever time from some instant on is freed (a place-holder cleared, a
     /// reservation taken back, a task ending before its planned end). Between two bumps
@@ -207,18 +331,55 @@ pub struct ClusterTimeline<'a> {
     /// cluster holds notably fewer bookings (the sweep answers meanwhile, and a rebuild that
     /// runs out of room half-way is pure waste).
     overflowed: Option<u32>,
-    /// Whether a place-holder was ever booked here (only then is the base index kept).
-    holds: bool,
+    /// Groups after the last merge: removals merge again once there are twice as many.
+    merged_at: usize,
 }
 
 impl<'a> ClusterTimeline<'a> {
-    /// A cluster whose nodes are the given (cleared) storage.
-    pub fn new(nodes: &'a mut [NodeTimeline]) -> ClusterTimeline<'a> {
-        for n in nodes.iter_mut() {
-            n.bookings.clear();
+    /// A cluster whose nodes are the given storage (cleared), with `members` (at least
+    /// [`members_len`](Self::members_len)) to keep track of which nodes share bookings.
+    pub fn new(
+        nodes: &'a mut [NodeTimeline],
+        members: &'a mut [u32],
+    ) -> Result<ClusterTimeline<'a>, Error> {
+        let n = nodes.len();
+        if members.len() < Self::members_len(n) || n >= (1 << 20) {
+            return Err(full(Capacity::Nodes, members.len() / GROUP_ARRAYS).into());
         }
-        ClusterTimeline {
-            nodes,
+        for s in nodes.iter_mut() {
+            s.bookings.clear();
+        }
+        let (of, rest) = members.split_at_mut(n);
+        let (next, rest) = rest.split_at_mut(n);
+        let (size, rest) = rest.split_at_mut(n);
+        let (live, rest) = rest.split_at_mut(n);
+        let (mark, rest) = rest.split_at_mut(n);
+        let (taken, rest) = rest.split_at_mut(n);
+        let (list, _) = rest.split_at_mut(n);
+        for i in 0..n {
+            of[i] = 0;
+            next[i] = if i + 1 < n { i as u32 + 1 } else { NONE };
+        }
+        size.fill(0);
+        mark.fill(0);
+        taken.fill(0);
+        if n > 0 {
+            size[0] = n as u32;
+            live[0] = 0;
+        }
+        Ok(ClusterTimeline {
+            slots: nodes,
+            groups: Groups {
+                of,
+                next,
+                size,
+                live,
+                count: (n > 0) as usize,
+                mark,
+                taken,
+                list,
+                stamp: 0,
+            },
             index: None,
             version: 0,
             loosened: 0,
@@ -229,8 +390,13 @@ impl<'a> ClusterTimeline<'a> {
             booked: 0,
             first_end: Micros::MAX,
             overflowed: None,
-            holds: false,
-        }
+            merged_at: 1,
+        })
+    }
+
+    /// Entries of `members` a cluster of `nodes` nodes needs.
+    pub const fn members_len(nodes: usize) -> usize {
+        GROUP_ARRAYS * nodes
     }
 
     /// How many times time held by running tasks or reservations has been freed (see the
@@ -265,18 +431,41 @@ impl<'a> ClusterTimeline<'a> {
         Some((0..n).map(move |j| self.log[since.wrapping_add(j) as usize % BOOKING_LOG]))
     }
 
-    /// Takes `from`'s change counts and booking log (a copy of a cluster keeps them, so that
-    /// the copied memo's answers stay paired with the right history).
-    pub fn copy_history(&mut self, from: &ClusterTimeline<'_>) {
+    /// Makes this cluster (of as many nodes) a copy of `from`: bookings, groups and the
+    /// history the fit memo reads. The void index is not copied (it is rebuilt when asked).
+    pub fn copy_from(&mut self, from: &ClusterTimeline<'_>) -> Result<(), Error> {
+        let n = self.slots.len();
+        if from.slots.len() != n {
+            return Err(full(Capacity::Nodes, n).into());
+        }
+        for s in self.slots.iter_mut() {
+            s.bookings.clear();
+        }
+        for &g in from.groups.live() {
+            let to = &mut self.slots[g as usize].bookings;
+            // Room enough: both sides have the same capacity.
+            let _ = to.extend_from_slice(&from.slots[g as usize].bookings);
+        }
+        let (a, b) = (&mut self.groups, &from.groups);
+        a.of.copy_from_slice(&b.of[..n]);
+        a.next.copy_from_slice(&b.next[..n]);
+        a.size.copy_from_slice(&b.size[..n]);
+        a.live.copy_from_slice(&b.live[..n]);
+        a.count = b.count;
+        self.changed();
         self.loosened = from.loosened;
         self.base_loosened = from.base_loosened;
         self.tightened = from.tightened;
         self.log = from.log;
+        self.held = from.held;
+        self.booked = from.booked;
+        self.first_end = from.first_end;
+        self.merged_at = from.merged_at;
+        Ok(())
     }
 
     /// How many nodes are free over `[s, e)`, counting no further than `want` (so a
-    /// "can `k` nodes start now" question stops at the `k`-th free node): O(nodes x log
-    /// bookings), with no sort.
+    /// "can `k` nodes start now" question stops at the `k`-th free node).
     pub fn free_over(&self, s: Micros, e: Micros, want: u32) -> u32 {
         self.free_over_by(true, s, e, want)
     }
@@ -288,34 +477,37 @@ impl<'a> ClusterTimeline<'a> {
             .as_ref()
             .filter(|ix| indexed && ix.built == Some(self.version));
         if let (Some(ix), true) = (index, s < e) {
-            // From a fresh index: the voids opening by s and closing at or after e are
-            // #{start <= s} - #{end < e} + #{s < start, end < e} (see `indexed_earliest`).
+            // From a fresh index: the nodes whose void opens by s and closes at or after e
+            // are W{start <= s} - W{end < e} + W{s < start, end < e} (see `indexed_earliest`).
             let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
             let i = starts.partition_point(|x| x.start <= s.0);
             let closed = ends.partition_point(|x| x.end < e.0);
-            let inside = starts[i..]
+            let inside: u32 = starts[i..]
                 .iter()
                 .take_while(|x| x.start < e.0)
                 .filter(|x| x.end < e.0)
-                .count();
-            return ((i + inside - closed) as u32).min(want);
+                .map(|x| x.weight)
+                .sum();
+            let open = weight_before(starts, i, ix.total) + inside;
+            return (open - weight_before(ends, closed, ix.total)).min(want);
         }
         let mut n = 0;
-        for node in self.nodes.iter() {
-            if self.void_of(node, s, e).is_some() {
-                n += 1;
+        for &g in self.groups.live() {
+            if self.void_of(g, s, e).is_some() {
+                n += self.groups.size[g as usize];
                 if n >= want {
                     break;
                 }
             }
         }
-        n
+        n.min(want)
     }
 
-    /// [`NodeTimeline::void_around`] for one of this cluster's nodes. While every booking
-    /// ends after `s` (always from now on, once pruned to now), the void is the one before the
-    /// first booking: no search in the node's bookings.
-    fn void_of(&self, node: &NodeTimeline, s: Micros, e: Micros) -> Option<(Micros, Micros)> {
+    /// [`NodeTimeline::void_around`] for group `g`. While every booking ends after `s`
+    /// (always from now on, once pruned to now), the void is the one before the first
+    /// booking: no search in the group's bookings.
+    fn void_of(&self, g: u32, s: Micros, e: Micros) -> Option<(Micros, Micros)> {
+        let node = &self.slots[g as usize];
         match node.bookings.first() {
             Some(b) if s < self.first_end => (b.start >= e).then_some((Micros::ZERO, b.start)),
             _ => node.void_around(s, e),
@@ -323,7 +515,7 @@ impl<'a> ClusterTimeline<'a> {
     }
 
     /// Gives the cluster buffers for its void index: two sorted copies (equal lengths) and a
-    /// work buffer of [`index_work_len`](Self::index_work_len) to apply a booking in place.
+    /// work buffer of [`index_work_len`](Self::index_work_len) to apply a change in place.
     /// Any length works: voids that do not fit make the cluster fall back to sorting in the
     /// caller's scratch, and a short work buffer to rebuilding, with the same answers.
     pub fn set_index(
@@ -332,71 +524,31 @@ impl<'a> ClusterTimeline<'a> {
         by_end: &'a mut [Void],
         work: &'a mut [Void],
     ) {
-        // No entry of the per-node tables may carry a stamp yet.
-        work.fill(Void::default());
         self.index = Some(VoidIndex {
             by_start,
             by_end,
             work,
             len: 0,
+            total: 0,
             built: None,
-            stamp: 0,
-            base: Base {
-                by_start: &mut [],
-                by_end: &mut [],
-                len: 0,
-                ok: false,
-            },
         });
     }
 
-    /// Gives the void index (set first) two more sorted buffers (equal lengths) for the
-    /// voids without place-holders, so that clearing them copies that index back instead of
-    /// rebuilding and sorting every void (a cache as well: any length works).
-    pub fn set_base_index(&mut self, by_start: &'a mut [Void], by_end: &'a mut [Void]) {
-        if let Some(ix) = self.index.as_mut() {
-            ix.base = Base {
-                by_start,
-                by_end,
-                len: 0,
-                ok: false,
-            };
-        }
-    }
-
-    /// Work-buffer entries [`set_index`](Self::set_index) needs: six per node, three to apply
-    /// a change to the index (see `Gather`) and three to apply it to its copy without
-    /// place-holders (three alone keep the index but not the copy).
+    /// Work-buffer entries [`set_index`](Self::set_index) should have: a change rewrites the
+    /// voids of the groups it touches, and a change with more is applied by a rebuild.
     pub const fn index_work_len(nodes: usize) -> usize {
-        6 * nodes
+        4 * nodes
     }
 
     fn changed(&mut self) {
         self.version = self.version.wrapping_add(1);
     }
 
-    /// Whether the index is fresh, with room in the work buffer to keep it so through a change.
-    fn index_kept(&self) -> bool {
-        let n = self.nodes.len();
+    /// Whether the index is fresh (a change can then keep it so).
+    fn index_fresh(&self) -> bool {
         self.index
             .as_ref()
-            .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * n)
-    }
-
-    /// Whether the base index holds the cluster's voids without place-holders now, with room
-    /// in the work buffer to keep it so through a change.
-    fn base_kept(&self) -> bool {
-        let n = self.nodes.len();
-        self.index
-            .as_ref()
-            .is_some_and(|ix| ix.base.ok && ix.work.len() >= 6 * n)
-    }
-
-    /// Stops keeping the base index (a change it does not follow).
-    fn drop_base(&mut self) {
-        if let Some(ix) = self.index.as_mut() {
-            ix.base.ok = false;
-        }
+            .is_some_and(|ix| ix.built == Some(self.version))
     }
 
     /// Rebuilds the void index if a booking changed since it was built; false if it cannot
@@ -414,48 +566,79 @@ impl<'a> ClusterTimeline<'a> {
         }
         let cap = ix.by_start.len().min(ix.by_end.len());
         let mut v = 0;
-        for (n, node) in self.nodes.iter().enumerate() {
-            let mut a = 0u64;
-            for b in node
-                .bookings
-                .iter()
-                .map(|b| (b.start.0, b.end.0))
-                .chain(core::iter::once((u64::MAX, u64::MAX)))
-            {
-                if b.0 > a {
-                    if v >= cap {
-                        ix.built = None;
-                        self.overflowed = Some(self.booked);
-                        return false;
-                    }
-                    ix.by_start[v] = Void {
-                        start: a,
-                        end: b.0,
-                        node: n as u32,
-                    };
-                    v += 1;
+        for &g in self.groups.live() {
+            let weight = self.groups.size[g as usize];
+            for (start, end) in self.slots[g as usize].voids() {
+                if v >= cap {
+                    ix.built = None;
+                    self.overflowed = Some(self.booked);
+                    return false;
                 }
-                a = b.1;
+                ix.by_start[v] = Void {
+                    start,
+                    end,
+                    group: g,
+                    weight,
+                    before: 0,
+                };
+                v += 1;
             }
         }
         ix.by_start[..v].sort_unstable_by_key(by_start_key);
         ix.by_end[..v].copy_from_slice(&ix.by_start[..v]);
         ix.by_end[..v].sort_unstable_by_key(by_end_key);
+        ix.total = sum_before(&mut ix.by_start[..v], 0);
+        sum_before(&mut ix.by_end[..v], 0);
         ix.len = v;
         ix.built = Some(version);
         self.overflowed = None;
-        // Without place-holders on it, the cluster's voids are the base's: keep a copy. (With
-        // them, the base is left as it is: it follows every other change on its own.)
-        let b = &mut ix.base;
-        if self.holds && self.held == 0 {
-            b.ok = v <= b.by_start.len().min(b.by_end.len());
-            if b.ok {
-                b.by_start[..v].copy_from_slice(&ix.by_start[..v]);
-                b.by_end[..v].copy_from_slice(&ix.by_end[..v]);
-                b.len = v;
+        true
+    }
+
+    /// Keeps a fresh index current through a change to the groups in `groups.list[..n]`
+    /// (marked with the change's stamp): their voids go and their voids now come in, in one
+    /// pass over each sorted array. `fresh` says whether the index was fresh before it.
+    fn reindex(&mut self, fresh: bool, n: usize) {
+        let version = self.version;
+        let Some(ix) = self.index.as_mut().filter(|_| fresh) else {
+            return;
+        };
+        let g = &self.groups;
+        let mut a = 0;
+        for &grp in &g.list[..n] {
+            let weight = g.size[grp as usize];
+            if weight == 0 {
+                continue;
+            }
+            for (start, end) in self.slots[grp as usize].voids() {
+                if a >= ix.work.len() {
+                    ix.built = None;
+                    return;
+                }
+                ix.work[a] = Void {
+                    start,
+                    end,
+                    group: grp,
+                    weight,
+                    before: 0,
+                };
+                a += 1;
             }
         }
-        true
+        let cap = ix.by_start.len().min(ix.by_end.len());
+        let adds = &mut ix.work[..a];
+        adds.sort_unstable_by_key(by_start_key);
+        let l1 = rewrite(ix.by_start, ix.len, cap, adds, g.mark, g.stamp, by_start_key);
+        adds.sort_unstable_by_key(by_end_key);
+        let l2 = rewrite(ix.by_end, ix.len, cap, adds, g.mark, g.stamp, by_end_key);
+        match (l1, l2) {
+            (Some((l1, total)), Some((l2, _))) if l1 == l2 => {
+                ix.len = l1;
+                ix.total = total;
+                ix.built = Some(version);
+            }
+            _ => ix.built = None,
+        }
     }
 
     /// Scratch entries the sweep needs for a cluster of `nodes` nodes in the worst case.
@@ -465,74 +648,31 @@ impl<'a> ClusterTimeline<'a> {
 
     /// Number of nodes.
     pub fn len(&self) -> NodeCount {
-        NodeCount(self.nodes.len() as u32)
+        NodeCount(self.slots.len() as u32)
     }
 
     /// Whether the cluster has no node.
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.slots.is_empty()
     }
 
-    /// One node's timeline.
+    /// One node's timeline (its group's).
     pub fn node(&self, i: u32) -> Option<&NodeTimeline> {
-        self.nodes.get(i as usize)
+        let g = *self.groups.of.get(i as usize)? & !TAKEN;
+        self.slots.get(g as usize)
     }
 
-    /// All nodes.
-    pub fn nodes(&self) -> &[NodeTimeline] {
-        self.nodes
+    /// Every node's timeline, in node order.
+    pub fn nodes(&self) -> impl ExactSizeIterator<Item = &NodeTimeline> + '_ {
+        self.groups
+            .of
+            .iter()
+            .map(|&g| &self.slots[(g & !TAKEN) as usize])
     }
 
-    /// Starts gathering a change over `[s, e)` in the work buffer: a fresh stamp marks this
-    /// change's entries of the per-node tables (the old ones are then stale without a reset).
-    fn gather(ix: &mut VoidIndex<'_>, change: Change, s: u64, e: u64) -> Gather {
-        ix.stamp = ix.stamp.wrapping_add(1);
-        if ix.stamp == 0 {
-            // Once in 2^32 changes: entries as old as this stamp must not pass for new.
-            ix.work.fill(Void::default());
-            ix.stamp = 1;
-        }
-        Gather::new(change, s, e, ix.stamp)
-    }
-
-    /// Marks the index fresh after a change that left every void as it was.
-    fn mark_fresh(&mut self) {
-        let version = self.version;
-        if let Some(ix) = self.index.as_mut() {
-            ix.built = Some(version);
-        }
-    }
-
-    /// Applies the change gathered in `g` (in the work buffer's region `at`) to the index,
-    /// and marks it fresh; stale if it does not fit or does not hold the voids expected.
-    fn apply_main(&mut self, g: &Gather, at: usize) {
-        let (version, n) = (self.version, self.nodes.len());
-        let Some(ix) = self.index.as_mut() else {
-            return;
-        };
-        let work = &mut ix.work[at * 3 * n..(at + 1) * 3 * n];
-        match g.apply(ix.by_start, ix.by_end, ix.len, work, n) {
-            Some(len) => {
-                ix.len = len;
-                ix.built = Some(version);
-            }
-            None => ix.built = None,
-        }
-    }
-
-    /// Applies the change gathered in `g` (in the work buffer's region `at`) to the base
-    /// index; it is no longer kept if that fails.
-    fn apply_base(&mut self, g: &Gather, at: usize) {
-        let n = self.nodes.len();
-        let Some(ix) = self.index.as_mut() else {
-            return;
-        };
-        let work = &mut ix.work[at * 3 * n..(at + 1) * 3 * n];
-        let b = &mut ix.base;
-        match g.apply(b.by_start, b.by_end, b.len, work, n) {
-            Some(len) => b.len = len,
-            None => b.ok = false,
-        }
+    /// Number of groups of nodes with equal bookings (see the module doc).
+    pub fn groups(&self) -> usize {
+        self.groups.count
     }
 
     /// The earliest start at or after `t` at which `k` nodes are free for `d`, or `None` if
@@ -544,11 +684,11 @@ impl<'a> ClusterTimeline<'a> {
         d: Micros,
         scratch: &mut Scratch<'_>,
     ) -> Result<Option<Fit>, Error> {
-        if k.0 == 0 || k.0 as usize > self.nodes.len() {
+        if k.0 == 0 || k.0 as usize > self.slots.len() {
             return Ok(None);
         }
         if self.fresh_index() {
-            return Ok(self.indexed_earliest(t, k.0 as usize, d));
+            return Ok(self.indexed_earliest(t, k.0, d));
         }
         self.swept_earliest(t, k, d, scratch)
     }
@@ -557,57 +697,64 @@ impl<'a> ClusterTimeline<'a> {
     /// of the voids' starts) with the admissible last starts (in the order of their ends).
     ///
     /// It starts at `t` without walking the voids before it. For `s >= t`, the nodes free
-    /// over `[s, s + d)` are the voids with `start <= s` and `end >= s + d`; at `s = t` that
-    /// count is `#{start <= t} - #{end < t + d} + #{t < start, end < t + d}`: two binary
-    /// searches and a walk over the voids that open inside `(t, t + d)`. No admissible void
-    /// ends before `t + d`, so the merge then goes on from those two positions. A query
-    /// resumed from an earlier answer (the memo's lower bound) costs what lies past it.
-    fn indexed_earliest(&self, t: Micros, k: usize, d: Micros) -> Option<Fit> {
+    /// over `[s, s + d)` are those of the voids with `start <= s` and `end >= s + d`; at
+    /// `s = t` that count is `W{start <= t} - W{end < t + d} + W{t < start, end < t + d}`
+    /// (`W`: the voids' total weight): two binary searches and a walk over the voids that
+    /// open inside `(t, t + d)`. No admissible void ends before `t + d`, so the merge then
+    /// goes on from those two positions.
+    fn indexed_earliest(&self, t: Micros, k: u32, d: Micros) -> Option<Fit> {
         let ix = self.index.as_ref()?;
         let (t, d) = (t.0, d.0);
         let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
         let td = t.saturating_add(d);
         let mut i = starts.partition_point(|x| x.start <= t);
         let mut e = ends.partition_point(|x| x.end < td);
-        let inside = starts[i..]
+        let inside: u32 = starts[i..]
             .iter()
             .take_while(|x| x.start < td)
             .filter(|x| x.end < td)
-            .count();
-        let mut opened = i + inside - e;
-        let mut ended = 0usize;
-        if opened >= k {
+            .map(|x| x.weight)
+            .sum();
+        let mut opened = weight_before(starts, i, ix.total) + inside;
+        let mut ended = weight_before(ends, e, ix.total);
+        if opened - ended >= k {
             return Some(Fit {
                 start: Micros(t),
-                free: opened as u32,
+                free: opened - ended,
             });
         }
-        // Past t, a void is admissible if it is long enough for d.
+        // Past t, a void is admissible if it is long enough for d; the weights counted so
+        // far (at t) are all of admissible voids, so the two counts go on from there.
         let admits = |x: &Void| x.end - x.start >= d;
         while i < starts.len() {
             let s = starts[i].start;
             // Every admissible void whose first admissible start is s.
             while i < starts.len() && starts[i].start == s {
-                opened += admits(&starts[i]) as usize;
+                if admits(&starts[i]) {
+                    opened += starts[i].weight;
+                }
                 i += 1;
             }
             // Every admissible void whose last admissible start is before s.
             let sd = s.saturating_add(d);
             while e < ends.len() && ends[e].end < sd {
-                ended += admits(&ends[e]) as usize;
+                if admits(&ends[e]) {
+                    ended += ends[e].weight;
+                }
                 e += 1;
             }
             if opened - ended >= k {
                 return Some(Fit {
                     start: Micros(s),
-                    free: (opened - ended) as u32,
+                    free: opened - ended,
                 });
             }
         }
         None
     }
 
-    /// The earliest start by collecting and sorting the admissible voids in `scratch`.
+    /// The earliest start by collecting and sorting the admissible voids in `scratch`, one
+    /// entry per node.
     fn swept_earliest(
         &self,
         t: Micros,
@@ -616,22 +763,29 @@ impl<'a> ClusterTimeline<'a> {
         scratch: &mut Scratch<'_>,
     ) -> Result<Option<Fit>, Error> {
         let k = k.0 as usize;
-        if k == 0 || k > self.nodes.len() {
+        let n = self.slots.len();
+        if k == 0 || k > n {
             return Ok(None);
         }
         let cap = scratch.capacity();
-        if cap < self.nodes.len() {
+        if cap < n {
             return Err(full(Capacity::Nodes, cap).into());
         }
         // Pass 1: how many nodes are free over [t, t + d) (the answer is t if k are, and no
         // sort is needed), and when each node is free for good (after its last booking).
         let mut free_now = 0usize;
-        for (i, node) in self.nodes.iter().enumerate() {
-            if self.void_of(node, t, t.saturating_add(d)).is_some() {
-                free_now += 1;
+        let mut at = 0usize;
+        for &g in self.groups.live() {
+            let w = self.groups.size[g as usize] as usize;
+            if self.void_of(g, t, t.saturating_add(d)).is_some() {
+                free_now += w;
             }
-            let last = node.bookings.last().map_or(Micros::ZERO, |b| b.end);
-            scratch.firsts[i] = if last > t { last.0 } else { t.0 };
+            let last = self.slots[g as usize]
+                .bookings
+                .last()
+                .map_or(Micros::ZERO, |b| b.end);
+            scratch.firsts[at..at + w].fill(if last > t { last.0 } else { t.0 });
+            at += w;
         }
         if free_now >= k {
             return Ok(Some(Fit {
@@ -641,13 +795,13 @@ impl<'a> ClusterTimeline<'a> {
         }
         // The k-th earliest "free for good" time is always feasible: no answer is later, so
         // voids that open after it cannot matter.
-        let n = self.nodes.len();
         let (_, ub, _) = scratch.firsts[..n].select_nth_unstable(k - 1);
         let ub = *ub;
         // Pass 2: the starts each void admits, [max(a, t), b - d], for voids opening by ub.
         let mut v = 0usize;
-        for node in self.nodes.iter() {
-            let bs = &node.bookings;
+        for &g in self.groups.live() {
+            let w = self.groups.size[g as usize] as usize;
+            let bs = &self.slots[g as usize].bookings;
             // Skip bookings over before t: only voids that reach past t matter.
             let first = match t < self.first_end {
                 true => 0,
@@ -669,12 +823,12 @@ impl<'a> ClusterTimeline<'a> {
                     break;
                 }
                 if b.0 >= d.0 && s0.0 <= b.0 - d.0 {
-                    if v >= cap {
+                    if v + w > cap {
                         return Err(full(Capacity::Nodes, cap).into());
                     }
-                    scratch.firsts[v] = s0.0;
-                    scratch.lasts[v] = b.0 - d.0;
-                    v += 1;
+                    scratch.firsts[v..v + w].fill(s0.0);
+                    scratch.lasts[v..v + w].fill(b.0 - d.0);
+                    v += w;
                 }
                 if j < bs.len() {
                     a = bs[j].end;
@@ -715,7 +869,8 @@ impl<'a> ClusterTimeline<'a> {
     /// Chooses `out.len()` nodes free over `[s, s + d)`: fewest new idle voids, then the
     /// smallest void, then the lowest index (seed 000 §III.F), and writes them in node order.
     /// `now` is the earliest instant a void can begin (idle time before it is gone). Returns
-    /// how many were found; fewer than asked means the nodes are not free.
+    /// how many were found; fewer than asked means the nodes are not free. `keys` needs room
+    /// for twice as many entries as the cluster has groups.
     pub fn choose_nodes(
         &self,
         now: Micros,
@@ -724,81 +879,71 @@ impl<'a> ClusterTimeline<'a> {
         out: &mut [u32],
         keys: &mut [u64],
     ) -> usize {
-        self.choose_nodes_by(true, now, s, d, out, keys)
-    }
-
-    /// [`choose_nodes`](Self::choose_nodes), reading the free nodes off the void index when
-    /// `indexed` and the index is fresh, or else from every node's timeline.
-    fn choose_nodes_by(
-        &self,
-        indexed: bool,
-        now: Micros,
-        s: Micros,
-        d: Micros,
-        out: &mut [u32],
-        keys: &mut [u64],
-    ) -> usize {
         let e = s.saturating_add(d);
-        // The sort key of a free node whose void is [a, b).
-        let key = |a: u64, b: u64, node: u32| {
+        // The sort key of a free group whose void is [a, b): its nodes all have this key but
+        // for their index, the last key, so a group's lowest nodes go first.
+        let key = |a: u64, b: u64, g: u32| {
             let a = a.max(now.0);
             let new_before = (s.0 > a) as u64;
             let new_after = (b != u64::MAX && e.0 < b) as u64;
             let size = if b == u64::MAX { u64::MAX } else { b - a };
             let size = size.min((1 << 42) - 1);
-            ((new_before + new_after) << 62) | (size << 20) | (node as u64 & 0xF_FFFF)
+            ((new_before + new_after) << 62) | (size << 20) | (g as u64 & 0xF_FFFF)
         };
+        if keys.len() < 2 * self.groups.count {
+            return 0;
+        }
         let mut m = 0usize;
-        // The free nodes are those with a void opening by s and closing at or after e: read
-        // them off whichever sorted side of a fresh index is shorter, a walk over contiguous
-        // voids, unless that is longer than a binary search in every node's timeline costs
-        // (far-reaching reservations put most voids on both sides).
-        let side = self
-            .index
-            .as_ref()
-            .filter(|ix| indexed && ix.built == Some(self.version) && d.0 > 0)
-            .map(|ix| {
-                let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
-                let opened = starts.partition_point(|x| x.start <= s.0);
-                let closed = ends.partition_point(|x| x.end < e.0);
-                if opened <= ends.len() - closed {
-                    &starts[..opened]
-                } else {
-                    &ends[closed..]
-                }
-            })
-            .filter(|side| side.len() <= INDEX_WALK_PER_NODE * self.nodes.len());
-        if let Some(side) = side {
-            for v in side {
-                if v.start <= s.0 && v.end >= e.0 {
-                    if m >= keys.len() {
-                        break;
-                    }
-                    keys[m] = key(v.start, v.end, v.node);
-                    m += 1;
-                }
-            }
-        } else {
-            for (i, node) in self.nodes.iter().enumerate() {
-                if m >= keys.len() {
-                    break;
-                }
-                if let Some((a, b)) = self.void_of(node, s, e) {
-                    keys[m] = key(a.0, b.0, i as u32);
-                    m += 1;
-                }
+        for &g in self.groups.live() {
+            if let Some((a, b)) = self.void_of(g, s, e) {
+                keys[m] = key(a.0, b.0, g);
+                m += 1;
             }
         }
+        let (keys, heads) = keys.split_at_mut(m);
+        keys.sort_unstable();
         let want = out.len();
-        let keys = &mut keys[..m];
-        if m > want {
-            keys.select_nth_unstable(want);
+        let mut got = 0usize;
+        let mut i = 0usize;
+        while i < m && got < want {
+            // The run of groups whose nodes' keys differ only in the node index.
+            let class = keys[i] >> 20;
+            let j = i + keys[i..].iter().take_while(|&&k| k >> 20 == class).count();
+            let run = &keys[i..j];
+            let weight: usize = run
+                .iter()
+                .map(|&k| self.groups.size[(k & 0xF_FFFF) as usize] as usize)
+                .sum();
+            if got + weight <= want || run.len() == 1 {
+                // Whole groups, or one group's lowest nodes.
+                for &k in run {
+                    for node in self.groups.members((k & 0xF_FFFF) as u32) {
+                        if got == want {
+                            break;
+                        }
+                        out[got] = node;
+                        got += 1;
+                    }
+                }
+            } else {
+                // The lowest nodes of several groups with equal voids: merge their lists.
+                let heads = &mut heads[..run.len()];
+                for (h, &k) in heads.iter_mut().zip(run) {
+                    *h = k & 0xF_FFFF;
+                }
+                while got < want {
+                    let Some(h) = heads.iter_mut().filter(|h| **h != NONE as u64).min() else {
+                        break;
+                    };
+                    out[got] = *h as u32;
+                    got += 1;
+                    let next = self.groups.next[*h as usize];
+                    *h = if next == NONE { NONE as u64 } else { next as u64 };
+                }
+            }
+            i = j;
         }
-        let got = want.min(m);
-        for (o, k) in out.iter_mut().zip(keys.iter()) {
-            *o = (*k & 0xF_FFFF) as u32;
-        }
-        // In node order: the booking's per-node pieces then come sorted for the void index.
+        // In node order, as a booking's nodes are expected.
         out[..got].sort_unstable();
         got
     }
@@ -808,97 +953,171 @@ impl<'a> ClusterTimeline<'a> {
         if b.end <= b.start {
             return Err(InputError::ZeroDuration.into());
         }
-        // The voids this booking splits, read as it lands, keep the index current.
-        let cn = self.nodes.len();
-        let fresh = self.index_kept();
-        let held = b.kind == BookingKind::PlaceHolder;
-        let base = !held && self.base_kept();
-        self.changed();
-        let (s, e) = (b.start.0, b.end.0);
-        let (mut main, mut based) = match self.index.as_mut().filter(|_| fresh || base) {
-            Some(ix) => {
-                let g = Self::gather(ix, Change::Split, s, e);
-                (g, g)
-            }
-            None => (
-                Gather::new(Change::Split, s, e, 0),
-                Gather::new(Change::Split, s, e, 0),
-            ),
-        };
+        let fresh = self.index_fresh();
+        let cn = self.slots.len();
+        // Mark the nodes taken and count them by group; check each group once.
+        self.groups.begin();
+        let mut t = 0usize;
+        let mut bad: Option<Error> = None;
         for (j, &n) in nodes.iter().enumerate() {
-            // One search per node: the bookings before `i` end by `b.start`, so the node is
-            // free if the one at `i` starts at or after `b.end`; `i` is then where `b` goes.
-            let placed: Result<(u64, u64, usize), Error> = match self.nodes.get_mut(n as usize) {
-                None => Err(InputError::BadNodeCount {
-                    nodes: n + 1,
-                    cluster_nodes: self.nodes.len() as u32,
-                }
-                .into()),
-                Some(node) => {
-                    let bs = &mut node.bookings;
-                    // Place-holders and reservations mostly land in a node's last void.
-                    let i = match bs.last() {
-                        Some(l) if l.end > b.start => bs.partition_point(|x| x.end <= b.start),
-                        _ => bs.len(),
-                    };
-                    let before = if i == 0 { 0 } else { bs[i - 1].end.0 };
-                    let after = bs.get(i).map_or(u64::MAX, |x| x.start.0);
-                    if after < b.end.0 {
-                        Err(InputError::Overlap.into())
-                    } else {
-                        bs.insert(i, b)
-                            .map(|()| (before, after, i))
-                            .map_err(|_| full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into())
+            let Some(&g) = self.groups.of.get(n as usize) else {
+                bad = Some(
+                    InputError::BadNodeCount {
+                        nodes: n + 1,
+                        cluster_nodes: cn as u32,
                     }
-                }
+                    .into(),
+                );
+                self.unmark(&nodes[..j]);
+                break;
             };
-            match placed {
-                Ok((lo, hi, i)) => {
-                    if let Some(ix) = self.index.as_mut() {
-                        if fresh {
-                            main.note(&mut ix.work[..3 * cn], cn, lo, hi, n);
-                        }
-                        if base {
-                            // The base void this booking splits (place-holders aside).
-                            let (lo, hi) = base_bounds(&self.nodes[n as usize].bookings, i, i + 1);
-                            based.note(&mut ix.work[3 * cn..6 * cn], cn, lo, hi, n);
-                        }
-                    }
-                }
-                Err(e) => {
-                    // Take back what this booking placed, so that it is all or nothing. The
-                    // index is stale by then (the version moved on): the next query rebuilds.
-                    for &m in &nodes[..j] {
-                        let bs = &mut self.nodes[m as usize].bookings;
-                        if let Some(x) = bs.iter().position(|x| *x == b) {
-                            bs.remove(x);
-                        }
-                    }
-                    return Err(e);
+            if g & TAKEN != 0 {
+                // The same node twice.
+                bad = Some(InputError::Overlap.into());
+                self.unmark(&nodes[..j]);
+                break;
+            }
+            self.groups.of[n as usize] = g | TAKEN;
+            if self.groups.mark[g as usize] != self.groups.stamp {
+                self.groups.taken[g as usize] = 0;
+                let bs = &self.slots[g as usize].bookings;
+                let i = bs.partition_point(|x| x.end <= b.start);
+                let err: Option<Error> = if bs.get(i).is_some_and(|x| x.start < b.end) {
+                    Some(InputError::Overlap.into())
+                } else if bs.is_full() {
+                    Some(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into())
+                } else {
+                    None
+                };
+                if let Some(err) = err {
+                    bad = Some(err);
+                    self.unmark(&nodes[..=j]);
+                    break;
                 }
             }
+            self.groups.touch(g, &mut t);
+            self.groups.taken[g as usize] += 1;
         }
-        if fresh {
-            self.apply_main(&main, 0);
+        if let Some(err) = bad {
+            return Err(err);
         }
-        if base {
-            self.apply_base(&based, 1);
+        self.changed();
+        // Split the groups taken in part; the list then names every group whose bookings or
+        // size change (the taken parts and the rest).
+        let touched = t;
+        for x in 0..touched {
+            let g = self.groups.list[x];
+            if self.groups.taken[g as usize] < self.groups.size[g as usize] {
+                self.split_taken(g, &mut t);
+            } else {
+                self.clear_taken(g);
+            }
         }
+        // Book every taken group: those of the list whose members carry the mark no more, so
+        // tell them apart by their count.
+        let held = b.kind == BookingKind::PlaceHolder;
+        for x in 0..t {
+            let g = self.groups.list[x];
+            if self.groups.taken[g as usize] == 0 {
+                continue;
+            }
+            self.groups.taken[g as usize] = 0;
+            let bs = &mut self.slots[g as usize].bookings;
+            let i = match bs.last() {
+                Some(l) if l.end > b.start => bs.partition_point(|x| x.end <= b.start),
+                _ => bs.len(),
+            };
+            // Checked above: the group is free there and has room.
+            let _ = bs.insert(i, b);
+        }
+        self.reindex(fresh, t);
+        let k = nodes.len() as u32;
         if held {
-            self.held += nodes.len() as u32;
-            self.holds = true;
+            self.held += k;
         }
-        self.booked += nodes.len() as u32;
+        self.booked += k;
         if b.end < self.first_end {
             self.first_end = b.end;
         }
         self.log[self.tightened as usize % BOOKING_LOG] = Logged {
             start: b.start.0,
             end: b.end.0,
-            nodes: nodes.len() as u32,
+            nodes: k,
         };
         self.tightened = self.tightened.wrapping_add(1);
         Ok(())
+    }
+
+    /// Clears the taken mark of `nodes`.
+    fn unmark(&mut self, nodes: &[u32]) {
+        for &n in nodes {
+            self.groups.of[n as usize] &= !TAKEN;
+        }
+    }
+
+    /// Clears the taken mark of every member of group `g` (taken whole).
+    fn clear_taken(&mut self, g: u32) {
+        let mut at = g;
+        while at != NONE {
+            self.groups.of[at as usize] = g;
+            at = self.groups.next[at as usize];
+        }
+    }
+
+    /// Splits group `g` into its taken members and the rest (both lists stay in node order;
+    /// the part without `g` gets its lowest node's name and a copy of the bookings), clears
+    /// the marks, and adds the new group to the change's list. The taken part keeps the
+    /// count in `taken`; the other has none.
+    fn split_taken(&mut self, g: u32, t: &mut usize) {
+        let gr = &mut self.groups;
+        let (mut taken_head, mut taken_tail, mut rest_head, mut rest_tail) =
+            (NONE, NONE, NONE, NONE);
+        let (mut nt, mut nr) = (0u32, 0u32);
+        let mut at = g;
+        while at != NONE {
+            let next = gr.next[at as usize];
+            let is_taken = gr.of[at as usize] & TAKEN != 0;
+            let (head, tail, count) = if is_taken {
+                (&mut taken_head, &mut taken_tail, &mut nt)
+            } else {
+                (&mut rest_head, &mut rest_tail, &mut nr)
+            };
+            if *head == NONE {
+                *head = at;
+            } else {
+                gr.next[*tail as usize] = at;
+            }
+            *tail = at;
+            *count += 1;
+            at = next;
+        }
+        gr.next[taken_tail as usize] = NONE;
+        gr.next[rest_tail as usize] = NONE;
+        let (new, new_size, kept_size) = if taken_head == g {
+            (rest_head, nr, nt)
+        } else {
+            (taken_head, nt, nr)
+        };
+        for head in [taken_head, rest_head] {
+            let name = head;
+            let mut at = head;
+            while at != NONE {
+                gr.of[at as usize] = name;
+                at = gr.next[at as usize];
+            }
+        }
+        gr.size[g as usize] = kept_size;
+        gr.size[new as usize] = new_size;
+        gr.live[gr.count] = new;
+        gr.count += 1;
+        if taken_head == g {
+            gr.taken[new as usize] = 0;
+        } else {
+            gr.taken[new as usize] = nt;
+            gr.taken[g as usize] = 0;
+        }
+        gr.touch(new, t);
+        copy_slot(self.slots, g as usize, new as usize);
     }
 
     /// Removes every place-holder (the start of a mapping event).
@@ -908,23 +1127,61 @@ impl<'a> ClusterTimeline<'a> {
         if self.held == 0 {
             return;
         }
-        for n in self.nodes.iter_mut() {
-            n.bookings.retain(|b| b.kind != BookingKind::PlaceHolder);
+        for &g in self.groups.live() {
+            self.slots[g as usize]
+                .bookings
+                .retain(|b| b.kind != BookingKind::PlaceHolder);
         }
         self.booked -= self.held;
         self.held = 0;
         self.changed();
         self.loosened = self.loosened.wrapping_add(1);
-        // What is left is what the base index holds: copy it, no rebuild.
-        let version = self.version;
-        if let Some(ix) = self.index.as_mut().filter(|ix| ix.base.ok) {
-            let (b, len) = (&ix.base, ix.base.len);
-            if len <= ix.by_start.len().min(ix.by_end.len()) {
-                ix.by_start[..len].copy_from_slice(&b.by_start[..len]);
-                ix.by_end[..len].copy_from_slice(&b.by_end[..len]);
-                ix.len = len;
-                ix.built = Some(version);
+        // The groups place-holders split apart are equal again.
+        self.merge();
+    }
+
+    /// Merges the groups whose bookings are equal (they were told apart by bookings since
+    /// removed): one sort of the groups by their bookings.
+    fn merge(&mut self) {
+        let n = self.groups.count;
+        let (slots, gr) = (&*self.slots, &mut self.groups);
+        gr.list[..n].copy_from_slice(&gr.live[..n]);
+        gr.list[..n].sort_unstable_by(|&a, &b| {
+            slots[a as usize]
+                .order(&slots[b as usize])
+                .then(a.cmp(&b))
+        });
+        let mut kept = 0;
+        let mut i = 0;
+        while i < n {
+            let first = gr.list[i];
+            let mut j = i + 1;
+            while j < n && slots[gr.list[j] as usize].same(&slots[first as usize]) {
+                let other = gr.list[j];
+                join(gr, first, other);
+                j += 1;
             }
+            gr.live[kept] = first;
+            kept += 1;
+            i = j;
+        }
+        if kept < n {
+            for &g in &gr.list[..n] {
+                if gr.size[g as usize] == 0 {
+                    self.slots[g as usize].bookings.clear();
+                }
+            }
+            self.changed();
+        }
+        self.groups.count = kept;
+        self.merged_at = kept.max(1);
+    }
+
+    /// After a removal: merges again once the groups have doubled since the last merge (a
+    /// cost per change that stays constant on average).
+    fn merge_if_grown(&mut self) {
+        if self.groups.count >= 2 * self.merged_at + 8 {
+            self.merge();
         }
     }
 
@@ -936,18 +1193,28 @@ impl<'a> ClusterTimeline<'a> {
     /// Removes every booking of `task`, which stops at `at`: only bookings that end after
     /// `at` free time from `at` on (and so loosen the cluster).
     fn remove_until(&mut self, task: TaskId, at: Micros) -> u32 {
+        let fresh = self.index_fresh();
         self.changed();
-        self.drop_base();
+        self.groups.begin();
+        let mut t = 0;
         let mut gone = Removed::default();
-        for n in self.nodes.iter_mut() {
-            n.bookings.retain(|b| {
+        for x in 0..self.groups.count {
+            let g = self.groups.live[x];
+            let w = self.groups.size[g as usize];
+            let before = self.slots[g as usize].bookings.len();
+            self.slots[g as usize].bookings.retain(|b| {
                 let mine = b.task == task;
                 if mine {
-                    gone.note(b, at);
+                    gone.note(b, at, w);
                 }
                 !mine
             });
+            if self.slots[g as usize].bookings.len() != before {
+                self.groups.touch(g, &mut t);
+            }
         }
+        self.reindex(fresh, t);
+        self.merge_if_grown();
         self.account(gone)
     }
 
@@ -967,17 +1234,21 @@ impl<'a> ClusterTimeline<'a> {
     /// Turns `task`'s reservation into a running booking (its start has come).
     pub fn mark_running(&mut self, task: TaskId) -> u32 {
         let mut found = 0;
-        for n in self.nodes.iter_mut() {
-            for b in n.bookings.iter_mut().filter(|b| b.task == task) {
+        for &g in self.groups.live[..self.groups.count].iter() {
+            for b in self.slots[g as usize]
+                .bookings
+                .iter_mut()
+                .filter(|b| b.task == task)
+            {
                 b.kind = BookingKind::Running;
-                found += 1;
+                found += self.groups.size[g as usize];
             }
         }
         found
     }
 
     /// [`remove_task`](Self::remove_task) for a task whose bookings all start at `start` (as
-    /// one assignment's do): a binary search per node instead of a walk over every booking.
+    /// one assignment's do): a binary search per group instead of a walk over every booking.
     pub fn remove_task_from(&mut self, task: TaskId, start: Micros) -> u32 {
         self.remove_from(task, start, Micros::ZERO)
     }
@@ -990,11 +1261,12 @@ impl<'a> ClusterTimeline<'a> {
     /// [`mark_running`](Self::mark_running) for a task whose bookings all start at `start`.
     pub fn mark_running_from(&mut self, task: TaskId, start: Micros) -> u32 {
         let mut found = 0;
-        for n in self.nodes.iter_mut() {
-            let j = n.bookings.partition_point(|b| b.start < start);
-            if let Some(b) = n.bookings.get_mut(j).filter(|b| b.task == task) {
+        for &g in self.groups.live[..self.groups.count].iter() {
+            let bs = &mut self.slots[g as usize].bookings;
+            let j = bs.partition_point(|b| b.start < start);
+            if let Some(b) = bs.get_mut(j).filter(|b| b.task == task) {
                 b.kind = BookingKind::Running;
-                found += 1;
+                found += self.groups.size[g as usize];
             }
         }
         found
@@ -1003,56 +1275,40 @@ impl<'a> ClusterTimeline<'a> {
     /// Removes the bookings of `task` that start at `start`; only those that end after `at`
     /// free time (and so loosen the cluster).
     fn remove_from(&mut self, task: TaskId, start: Micros, at: Micros) -> u32 {
-        // The voids on either side of each booking removed join: keep the index current
-        // (taking back a reservation, a completion) instead of rebuilding it at the next query.
-        let n = self.nodes.len();
-        let fresh = self.index_kept();
-        let base = self.base_kept();
+        let fresh = self.index_fresh();
         self.changed();
+        self.groups.begin();
+        let mut t = 0;
         let mut gone = Removed::default();
-        // The span is the booking's, known once the first is found: one gather (one stamp)
-        // starts then, for the index and for its copy alike.
-        let (mut first, mut main, mut based) = (None::<Gather>, None::<Gather>, None::<Gather>);
-        for (i, node) in self.nodes.iter_mut().enumerate() {
-            let bs = &mut node.bookings;
+        for x in 0..self.groups.count {
+            let g = self.groups.live[x];
+            let bs = &mut self.slots[g as usize].bookings;
             let j = bs.partition_point(|b| b.start < start);
             if bs.get(j).is_none_or(|b| b.task != task) {
                 continue;
             }
-            let b = bs[j];
-            let node = i as u32;
-            if let Some(ix) = self.index.as_mut().filter(|_| fresh || base) {
-                let g = *first
-                    .get_or_insert_with(|| Self::gather(ix, Change::Join, b.start.0, b.end.0));
-                if fresh {
-                    let (lo, hi) = (
-                        if j == 0 { 0 } else { bs[j - 1].end.0 },
-                        bs.get(j + 1).map_or(u64::MAX, |x| x.start.0),
-                    );
-                    let work = &mut ix.work[..3 * n];
-                    main.get_or_insert(g).note(work, n, lo, hi, node);
-                }
-                // Its base void joins likewise (place-holders aside).
-                if base && b.kind != BookingKind::PlaceHolder {
-                    let (lo, hi) = base_bounds(bs, j, j + 1);
-                    let work = &mut ix.work[3 * n..6 * n];
-                    based.get_or_insert(g).note(work, n, lo, hi, node);
-                }
+            let b = bs.remove(j);
+            gone.note(&b, at, self.groups.size[g as usize]);
+            self.groups.touch(g, &mut t);
+        }
+        if t == 0 {
+            // Nothing removed: the index is as current as it was.
+            if fresh {
+                self.mark_fresh();
             }
-            bs.remove(j);
-            gone.note(&b, at);
+            return 0;
         }
-        if fresh {
-            match main {
-                Some(g) => self.apply_main(&g, 0),
-                // Nothing removed: the index is as current as it was.
-                None => self.mark_fresh(),
-            }
-        }
-        if let Some(g) = based {
-            self.apply_base(&g, 1);
-        }
+        self.reindex(fresh, t);
+        self.merge_if_grown();
         self.account(gone)
+    }
+
+    /// Marks the index fresh after a change that left every void as it was.
+    fn mark_fresh(&mut self) {
+        let version = self.version;
+        if let Some(ix) = self.index.as_mut() {
+            ix.built = Some(version);
+        }
     }
 
     /// Ends `task` at `at` (at or before its planned end): its nodes are free from then on,
@@ -1069,7 +1325,10 @@ impl<'a> ClusterTimeline<'a> {
         }
         let mut pruned = false;
         let mut first_end = Micros::MAX;
-        for n in self.nodes.iter_mut() {
+        for x in 0..self.groups.count {
+            let g = self.groups.live[x];
+            let w = self.groups.size[g as usize];
+            let n = &mut self.slots[g as usize];
             let stale = n.bookings.partition_point(|b| b.end <= now);
             // A node's bookings are disjoint and in start order, so in end order too.
             if let Some(b) = n.bookings.get(stale).filter(|b| b.end < first_end) {
@@ -1080,9 +1339,9 @@ impl<'a> ClusterTimeline<'a> {
                 let held = n.bookings[..stale]
                     .iter()
                     .filter(|b| b.kind == BookingKind::PlaceHolder)
-                    .count();
-                self.held -= held as u32;
-                self.booked -= stale as u32;
+                    .count() as u32;
+                self.held -= held * w;
+                self.booked -= stale as u32 * w;
                 // Keep the order: shift the rest down.
                 let len = n.bookings.len();
                 for i in stale..len {
@@ -1095,7 +1354,7 @@ impl<'a> ClusterTimeline<'a> {
         // Completions remove their bookings, so there is seldom anything to prune.
         if pruned {
             self.changed();
-            self.drop_base();
+            self.merge();
         }
     }
 
@@ -1106,35 +1365,137 @@ impl<'a> ClusterTimeline<'a> {
             return 0;
         }
         let mut total: u128 = 0;
-        for n in self.nodes.iter() {
+        for &g in self.groups.live() {
             let mut busy: u64 = 0;
-            for b in n.bookings.iter() {
+            for b in self.slots[g as usize].bookings.iter() {
                 let s = if b.start > from { b.start } else { from };
                 let e = if b.end < to { b.end } else { to };
                 if e > s {
                     busy += e.0 - s.0;
                 }
             }
-            total += (to.0 - from.0 - busy) as u128;
+            total += (to.0 - from.0 - busy) as u128 * self.groups.size[g as usize] as u128;
         }
         total
     }
 }
 
-/// Voids a node choice reads off the index, per node of the cluster, before it searches
-/// every node's timeline instead (a walk reads a void in a few nanoseconds; a binary search
-/// in a node's bookings costs tens).
-const INDEX_WALK_PER_NODE: usize = 4;
-
-/// The void index's order by start. A node has one void starting at any instant, so the
-/// node breaks ties and the order is total; and a void whose end moves keeps its place.
-fn by_start_key(x: &Void) -> (u64, u32) {
-    (x.start, x.node)
+/// Makes slot `to` hold the bookings of slot `from` (copying only the bookings held).
+fn copy_slot(slots: &mut [NodeTimeline], from: usize, to: usize) {
+    let (src, dst) = if from < to {
+        let (x, y) = slots.split_at_mut(to);
+        (&x[from], &mut y[0])
+    } else {
+        let (x, y) = slots.split_at_mut(from);
+        (&y[0], &mut x[to])
+    };
+    dst.bookings.clear();
+    // Room enough: every slot has the same capacity.
+    let _ = dst.bookings.extend_from_slice(&src.bookings);
 }
 
-/// The void index's order by end (total likewise; a void whose start moves keeps its place).
+/// Joins group `b` into group `a` (`a < b`, equal bookings): one list in node order.
+fn join(gr: &mut Groups<'_>, a: u32, b: u32) {
+    let (mut x, mut y) = (gr.next[a as usize], b);
+    let mut tail = a;
+    while y != NONE {
+        gr.of[y as usize] = a;
+        if x != NONE && x < y {
+            gr.next[tail as usize] = x;
+            tail = x;
+            x = gr.next[x as usize];
+        } else {
+            gr.next[tail as usize] = y;
+            tail = y;
+            y = gr.next[y as usize];
+        }
+    }
+    gr.next[tail as usize] = x;
+    gr.size[a as usize] += gr.size[b as usize];
+    gr.size[b as usize] = 0;
+}
+
+/// The void index's order by start. A group has one void starting at any instant, so the
+/// group breaks ties and the order is total.
+fn by_start_key(x: &Void) -> (u64, u32) {
+    (x.start, x.group)
+}
+
+/// The void index's order by end (total likewise).
 fn by_end_key(x: &Void) -> (u64, u32) {
-    (x.end, x.node)
+    (x.end, x.group)
+}
+
+/// The weight of the voids before position `i` of a sorted array (`total` past its end).
+fn weight_before(arr: &[Void], i: usize, total: u32) -> u32 {
+    arr.get(i).map_or(total, |x| x.before)
+}
+
+/// Writes each void's `before` from position `from` on; returns the total weight.
+fn sum_before(arr: &mut [Void], from: usize) -> u32 {
+    let mut w = if from == 0 {
+        0
+    } else {
+        arr[from - 1].before + arr[from - 1].weight
+    };
+    for x in arr[from..].iter_mut() {
+        x.before = w;
+        w += x.weight;
+    }
+    w
+}
+
+/// Rewrites one sorted array of `len` voids: drops those of the groups marked with `stamp`,
+/// merges in `adds` (sorted by `key`), and counts the weights again from the first change.
+/// Returns the new length and the total weight; `None` if it does not fit in `cap`.
+fn rewrite(
+    arr: &mut [Void],
+    len: usize,
+    cap: usize,
+    adds: &[Void],
+    mark: &[u32],
+    stamp: u32,
+    key: fn(&Void) -> (u64, u32),
+) -> Option<(usize, u32)> {
+    // Drop the marked groups' voids, from the first one on.
+    let mut r = arr[..len]
+        .iter()
+        .position(|x| mark[x.group as usize] == stamp)
+        .unwrap_or(len);
+    let first = r;
+    let mut w = r;
+    while r < len {
+        let x = arr[r];
+        r += 1;
+        if mark[x.group as usize] != stamp {
+            arr[w] = x;
+            w += 1;
+        }
+    }
+    let len = w;
+    if len + adds.len() > cap {
+        return None;
+    }
+    // Merge the adds in from the back.
+    let mut first = first.min(len);
+    if let Some(a0) = adds.first() {
+        let p = arr[..len].partition_point(|x| key(x) < key(a0));
+        first = first.min(p);
+        let (mut i, mut j, mut out) = (len, adds.len(), len + adds.len());
+        while j > 0 {
+            if i > p && key(&arr[i - 1]) > key(&adds[j - 1]) {
+                arr[out - 1] = arr[i - 1];
+                i -= 1;
+            } else {
+                arr[out - 1] = adds[j - 1];
+                j -= 1;
+            }
+            out -= 1;
+        }
+    }
+    let len = len + adds.len();
+    let total = sum_before(&mut arr[..len], first);
+    Some((len, total))
 }
 
 /// What a removal took away: bookings, place-holders among them, and whether they freed
@@ -1148,280 +1509,15 @@ struct Removed {
 }
 
 impl Removed {
-    /// Counts booking `b`, removed by a task stopping at `at`.
-    fn note(&mut self, b: &Booking, at: Micros) {
+    /// Counts booking `b` of `nodes` nodes, removed by a task stopping at `at`.
+    fn note(&mut self, b: &Booking, at: Micros, nodes: u32) {
         let held = b.kind == BookingKind::PlaceHolder;
-        self.found += 1;
-        self.held += held as u32;
+        self.found += nodes;
+        self.held += held as u32 * nodes;
         self.freed |= b.end > at;
         self.base_freed |= b.end > at && !held;
     }
 }
-
-/// The base void (see [`Base`]) a node's bookings `bs` have around their indices `i..j`:
-/// from the end of the last booking before `i` that is not a place-holder (or zero) to the
-/// start of the first such booking from `j` on (or the end of time).
-fn base_bounds(bs: &[Booking], i: usize, j: usize) -> (u64, u64) {
-    let before = bs[..i]
-        .iter()
-        .rev()
-        .find(|x| x.kind != BookingKind::PlaceHolder)
-        .map_or(0, |x| x.end.0);
-    let after = bs[j..]
-        .iter()
-        .find(|x| x.kind != BookingKind::PlaceHolder)
-        .map_or(u64::MAX, |x| x.start.0);
-    (before, after)
-}
-
-/// What a change does to each node it touches, all over the same span `[s, e)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Change {
-    /// A booking of `[s, e)` lands in the node's void `[lo, hi)`, leaving `[lo, s)` and
-    /// `[e, hi)` (those that are not empty).
-    Split,
-    /// The booking of `[s, e)` leaves, and its sides `[lo, s)` and `[e, hi)` (those that
-    /// are not empty) join into `[lo, hi)`.
-    Join,
-}
-
-/// A change to one pair of sorted void arrays, gathered node by node in a work region of
-/// three per-node parts: a table (entry `n`: node `n`'s `[lo, hi)`, its `node` field the
-/// change's stamp), then the voids the change adds to the order by start and to the order
-/// by end.
-///
-/// The keys make the change cheap to apply. In the order by start a void's place is its
-/// start, then its node: the piece of a split that keeps the void's start keeps its place
-/// (only its end moves), and so does the whole of a join that keeps the first side's start.
-/// What is left to add all shares one key (`e` for a split's pieces by start, `s` for its
-/// pieces by end; `s` and `e` for a join's), so it goes in as one run, ordered by node. The
-/// order by end is the mirror image. Applying is then one walk from the first void touched
-/// and two moves of what follows, with no sort and no search per void.
-#[derive(Clone, Copy, Debug)]
-struct Gather {
-    change: Change,
-    s: u64,
-    e: u64,
-    stamp: u32,
-    /// Voids of the arrays the change edits or removes (the same count in both orders).
-    touched: usize,
-    /// The smallest start, and the smallest end, of the voids it touches.
-    first_start: u64,
-    first_end: u64,
-    /// Voids it adds to the order by start, and to the order by end.
-    add_start: usize,
-    add_end: usize,
-}
-
-impl Gather {
-    fn new(change: Change, s: u64, e: u64, stamp: u32) -> Gather {
-        Gather {
-            change,
-            s,
-            e,
-            stamp,
-            touched: 0,
-            first_start: u64::MAX,
-            first_end: u64::MAX,
-            add_start: 0,
-            add_end: 0,
-        }
-    }
-
-    /// Notes node `node`'s part: its void `[lo, hi)` around the span (a split) or the one its
-    /// sides join into (a join). `work` is the change's region of `3 * nodes` entries.
-    fn note(&mut self, work: &mut [Void], nodes: usize, lo: u64, hi: u64, node: u32) {
-        let (s, e) = (self.s, self.e);
-        let (table, adds) = work.split_at_mut(nodes);
-        let (by_start, by_end) = adds.split_at_mut(nodes);
-        table[node as usize] = Void {
-            start: lo,
-            end: hi,
-            node: self.stamp,
-        };
-        let void = |start, end| Void { start, end, node };
-        match self.change {
-            Change::Split => {
-                self.touch(lo, hi);
-                if hi > e {
-                    push(by_start, &mut self.add_start, void(e, hi));
-                }
-                if lo < s {
-                    push(by_end, &mut self.add_end, void(lo, s));
-                }
-            }
-            Change::Join => {
-                if lo < s {
-                    self.touch(lo, s);
-                } else {
-                    push(by_start, &mut self.add_start, void(s, hi));
-                }
-                if hi > e {
-                    self.touch(e, hi);
-                } else {
-                    push(by_end, &mut self.add_end, void(lo, e));
-                }
-            }
-        }
-    }
-
-    /// Counts a void `[start, end)` the change edits or removes.
-    fn touch(&mut self, start: u64, end: u64) {
-        self.touched += 1;
-        self.first_start = self.first_start.min(start);
-        self.first_end = self.first_end.min(end);
-    }
-
-    /// Applies the change to `by_start[..len]` and `by_end[..len]`; returns the new length,
-    /// or `None` if it does not fit or they do not hold the voids it touches (the caller
-    /// then stops trusting them).
-    fn apply(
-        &self,
-        by_start: &mut [Void],
-        by_end: &mut [Void],
-        len: usize,
-        work: &mut [Void],
-        nodes: usize,
-    ) -> Option<usize> {
-        let (table, adds) = work.split_at_mut(nodes);
-        let (add_start, add_end) = adds.split_at_mut(nodes);
-        let (add_start, add_end) = (
-            &mut add_start[..self.add_start],
-            &mut add_end[..self.add_end],
-        );
-        // Gathered in the order the nodes came in: a booking's nodes come in the order they
-        // were chosen, a removal's in node order.
-        if !add_start.is_sorted_by_key(|x| x.node) {
-            add_start.sort_unstable_by_key(|x| x.node);
-        }
-        if !add_end.is_sorted_by_key(|x| x.node) {
-            add_end.sort_unstable_by_key(|x| x.node);
-        }
-        let cap = by_start.len().min(by_end.len());
-        let (s, e) = (self.s, self.e);
-        let (k_start, k_end) = match self.change {
-            Change::Split => (e, s),
-            Change::Join => (s, e),
-        };
-        let n1 = self.apply_one(
-            by_start,
-            len,
-            cap,
-            Order::ByStart,
-            table,
-            add_start,
-            k_start,
-        )?;
-        let n2 = self.apply_one(by_end, len, cap, Order::ByEnd, table, add_end, k_end)?;
-        (n1 == n2).then_some(n1)
-    }
-
-    /// Applies the change to one sorted array: edits and removals in one walk from the first
-    /// void touched, then the voids `add` (sorted by node, all at key `at`) go in.
-    #[allow(clippy::too_many_arguments)]
-    fn apply_one(
-        &self,
-        arr: &mut [Void],
-        len: usize,
-        cap: usize,
-        order: Order,
-        table: &[Void],
-        add: &[Void],
-        at: u64,
-    ) -> Option<usize> {
-        let (s, e, stamp) = (self.s, self.e, self.stamp);
-        let key = |x: &Void| match order {
-            Order::ByStart => x.start,
-            Order::ByEnd => x.end,
-        };
-        let first = match order {
-            Order::ByStart => self.first_start,
-            Order::ByEnd => self.first_end,
-        };
-        let mut r = arr[..len].partition_point(|x| key(x) < first);
-        let mut w = r;
-        let mut found = 0;
-        while found < self.touched {
-            let mut x = *arr[..len].get(r)?;
-            r += 1;
-            let t = table.get(x.node as usize)?;
-            if t.node == stamp {
-                let (lo, hi) = (t.start, t.end);
-                // What becomes of this void of a touched node: `Some(kept)` or gone; voids
-                // the change does not touch stay as they are.
-                let touched = match (self.change, order) {
-                    (Change::Split, _) => (x.start == lo && x.end == hi).then(|| match order {
-                        Order::ByStart => (lo < s).then_some(Void { end: s, ..x }),
-                        Order::ByEnd => (hi > e).then_some(Void { start: e, ..x }),
-                    }),
-                    (Change::Join, _) => {
-                        let first_side = lo < s && x.start == lo && x.end == s;
-                        let second_side = hi > e && x.start == e && x.end == hi;
-                        match order {
-                            Order::ByStart if first_side => Some(Some(Void { end: hi, ..x })),
-                            Order::ByEnd if second_side => Some(Some(Void { start: lo, ..x })),
-                            _ if first_side || second_side => Some(None),
-                            _ => None,
-                        }
-                    }
-                };
-                match touched {
-                    Some(Some(kept)) => {
-                        found += 1;
-                        x = kept;
-                    }
-                    Some(None) => {
-                        found += 1;
-                        continue;
-                    }
-                    None => {}
-                }
-            }
-            arr[w] = x;
-            w += 1;
-        }
-        if w < r {
-            arr.copy_within(r..len, w);
-        }
-        let len = len - (r - w);
-        if add.is_empty() {
-            return Some(len);
-        }
-        if len + add.len() > cap {
-            return None;
-        }
-        // The run of voids already at key `at`, into which `add` merges by node.
-        let p = arr[..len].partition_point(|x| key(x) < at);
-        let q = p + arr[p..len].iter().take_while(|x| key(x) == at).count();
-        arr.copy_within(q..len, q + add.len());
-        let (mut i, mut j, mut out) = (q, add.len(), q + add.len());
-        while j > 0 {
-            if i > p && arr[i - 1].node > add[j - 1].node {
-                arr[out - 1] = arr[i - 1];
-                i -= 1;
-            } else {
-                arr[out - 1] = add[j - 1];
-                j -= 1;
-            }
-            out -= 1;
-        }
-        Some(len + add.len())
-    }
-}
-
-/// Writes `v` at `buf[*n]` and counts it.
-fn push(buf: &mut [Void], n: &mut usize, v: Void) {
-    buf[*n] = v;
-    *n += 1;
-}
-
-/// Which of the two sorted arrays of a void index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Order {
-    ByStart,
-    ByEnd,
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;

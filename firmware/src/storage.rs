@@ -57,6 +57,7 @@ impl<T> Static<T> {
 static HEADER: Static<ScenarioHeader> = Static::new();
 static TASK_SLOTS: Static<[TaskSlot; TASKS]> = Static::new();
 static NODE_TIMELINES: Static<[NodeTimeline; NODES]> = Static::new();
+static MEMBERS: Static<[u32; ClusterTimeline::members_len(NODES)]> = Static::new();
 static SCRATCH_A: Static<[u64; SCRATCH]> = Static::new();
 static SCRATCH_B: Static<[u64; SCRATCH]> = Static::new();
 static NODE_IDS: Static<[u32; LARGEST_CLUSTER]> = Static::new();
@@ -88,6 +89,7 @@ pub fn take() -> Option<Buffers> {
             storage: Storage {
                 tasks: fill(TASK_SLOTS.ptr(), empty_slot),
                 nodes: fill(NODE_TIMELINES.ptr(), NodeTimeline::new),
+                members: fill(MEMBERS.ptr(), || 0),
                 scratch_a: fill(SCRATCH_A.ptr(), || 0),
                 scratch_b: fill(SCRATCH_B.ptr(), || 0),
                 node_ids: fill(NODE_IDS.ptr(), || 0),
@@ -138,5 +140,6 @@ fn empty_slot() -> TaskSlot {
 pub const BYTES_PER_TASK: usize = core::mem::size_of::<TaskSlot>()
     + core::mem::size_of::<Work>()
     + 2 * core::mem::size_of::<Pending>();
-/// Bytes of one node's storage (its timeline).
-pub const BYTES_PER_NODE: usize = core::mem::size_of::<NodeTimeline>();
+/// Bytes of one node's storage (its timeline and its group bookkeeping).
+pub const BYTES_PER_NODE: usize =
+    core::mem::size_of::<NodeTimeline>() + ClusterTimeline::members_len(1) * 4;

@@ -24,6 +24,7 @@ pub const VOIDS_PER_NODE: usize = 64;
 pub struct HostStorage {
     tasks: Vec<TaskSlot>,
     nodes: Vec<NodeTimeline>,
+    members: Vec<u32>,
     scratch_a: Vec<u64>,
     scratch_b: Vec<u64>,
     node_ids: Vec<u32>,
@@ -57,6 +58,7 @@ impl HostStorage {
         HostStorage {
             tasks: vec![slot; s.tasks],
             nodes: vec![NodeTimeline::new(); s.nodes],
+            members: vec![0; s.members],
             scratch_a: vec![0; s.scratch],
             scratch_b: vec![0; s.scratch],
             node_ids: vec![0; s.node_ids],
@@ -74,6 +76,7 @@ impl HostStorage {
             Storage {
                 tasks: &mut self.tasks,
                 nodes: &mut self.nodes,
+                members: &mut self.members,
                 scratch_a: &mut self.scratch_a,
                 scratch_b: &mut self.scratch_b,
                 node_ids: &mut self.node_ids,

@@ -89,6 +89,7 @@ fn digest_does_not_depend_on_storage_sizes() {
             };
             let mut tasks = vec![slot; n];
             let mut node_tl = vec![NodeTimeline::new(); nodes];
+            let mut members = vec![0u32; ClusterTimeline::members_len(nodes)];
             let len = ClusterTimeline::scratch_len(largest);
             let (mut a, mut b) = (vec![0u64; len], vec![0u64; len]);
             let mut ids = vec![0u32; largest];
@@ -98,6 +99,7 @@ fn digest_does_not_depend_on_storage_sizes() {
             let storage = Storage {
                 tasks: &mut tasks,
                 nodes: &mut node_tl,
+                members: &mut members,
                 scratch_a: &mut a,
                 scratch_b: &mut b,
                 node_ids: &mut ids,

@@ -142,6 +142,7 @@ pub fn replay_with_memo(
     };
     let mut tslots = vec![slot; sizes.tasks];
     let mut nodes = vec![NodeTimeline::new(); sizes.nodes];
+    let mut members = vec![0u32; sizes.members];
     let mut a = vec![0u64; sizes.scratch];
     let mut b = vec![0u64; sizes.scratch];
     let mut ids = vec![0u32; sizes.node_ids];
@@ -151,6 +152,7 @@ pub fn replay_with_memo(
     let storage = Storage {
         tasks: &mut tslots,
         nodes: &mut nodes,
+        members: &mut members,
         scratch_a: &mut a,
         scratch_b: &mut b,
         node_ids: &mut ids,
