@@ -443,7 +443,7 @@ impl<'a> Controller<'a> {
 
     /// Gives the clusters a void index over `voids` (split in proportion to their nodes): the
     /// earliest-start queries then need no sort. Decisions do not change; a cluster whose
-    /// voids outgrow its share falls back to sorting. Each cluster's share holds four work
+    /// voids outgrow its share falls back to sorting. Each cluster's share holds sixteen work
     /// entries a node (the voids one change rewrites), then the index's two sorted arrays.
     /// The host gives 128 entries a node (twice `VOIDS_PER_NODE` in `host/src/sim.rs`): the
     /// index holds the voids of groups of nodes, far fewer than the nodes' own.

@@ -206,6 +206,8 @@ struct VoidIndex<'a> {
     len: usize,
     /// Total weight of the voids.
     total: u32,
+    /// Edits of the change being made, in `work[..edits]` (`None`: more than fit).
+    edits: Option<usize>,
     /// The cluster version it was built for (`None`: stale, or did not fit).
     built: Option<u32>,
 }
@@ -530,6 +532,7 @@ impl<'a> ClusterTimeline<'a> {
             work,
             len: 0,
             total: 0,
+            edits: Some(0),
             built: None,
         });
     }
@@ -537,7 +540,7 @@ impl<'a> ClusterTimeline<'a> {
     /// Work-buffer entries [`set_index`](Self::set_index) should have: a change rewrites the
     /// voids of the groups it touches, and a change with more is applied by a rebuild.
     pub const fn index_work_len(nodes: usize) -> usize {
-        4 * nodes
+        16 * nodes
     }
 
     fn changed(&mut self) {
@@ -595,42 +598,80 @@ impl<'a> ClusterTimeline<'a> {
         true
     }
 
-    /// Keeps a fresh index current through a change to the groups in `groups.list[..n]`
-    /// (marked with the change's stamp): their voids go and their voids now come in, in one
-    /// pass over each sorted array. `fresh` says whether the index was fresh before it.
-    fn reindex(&mut self, fresh: bool, n: usize) {
-        let version = self.version;
-        let Some(ix) = self.index.as_mut().filter(|_| fresh) else {
+    /// Starts collecting the edits of a change to a fresh index (`fresh`: it was fresh).
+    fn begin_edits(&mut self, fresh: bool) {
+        if let Some(ix) = self.index.as_mut() {
+            ix.edits = fresh.then_some(0);
+        }
+    }
+
+    /// Notes that void `[start, end)` of group `g` (`weight` nodes) goes (`add` false) or
+    /// comes (`add` true).
+    fn edit(&mut self, add: bool, start: u64, end: u64, g: u32, weight: u32) {
+        let Some(ix) = self.index.as_mut() else {
             return;
         };
-        let g = &self.groups;
-        let mut a = 0;
-        for &grp in &g.list[..n] {
-            let weight = g.size[grp as usize];
-            if weight == 0 {
-                continue;
-            }
-            for (start, end) in self.slots[grp as usize].voids() {
-                if a >= ix.work.len() {
-                    ix.built = None;
-                    return;
-                }
-                ix.work[a] = Void {
+        if let Some(n) = ix.edits {
+            if n < ix.work.len() {
+                ix.work[n] = Void {
                     start,
                     end,
-                    group: grp,
+                    group: g,
                     weight,
-                    before: 0,
+                    before: add as u32,
                 };
-                a += 1;
+                ix.edits = Some(n + 1);
+            } else {
+                ix.edits = None;
             }
         }
+    }
+
+    /// Notes every void of group `g` (its bookings now) as going or coming.
+    fn edit_all(&mut self, add: bool, g: u32) {
+        let weight = self.groups.size[g as usize];
+        let Some(ix) = self.index.as_mut() else {
+            return;
+        };
+        for (start, end) in self.slots[g as usize].voids() {
+            match ix.edits {
+                Some(n) if n < ix.work.len() => {
+                    ix.work[n] = Void {
+                        start,
+                        end,
+                        group: g,
+                        weight,
+                        before: add as u32,
+                    };
+                    ix.edits = Some(n + 1);
+                }
+                _ => {
+                    ix.edits = None;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Applies the edits collected since [`begin_edits`](Self::begin_edits) to both sorted
+    /// arrays (one pass each from the first edit on) and marks the index fresh; stale if
+    /// they did not fit or do not match the voids held.
+    fn apply_edits(&mut self) {
+        let version = self.version;
+        let Some(ix) = self.index.as_mut() else {
+            return;
+        };
+        let Some(n) = ix.edits.take() else {
+            ix.built = None;
+            return;
+        };
         let cap = ix.by_start.len().min(ix.by_end.len());
-        let adds = &mut ix.work[..a];
-        adds.sort_unstable_by_key(by_start_key);
-        let l1 = rewrite(ix.by_start, ix.len, cap, adds, g.mark, g.stamp, by_start_key);
-        adds.sort_unstable_by_key(by_end_key);
-        let l2 = rewrite(ix.by_end, ix.len, cap, adds, g.mark, g.stamp, by_end_key);
+        let edits = &mut ix.work[..n];
+        // At one key, what goes is taken out before what comes is put in.
+        edits.sort_unstable_by_key(|x| (by_start_key(x), x.before));
+        let l1 = edit(ix.by_start, ix.len, cap, edits, by_start_key);
+        edits.sort_unstable_by_key(|x| (by_end_key(x), x.before));
+        let l2 = edit(ix.by_end, ix.len, cap, edits, by_end_key);
         match (l1, l2) {
             (Some((l1, total)), Some((l2, _))) if l1 == l2 => {
                 ix.len = l1;
@@ -1002,13 +1043,17 @@ impl<'a> ClusterTimeline<'a> {
             return Err(err);
         }
         self.changed();
+        self.begin_edits(fresh);
         // Split the groups taken in part; the list then names every group whose bookings or
-        // size change (the taken parts and the rest).
+        // size change (the taken parts and the rest). A split group's voids are all edited
+        // (they change weight, and the new group's come); others' only where booked.
         let touched = t;
         for x in 0..touched {
             let g = self.groups.list[x];
             if self.groups.taken[g as usize] < self.groups.size[g as usize] {
+                self.edit_all(false, g);
                 self.split_taken(g, &mut t);
+                self.groups.taken[g as usize] |= TAKEN;
             } else {
                 self.clear_taken(g);
             }
@@ -1016,21 +1061,43 @@ impl<'a> ClusterTimeline<'a> {
         // Book every taken group: those of the list whose members carry the mark no more, so
         // tell them apart by their count.
         let held = b.kind == BookingKind::PlaceHolder;
+        let (s, e) = (b.start.0, b.end.0);
         for x in 0..t {
             let g = self.groups.list[x];
-            if self.groups.taken[g as usize] == 0 {
+            let taken = self.groups.taken[g as usize];
+            // Split here: its voids come all together below.
+            let whole = x < touched && taken & TAKEN == 0;
+            if taken & !TAKEN == 0 {
                 continue;
             }
-            self.groups.taken[g as usize] = 0;
             let bs = &mut self.slots[g as usize].bookings;
             let i = match bs.last() {
                 Some(l) if l.end > b.start => bs.partition_point(|x| x.end <= b.start),
                 _ => bs.len(),
             };
+            let lo = if i == 0 { 0 } else { bs[i - 1].end.0 };
+            let hi = bs.get(i).map_or(u64::MAX, |x| x.start.0);
             // Checked above: the group is free there and has room.
             let _ = bs.insert(i, b);
+            if whole {
+                let w = self.groups.size[g as usize];
+                self.edit(false, lo, hi, g, w);
+                if lo < s {
+                    self.edit(true, lo, s, g, w);
+                }
+                if hi > e {
+                    self.edit(true, e, hi, g, w);
+                }
+            }
         }
-        self.reindex(fresh, t);
+        for x in 0..t {
+            let g = self.groups.list[x];
+            if x >= touched || self.groups.taken[g as usize] & TAKEN != 0 {
+                self.edit_all(true, g);
+            }
+            self.groups.taken[g as usize] = 0;
+        }
+        self.apply_edits();
         let k = nodes.len() as u32;
         if held {
             self.held += k;
@@ -1213,7 +1280,8 @@ impl<'a> ClusterTimeline<'a> {
                 self.groups.touch(g, &mut t);
             }
         }
-        self.reindex(fresh, t);
+        // Seldom used (a task ended off its planned start): the index is rebuilt when asked.
+        let _ = (fresh, t);
         self.merge_if_grown();
         self.account(gone)
     }
@@ -1277,7 +1345,7 @@ impl<'a> ClusterTimeline<'a> {
     fn remove_from(&mut self, task: TaskId, start: Micros, at: Micros) -> u32 {
         let fresh = self.index_fresh();
         self.changed();
-        self.groups.begin();
+        self.begin_edits(fresh);
         let mut t = 0;
         let mut gone = Removed::default();
         for x in 0..self.groups.count {
@@ -1287,9 +1355,21 @@ impl<'a> ClusterTimeline<'a> {
             if bs.get(j).is_none_or(|b| b.task != task) {
                 continue;
             }
+            let lo = if j == 0 { 0 } else { bs[j - 1].end.0 };
+            let hi = bs.get(j + 1).map_or(u64::MAX, |x| x.start.0);
             let b = bs.remove(j);
-            gone.note(&b, at, self.groups.size[g as usize]);
-            self.groups.touch(g, &mut t);
+            let w = self.groups.size[g as usize];
+            gone.note(&b, at, w);
+            t += 1;
+            // Its sides join.
+            let (s, e) = (b.start.0, b.end.0);
+            if lo < s {
+                self.edit(false, lo, s, g, w);
+            }
+            if hi > e {
+                self.edit(false, e, hi, g, w);
+            }
+            self.edit(true, lo, hi, g, w);
         }
         if t == 0 {
             // Nothing removed: the index is as current as it was.
@@ -1298,7 +1378,7 @@ impl<'a> ClusterTimeline<'a> {
             }
             return 0;
         }
-        self.reindex(fresh, t);
+        self.apply_edits();
         self.merge_if_grown();
         self.account(gone)
     }
@@ -1445,56 +1525,54 @@ fn sum_before(arr: &mut [Void], from: usize) -> u32 {
     w
 }
 
-/// Rewrites one sorted array of `len` voids: drops those of the groups marked with `stamp`,
-/// merges in `adds` (sorted by `key`), and counts the weights again from the first change.
-/// Returns the new length and the total weight; `None` if it does not fit in `cap`.
-fn rewrite(
+/// Applies `edits` (sorted by `key`, then what goes before what comes; `before` says which:
+/// 0 goes, 1 comes) to one sorted array of `len` voids, in one pass from the first edit, and
+/// counts the weights again from there. Returns the new length and the total weight; `None`
+/// if it does not fit in `cap` or a void to go is not there.
+fn edit(
     arr: &mut [Void],
     len: usize,
     cap: usize,
-    adds: &[Void],
-    mark: &[u32],
-    stamp: u32,
+    edits: &[Void],
     key: fn(&Void) -> (u64, u32),
 ) -> Option<(usize, u32)> {
-    // Drop the marked groups' voids, from the first one on.
-    let mut r = arr[..len]
-        .iter()
-        .position(|x| mark[x.group as usize] == stamp)
-        .unwrap_or(len);
-    let first = r;
-    let mut w = r;
-    while r < len {
-        let x = arr[r];
-        r += 1;
-        if mark[x.group as usize] != stamp {
-            arr[w] = x;
-            w += 1;
-        }
+    let Some(first) = edits.first() else {
+        let total = arr[..len].last().map_or(0, |x| x.before + x.weight);
+        return Some((len, total));
+    };
+    // Make room ahead of the pass for the most voids it is ever ahead by.
+    let (mut ahead, mut most) = (0isize, 0isize);
+    for x in edits {
+        ahead += if x.before == 1 { 1 } else { -1 };
+        most = most.max(ahead);
     }
-    let len = w;
-    if len + adds.len() > cap {
+    let shift = most as usize;
+    if len + shift > cap {
         return None;
     }
-    // Merge the adds in from the back.
-    let mut first = first.min(len);
-    if let Some(a0) = adds.first() {
-        let p = arr[..len].partition_point(|x| key(x) < key(a0));
-        first = first.min(p);
-        let (mut i, mut j, mut out) = (len, adds.len(), len + adds.len());
-        while j > 0 {
-            if i > p && key(&arr[i - 1]) > key(&adds[j - 1]) {
-                arr[out - 1] = arr[i - 1];
-                i -= 1;
-            } else {
-                arr[out - 1] = adds[j - 1];
-                j -= 1;
-            }
-            out -= 1;
+    let p0 = arr[..len].partition_point(|x| key(x) < key(first));
+    arr.copy_within(p0..len, p0 + shift);
+    let end = len + shift;
+    let (mut r, mut w) = (p0 + shift, p0);
+    for x in edits {
+        let k = key(x);
+        while r < end && key(&arr[r]) < k {
+            arr[w] = arr[r];
+            w += 1;
+            r += 1;
+        }
+        if x.before == 1 {
+            arr[w] = Void { before: 0, ..*x };
+            w += 1;
+        } else if r < end && key(&arr[r]) == k {
+            r += 1;
+        } else {
+            return None;
         }
     }
-    let len = len + adds.len();
-    let total = sum_before(&mut arr[..len], first);
+    arr.copy_within(r..end, w);
+    let len = w + (end - r);
+    let total = sum_before(&mut arr[..len], p0);
     Some((len, total))
 }
 
