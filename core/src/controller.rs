@@ -1233,20 +1233,15 @@ impl<'a> Controller<'a> {
             .clusters
             .get_mut(ch.cluster.0 as usize)
             .ok_or(InputError::UnknownCluster(ch.cluster.0))?;
-        let (ids, keys) = (&mut self.node_ids[..k], &mut *self.scratch_a);
-        let got = tl.choose_nodes(self.now, ch.start, ch.duration, ids, keys);
-        if got < k {
+        let booking = Booking {
+            start: ch.start,
+            end,
+            task: TaskId(i),
+            kind: bkind,
+        };
+        if !tl.book_chosen(self.now, k as u32, booking, self.scratch_a)? {
             return Err(InputError::Overlap.into());
         }
-        tl.book(
-            ids,
-            Booking {
-                start: ch.start,
-                end,
-                task: TaskId(i),
-                kind: bkind,
-            },
-        )?;
         let committed = if state == TaskState::PlaceHeld {
             self.planned = self.planned.saturating_add(ch.day_energy);
             MilliJoules::ZERO

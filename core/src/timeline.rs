@@ -921,23 +921,13 @@ impl<'a> ClusterTimeline<'a> {
         keys: &mut [u64],
     ) -> usize {
         let e = s.saturating_add(d);
-        // The sort key of a free group whose void is [a, b): its nodes all have this key but
-        // for their index, the last key, so a group's lowest nodes go first.
-        let key = |a: u64, b: u64, g: u32| {
-            let a = a.max(now.0);
-            let new_before = (s.0 > a) as u64;
-            let new_after = (b != u64::MAX && e.0 < b) as u64;
-            let size = if b == u64::MAX { u64::MAX } else { b - a };
-            let size = size.min((1 << 42) - 1);
-            ((new_before + new_after) << 62) | (size << 20) | (g as u64 & 0xF_FFFF)
-        };
         if keys.len() < 2 * self.groups.count {
             return 0;
         }
         let mut m = 0usize;
         for &g in self.groups.live() {
             if let Some((a, b)) = self.void_of(g, s, e) {
-                keys[m] = key(a.0, b.0, g);
+                keys[m] = choice_key(now, s, e, a.0, b.0, g);
                 m += 1;
             }
         }
@@ -1046,6 +1036,115 @@ impl<'a> ClusterTimeline<'a> {
         if let Some(err) = bad {
             return Err(err);
         }
+        self.book_taken(t, nodes.len() as u32, b, fresh, true);
+        Ok(())
+    }
+
+    /// Chooses `k` nodes free over `[b.start, b.end)` as [`choose_nodes`](Self::choose_nodes)
+    /// would (with `now` its `now`) and books them for `b`, all or nothing. The same nodes as
+    /// `choose_nodes` then [`book`](Self::book), but whole groups are booked as they are:
+    /// only the groups at the margin are walked node by node. Returns false, changing
+    /// nothing, if fewer than `k` nodes are free. `keys` as for `choose_nodes`.
+    pub fn book_chosen(
+        &mut self,
+        now: Micros,
+        k: u32,
+        b: Booking,
+        keys: &mut [u64],
+    ) -> Result<bool, Error> {
+        if b.end <= b.start {
+            return Err(InputError::ZeroDuration.into());
+        }
+        if keys.len() < 2 * self.groups.count {
+            return Err(full(Capacity::Nodes, keys.len() / 2).into());
+        }
+        let fresh = self.index_fresh();
+        let (s, e) = (b.start, b.end);
+        let mut m = 0usize;
+        for &g in self.groups.live() {
+            if let Some((a, z)) = self.void_of(g, s, e) {
+                keys[m] = choice_key(now, s, e, a.0, z.0, g);
+                m += 1;
+            }
+        }
+        let (keys, heads) = keys.split_at_mut(m);
+        keys.sort_unstable();
+        // Pass 1: how many nodes each group gives (a prefix of its members, in node order).
+        self.groups.begin();
+        let mut t = 0usize;
+        let mut got = 0u32;
+        let mut i = 0usize;
+        while i < m && got < k {
+            let class = keys[i] >> 20;
+            let j = i + keys[i..].iter().take_while(|&&x| x >> 20 == class).count();
+            let run = &keys[i..j];
+            let weight: u32 = run
+                .iter()
+                .map(|&x| self.groups.size[(x & 0xF_FFFF) as usize])
+                .sum();
+            if got + weight <= k || run.len() == 1 {
+                for &x in run {
+                    let g = (x & 0xF_FFFF) as u32;
+                    let take = self.groups.size[g as usize].min(k - got);
+                    self.groups.touch(g, &mut t);
+                    self.groups.taken[g as usize] = take;
+                    got += take;
+                }
+            } else {
+                // Several groups with equal voids share the margin: their lowest nodes.
+                let heads = &mut heads[..run.len()];
+                for (h, &x) in heads.iter_mut().zip(run) {
+                    *h = x & 0xF_FFFF;
+                }
+                while got < k {
+                    let Some(h) = heads.iter_mut().filter(|h| **h != NONE as u64).min() else {
+                        break;
+                    };
+                    let g = self.groups.of[*h as usize];
+                    if self.groups.mark[g as usize] != self.groups.stamp {
+                        self.groups.taken[g as usize] = 0;
+                        self.groups.touch(g, &mut t);
+                    }
+                    self.groups.taken[g as usize] += 1;
+                    got += 1;
+                    let next = self.groups.next[*h as usize];
+                    *h = if next == NONE { NONE as u64 } else { next as u64 };
+                }
+            }
+            i = j;
+        }
+        let list = &self.groups.list[..t];
+        let full_group = list
+            .iter()
+            .any(|&g| self.slots[g as usize].bookings.is_full());
+        if got < k || full_group {
+            for &g in list {
+                self.groups.taken[g as usize] = 0;
+            }
+            if full_group && got == k {
+                return Err(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into());
+            }
+            return Ok(false);
+        }
+        // Pass 2: mark the taken members of the groups taken in part.
+        for &g in &self.groups.list[..t] {
+            let take = self.groups.taken[g as usize];
+            if take < self.groups.size[g as usize] {
+                let mut at = g;
+                for _ in 0..take {
+                    self.groups.of[at as usize] |= TAKEN;
+                    at = self.groups.next[at as usize];
+                }
+            }
+        }
+        self.book_taken(t, k, b, fresh, false);
+        Ok(true)
+    }
+
+    /// Books `b` on the groups `groups.list[..t]`, `groups.taken[g]` nodes of each (checked
+    /// free and with room), the taken members of a group taken in part carrying [`TAKEN`]
+    /// (and of a whole group too if `marked_whole`); `k` nodes in all, `fresh`: the index was.
+    fn book_taken(&mut self, mut t: usize, k: u32, b: Booking, fresh: bool, marked_whole: bool) {
         self.changed();
         self.begin_edits(fresh);
         // Split the groups taken in part; the list then names every group whose bookings or
@@ -1058,7 +1157,7 @@ impl<'a> ClusterTimeline<'a> {
                 self.edit_all(false, g);
                 self.split_taken(g, &mut t);
                 self.groups.taken[g as usize] |= TAKEN;
-            } else {
+            } else if marked_whole {
                 self.clear_taken(g);
             }
         }
@@ -1102,7 +1201,6 @@ impl<'a> ClusterTimeline<'a> {
             self.groups.taken[g as usize] = 0;
         }
         self.apply_edits();
-        let k = nodes.len() as u32;
         if held {
             self.held += k;
         }
@@ -1116,7 +1214,6 @@ impl<'a> ClusterTimeline<'a> {
             nodes: k,
         };
         self.tightened = self.tightened.wrapping_add(1);
-        Ok(())
     }
 
     /// Clears the taken mark of `nodes`.
@@ -1459,6 +1556,18 @@ impl<'a> ClusterTimeline<'a> {
         }
         total
     }
+}
+
+/// Node choice's sort key of a free group whose void is `[a, b)`, for a booking over
+/// `[s, e)`: new idle voids, then void size, then the group's name. Its nodes all have this
+/// key but for their index, the last key, so a group's lowest nodes go first.
+fn choice_key(now: Micros, s: Micros, e: Micros, a: u64, b: u64, g: u32) -> u64 {
+    let a = a.max(now.0);
+    let new_before = (s.0 > a) as u64;
+    let new_after = (b != u64::MAX && e.0 < b) as u64;
+    let size = if b == u64::MAX { u64::MAX } else { b - a };
+    let size = size.min((1 << 42) - 1);
+    ((new_before + new_after) << 62) | (size << 20) | (g as u64 & 0xF_FFFF)
 }
 
 /// Makes slot `to` hold the bookings of slot `from` (copying only the bookings held).
