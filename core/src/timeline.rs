@@ -924,13 +924,7 @@ impl<'a> ClusterTimeline<'a> {
         if keys.len() < 2 * self.groups.count {
             return 0;
         }
-        let mut m = 0usize;
-        for &g in self.groups.live() {
-            if let Some((a, b)) = self.void_of(g, s, e) {
-                keys[m] = choice_key(now, s, e, a.0, b.0, g);
-                m += 1;
-            }
-        }
+        let m = self.free_group_keys(now, s, e, keys);
         let (keys, heads) = keys.split_at_mut(m);
         keys.sort_unstable();
         let want = out.len();
@@ -981,6 +975,38 @@ impl<'a> ClusterTimeline<'a> {
         // In node order, as a booking's nodes are expected.
         out[..got].sort_unstable();
         got
+    }
+
+    /// Writes the node-choice key ([`choice_key`]) of every group free over `[s, e)` to
+    /// `keys` (room for one per group), unsorted; returns how many. From a fresh void index
+    /// it walks the shorter of its two sides (voids opened by `s`, voids closing at or after
+    /// `e`), which are contiguous; otherwise it reads every group's bookings.
+    fn free_group_keys(&self, now: Micros, s: Micros, e: Micros, keys: &mut [u64]) -> usize {
+        let mut m = 0usize;
+        let mut put = |x: &Void| {
+            if x.start <= s.0 && x.end >= e.0 {
+                keys[m] = choice_key(now, s, e, x.start, x.end, x.group);
+                m += 1;
+            }
+        };
+        if let Some(ix) = self.index.as_ref().filter(|ix| ix.built == Some(self.version)) {
+            let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
+            let opened = starts.partition_point(|x| x.start <= s.0);
+            let closing = ends.partition_point(|x| x.end < e.0);
+            if opened <= ends.len() - closing {
+                starts[..opened].iter().for_each(&mut put);
+            } else {
+                ends[closing..].iter().for_each(&mut put);
+            }
+            return m;
+        }
+        for &g in self.groups.live() {
+            if let Some((a, b)) = self.void_of(g, s, e) {
+                keys[m] = choice_key(now, s, e, a.0, b.0, g);
+                m += 1;
+            }
+        }
+        m
     }
 
     /// Books `nodes` for `b`; all or nothing: on an overlap or a full node, nothing changes.
@@ -1060,13 +1086,7 @@ impl<'a> ClusterTimeline<'a> {
         }
         let fresh = self.index_fresh();
         let (s, e) = (b.start, b.end);
-        let mut m = 0usize;
-        for &g in self.groups.live() {
-            if let Some((a, z)) = self.void_of(g, s, e) {
-                keys[m] = choice_key(now, s, e, a.0, z.0, g);
-                m += 1;
-            }
-        }
+        let m = self.free_group_keys(now, s, e, keys);
         let (keys, heads) = keys.split_at_mut(m);
         keys.sort_unstable();
         // Pass 1: how many nodes each group gives (a prefix of its members, in node order).
