@@ -957,19 +957,10 @@ impl<'a> ClusterTimeline<'a> {
                 for (h, &k) in heads.iter_mut().zip(run) {
                     *h = k & 0xF_FFFF;
                 }
-                while got < want {
-                    let Some(h) = heads.iter_mut().filter(|h| **h != NONE as u64).min() else {
-                        break;
-                    };
-                    out[got] = *h as u32;
+                lowest_members(heads, self.groups.next, want - got, |node| {
+                    out[got] = node;
                     got += 1;
-                    let next = self.groups.next[*h as usize];
-                    *h = if next == NONE {
-                        NONE as u64
-                    } else {
-                        next as u64
-                    };
-                }
+                });
             }
             i = j;
         }
@@ -1117,20 +1108,26 @@ impl<'a> ClusterTimeline<'a> {
                 for (h, &x) in heads.iter_mut().zip(run) {
                     *h = x & 0xF_FFFF;
                 }
-                while got < k {
-                    let Some(h) = heads.iter_mut().filter(|h| **h != NONE as u64).min() else {
-                        break;
-                    };
-                    let g = self.groups.of[*h as usize];
-                    if self.groups.mark[g as usize] != self.groups.stamp {
-                        self.groups.taken[g as usize] = 0;
-                        self.groups.touch(g, &mut t);
+                let Groups {
+                    of,
+                    next,
+                    mark,
+                    taken,
+                    list,
+                    stamp,
+                    ..
+                } = &mut self.groups;
+                lowest_members(heads, next, (k - got) as usize, |node| {
+                    let g = of[node as usize] as usize;
+                    if mark[g] != *stamp {
+                        mark[g] = *stamp;
+                        list[t] = g as u32;
+                        t += 1;
+                        taken[g] = 0;
                     }
-                    self.groups.taken[g as usize] += 1;
+                    taken[g] += 1;
                     got += 1;
-                    let next = self.groups.next[*h as usize];
-                    *h = if next == NONE { NONE as u64 } else { next as u64 };
-                }
+                });
             }
             i = j;
         }
@@ -1576,6 +1573,46 @@ impl<'a> ClusterTimeline<'a> {
             total += (to.0 - from.0 - busy) as u128 * self.groups.size[g as usize] as u128;
         }
         total
+    }
+}
+
+/// Calls `take` on the `want` lowest nodes (fewer if there are not so many) of the groups
+/// whose lowest members are `heads` (a list each, in node order, linked by `next`), lowest
+/// first: a merge of the lists through a binary min-heap kept in `heads`, O(want log heads).
+fn lowest_members(heads: &mut [u64], next: &[u32], want: usize, mut take: impl FnMut(u32)) {
+    let mut len = heads.len();
+    let sift = |heads: &mut [u64], len: usize, mut at: usize| loop {
+        let (l, r) = (2 * at + 1, 2 * at + 2);
+        let mut low = at;
+        if l < len && heads[l] < heads[low] {
+            low = l;
+        }
+        if r < len && heads[r] < heads[low] {
+            low = r;
+        }
+        if low == at {
+            return;
+        }
+        heads.swap(at, low);
+        at = low;
+    };
+    for at in (0..len / 2).rev() {
+        sift(heads, len, at);
+    }
+    for _ in 0..want {
+        if len == 0 {
+            return;
+        }
+        let node = heads[0] as u32;
+        take(node);
+        match next[node as usize] {
+            NONE => {
+                len -= 1;
+                heads[0] = heads[len];
+            }
+            n => heads[0] = n as u64,
+        }
+        sift(heads, len, 0);
     }
 }
 
