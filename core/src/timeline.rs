@@ -1774,6 +1774,8 @@ mod tests {
     extern crate std;
     use super::*;
     use proptest::prelude::*;
+    use std::format;
+    use std::string::String;
     use std::vec;
     use std::vec::Vec;
 
@@ -2086,6 +2088,62 @@ mod tests {
         assert_eq!(c.free_node_time(m(10), m(100)), 110);
     }
 
+    /// Several groups with equal voids at the margin of a choice: their lowest nodes are
+    /// merged by index, as node by node.
+    #[test]
+    fn a_choice_takes_the_lowest_nodes_of_groups_with_equal_voids() {
+        let mut store = Store::new(10);
+        let mut c = store.cluster();
+        // Three groups, each free over [10, 100) (told apart by their tasks), and node 9 free
+        // over [10, 30) exactly.
+        for (g, task) in [([0, 3, 6], 1), ([1, 4, 7], 3), ([2, 5, 8], 5)] {
+            c.book(&g, run(task, 0, 10)).unwrap();
+            c.book(&g, run(task + 1, 100, 110)).unwrap();
+        }
+        c.book(&[9], run(7, 0, 10)).unwrap();
+        c.book(&[9], run(8, 30, 40)).unwrap();
+        assert_eq!(c.groups(), 4);
+        let mut keys = [0u64; 8];
+        let choose = |k: usize, keys: &mut [u64]| {
+            let mut out = vec![0u32; k];
+            let got = c.choose_nodes(m(10), m(10), m(20), &mut out, keys);
+            out.truncate(got);
+            out
+        };
+        assert_eq!(choose(1, &mut keys), [9]);
+        assert_eq!(choose(5, &mut keys), [0, 1, 2, 3, 9]);
+        assert_eq!(choose(8, &mut keys), [0, 1, 2, 3, 4, 5, 6, 9]);
+        assert_eq!(choose(11, &mut keys), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        // Keys for fewer than two entries a group: no choice.
+        assert!(choose(5, &mut keys[..7]).is_empty());
+        for k in 1..=10 {
+            assert_eq!(choose(k, &mut keys), chosen_by_nodes(&c, 10, 10, 20, k));
+        }
+    }
+
+    #[test]
+    fn a_copy_is_the_cluster_it_copies() {
+        let (mut a, mut b, mut other) = (Store::new(4), Store::new(4), Store::new(3));
+        let (mut src, mut dst, mut small) = (a.cluster(), b.cluster(), other.cluster());
+        src.book(&[0, 1, 2], run(1, 10, 20)).unwrap();
+        src.book(&[1], place(2, 30, 40)).unwrap();
+        src.prune(m(5));
+        // The copy's own bookings and history go (no booking of its own ended before 50).
+        dst.book(&[3], run(9, 0, 50)).unwrap();
+        dst.copy_from(&src).unwrap();
+        for i in 0..4 {
+            assert_eq!(
+                dst.node(i).unwrap().bookings(),
+                src.node(i).unwrap().bookings()
+            );
+        }
+        groups_are_a_partition(&dst).unwrap();
+        assert_eq!((dst.groups(), dst.held(), dst.tightened()), (3, 1, 2));
+        assert_eq!(dst.free_over(m(15), m(35), u32::MAX), 1);
+        assert_eq!(dst.free_over(m(25), m(28), u32::MAX), 4);
+        assert!(small.copy_from(&src).is_err(), "a cluster of another size");
+    }
+
     /// Brute force: try t and every booking end after it, in order.
     fn brute(nodes: &[Vec<(u64, u64)>], t: u64, k: usize, d: u64) -> Option<u64> {
         let mut cands: Vec<u64> = vec![t];
@@ -2259,6 +2317,265 @@ mod tests {
         Ok(())
     }
 
+    /// The groups partition the nodes: each group's list starts at its name and goes up in
+    /// node order, `of` names each member's group (no node left marked taken), and the sizes
+    /// are the lists' lengths and add up to the nodes.
+    fn groups_are_a_partition(c: &ClusterTimeline<'_>) -> Result<(), TestCaseError> {
+        let (n, gr) = (c.slots.len(), &c.groups);
+        prop_assert_eq!(c.groups(), gr.count);
+        let mut seen = vec![false; n];
+        let mut total = 0;
+        for &g in gr.live() {
+            // No more than every node, should a list run in a circle.
+            let list: Vec<u32> = gr.members(g).take(n + 1).collect();
+            prop_assert_eq!(list.first(), Some(&g), "group {} starts at its name", g);
+            prop_assert!(
+                list.windows(2).all(|w| w[0] < w[1]),
+                "group {} in node order: {:?}",
+                g,
+                list
+            );
+            prop_assert_eq!(list.len(), gr.size[g as usize] as usize);
+            for &x in &list {
+                prop_assert_eq!(gr.of[x as usize], g, "node {} of group {}", x, g);
+                prop_assert!(!seen[x as usize], "node {} in two groups", x);
+                seen[x as usize] = true;
+            }
+            total += list.len();
+        }
+        prop_assert_eq!(total, n);
+        for g in 0..n as u32 {
+            if !gr.live().contains(&g) {
+                prop_assert_eq!(gr.size[g as usize], 0, "no group is named {}", g);
+            }
+        }
+        Ok(())
+    }
+
+    /// Every node's bookings, kept node by node: what the cluster must show.
+    type Model = Vec<Vec<Booking>>;
+
+    /// Books `nodes` in the model, all or nothing, as the cluster must; whether it could.
+    fn model_book(model: &mut Model, nodes: &[u32], b: Booking) -> bool {
+        for (j, &x) in nodes.iter().enumerate() {
+            let Some(bs) = model.get(x as usize) else {
+                return false;
+            };
+            if nodes[..j].contains(&x) || bs.iter().any(|o| o.start < b.end && b.start < o.end) {
+                return false;
+            }
+        }
+        for &x in nodes {
+            let bs = &mut model[x as usize];
+            let i = bs.partition_point(|o| o.start < b.start);
+            bs.insert(i, b);
+        }
+        true
+    }
+
+    /// The cluster shows the model: every node's bookings and the counts; nodes of a group
+    /// have equal bookings, and the groups partition the nodes. Its index, when fresh, holds
+    /// every node's voids.
+    fn shows(c: &ClusterTimeline<'_>, model: &Model) -> Result<(), TestCaseError> {
+        groups_are_a_partition(c)?;
+        prop_assert_eq!(c.nodes().len(), model.len());
+        for (i, (node, bs)) in c.nodes().zip(model).enumerate() {
+            prop_assert_eq!(node.bookings(), &bs[..], "node {}", i);
+        }
+        for &g in c.groups.live() {
+            for x in c.groups.members(g) {
+                prop_assert_eq!(&model[x as usize], &model[g as usize]);
+            }
+        }
+        let all = || model.iter().flatten();
+        let held = all().filter(|b| b.kind == BookingKind::PlaceHolder).count();
+        prop_assert_eq!(c.held() as usize, held);
+        prop_assert_eq!(c.booked as usize, all().count());
+        prop_assert!(all().all(|b| c.first_end <= b.end));
+        if c.index_fresh() {
+            index_is_every_nodes_voids(c)?;
+        }
+        Ok(())
+    }
+
+    /// One step of a random history: what (see [`step`]), nodes (a mask), then three numbers.
+    type Op = (u8, u32, u64, u64, u64);
+
+    fn arb_ops(most: usize) -> impl Strategy<Value = Vec<Op>> {
+        prop::collection::vec(
+            (0u8..10, any::<u32>(), 0u64..12, 1u64..5, 0u64..64),
+            1..most,
+        )
+    }
+
+    /// Applies `op` (the `i`-th of a history) to the cluster and to the model, checking what
+    /// the cluster answers against the model; returns whether the change ended in a merge.
+    /// Times are multiples of 10, so that groups often have equal voids, and every booking is
+    /// a task of its own (named by `i`), so that groups are split and joined again.
+    fn step(
+        c: &mut ClusterTimeline<'_>,
+        model: &mut Model,
+        i: usize,
+        op: Op,
+        bufs: &mut Bufs,
+    ) -> Result<bool, TestCaseError> {
+        let n = model.len() as u32;
+        let (what, mask, a, len, x) = op;
+        let mut nodes: Vec<u32> = (0..n).filter(|&j| j < 32 && mask >> j & 1 == 1).collect();
+        let (s, e, d) = (a * 10, (a + len) * 10, len * 10);
+        let task = TaskId(1 + i as u32);
+        let kinds = [
+            BookingKind::Running,
+            BookingKind::PlaceHolder,
+            BookingKind::Reserved,
+        ];
+        match what {
+            // Any nodes (in either order): taken whole, in part, or refused on an overlap.
+            0..=2 => {
+                let b = Booking {
+                    start: m(s),
+                    end: m(e),
+                    task,
+                    kind: kinds[what as usize],
+                };
+                if x % 2 == 1 {
+                    nodes.reverse();
+                }
+                let ok = model_book(model, &nodes, b);
+                prop_assert_eq!(c.book(&nodes, b).is_ok(), ok);
+            }
+            // A list refused whole: a node twice or one the cluster does not have, anywhere.
+            3 => {
+                let bad = match nodes.first() {
+                    Some(&f) if x % 2 == 0 => f,
+                    _ => n,
+                };
+                let at = x as usize % (nodes.len() + 1);
+                nodes.insert(at, bad);
+                prop_assert!(c.book(&nodes, run(task.0, s, e)).is_err());
+            }
+            // The controller's way: the earliest start, the nodes chosen there.
+            4 => {
+                let k = nodes.len().max(1) as u32;
+                let fit = c.earliest_start(m(s), NodeCount(k), m(d), &mut bufs.scratch());
+                if let Some(f) = fit.unwrap() {
+                    let mut out = vec![0u32; k as usize];
+                    let mut keys = vec![0u64; 2 * c.groups()];
+                    let got = c.choose_nodes(m(s), f.start, m(d), &mut out, &mut keys);
+                    prop_assert_eq!(got, k as usize);
+                    prop_assert_eq!(&out, &chosen_by_nodes(c, s, f.start.0, d, k as usize));
+                    let b = Booking {
+                        start: f.start,
+                        end: m(f.start.0 + d),
+                        task,
+                        kind: kinds[x as usize % 3],
+                    };
+                    prop_assert!(model_book(model, &out, b));
+                    prop_assert!(c.book(&out, b).is_ok());
+                }
+            }
+            5 => {
+                let had = model
+                    .iter()
+                    .flatten()
+                    .any(|b| b.kind == BookingKind::PlaceHolder);
+                c.clear_place_holders();
+                for bs in model.iter_mut() {
+                    bs.retain(|b| b.kind != BookingKind::PlaceHolder);
+                }
+                return Ok(had);
+            }
+            6 => {
+                let before: usize = model.iter().map(Vec::len).sum();
+                c.prune(m(s));
+                for bs in model.iter_mut() {
+                    bs.retain(|b| b.end.0 > s);
+                }
+                return Ok(model.iter().map(Vec::len).sum::<usize>() < before);
+            }
+            // A task booked now ended, taken back, or started, each of the ways there are.
+            7 | 8 => {
+                // Only a reservation starts (a place-holder is cleared, never started).
+                let all: Vec<Booking> = model
+                    .iter()
+                    .flatten()
+                    .filter(|b| what == 7 || b.kind != BookingKind::PlaceHolder)
+                    .copied()
+                    .collect();
+                let Some(&b) = all.get(x as usize % all.len().max(1)) else {
+                    return Ok(false);
+                };
+                let on = model
+                    .iter()
+                    .filter(|bs| bs.iter().any(|o| o.task == b.task))
+                    .count() as u32;
+                let at = m(s.min(b.end.0));
+                let got = match (what, len) {
+                    (7, 1) => c.remove_task_from(b.task, b.start),
+                    (7, 2) => c.remove_task(b.task),
+                    (7, 3) => c.complete(b.task, at),
+                    (7, _) => c.complete_from(b.task, b.start, at),
+                    (_, 1 | 2) => c.mark_running(b.task),
+                    _ => c.mark_running_from(b.task, b.start),
+                };
+                prop_assert_eq!(got, on);
+                for bs in model.iter_mut() {
+                    if what == 7 {
+                        bs.retain(|o| o.task != b.task);
+                    } else {
+                        for o in bs.iter_mut().filter(|o| o.task == b.task) {
+                            o.kind = BookingKind::Running;
+                        }
+                    }
+                }
+            }
+            _ => {
+                c.merge();
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// What can be seen of a cluster from outside: every node's bookings, the counts and
+    /// history, free nodes and earliest starts (and the nodes chosen there) for `queries`.
+    fn observe(c: &mut ClusterTimeline<'_>, queries: &[(u64, u32, u64)]) -> Vec<String> {
+        let n = c.slots.len();
+        let mut seen: Vec<String> = c
+            .nodes()
+            .map(|node| format!("{:?}", node.bookings()))
+            .collect();
+        seen.push(format!(
+            "held {} loosened {} base {} tightened {} groups {}",
+            c.held(),
+            c.loosened(),
+            c.base_loosened(),
+            c.tightened(),
+            c.groups()
+        ));
+        for back in [0, 1, 3, BOOKING_LOG as u32, BOOKING_LOG as u32 + 1] {
+            let since = c.tightened().wrapping_sub(back);
+            let log = c.booked_since(since).map(|l| l.collect::<Vec<_>>());
+            seen.push(format!("{back}: {log:?}"));
+        }
+        let mut bufs = Bufs::new(n);
+        for &(t, k, d) in queries {
+            let (t, d) = (t * 10, d * 10);
+            let fit = c.earliest_start(m(t), NodeCount(k), m(d), &mut bufs.scratch());
+            let fit = fit.unwrap();
+            let mut out = vec![0u32; k as usize];
+            let mut keys = vec![0u64; 2 * n];
+            let got = fit.map(|f| c.choose_nodes(m(t), f.start, m(d), &mut out, &mut keys));
+            seen.push(format!(
+                "{t} {k} {d}: {fit:?} {got:?} {out:?} free {} {} node-time {}",
+                c.free_over(m(t), m(t + d), u32::MAX),
+                c.free_over(m(t), m(t + d), k),
+                c.free_node_time(m(t), m(t + d))
+            ));
+        }
+        seen
+    }
+
     proptest! {
         #[test]
         fn earliest_start_agrees_with_brute_force(nodes in arb_cluster(), t in 0u64..300, k in 1usize..7, d in 1u64..80) {
@@ -2425,6 +2742,7 @@ mod tests {
             let mut store = Store::new(nodes.len());
             let mut c = build(&mut store, &nodes, false);
             let before: Vec<Vec<Booking>> = c.nodes().map(|n| n.bookings().to_vec()).collect();
+            let groups = c.groups();
             let mut bufs = Bufs::new(nodes.len());
             for (i, (t, k, d)) in reqs.into_iter().enumerate() {
                 if let Some(f) = c.earliest_start(m(t), NodeCount(k), m(d), &mut bufs.scratch()).unwrap() {
@@ -2437,6 +2755,87 @@ mod tests {
             c.clear_place_holders();
             let after: Vec<Vec<Booking>> = c.nodes().map(|n| n.bookings().to_vec()).collect();
             prop_assert_eq!(before, after);
+            // And the groups the place-holders split are one again.
+            prop_assert_eq!(c.groups(), groups);
+        }
+
+        #[test]
+        fn groups_stay_a_partition_of_nodes_with_equal_bookings(n in 1usize..24, ops in arb_ops(60)) {
+            let mut store = Store::new(n);
+            let mut c = store.cluster();
+            give_index(&mut c, ClusterTimeline::index_work_len(n));
+            let mut model: Model = vec![Vec::new(); n];
+            let mut bufs = Bufs::new(n);
+            for (i, &op) in ops.iter().enumerate() {
+                let merged = step(&mut c, &mut model, i, op, &mut bufs)?;
+                shows(&c, &model)?;
+                if merged {
+                    groups_are_distinct(&c)?;
+                }
+                // A query after each change: from the index (kept through it, or rebuilt) as
+                // by the sweep.
+                let (_, mask, a, len, _) = op;
+                let (t, k, d) = (m(a * 10), NodeCount(1 + mask % n as u32), m(len * 10));
+                let fit = c.earliest_start(t, k, d, &mut bufs.scratch()).unwrap();
+                prop_assert_eq!(fit, c.swept_earliest(t, k, d, &mut bufs.scratch()).unwrap());
+                shows(&c, &model)?;
+            }
+            // A merge leaves one group for each distinct list of bookings, and the nodes'
+            // bookings as they were.
+            c.merge();
+            shows(&c, &model)?;
+            groups_are_distinct(&c)?;
+            let distinct = (0..n).filter(|&i| !model[..i].contains(&model[i])).count();
+            prop_assert_eq!(c.groups(), distinct);
+        }
+
+        #[test]
+        fn choose_nodes_is_the_node_by_node_choice(n in 1usize..16, ops in arb_ops(30), queries in prop::collection::vec((0u64..12, 0u64..12, 1u64..5, 1usize..17), 1..12)) {
+            let mut store = Store::new(n);
+            let mut c = store.cluster();
+            let mut model: Model = vec![Vec::new(); n];
+            let mut bufs = Bufs::new(n);
+            for (i, &op) in ops.iter().enumerate() {
+                step(&mut c, &mut model, i, op, &mut bufs)?;
+            }
+            shows(&c, &model)?;
+            for (now, s, d, k) in queries {
+                let (now, s, d) = (now.min(s) * 10, s * 10, d * 10);
+                let mut out = vec![0u32; k];
+                // Exactly the keys it needs.
+                let mut keys = vec![0u64; 2 * c.groups()];
+                let got = c.choose_nodes(m(now), m(s), m(d), &mut out, &mut keys);
+                out.truncate(got);
+                prop_assert_eq!(&out, &chosen_by_nodes(&c, now, s, d, k), "now {} s {} d {} k {}", now, s, d, k);
+            }
+        }
+
+        #[test]
+        fn a_copy_is_its_source_in_every_observable(n in 1usize..12, ops in arb_ops(40), mine in arb_ops(20), after in arb_ops(20), queries in prop::collection::vec((0u64..12, 1u32..13, 1u64..5), 1..6)) {
+            let queries: Vec<(u64, u32, u64)> = queries.into_iter().map(|(t, k, d)| (t, 1 + (k - 1) % n as u32, d)).collect();
+            let (mut a, mut b) = (Store::new(n), Store::new(n));
+            let (mut src, mut dst) = (a.cluster(), b.cluster());
+            give_index(&mut src, ClusterTimeline::index_work_len(n));
+            let (mut model, mut other): (Model, Model) = (vec![Vec::new(); n], vec![Vec::new(); n]);
+            let mut bufs = Bufs::new(n);
+            for (i, &op) in ops.iter().enumerate() {
+                step(&mut src, &mut model, i, op, &mut bufs)?;
+            }
+            // The copy had bookings and a history of its own.
+            for (i, &op) in mine.iter().enumerate() {
+                step(&mut dst, &mut other, 1000 + i, op, &mut bufs)?;
+            }
+            dst.copy_from(&src).unwrap();
+            shows(&dst, &model)?;
+            prop_assert_eq!(observe(&mut dst, &queries), observe(&mut src, &queries));
+            // And it goes on as its source would.
+            let mut copied = model.clone();
+            for (i, &op) in after.iter().enumerate() {
+                step(&mut src, &mut model, 2000 + i, op, &mut bufs)?;
+                step(&mut dst, &mut copied, 2000 + i, op, &mut bufs)?;
+                shows(&dst, &copied)?;
+                prop_assert_eq!(observe(&mut dst, &queries), observe(&mut src, &queries));
+            }
         }
     }
 }
