@@ -2122,6 +2122,27 @@ mod tests {
     }
 
     #[test]
+    fn booking_a_choice_needs_keys_for_every_group() {
+        let mut st = Store::new(4);
+        let mut c = st.cluster();
+        c.book(&[1], run(1, 0, 10)).unwrap();
+        c.book(&[3], run(2, 5, 10)).unwrap();
+        assert_eq!(c.groups(), 3);
+        let mut short = [0u64; 5];
+        let err = c.book_chosen(m(0), 2, place(3, 20, 30), &mut short);
+        assert!(matches!(err, Err(Error::Capacity(_))), "{err:?}");
+        assert_eq!(c.booked, 2, "nothing booked");
+        let mut keys = [0u64; 6];
+        // Only node 0 and 2 are free over [0, 10): not 3 of them, and nothing changes.
+        assert_eq!(c.book_chosen(m(0), 3, place(3, 0, 10), &mut keys), Ok(false));
+        assert_eq!(c.booked, 2);
+        assert_eq!(c.book_chosen(m(0), 2, place(3, 0, 10), &mut keys), Ok(true));
+        assert_eq!(c.node(0).unwrap().bookings()[0].task, TaskId(3));
+        assert_eq!(c.node(2).unwrap().bookings()[0].task, TaskId(3));
+        assert_eq!(c.held(), 2);
+    }
+
+    #[test]
     fn a_copy_is_the_cluster_it_copies() {
         let (mut a, mut b, mut other) = (Store::new(4), Store::new(4), Store::new(3));
         let (mut src, mut dst, mut small) = (a.cluster(), b.cluster(), other.cluster());
@@ -2454,11 +2475,41 @@ mod tests {
                 nodes.insert(at, bad);
                 prop_assert!(c.book(&nodes, run(task.0, s, e)).is_err());
             }
-            // The controller's way: the earliest start, the nodes chosen there.
+            // Chosen and booked in one step, where the nodes may not be free: the nodes
+            // chosen one by one, or nothing at all.
+            4 if x / 3 % 3 == 2 => {
+                let k = nodes.len().max(1) as u32;
+                let want = chosen_by_nodes(c, s, s, d, k as usize);
+                let b = Booking {
+                    start: m(s),
+                    end: m(e),
+                    task,
+                    kind: kinds[x as usize % 3],
+                };
+                let mut keys = vec![0u64; 2 * c.groups()];
+                let ok = c.book_chosen(m(s), k, b, &mut keys).unwrap();
+                prop_assert_eq!(ok, want.len() == k as usize);
+                if ok {
+                    prop_assert!(model_book(model, &want, b));
+                }
+            }
+            // The controller's way: the earliest start, the nodes chosen there (and booked
+            // by the list, or chosen and booked in one step).
             4 => {
                 let k = nodes.len().max(1) as u32;
                 let fit = c.earliest_start(m(s), NodeCount(k), m(d), &mut bufs.scratch());
-                if let Some(f) = fit.unwrap() {
+                if let (Some(f), true) = (fit.as_ref().unwrap(), x / 3 % 3 == 1) {
+                    let want = chosen_by_nodes(c, s, f.start.0, d, k as usize);
+                    let b = Booking {
+                        start: f.start,
+                        end: m(f.start.0 + d),
+                        task,
+                        kind: kinds[x as usize % 3],
+                    };
+                    let mut keys = vec![0u64; 2 * c.groups()];
+                    prop_assert!(c.book_chosen(m(s), k, b, &mut keys).unwrap());
+                    prop_assert!(model_book(model, &want, b));
+                } else if let Some(f) = fit.unwrap() {
                     let mut out = vec![0u32; k as usize];
                     let mut keys = vec![0u64; 2 * c.groups()];
                     let got = c.choose_nodes(m(s), f.start, m(d), &mut out, &mut keys);
