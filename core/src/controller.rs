@@ -275,12 +275,11 @@ pub struct Storage<'a> {
     pub nodes: &'a mut [NodeTimeline],
     /// Group bookkeeping: `ClusterTimeline::members_len` of each cluster, in order.
     pub members: &'a mut [u32],
-    /// Sweep scratch: at least `ClusterTimeline::scratch_len(largest cluster)` each.
+    /// Sweep scratch: at least `ClusterTimeline::scratch_len(largest cluster)` each (the
+    /// first also holds node choice's keys).
     pub scratch_a: &'a mut [u64],
     /// Second sweep scratch, same length.
     pub scratch_b: &'a mut [u64],
-    /// Node choice: at least the largest cluster's node count.
-    pub node_ids: &'a mut [u32],
     /// Working entries: at least as many as tasks.
     pub work: &'a mut [Work],
     /// The fit memo; any length (a power of two spreads best); empty disables it.
@@ -298,8 +297,6 @@ pub struct StorageSizes {
     pub members: usize,
     /// Each sweep scratch buffer.
     pub scratch: usize,
-    /// Node id buffer.
-    pub node_ids: usize,
     /// Work entries.
     pub work: usize,
 }
@@ -318,7 +315,6 @@ impl StorageSizes {
             nodes: platform.total_nodes() as usize,
             members: ClusterTimeline::members_len(platform.total_nodes() as usize),
             scratch: ClusterTimeline::scratch_len(largest),
-            node_ids: largest,
             work: tasks,
         }
     }
@@ -351,7 +347,6 @@ pub struct Controller<'a> {
     clusters: heapless::Vec<ClusterTimeline<'a>, MAX_CLUSTERS>,
     scratch_a: &'a mut [u64],
     scratch_b: &'a mut [u64],
-    node_ids: &'a mut [u32],
     work: &'a mut [Work],
     work_len: usize,
     memo: &'a mut [MemoEntry],
@@ -394,11 +389,9 @@ impl<'a> Controller<'a> {
         if storage.members.len() < sizes.members {
             return Err(full(Capacity::Nodes, storage.members.len()).into());
         }
-        if storage.scratch_a.len() < sizes.scratch
-            || storage.scratch_b.len() < sizes.scratch
-            || storage.node_ids.len() < sizes.node_ids
-        {
-            return Err(full(Capacity::Nodes, storage.node_ids.len()).into());
+        if storage.scratch_a.len() < sizes.scratch || storage.scratch_b.len() < sizes.scratch {
+            let short = storage.scratch_a.len().min(storage.scratch_b.len());
+            return Err(full(Capacity::Nodes, short).into());
         }
         let mut clusters = heapless::Vec::new();
         let (mut rest, mut more) = (storage.nodes, storage.members);
@@ -420,7 +413,6 @@ impl<'a> Controller<'a> {
             clusters,
             scratch_a: storage.scratch_a,
             scratch_b: storage.scratch_b,
-            node_ids: storage.node_ids,
             work: storage.work,
             work_len: 0,
             memo: storage.memo,
@@ -488,7 +480,6 @@ impl<'a> Controller<'a> {
             members,
             scratch_a,
             scratch_b,
-            node_ids,
             work,
             memo,
         } = storage;
@@ -509,7 +500,6 @@ impl<'a> Controller<'a> {
                 members,
                 scratch_a,
                 scratch_b,
-                node_ids,
                 work,
                 memo,
             },
@@ -528,7 +518,6 @@ impl<'a> Controller<'a> {
             clusters: _,
             scratch_a: _,
             scratch_b: _,
-            node_ids: _,
             work: _,
             work_len,
             memo: _,
@@ -1330,7 +1319,6 @@ mod tests {
         members: Vec<u32>,
         a: Vec<u64>,
         b: Vec<u64>,
-        ids: Vec<u32>,
         work: Vec<Work>,
         memo: Vec<MemoEntry>,
     }
@@ -1349,7 +1337,6 @@ mod tests {
                 members: vec![0; s.members],
                 a: vec![0; s.scratch],
                 b: vec![0; s.scratch],
-                ids: vec![0; s.node_ids],
                 work: vec![Work::default(); s.work],
                 memo: vec![MemoEntry::default(); memo],
             }
@@ -1361,7 +1348,6 @@ mod tests {
                 members: &mut self.members,
                 scratch_a: &mut self.a,
                 scratch_b: &mut self.b,
-                node_ids: &mut self.ids,
                 work: &mut self.work,
                 memo: &mut self.memo,
             }

@@ -981,7 +981,11 @@ impl<'a> ClusterTimeline<'a> {
                 m += 1;
             }
         };
-        if let Some(ix) = self.index.as_ref().filter(|ix| ix.built == Some(self.version)) {
+        if let Some(ix) = self
+            .index
+            .as_ref()
+            .filter(|ix| ix.built == Some(self.version))
+        {
             let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
             let opened = starts.partition_point(|x| x.start <= s.0);
             let closing = ends.partition_point(|x| x.end < e.0);
@@ -2134,7 +2138,10 @@ mod tests {
         assert_eq!(c.booked, 2, "nothing booked");
         let mut keys = [0u64; 6];
         // Only node 0 and 2 are free over [0, 10): not 3 of them, and nothing changes.
-        assert_eq!(c.book_chosen(m(0), 3, place(3, 0, 10), &mut keys), Ok(false));
+        assert_eq!(
+            c.book_chosen(m(0), 3, place(3, 0, 10), &mut keys),
+            Ok(false)
+        );
         assert_eq!(c.booked, 2);
         assert_eq!(c.book_chosen(m(0), 2, place(3, 0, 10), &mut keys), Ok(true));
         assert_eq!(c.node(0).unwrap().bookings()[0].task, TaskId(3));

@@ -29,7 +29,7 @@ use kairos_core::utility::UtilityCurve;
 pub const TASKS: usize = 512;
 /// Node timelines: the most nodes over all clusters.
 pub const NODES: usize = 96;
-/// The largest cluster the sweep scratch and the node choice buffer can serve.
+/// The largest cluster the sweep scratch (and node choice's keys in it) can serve.
 pub const LARGEST_CLUSTER: usize = 48;
 /// Entries of each sweep scratch buffer.
 pub const SCRATCH: usize = ClusterTimeline::scratch_len(LARGEST_CLUSTER);
@@ -60,7 +60,6 @@ static NODE_TIMELINES: Static<[NodeTimeline; NODES]> = Static::new();
 static MEMBERS: Static<[u32; ClusterTimeline::members_len(NODES)]> = Static::new();
 static SCRATCH_A: Static<[u64; SCRATCH]> = Static::new();
 static SCRATCH_B: Static<[u64; SCRATCH]> = Static::new();
-static NODE_IDS: Static<[u32; LARGEST_CLUSTER]> = Static::new();
 static WORK: Static<[Work; TASKS]> = Static::new();
 static MEMO_ENTRIES: Static<[MemoEntry; MEMO]> = Static::new();
 static PENDING_BUF: Static<[Pending; PENDING]> = Static::new();
@@ -92,7 +91,6 @@ pub fn take() -> Option<Buffers> {
                 members: fill(MEMBERS.ptr(), || 0),
                 scratch_a: fill(SCRATCH_A.ptr(), || 0),
                 scratch_b: fill(SCRATCH_B.ptr(), || 0),
-                node_ids: fill(NODE_IDS.ptr(), || 0),
                 work: fill(WORK.ptr(), Work::default),
                 memo: fill(MEMO_ENTRIES.ptr(), MemoEntry::default),
             },

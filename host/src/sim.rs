@@ -27,7 +27,6 @@ pub struct HostStorage {
     members: Vec<u32>,
     scratch_a: Vec<u64>,
     scratch_b: Vec<u64>,
-    node_ids: Vec<u32>,
     work: Vec<Work>,
     memo: Vec<MemoEntry>,
     pending: Vec<Pending>,
@@ -61,7 +60,6 @@ impl HostStorage {
             members: vec![0; s.members],
             scratch_a: vec![0; s.scratch],
             scratch_b: vec![0; s.scratch],
-            node_ids: vec![0; s.node_ids],
             work: vec![Work::default(); s.work],
             memo: vec![MemoEntry::default(); memo],
             // Every task can be committed, and re-committed once per reservation it loses.
@@ -79,7 +77,6 @@ impl HostStorage {
                 members: &mut self.members,
                 scratch_a: &mut self.scratch_a,
                 scratch_b: &mut self.scratch_b,
-                node_ids: &mut self.node_ids,
                 work: &mut self.work,
                 memo: &mut self.memo,
             },

@@ -145,7 +145,6 @@ pub fn replay_with_memo(
     let mut members = vec![0u32; sizes.members];
     let mut a = vec![0u64; sizes.scratch];
     let mut b = vec![0u64; sizes.scratch];
-    let mut ids = vec![0u32; sizes.node_ids];
     let mut work = vec![Work::default(); sizes.work];
     let mut memo = vec![MemoEntry::default(); memo];
     let mut pending: Vec<Pending> = vec![Default::default(); 2 * tasks.len() + 4];
@@ -155,7 +154,6 @@ pub fn replay_with_memo(
         members: &mut members,
         scratch_a: &mut a,
         scratch_b: &mut b,
-        node_ids: &mut ids,
         work: &mut work,
         memo: &mut memo,
     };
