@@ -3,8 +3,8 @@
 //!
 //! The trial is replayed to the mapping event at 16:00 (as in `mapping_event`), under Max
 //! UPE with place-holders and under Conservative backfilling (the most reservations). The
-//! cluster's bookings are then booked again, node by node, on a `ClusterTimeline` of the
-//! bench's own, in two states:
+//! cluster is then copied (bookings and groups of nodes, `ClusterTimeline::copy_from`) into a
+//! `ClusterTimeline` of the bench's own, in two states:
 //!
 //! - `start`: as the event's first queries see it (place-holders of the previous event
 //!   cleared, finished bookings pruned);
@@ -36,11 +36,6 @@ use std::time::Duration;
 
 const MIDDAY: Micros = Micros::from_hours(16);
 
-/// A copy of cluster `c`'s node bookings.
-fn bookings(ctl: &Controller<'_>, c: ClusterId) -> Vec<NodeTimeline> {
-    ctl.timeline(c).expect("the cluster").nodes().to_vec()
-}
-
 /// The distinct (nodes, duration) queries the waiting tasks of `ctl` ask of cluster `c`.
 fn queries(ctl: &Controller<'_>, c: ClusterId) -> Vec<(NodeCount, Micros)> {
     let platform = ctl.platform();
@@ -56,32 +51,31 @@ fn queries(ctl: &Controller<'_>, c: ClusterId) -> Vec<(NodeCount, Micros)> {
     q
 }
 
-/// Benchmarks the queries on a cluster holding `nodes`' bookings (as of `now`; `start`
-/// clears the place-holders and prunes first).
+/// Benchmarks the queries on a copy of cluster `src` of `ctl` (as of `now`; `start` clears
+/// the place-holders and prunes first).
 fn bench_state(
     c: &mut Criterion,
     name: &str,
-    nodes: &[NodeTimeline],
+    ctl: &Controller<'_>,
+    src: ClusterId,
     now: Micros,
     start: bool,
     q: &[(NodeCount, Micros)],
 ) {
-    let n = nodes.len();
+    let src = ctl.timeline(src).expect("the cluster");
+    let n = src.len().0 as usize;
     let mut storage = vec![NodeTimeline::new(); n];
+    let mut members = vec![0u32; ClusterTimeline::members_len(n)];
     let mut voids = vec![Void::default(); 2 * VOIDS_PER_NODE * n];
     let mut a = vec![0u64; ClusterTimeline::scratch_len(n)];
     let mut b = vec![0u64; ClusterTimeline::scratch_len(n)];
-    let mut tl = ClusterTimeline::new(&mut storage);
-    for (i, node) in nodes.iter().enumerate() {
-        for bk in node.bookings() {
-            tl.book(&[i as u32], *bk).expect("the booking fits");
-        }
-    }
+    let mut tl = ClusterTimeline::new(&mut storage, &mut members).expect("room for the cluster");
+    tl.copy_from(src).expect("a cluster of as many nodes");
     if start {
         tl.clear_place_holders();
         tl.prune(now);
     }
-    let count: usize = tl.nodes().iter().map(|x| x.bookings().len()).sum();
+    let count: usize = tl.nodes().map(|x| x.bookings().len()).sum();
     let (work, sorted) = voids.split_at_mut(ClusterTimeline::index_work_len(n));
     let (by_start, by_end) = sorted.split_at_mut(sorted.len() / 2);
 
@@ -94,8 +88,9 @@ fn bench_state(
     let found = answers.iter().filter(|f| f.is_some()).count();
     let now_starts = answers.iter().flatten().filter(|f| f.start == now).count();
     eprintln!(
-        "{name}: {n} nodes, {count} bookings, {} queries ({found} answered, {now_starts} \
-         start now)",
+        "{name}: {n} nodes ({} groups), {count} bookings, {} queries ({found} answered, \
+         {now_starts} start now)",
+        tl.groups(),
         q.len()
     );
     let mut group = c.benchmark_group(name);
@@ -165,23 +160,16 @@ fn earliest_start(c: &mut Criterion) {
             .expect("a mapping event at mid-day");
         let q = queries(&ctl, sp2);
         for &state in states {
-            let nodes = if state == "start" {
-                bookings(&ctl, sp2)
+            let name = format!("{prefix}/{state}");
+            if state == "start" {
+                bench_state(c, &name, &ctl, sp2, at, true, &q);
             } else {
                 let mut copy_storage = setup.storage();
                 let mut copy = copy_into(&ctl, &mut copy_storage);
                 copy.on_mapping_event(at, &mut |_| {})
                     .expect("the mapping event");
-                bookings(&copy, sp2)
-            };
-            bench_state(
-                c,
-                &format!("{prefix}/{state}"),
-                &nodes,
-                at,
-                state == "start",
-                &q,
-            );
+                bench_state(c, &name, &copy, sp2, at, false, &q);
+            }
         }
     }
 }

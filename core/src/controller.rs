@@ -273,12 +273,13 @@ pub struct Storage<'a> {
     pub tasks: &'a mut [TaskSlot],
     /// One timeline per node of the platform, clusters in order.
     pub nodes: &'a mut [NodeTimeline],
-    /// Sweep scratch: at least `ClusterTimeline::scratch_len(largest cluster)` each.
+    /// Group bookkeeping: `ClusterTimeline::members_len` of each cluster, in order.
+    pub members: &'a mut [u32],
+    /// Sweep scratch: at least `ClusterTimeline::scratch_len(largest cluster)` each (the
+    /// first also holds node choice's keys).
     pub scratch_a: &'a mut [u64],
     /// Second sweep scratch, same length.
     pub scratch_b: &'a mut [u64],
-    /// Node choice: at least the largest cluster's node count.
-    pub node_ids: &'a mut [u32],
     /// Working entries: at least as many as tasks.
     pub work: &'a mut [Work],
     /// The fit memo; any length (a power of two spreads best); empty disables it.
@@ -292,10 +293,10 @@ pub struct StorageSizes {
     pub tasks: usize,
     /// Node timelines.
     pub nodes: usize,
+    /// Group bookkeeping entries.
+    pub members: usize,
     /// Each sweep scratch buffer.
     pub scratch: usize,
-    /// Node id buffer.
-    pub node_ids: usize,
     /// Work entries.
     pub work: usize,
 }
@@ -312,8 +313,8 @@ impl StorageSizes {
         StorageSizes {
             tasks,
             nodes: platform.total_nodes() as usize,
+            members: ClusterTimeline::members_len(platform.total_nodes() as usize),
             scratch: ClusterTimeline::scratch_len(largest),
-            node_ids: largest,
             work: tasks,
         }
     }
@@ -346,7 +347,6 @@ pub struct Controller<'a> {
     clusters: heapless::Vec<ClusterTimeline<'a>, MAX_CLUSTERS>,
     scratch_a: &'a mut [u64],
     scratch_b: &'a mut [u64],
-    node_ids: &'a mut [u32],
     work: &'a mut [Work],
     work_len: usize,
     memo: &'a mut [MemoEntry],
@@ -386,18 +386,22 @@ impl<'a> Controller<'a> {
         if storage.nodes.len() < sizes.nodes {
             return Err(full(Capacity::Nodes, storage.nodes.len()).into());
         }
-        if storage.scratch_a.len() < sizes.scratch
-            || storage.scratch_b.len() < sizes.scratch
-            || storage.node_ids.len() < sizes.node_ids
-        {
-            return Err(full(Capacity::Nodes, storage.node_ids.len()).into());
+        if storage.members.len() < sizes.members {
+            return Err(full(Capacity::Nodes, storage.members.len()).into());
+        }
+        if storage.scratch_a.len() < sizes.scratch || storage.scratch_b.len() < sizes.scratch {
+            let short = storage.scratch_a.len().min(storage.scratch_b.len());
+            return Err(full(Capacity::Nodes, short).into());
         }
         let mut clusters = heapless::Vec::new();
-        let mut rest = storage.nodes;
+        let (mut rest, mut more) = (storage.nodes, storage.members);
         for c in platform.clusters() {
-            let (head, tail) = rest.split_at_mut(c.nodes.0 as usize);
+            let n = c.nodes.0 as usize;
+            let (head, tail) = rest.split_at_mut(n);
             rest = tail;
-            let _ = clusters.push(ClusterTimeline::new(head));
+            let (mine, others) = more.split_at_mut(ClusterTimeline::members_len(n));
+            more = others;
+            let _ = clusters.push(ClusterTimeline::new(head, mine)?);
         }
         Ok(Controller {
             platform,
@@ -409,7 +413,6 @@ impl<'a> Controller<'a> {
             clusters,
             scratch_a: storage.scratch_a,
             scratch_b: storage.scratch_b,
-            node_ids: storage.node_ids,
             work: storage.work,
             work_len: 0,
             memo: storage.memo,
@@ -432,12 +435,10 @@ impl<'a> Controller<'a> {
 
     /// Gives the clusters a void index over `voids` (split in proportion to their nodes): the
     /// earliest-start queries then need no sort. Decisions do not change; a cluster whose
-    /// voids outgrow its share falls back to sorting. Each cluster's share holds six work
-    /// entries a node (to apply a change to the index and to its copy), then the index's two
-    /// sorted arrays (two thirds of the rest) and those of its copy without place-holders (a
-    /// third). The host gives 128 entries a node (twice `VOIDS_PER_NODE` in `host/src/sim.rs`:
-    /// forty voids a node in the index, twenty in the copy): the reservation-heavy ESSC 10k
-    /// days (Random: 150,000 bookings) need more than 14.
+    /// voids outgrow its share falls back to sorting. Each cluster's share holds sixteen work
+    /// entries a node (the voids one change rewrites), then the index's two sorted arrays.
+    /// The host gives 128 entries a node (twice `VOIDS_PER_NODE` in `host/src/sim.rs`): the
+    /// index holds the voids of groups of nodes, far fewer than the nodes' own.
     pub fn with_void_index(mut self, voids: &'a mut [Void]) -> Controller<'a> {
         let total = self.platform.total_nodes().max(1) as usize;
         let mut rest = voids;
@@ -448,12 +449,8 @@ impl<'a> Controller<'a> {
             rest = tail;
             let work = ClusterTimeline::index_work_len(c.nodes.0 as usize).min(mine.len());
             let (w, sorted) = mine.split_at_mut(work);
-            // Two thirds for the index, one third for its copy without place-holders.
-            let (main, base) = sorted.split_at_mut(sorted.len() / 3 * 2);
-            let (a, b) = main.split_at_mut(main.len() / 2);
-            let (c, d) = base.split_at_mut(base.len() / 2);
+            let (a, b) = sorted.split_at_mut(sorted.len() / 2);
             self.clusters[i].set_index(a, b, w);
-            self.clusters[i].set_base_index(c, d);
         }
         self
     }
@@ -480,9 +477,9 @@ impl<'a> Controller<'a> {
         let Storage {
             tasks,
             nodes,
+            members,
             scratch_a,
             scratch_b,
-            node_ids,
             work,
             memo,
         } = storage;
@@ -500,22 +497,15 @@ impl<'a> Controller<'a> {
             Storage {
                 tasks,
                 nodes,
+                members,
                 scratch_a,
                 scratch_b,
-                node_ids,
                 work,
                 memo,
             },
         )?;
-        // A new cluster timeline starts empty: book every node's bookings again, one node
-        // at a time (they are sorted and disjoint, so each lands at the end).
         for (src, dst) in self.clusters.iter().zip(copy.clusters.iter_mut()) {
-            for (n, node) in src.nodes().iter().enumerate() {
-                for b in node.bookings() {
-                    dst.book(&[n as u32], *b)?;
-                }
-            }
-            dst.copy_history(src);
+            dst.copy_from(src)?;
         }
         // Every field by name, so that a new one cannot be forgotten here.
         let Controller {
@@ -528,7 +518,6 @@ impl<'a> Controller<'a> {
             clusters: _,
             scratch_a: _,
             scratch_b: _,
-            node_ids: _,
             work: _,
             work_len,
             memo: _,
@@ -1233,20 +1222,15 @@ impl<'a> Controller<'a> {
             .clusters
             .get_mut(ch.cluster.0 as usize)
             .ok_or(InputError::UnknownCluster(ch.cluster.0))?;
-        let (ids, keys) = (&mut self.node_ids[..k], &mut *self.scratch_a);
-        let got = tl.choose_nodes(self.now, ch.start, ch.duration, ids, keys);
-        if got < k {
+        let booking = Booking {
+            start: ch.start,
+            end,
+            task: TaskId(i),
+            kind: bkind,
+        };
+        if !tl.book_chosen(self.now, k as u32, booking, self.scratch_a)? {
             return Err(InputError::Overlap.into());
         }
-        tl.book(
-            ids,
-            Booking {
-                start: ch.start,
-                end,
-                task: TaskId(i),
-                kind: bkind,
-            },
-        )?;
         let committed = if state == TaskState::PlaceHeld {
             self.planned = self.planned.saturating_add(ch.day_energy);
             MilliJoules::ZERO
@@ -1332,9 +1316,9 @@ mod tests {
     struct Bufs {
         tasks: Vec<TaskSlot>,
         nodes: Vec<NodeTimeline>,
+        members: Vec<u32>,
         a: Vec<u64>,
         b: Vec<u64>,
-        ids: Vec<u32>,
         work: Vec<Work>,
         memo: Vec<MemoEntry>,
     }
@@ -1350,9 +1334,9 @@ mod tests {
             Bufs {
                 tasks: vec![slot; s.tasks],
                 nodes: vec![NodeTimeline::new(); s.nodes],
+                members: vec![0; s.members],
                 a: vec![0; s.scratch],
                 b: vec![0; s.scratch],
-                ids: vec![0; s.node_ids],
                 work: vec![Work::default(); s.work],
                 memo: vec![MemoEntry::default(); memo],
             }
@@ -1361,9 +1345,9 @@ mod tests {
             Storage {
                 tasks: &mut self.tasks,
                 nodes: &mut self.nodes,
+                members: &mut self.members,
                 scratch_a: &mut self.a,
                 scratch_b: &mut self.b,
-                node_ids: &mut self.ids,
                 work: &mut self.work,
                 memo: &mut self.memo,
             }

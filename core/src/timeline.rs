@@ -8,17 +8,27 @@
 //! - which `k` nodes to take when more are free then: fewest new idle voids, then the
 //!   smallest void, then the lowest node index (so the choice is deterministic).
 //!
+//! Nodes with the same bookings are kept as one *group*, named by its lowest node and
+//! stored once, in that node's slot. A parallel task's booking takes whole groups, and at
+//! most the lowest nodes of the groups at the margin of the choice (nodes with equal voids
+//! differ only in their index, the last key), so a booking splits a few groups rather than
+//! writing to every node it takes: at ESSC 10k a place-holder takes 140 nodes but 9 groups,
+//! and a cluster of 400 nodes holds about 75 groups. Groups whose bookings become equal again
+//! (place-holders cleared, tasks ended) are merged. Every answer is the node-by-node one.
+//!
 //! The earliest-start query turns every void `[a, b)` into the interval of starts it admits,
-//! `[max(a, t), b - d]`, and looks for the first start covered by `k` of them. Voids of one
-//! node are disjoint, so coverage counts distinct nodes. With the admitted intervals sorted
-//! by their first and by their last start, coverage at `s` is `#{first <= s} - #{last < s}`,
-//! and a single two-pointer sweep finds the answer: O(V log V) for V voids, with no per-node
-//! rescans and no allocation (the two sort buffers are the caller's scratch).
+//! `[max(a, t), b - d]`, and looks for the first start covered by `k` nodes' voids. Voids of
+//! one node are disjoint, so coverage counts distinct nodes. With the admitted intervals
+//! sorted by their first and by their last start, coverage at `s` is `#{first <= s} -
+//! #{last < s}`, and a single two-pointer sweep finds the answer: O(V log V) for V voids, or
+//! O(log V) plus the walk to the answer with the void index (each group's voids, weighted by
+//! its size, kept sorted both ways).
 
 use crate::config::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE};
 use crate::error::{full, Capacity, Error, InputError};
 use crate::task::TaskId;
 use crate::units::{Micros, NodeCount};
+use core::cmp::Ordering;
 use serde::{Deserialize, Serialize};
 
 /// What a booking holds a node for.
@@ -47,12 +57,24 @@ pub struct Booking {
     pub kind: BookingKind,
 }
 
-/// The bookings of one node, sorted by start and never overlapping.
+impl Booking {
+    /// A total order over bookings (groups are merged by sorting their booking lists).
+    fn order(&self, o: &Booking) -> Ordering {
+        (self.start, self.end, self.task.0, self.kind as u8).cmp(&(
+            o.start,
+            o.end,
+            o.task.0,
+            o.kind as u8,
+        ))
+    }
+}
+
+/// The bookings of one node (or of one group of nodes with the same bookings), sorted by
+/// start and never overlapping.
 ///
 /// On the host, aligned to a cache line: a node's size is otherwise a multiple of 4 KiB plus
 /// its length word, so every node's first bookings would share one set of the L1 cache (and
-/// one of a few of L2), and a booking across a hundred nodes would evict itself all the way
-/// (measured: 6% of a 10k Max UPE place-holder day). The firmware's core has no data cache.
+/// one of a few of L2). The firmware's core has no data cache.
 #[derive(Clone, Debug, Default)]
 #[cfg_attr(feature = "host-limits", repr(align(64)))]
 pub struct NodeTimeline {
@@ -93,6 +115,36 @@ impl NodeTimeline {
     pub fn is_free(&self, s: Micros, e: Micros) -> bool {
         self.void_around(s, e).is_some()
     }
+
+    /// Whether both hold the same bookings.
+    fn same(&self, o: &NodeTimeline) -> bool {
+        self.bookings == o.bookings
+    }
+
+    /// The order of two booking lists (see [`Booking::order`]).
+    fn order(&self, o: &NodeTimeline) -> Ordering {
+        for (a, b) in self.bookings.iter().zip(o.bookings.iter()) {
+            match a.order(b) {
+                Ordering::Equal => {}
+                x => return x,
+            }
+        }
+        self.bookings.len().cmp(&o.bookings.len())
+    }
+
+    /// Its voids, `[a, b)` in time order (the last one ends at `u64::MAX`).
+    fn voids(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let mut a = 0u64;
+        self.bookings
+            .iter()
+            .map(|b| (b.start.0, b.end.0))
+            .chain(core::iter::once((u64::MAX, u64::MAX)))
+            .filter_map(move |(s, e)| {
+                let v = (s > a).then_some((a, s));
+                a = e;
+                v
+            })
+    }
 }
 
 /// Where `k` nodes can start together: the start, and how many nodes are free then.
@@ -117,25 +169,31 @@ impl<'a> Scratch<'a> {
     pub fn new(firsts: &'a mut [u64], lasts: &'a mut [u64]) -> Scratch<'a> {
         Scratch { firsts, lasts }
     }
+
     /// How many voids it can hold.
     pub fn capacity(&self) -> usize {
         self.firsts.len().min(self.lasts.len())
     }
 }
 
-/// A void of a node: free from `start` (the previous booking's end, or zero) to `end` (the
-/// next booking's start, or the end of time).
+/// A void of a group of nodes: free from `start` (the previous booking's end, or zero) to
+/// `end` (the next booking's start, or the end of time), on `weight` nodes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Void {
     /// First free instant.
     pub start: u64,
     /// First instant booked again.
     pub end: u64,
-    /// The node (its index in the cluster), so that node choice can read the index.
-    pub node: u32,
+    /// The group (its lowest node's index in the cluster).
+    pub group: u32,
+    /// Nodes in the group.
+    pub weight: u32,
+    /// Total weight of the voids before it in its sorted array (so that a binary search
+    /// counts nodes, not voids).
+    pub before: u32,
 }
 
-/// Every void of a cluster, sorted by start and by end, rebuilt only when a booking changes.
+/// Every group's void, sorted by start and by end, kept current through each change.
 ///
 /// With voids pre-sorted, a query needs no sort: the admissible starts `max(a, t)` come in the
 /// order of `a`, and the last admissible starts `b - d` in the order of `b`, so the coverage
@@ -143,27 +201,15 @@ pub struct Void {
 struct VoidIndex<'a> {
     by_start: &'a mut [Void],
     by_end: &'a mut [Void],
-    /// Room for one change's removed and added voids, three per node, twice: for this
-    /// index and for `base`.
+    /// Room for the voids one change rewrites.
     work: &'a mut [Void],
     len: usize,
+    /// Total weight of the voids.
+    total: u32,
+    /// Edits of the change being made, in `work[..edits]` (`None`: more than fit).
+    edits: Option<usize>,
     /// The cluster version it was built for (`None`: stale, or did not fit).
     built: Option<u32>,
-    /// The mark of the change being applied: the work buffer's per-node tables hold a
-    /// node's entry for this change only if their `node` field carries it.
-    stamp: u32,
-    /// The same index without the place-holders, kept alongside (empty storage: none).
-    base: Base<'a>,
-}
-
-/// The voids of a cluster's bookings other than place-holders, sorted both ways: what the
-/// index becomes when a mapping event clears the place-holders, copied instead of rebuilt.
-struct Base<'a> {
-    by_start: &'a mut [Void],
-    by_end: &'a mut [Void],
-    len: usize,
-    /// Whether it holds exactly those voids now.
-    ok: bool,
 }
 
 /// A booking as the fit memo replays it: its span and how many nodes it took.
@@ -177,11 +223,91 @@ pub struct Logged {
     pub nodes: u32,
 }
 
+/// No node: the end of a group's member list.
+const NONE: u32 = u32::MAX;
+/// A node taken by the booking being made (a flag in its group entry).
+const TAKEN: u32 = 1 << 31;
+/// Arrays of `u32` a cluster's groups need per node (see [`Groups`]).
+const GROUP_ARRAYS: usize = 7;
+
+/// The partition of a cluster's nodes into groups with equal bookings, over the caller's
+/// storage. A group is named by its lowest node; its members form a list in node order.
+struct Groups<'a> {
+    /// Per node: its group (with [`TAKEN`] set while a booking is being made).
+    of: &'a mut [u32],
+    /// Per node: the next member of its group, or [`NONE`].
+    next: &'a mut [u32],
+    /// Per group name: its number of nodes (0: no group has that name).
+    size: &'a mut [u32],
+    /// The names of the groups, `live[..count]`, in no particular order.
+    live: &'a mut [u32],
+    count: usize,
+    /// Per group name: the stamp of the last change that touched it.
+    mark: &'a mut [u32],
+    /// Per group name: nodes the booking being made takes from it.
+    taken: &'a mut [u32],
+    /// Scratch list of group names: the groups a change touches; sorting while merging.
+    list: &'a mut [u32],
+    stamp: u32,
+}
+
+impl Groups<'_> {
+    /// Starts a change: a new stamp (marks of earlier changes are then stale).
+    fn begin(&mut self) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.mark.fill(0);
+            self.stamp = 1;
+        }
+    }
+
+    /// Notes that the change touches group `g`; returns how many groups it touched so far.
+    fn touch(&mut self, g: u32, n: &mut usize) {
+        if self.mark[g as usize] != self.stamp {
+            self.mark[g as usize] = self.stamp;
+            self.list[*n] = g;
+            *n += 1;
+        }
+    }
+
+    fn live(&self) -> &[u32] {
+        &self.live[..self.count]
+    }
+
+    /// The members of group `g`, in node order.
+    fn members(&self, g: u32) -> Members<'_> {
+        Members {
+            next: self.next,
+            at: g,
+        }
+    }
+}
+
+/// An iterator over a group's members.
+struct Members<'a> {
+    next: &'a [u32],
+    at: u32,
+}
+
+impl Iterator for Members<'_> {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        (self.at != NONE).then(|| {
+            let n = self.at;
+            self.at = self.next[n as usize];
+            n
+        })
+    }
+}
+
 /// The timelines of every node of one cluster, over storage the caller provides.
 pub struct ClusterTimeline<'a> {
-    nodes: &'a mut [NodeTimeline],
+    /// Slot `g` holds the bookings of group `g` (see [`Groups`]); the others are unused.
+    slots: &'a mut [NodeTimeline],
+    groups: Groups<'a>,
     index: Option<VoidIndex<'a>>,
-    /// Bumped by every change to a booking, so the void index knows when it is stale.
+    /// Bumped by every change to a booking or to the groups, so the void index knows when
+    /// it is stale.
     version: u32,
     /// Bumped whenever time from some instant on is freed (a place-holder cleared, a
     /// reservation taken back, a task ending before its planned end). Between two bumps
@@ -207,18 +333,55 @@ pub struct ClusterTimeline<'a> {
     /// cluster holds notably fewer bookings (the sweep answers meanwhile, and a rebuild that
     /// runs out of room half-way is pure waste).
     overflowed: Option<u32>,
-    /// Whether a place-holder was ever booked here (only then is the base index kept).
-    holds: bool,
+    /// Groups after the last merge: removals merge again once there are twice as many.
+    merged_at: usize,
 }
 
 impl<'a> ClusterTimeline<'a> {
-    /// A cluster whose nodes are the given (cleared) storage.
-    pub fn new(nodes: &'a mut [NodeTimeline]) -> ClusterTimeline<'a> {
-        for n in nodes.iter_mut() {
-            n.bookings.clear();
+    /// A cluster whose nodes are the given storage (cleared), with `members` (at least
+    /// [`members_len`](Self::members_len)) to keep track of which nodes share bookings.
+    pub fn new(
+        nodes: &'a mut [NodeTimeline],
+        members: &'a mut [u32],
+    ) -> Result<ClusterTimeline<'a>, Error> {
+        let n = nodes.len();
+        if members.len() < Self::members_len(n) || n >= (1 << 20) {
+            return Err(full(Capacity::Nodes, members.len() / GROUP_ARRAYS).into());
         }
-        ClusterTimeline {
-            nodes,
+        for s in nodes.iter_mut() {
+            s.bookings.clear();
+        }
+        let (of, rest) = members.split_at_mut(n);
+        let (next, rest) = rest.split_at_mut(n);
+        let (size, rest) = rest.split_at_mut(n);
+        let (live, rest) = rest.split_at_mut(n);
+        let (mark, rest) = rest.split_at_mut(n);
+        let (taken, rest) = rest.split_at_mut(n);
+        let (list, _) = rest.split_at_mut(n);
+        for i in 0..n {
+            of[i] = 0;
+            next[i] = if i + 1 < n { i as u32 + 1 } else { NONE };
+        }
+        size.fill(0);
+        mark.fill(0);
+        taken.fill(0);
+        if n > 0 {
+            size[0] = n as u32;
+            live[0] = 0;
+        }
+        Ok(ClusterTimeline {
+            slots: nodes,
+            groups: Groups {
+                of,
+                next,
+                size,
+                live,
+                count: (n > 0) as usize,
+                mark,
+                taken,
+                list,
+                stamp: 0,
+            },
             index: None,
             version: 0,
             loosened: 0,
@@ -229,8 +392,13 @@ impl<'a> ClusterTimeline<'a> {
             booked: 0,
             first_end: Micros::MAX,
             overflowed: None,
-            holds: false,
-        }
+            merged_at: 1,
+        })
+    }
+
+    /// Entries of `members` a cluster of `nodes` nodes needs.
+    pub const fn members_len(nodes: usize) -> usize {
+        GROUP_ARRAYS * nodes
     }
 
     /// How many times time held by running tasks or reservations has been freed (see the
@@ -265,18 +433,41 @@ impl<'a> ClusterTimeline<'a> {
         Some((0..n).map(move |j| self.log[since.wrapping_add(j) as usize % BOOKING_LOG]))
     }
 
-    /// Takes `from`'s change counts and booking log (a copy of a cluster keeps them, so that
-    /// the copied memo's answers stay paired with the right history).
-    pub fn copy_history(&mut self, from: &ClusterTimeline<'_>) {
+    /// Makes this cluster (of as many nodes) a copy of `from`: bookings, groups and the
+    /// history the fit memo reads. The void index is not copied (it is rebuilt when asked).
+    pub fn copy_from(&mut self, from: &ClusterTimeline<'_>) -> Result<(), Error> {
+        let n = self.slots.len();
+        if from.slots.len() != n {
+            return Err(full(Capacity::Nodes, n).into());
+        }
+        for s in self.slots.iter_mut() {
+            s.bookings.clear();
+        }
+        for &g in from.groups.live() {
+            let to = &mut self.slots[g as usize].bookings;
+            // Room enough: both sides have the same capacity.
+            let _ = to.extend_from_slice(&from.slots[g as usize].bookings);
+        }
+        let (a, b) = (&mut self.groups, &from.groups);
+        a.of.copy_from_slice(&b.of[..n]);
+        a.next.copy_from_slice(&b.next[..n]);
+        a.size.copy_from_slice(&b.size[..n]);
+        a.live.copy_from_slice(&b.live[..n]);
+        a.count = b.count;
+        self.changed();
         self.loosened = from.loosened;
         self.base_loosened = from.base_loosened;
         self.tightened = from.tightened;
         self.log = from.log;
+        self.held = from.held;
+        self.booked = from.booked;
+        self.first_end = from.first_end;
+        self.merged_at = from.merged_at;
+        Ok(())
     }
 
     /// How many nodes are free over `[s, e)`, counting no further than `want` (so a
-    /// "can `k` nodes start now" question stops at the `k`-th free node): O(nodes x log
-    /// bookings), with no sort.
+    /// "can `k` nodes start now" question stops at the `k`-th free node).
     pub fn free_over(&self, s: Micros, e: Micros, want: u32) -> u32 {
         self.free_over_by(true, s, e, want)
     }
@@ -288,34 +479,37 @@ impl<'a> ClusterTimeline<'a> {
             .as_ref()
             .filter(|ix| indexed && ix.built == Some(self.version));
         if let (Some(ix), true) = (index, s < e) {
-            // From a fresh index: the voids opening by s and closing at or after e are
-            // #{start <= s} - #{end < e} + #{s < start, end < e} (see `indexed_earliest`).
+            // From a fresh index: the nodes whose void opens by s and closes at or after e
+            // are W{start <= s} - W{end < e} + W{s < start, end < e} (see `indexed_earliest`).
             let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
             let i = starts.partition_point(|x| x.start <= s.0);
             let closed = ends.partition_point(|x| x.end < e.0);
-            let inside = starts[i..]
+            let inside: u32 = starts[i..]
                 .iter()
                 .take_while(|x| x.start < e.0)
                 .filter(|x| x.end < e.0)
-                .count();
-            return ((i + inside - closed) as u32).min(want);
+                .map(|x| x.weight)
+                .sum();
+            let open = weight_before(starts, i, ix.total) + inside;
+            return (open - weight_before(ends, closed, ix.total)).min(want);
         }
         let mut n = 0;
-        for node in self.nodes.iter() {
-            if self.void_of(node, s, e).is_some() {
-                n += 1;
+        for &g in self.groups.live() {
+            if self.void_of(g, s, e).is_some() {
+                n += self.groups.size[g as usize];
                 if n >= want {
                     break;
                 }
             }
         }
-        n
+        n.min(want)
     }
 
-    /// [`NodeTimeline::void_around`] for one of this cluster's nodes. While every booking
-    /// ends after `s` (always from now on, once pruned to now), the void is the one before the
-    /// first booking: no search in the node's bookings.
-    fn void_of(&self, node: &NodeTimeline, s: Micros, e: Micros) -> Option<(Micros, Micros)> {
+    /// [`NodeTimeline::void_around`] for group `g`. While every booking ends after `s`
+    /// (always from now on, once pruned to now), the void is the one before the first
+    /// booking: no search in the group's bookings.
+    fn void_of(&self, g: u32, s: Micros, e: Micros) -> Option<(Micros, Micros)> {
+        let node = &self.slots[g as usize];
         match node.bookings.first() {
             Some(b) if s < self.first_end => (b.start >= e).then_some((Micros::ZERO, b.start)),
             _ => node.void_around(s, e),
@@ -323,7 +517,7 @@ impl<'a> ClusterTimeline<'a> {
     }
 
     /// Gives the cluster buffers for its void index: two sorted copies (equal lengths) and a
-    /// work buffer of [`index_work_len`](Self::index_work_len) to apply a booking in place.
+    /// work buffer of [`index_work_len`](Self::index_work_len) to apply a change in place.
     /// Any length works: voids that do not fit make the cluster fall back to sorting in the
     /// caller's scratch, and a short work buffer to rebuilding, with the same answers.
     pub fn set_index(
@@ -332,71 +526,32 @@ impl<'a> ClusterTimeline<'a> {
         by_end: &'a mut [Void],
         work: &'a mut [Void],
     ) {
-        // No entry of the per-node tables may carry a stamp yet.
-        work.fill(Void::default());
         self.index = Some(VoidIndex {
             by_start,
             by_end,
             work,
             len: 0,
+            total: 0,
+            edits: Some(0),
             built: None,
-            stamp: 0,
-            base: Base {
-                by_start: &mut [],
-                by_end: &mut [],
-                len: 0,
-                ok: false,
-            },
         });
     }
 
-    /// Gives the void index (set first) two more sorted buffers (equal lengths) for the
-    /// voids without place-holders, so that clearing them copies that index back instead of
-    /// rebuilding and sorting every void (a cache as well: any length works).
-    pub fn set_base_index(&mut self, by_start: &'a mut [Void], by_end: &'a mut [Void]) {
-        if let Some(ix) = self.index.as_mut() {
-            ix.base = Base {
-                by_start,
-                by_end,
-                len: 0,
-                ok: false,
-            };
-        }
-    }
-
-    /// Work-buffer entries [`set_index`](Self::set_index) needs: six per node, three to apply
-    /// a change to the index (see `Gather`) and three to apply it to its copy without
-    /// place-holders (three alone keep the index but not the copy).
+    /// Work-buffer entries [`set_index`](Self::set_index) should have: a change rewrites the
+    /// voids of the groups it touches, and a change with more is applied by a rebuild.
     pub const fn index_work_len(nodes: usize) -> usize {
-        6 * nodes
+        16 * nodes
     }
 
     fn changed(&mut self) {
         self.version = self.version.wrapping_add(1);
     }
 
-    /// Whether the index is fresh, with room in the work buffer to keep it so through a change.
-    fn index_kept(&self) -> bool {
-        let n = self.nodes.len();
+    /// Whether the index is fresh (a change can then keep it so).
+    fn index_fresh(&self) -> bool {
         self.index
             .as_ref()
-            .is_some_and(|ix| ix.built == Some(self.version) && ix.work.len() >= 3 * n)
-    }
-
-    /// Whether the base index holds the cluster's voids without place-holders now, with room
-    /// in the work buffer to keep it so through a change.
-    fn base_kept(&self) -> bool {
-        let n = self.nodes.len();
-        self.index
-            .as_ref()
-            .is_some_and(|ix| ix.base.ok && ix.work.len() >= 6 * n)
-    }
-
-    /// Stops keeping the base index (a change it does not follow).
-    fn drop_base(&mut self) {
-        if let Some(ix) = self.index.as_mut() {
-            ix.base.ok = false;
-        }
+            .is_some_and(|ix| ix.built == Some(self.version))
     }
 
     /// Rebuilds the void index if a booking changed since it was built; false if it cannot
@@ -414,48 +569,118 @@ impl<'a> ClusterTimeline<'a> {
         }
         let cap = ix.by_start.len().min(ix.by_end.len());
         let mut v = 0;
-        for (n, node) in self.nodes.iter().enumerate() {
-            let mut a = 0u64;
-            for b in node
-                .bookings
-                .iter()
-                .map(|b| (b.start.0, b.end.0))
-                .chain(core::iter::once((u64::MAX, u64::MAX)))
-            {
-                if b.0 > a {
-                    if v >= cap {
-                        ix.built = None;
-                        self.overflowed = Some(self.booked);
-                        return false;
-                    }
-                    ix.by_start[v] = Void {
-                        start: a,
-                        end: b.0,
-                        node: n as u32,
-                    };
-                    v += 1;
+        for &g in self.groups.live() {
+            let weight = self.groups.size[g as usize];
+            for (start, end) in self.slots[g as usize].voids() {
+                if v >= cap {
+                    ix.built = None;
+                    self.overflowed = Some(self.booked);
+                    return false;
                 }
-                a = b.1;
+                ix.by_start[v] = Void {
+                    start,
+                    end,
+                    group: g,
+                    weight,
+                    before: 0,
+                };
+                v += 1;
             }
         }
         ix.by_start[..v].sort_unstable_by_key(by_start_key);
         ix.by_end[..v].copy_from_slice(&ix.by_start[..v]);
         ix.by_end[..v].sort_unstable_by_key(by_end_key);
+        ix.total = sum_before(&mut ix.by_start[..v], 0);
+        sum_before(&mut ix.by_end[..v], 0);
         ix.len = v;
         ix.built = Some(version);
         self.overflowed = None;
-        // Without place-holders on it, the cluster's voids are the base's: keep a copy. (With
-        // them, the base is left as it is: it follows every other change on its own.)
-        let b = &mut ix.base;
-        if self.holds && self.held == 0 {
-            b.ok = v <= b.by_start.len().min(b.by_end.len());
-            if b.ok {
-                b.by_start[..v].copy_from_slice(&ix.by_start[..v]);
-                b.by_end[..v].copy_from_slice(&ix.by_end[..v]);
-                b.len = v;
+        true
+    }
+
+    /// Starts collecting the edits of a change to a fresh index (`fresh`: it was fresh).
+    fn begin_edits(&mut self, fresh: bool) {
+        if let Some(ix) = self.index.as_mut() {
+            ix.edits = fresh.then_some(0);
+        }
+    }
+
+    /// Notes that void `[start, end)` of group `g` (`weight` nodes) goes (`add` false) or
+    /// comes (`add` true).
+    fn edit(&mut self, add: bool, start: u64, end: u64, g: u32, weight: u32) {
+        let Some(ix) = self.index.as_mut() else {
+            return;
+        };
+        if let Some(n) = ix.edits {
+            if n < ix.work.len() {
+                ix.work[n] = Void {
+                    start,
+                    end,
+                    group: g,
+                    weight,
+                    before: add as u32,
+                };
+                ix.edits = Some(n + 1);
+            } else {
+                ix.edits = None;
             }
         }
-        true
+    }
+
+    /// Notes every void of group `g` (its bookings now) as going or coming.
+    fn edit_all(&mut self, add: bool, g: u32) {
+        let weight = self.groups.size[g as usize];
+        let Some(ix) = self.index.as_mut() else {
+            return;
+        };
+        for (start, end) in self.slots[g as usize].voids() {
+            match ix.edits {
+                Some(n) if n < ix.work.len() => {
+                    ix.work[n] = Void {
+                        start,
+                        end,
+                        group: g,
+                        weight,
+                        before: add as u32,
+                    };
+                    ix.edits = Some(n + 1);
+                }
+                _ => {
+                    ix.edits = None;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Applies the edits collected since [`begin_edits`](Self::begin_edits) to both sorted
+    /// arrays (one pass each from the first edit on) and marks the index fresh; stale if
+    /// they did not fit or do not match the voids held.
+    fn apply_edits(&mut self) {
+        let version = self.version;
+        let Some(ix) = self.index.as_mut() else {
+            return;
+        };
+        let Some(n) = ix.edits.take() else {
+            ix.built = None;
+            return;
+        };
+        let cap = ix.by_start.len().min(ix.by_end.len());
+        let edits = &mut ix.work[..n];
+        // At one key, what goes is taken out before what comes is put in.
+        // One packed key per sort: the comparisons are most of a short sort's cost.
+        edits.sort_unstable_by_key(|x| packed(by_start_key(x), x.before));
+        let l1 = edit(ix.by_start, ix.len, cap, edits, by_start_key);
+        edits.sort_unstable_by_key(|x| packed(by_end_key(x), x.before));
+        let l2 = edit(ix.by_end, ix.len, cap, edits, by_end_key);
+        match (l1, l2) {
+            (Some((l1, total)), Some((l2, _))) if l1 == l2 => {
+                ix.len = l1;
+                ix.total = total;
+                ix.built = Some(version);
+            }
+            _ => ix.built = None,
+        }
     }
 
     /// Scratch entries the sweep needs for a cluster of `nodes` nodes in the worst case.
@@ -465,74 +690,31 @@ impl<'a> ClusterTimeline<'a> {
 
     /// Number of nodes.
     pub fn len(&self) -> NodeCount {
-        NodeCount(self.nodes.len() as u32)
+        NodeCount(self.slots.len() as u32)
     }
 
     /// Whether the cluster has no node.
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.slots.is_empty()
     }
 
-    /// One node's timeline.
+    /// One node's timeline (its group's).
     pub fn node(&self, i: u32) -> Option<&NodeTimeline> {
-        self.nodes.get(i as usize)
+        let g = *self.groups.of.get(i as usize)? & !TAKEN;
+        self.slots.get(g as usize)
     }
 
-    /// All nodes.
-    pub fn nodes(&self) -> &[NodeTimeline] {
-        self.nodes
+    /// Every node's timeline, in node order.
+    pub fn nodes(&self) -> impl ExactSizeIterator<Item = &NodeTimeline> + '_ {
+        self.groups
+            .of
+            .iter()
+            .map(|&g| &self.slots[(g & !TAKEN) as usize])
     }
 
-    /// Starts gathering a change over `[s, e)` in the work buffer: a fresh stamp marks this
-    /// change's entries of the per-node tables (the old ones are then stale without a reset).
-    fn gather(ix: &mut VoidIndex<'_>, change: Change, s: u64, e: u64) -> Gather {
-        ix.stamp = ix.stamp.wrapping_add(1);
-        if ix.stamp == 0 {
-            // Once in 2^32 changes: entries as old as this stamp must not pass for new.
-            ix.work.fill(Void::default());
-            ix.stamp = 1;
-        }
-        Gather::new(change, s, e, ix.stamp)
-    }
-
-    /// Marks the index fresh after a change that left every void as it was.
-    fn mark_fresh(&mut self) {
-        let version = self.version;
-        if let Some(ix) = self.index.as_mut() {
-            ix.built = Some(version);
-        }
-    }
-
-    /// Applies the change gathered in `g` (in the work buffer's region `at`) to the index,
-    /// and marks it fresh; stale if it does not fit or does not hold the voids expected.
-    fn apply_main(&mut self, g: &Gather, at: usize) {
-        let (version, n) = (self.version, self.nodes.len());
-        let Some(ix) = self.index.as_mut() else {
-            return;
-        };
-        let work = &mut ix.work[at * 3 * n..(at + 1) * 3 * n];
-        match g.apply(ix.by_start, ix.by_end, ix.len, work, n) {
-            Some(len) => {
-                ix.len = len;
-                ix.built = Some(version);
-            }
-            None => ix.built = None,
-        }
-    }
-
-    /// Applies the change gathered in `g` (in the work buffer's region `at`) to the base
-    /// index; it is no longer kept if that fails.
-    fn apply_base(&mut self, g: &Gather, at: usize) {
-        let n = self.nodes.len();
-        let Some(ix) = self.index.as_mut() else {
-            return;
-        };
-        let work = &mut ix.work[at * 3 * n..(at + 1) * 3 * n];
-        let b = &mut ix.base;
-        match g.apply(b.by_start, b.by_end, b.len, work, n) {
-            Some(len) => b.len = len,
-            None => b.ok = false,
-        }
+    /// Number of groups of nodes with equal bookings (see the module doc).
+    pub fn groups(&self) -> usize {
+        self.groups.count
     }
 
     /// The earliest start at or after `t` at which `k` nodes are free for `d`, or `None` if
@@ -544,11 +726,11 @@ impl<'a> ClusterTimeline<'a> {
         d: Micros,
         scratch: &mut Scratch<'_>,
     ) -> Result<Option<Fit>, Error> {
-        if k.0 == 0 || k.0 as usize > self.nodes.len() {
+        if k.0 == 0 || k.0 as usize > self.slots.len() {
             return Ok(None);
         }
         if self.fresh_index() {
-            return Ok(self.indexed_earliest(t, k.0 as usize, d));
+            return Ok(self.indexed_earliest(t, k.0, d));
         }
         self.swept_earliest(t, k, d, scratch)
     }
@@ -557,57 +739,64 @@ impl<'a> ClusterTimeline<'a> {
     /// of the voids' starts) with the admissible last starts (in the order of their ends).
     ///
     /// It starts at `t` without walking the voids before it. For `s >= t`, the nodes free
-    /// over `[s, s + d)` are the voids with `start <= s` and `end >= s + d`; at `s = t` that
-    /// count is `#{start <= t} - #{end < t + d} + #{t < start, end < t + d}`: two binary
-    /// searches and a walk over the voids that open inside `(t, t + d)`. No admissible void
-    /// ends before `t + d`, so the merge then goes on from those two positions. A query
-    /// resumed from an earlier answer (the memo's lower bound) costs what lies past it.
-    fn indexed_earliest(&self, t: Micros, k: usize, d: Micros) -> Option<Fit> {
+    /// over `[s, s + d)` are those of the voids with `start <= s` and `end >= s + d`; at
+    /// `s = t` that count is `W{start <= t} - W{end < t + d} + W{t < start, end < t + d}`
+    /// (`W`: the voids' total weight): two binary searches and a walk over the voids that
+    /// open inside `(t, t + d)`. No admissible void ends before `t + d`, so the merge then
+    /// goes on from those two positions.
+    fn indexed_earliest(&self, t: Micros, k: u32, d: Micros) -> Option<Fit> {
         let ix = self.index.as_ref()?;
         let (t, d) = (t.0, d.0);
         let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
         let td = t.saturating_add(d);
         let mut i = starts.partition_point(|x| x.start <= t);
         let mut e = ends.partition_point(|x| x.end < td);
-        let inside = starts[i..]
+        let inside: u32 = starts[i..]
             .iter()
             .take_while(|x| x.start < td)
             .filter(|x| x.end < td)
-            .count();
-        let mut opened = i + inside - e;
-        let mut ended = 0usize;
-        if opened >= k {
+            .map(|x| x.weight)
+            .sum();
+        let mut opened = weight_before(starts, i, ix.total) + inside;
+        let mut ended = weight_before(ends, e, ix.total);
+        if opened - ended >= k {
             return Some(Fit {
                 start: Micros(t),
-                free: opened as u32,
+                free: opened - ended,
             });
         }
-        // Past t, a void is admissible if it is long enough for d.
+        // Past t, a void is admissible if it is long enough for d; the weights counted so
+        // far (at t) are all of admissible voids, so the two counts go on from there.
         let admits = |x: &Void| x.end - x.start >= d;
         while i < starts.len() {
             let s = starts[i].start;
             // Every admissible void whose first admissible start is s.
             while i < starts.len() && starts[i].start == s {
-                opened += admits(&starts[i]) as usize;
+                if admits(&starts[i]) {
+                    opened += starts[i].weight;
+                }
                 i += 1;
             }
             // Every admissible void whose last admissible start is before s.
             let sd = s.saturating_add(d);
             while e < ends.len() && ends[e].end < sd {
-                ended += admits(&ends[e]) as usize;
+                if admits(&ends[e]) {
+                    ended += ends[e].weight;
+                }
                 e += 1;
             }
             if opened - ended >= k {
                 return Some(Fit {
                     start: Micros(s),
-                    free: (opened - ended) as u32,
+                    free: opened - ended,
                 });
             }
         }
         None
     }
 
-    /// The earliest start by collecting and sorting the admissible voids in `scratch`.
+    /// The earliest start by collecting and sorting the admissible voids in `scratch`, one
+    /// entry per node.
     fn swept_earliest(
         &self,
         t: Micros,
@@ -616,22 +805,29 @@ impl<'a> ClusterTimeline<'a> {
         scratch: &mut Scratch<'_>,
     ) -> Result<Option<Fit>, Error> {
         let k = k.0 as usize;
-        if k == 0 || k > self.nodes.len() {
+        let n = self.slots.len();
+        if k == 0 || k > n {
             return Ok(None);
         }
         let cap = scratch.capacity();
-        if cap < self.nodes.len() {
+        if cap < n {
             return Err(full(Capacity::Nodes, cap).into());
         }
         // Pass 1: how many nodes are free over [t, t + d) (the answer is t if k are, and no
         // sort is needed), and when each node is free for good (after its last booking).
         let mut free_now = 0usize;
-        for (i, node) in self.nodes.iter().enumerate() {
-            if self.void_of(node, t, t.saturating_add(d)).is_some() {
-                free_now += 1;
+        let mut at = 0usize;
+        for &g in self.groups.live() {
+            let w = self.groups.size[g as usize] as usize;
+            if self.void_of(g, t, t.saturating_add(d)).is_some() {
+                free_now += w;
             }
-            let last = node.bookings.last().map_or(Micros::ZERO, |b| b.end);
-            scratch.firsts[i] = if last > t { last.0 } else { t.0 };
+            let last = self.slots[g as usize]
+                .bookings
+                .last()
+                .map_or(Micros::ZERO, |b| b.end);
+            scratch.firsts[at..at + w].fill(if last > t { last.0 } else { t.0 });
+            at += w;
         }
         if free_now >= k {
             return Ok(Some(Fit {
@@ -641,13 +837,13 @@ impl<'a> ClusterTimeline<'a> {
         }
         // The k-th earliest "free for good" time is always feasible: no answer is later, so
         // voids that open after it cannot matter.
-        let n = self.nodes.len();
         let (_, ub, _) = scratch.firsts[..n].select_nth_unstable(k - 1);
         let ub = *ub;
         // Pass 2: the starts each void admits, [max(a, t), b - d], for voids opening by ub.
         let mut v = 0usize;
-        for node in self.nodes.iter() {
-            let bs = &node.bookings;
+        for &g in self.groups.live() {
+            let w = self.groups.size[g as usize] as usize;
+            let bs = &self.slots[g as usize].bookings;
             // Skip bookings over before t: only voids that reach past t matter.
             let first = match t < self.first_end {
                 true => 0,
@@ -669,12 +865,12 @@ impl<'a> ClusterTimeline<'a> {
                     break;
                 }
                 if b.0 >= d.0 && s0.0 <= b.0 - d.0 {
-                    if v >= cap {
+                    if v + w > cap {
                         return Err(full(Capacity::Nodes, cap).into());
                     }
-                    scratch.firsts[v] = s0.0;
-                    scratch.lasts[v] = b.0 - d.0;
-                    v += 1;
+                    scratch.firsts[v..v + w].fill(s0.0);
+                    scratch.lasts[v..v + w].fill(b.0 - d.0);
+                    v += w;
                 }
                 if j < bs.len() {
                     a = bs[j].end;
@@ -715,7 +911,8 @@ impl<'a> ClusterTimeline<'a> {
     /// Chooses `out.len()` nodes free over `[s, s + d)`: fewest new idle voids, then the
     /// smallest void, then the lowest index (seed 000 §III.F), and writes them in node order.
     /// `now` is the earliest instant a void can begin (idle time before it is gone). Returns
-    /// how many were found; fewer than asked means the nodes are not free.
+    /// how many were found; fewer than asked means the nodes are not free. `keys` needs room
+    /// for twice as many entries as the cluster has groups.
     pub fn choose_nodes(
         &self,
         now: Micros,
@@ -724,83 +921,88 @@ impl<'a> ClusterTimeline<'a> {
         out: &mut [u32],
         keys: &mut [u64],
     ) -> usize {
-        self.choose_nodes_by(true, now, s, d, out, keys)
-    }
-
-    /// [`choose_nodes`](Self::choose_nodes), reading the free nodes off the void index when
-    /// `indexed` and the index is fresh, or else from every node's timeline.
-    fn choose_nodes_by(
-        &self,
-        indexed: bool,
-        now: Micros,
-        s: Micros,
-        d: Micros,
-        out: &mut [u32],
-        keys: &mut [u64],
-    ) -> usize {
         let e = s.saturating_add(d);
-        // The sort key of a free node whose void is [a, b).
-        let key = |a: u64, b: u64, node: u32| {
-            let a = a.max(now.0);
-            let new_before = (s.0 > a) as u64;
-            let new_after = (b != u64::MAX && e.0 < b) as u64;
-            let size = if b == u64::MAX { u64::MAX } else { b - a };
-            let size = size.min((1 << 42) - 1);
-            ((new_before + new_after) << 62) | (size << 20) | (node as u64 & 0xF_FFFF)
-        };
-        let mut m = 0usize;
-        // The free nodes are those with a void opening by s and closing at or after e: read
-        // them off whichever sorted side of a fresh index is shorter, a walk over contiguous
-        // voids, unless that is longer than a binary search in every node's timeline costs
-        // (far-reaching reservations put most voids on both sides).
-        let side = self
-            .index
-            .as_ref()
-            .filter(|ix| indexed && ix.built == Some(self.version) && d.0 > 0)
-            .map(|ix| {
-                let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
-                let opened = starts.partition_point(|x| x.start <= s.0);
-                let closed = ends.partition_point(|x| x.end < e.0);
-                if opened <= ends.len() - closed {
-                    &starts[..opened]
-                } else {
-                    &ends[closed..]
-                }
-            })
-            .filter(|side| side.len() <= INDEX_WALK_PER_NODE * self.nodes.len());
-        if let Some(side) = side {
-            for v in side {
-                if v.start <= s.0 && v.end >= e.0 {
-                    if m >= keys.len() {
-                        break;
-                    }
-                    keys[m] = key(v.start, v.end, v.node);
-                    m += 1;
-                }
-            }
-        } else {
-            for (i, node) in self.nodes.iter().enumerate() {
-                if m >= keys.len() {
-                    break;
-                }
-                if let Some((a, b)) = self.void_of(node, s, e) {
-                    keys[m] = key(a.0, b.0, i as u32);
-                    m += 1;
-                }
-            }
+        if keys.len() < 2 * self.groups.count {
+            return 0;
         }
+        let m = self.free_group_keys(now, s, e, keys);
+        let (keys, heads) = keys.split_at_mut(m);
+        keys.sort_unstable();
         let want = out.len();
-        let keys = &mut keys[..m];
-        if m > want {
-            keys.select_nth_unstable(want);
+        let mut got = 0usize;
+        let mut i = 0usize;
+        while i < m && got < want {
+            // The run of groups whose nodes' keys differ only in the node index.
+            let class = keys[i] >> 20;
+            let j = i + keys[i..].iter().take_while(|&&k| k >> 20 == class).count();
+            let run = &keys[i..j];
+            let weight: usize = run
+                .iter()
+                .map(|&k| self.groups.size[(k & 0xF_FFFF) as usize] as usize)
+                .sum();
+            if got + weight <= want || run.len() == 1 {
+                // Whole groups, or one group's lowest nodes.
+                for &k in run {
+                    for node in self.groups.members((k & 0xF_FFFF) as u32) {
+                        if got == want {
+                            break;
+                        }
+                        out[got] = node;
+                        got += 1;
+                    }
+                }
+            } else {
+                // The lowest nodes of several groups with equal voids: merge their lists.
+                let heads = &mut heads[..run.len()];
+                for (h, &k) in heads.iter_mut().zip(run) {
+                    *h = k & 0xF_FFFF;
+                }
+                lowest_members(heads, self.groups.next, want - got, |node| {
+                    out[got] = node;
+                    got += 1;
+                });
+            }
+            i = j;
         }
-        let got = want.min(m);
-        for (o, k) in out.iter_mut().zip(keys.iter()) {
-            *o = (*k & 0xF_FFFF) as u32;
-        }
-        // In node order: the booking's per-node pieces then come sorted for the void index.
+        // In node order, as a booking's nodes are expected.
         out[..got].sort_unstable();
         got
+    }
+
+    /// Writes the node-choice key ([`choice_key`]) of every group free over `[s, e)` to
+    /// `keys` (room for one per group), unsorted; returns how many. From a fresh void index
+    /// it walks the shorter of its two sides (voids opened by `s`, voids closing at or after
+    /// `e`), which are contiguous; otherwise it reads every group's bookings.
+    fn free_group_keys(&self, now: Micros, s: Micros, e: Micros, keys: &mut [u64]) -> usize {
+        let mut m = 0usize;
+        let mut put = |x: &Void| {
+            if x.start <= s.0 && x.end >= e.0 {
+                keys[m] = choice_key(now, s, e, x.start, x.end, x.group);
+                m += 1;
+            }
+        };
+        if let Some(ix) = self
+            .index
+            .as_ref()
+            .filter(|ix| ix.built == Some(self.version))
+        {
+            let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
+            let opened = starts.partition_point(|x| x.start <= s.0);
+            let closing = ends.partition_point(|x| x.end < e.0);
+            if opened <= ends.len() - closing {
+                starts[..opened].iter().for_each(&mut put);
+            } else {
+                ends[closing..].iter().for_each(&mut put);
+            }
+            return m;
+        }
+        for &g in self.groups.live() {
+            if let Some((a, b)) = self.void_of(g, s, e) {
+                keys[m] = choice_key(now, s, e, a.0, b.0, g);
+                m += 1;
+            }
+        }
+        m
     }
 
     /// Books `nodes` for `b`; all or nothing: on an overlap or a full node, nothing changes.
@@ -808,97 +1010,304 @@ impl<'a> ClusterTimeline<'a> {
         if b.end <= b.start {
             return Err(InputError::ZeroDuration.into());
         }
-        // The voids this booking splits, read as it lands, keep the index current.
-        let cn = self.nodes.len();
-        let fresh = self.index_kept();
-        let held = b.kind == BookingKind::PlaceHolder;
-        let base = !held && self.base_kept();
-        self.changed();
-        let (s, e) = (b.start.0, b.end.0);
-        let (mut main, mut based) = match self.index.as_mut().filter(|_| fresh || base) {
-            Some(ix) => {
-                let g = Self::gather(ix, Change::Split, s, e);
-                (g, g)
-            }
-            None => (
-                Gather::new(Change::Split, s, e, 0),
-                Gather::new(Change::Split, s, e, 0),
-            ),
-        };
+        let fresh = self.index_fresh();
+        let cn = self.slots.len();
+        // Mark the nodes taken and count them by group; check each group once.
+        self.groups.begin();
+        let mut t = 0usize;
+        let mut bad: Option<Error> = None;
         for (j, &n) in nodes.iter().enumerate() {
-            // One search per node: the bookings before `i` end by `b.start`, so the node is
-            // free if the one at `i` starts at or after `b.end`; `i` is then where `b` goes.
-            let placed: Result<(u64, u64, usize), Error> = match self.nodes.get_mut(n as usize) {
-                None => Err(InputError::BadNodeCount {
-                    nodes: n + 1,
-                    cluster_nodes: self.nodes.len() as u32,
-                }
-                .into()),
-                Some(node) => {
-                    let bs = &mut node.bookings;
-                    // Place-holders and reservations mostly land in a node's last void.
-                    let i = match bs.last() {
-                        Some(l) if l.end > b.start => bs.partition_point(|x| x.end <= b.start),
-                        _ => bs.len(),
-                    };
-                    let before = if i == 0 { 0 } else { bs[i - 1].end.0 };
-                    let after = bs.get(i).map_or(u64::MAX, |x| x.start.0);
-                    if after < b.end.0 {
-                        Err(InputError::Overlap.into())
-                    } else {
-                        bs.insert(i, b)
-                            .map(|()| (before, after, i))
-                            .map_err(|_| full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into())
+            let Some(&g) = self.groups.of.get(n as usize) else {
+                bad = Some(
+                    InputError::BadNodeCount {
+                        nodes: n + 1,
+                        cluster_nodes: cn as u32,
                     }
-                }
+                    .into(),
+                );
+                self.unmark(&nodes[..j]);
+                break;
             };
-            match placed {
-                Ok((lo, hi, i)) => {
-                    if let Some(ix) = self.index.as_mut() {
-                        if fresh {
-                            main.note(&mut ix.work[..3 * cn], cn, lo, hi, n);
-                        }
-                        if base {
-                            // The base void this booking splits (place-holders aside).
-                            let (lo, hi) = base_bounds(&self.nodes[n as usize].bookings, i, i + 1);
-                            based.note(&mut ix.work[3 * cn..6 * cn], cn, lo, hi, n);
-                        }
-                    }
+            if g & TAKEN != 0 {
+                // The same node twice.
+                bad = Some(InputError::Overlap.into());
+                self.unmark(&nodes[..j]);
+                break;
+            }
+            self.groups.of[n as usize] = g | TAKEN;
+            if self.groups.mark[g as usize] != self.groups.stamp {
+                self.groups.taken[g as usize] = 0;
+                let bs = &self.slots[g as usize].bookings;
+                let i = bs.partition_point(|x| x.end <= b.start);
+                let err: Option<Error> = if bs.get(i).is_some_and(|x| x.start < b.end) {
+                    Some(InputError::Overlap.into())
+                } else if bs.is_full() {
+                    Some(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into())
+                } else {
+                    None
+                };
+                if let Some(err) = err {
+                    bad = Some(err);
+                    self.unmark(&nodes[..=j]);
+                    break;
                 }
-                Err(e) => {
-                    // Take back what this booking placed, so that it is all or nothing. The
-                    // index is stale by then (the version moved on): the next query rebuilds.
-                    for &m in &nodes[..j] {
-                        let bs = &mut self.nodes[m as usize].bookings;
-                        if let Some(x) = bs.iter().position(|x| *x == b) {
-                            bs.remove(x);
-                        }
+            }
+            self.groups.touch(g, &mut t);
+            self.groups.taken[g as usize] += 1;
+        }
+        if let Some(err) = bad {
+            return Err(err);
+        }
+        self.book_taken(t, nodes.len() as u32, b, fresh, true);
+        Ok(())
+    }
+
+    /// Chooses `k` nodes free over `[b.start, b.end)` as [`choose_nodes`](Self::choose_nodes)
+    /// would (with `now` its `now`) and books them for `b`, all or nothing. The same nodes as
+    /// `choose_nodes` then [`book`](Self::book), but whole groups are booked as they are:
+    /// only the groups at the margin are walked node by node. Returns false, changing
+    /// nothing, if fewer than `k` nodes are free. `keys` as for `choose_nodes`.
+    pub fn book_chosen(
+        &mut self,
+        now: Micros,
+        k: u32,
+        b: Booking,
+        keys: &mut [u64],
+    ) -> Result<bool, Error> {
+        if b.end <= b.start {
+            return Err(InputError::ZeroDuration.into());
+        }
+        if keys.len() < 2 * self.groups.count {
+            return Err(full(Capacity::Nodes, keys.len() / 2).into());
+        }
+        let fresh = self.index_fresh();
+        let (s, e) = (b.start, b.end);
+        let m = self.free_group_keys(now, s, e, keys);
+        let (keys, heads) = keys.split_at_mut(m);
+        keys.sort_unstable();
+        // Pass 1: how many nodes each group gives (a prefix of its members, in node order).
+        self.groups.begin();
+        let mut t = 0usize;
+        let mut got = 0u32;
+        let mut i = 0usize;
+        while i < m && got < k {
+            let class = keys[i] >> 20;
+            let j = i + keys[i..].iter().take_while(|&&x| x >> 20 == class).count();
+            let run = &keys[i..j];
+            let weight: u32 = run
+                .iter()
+                .map(|&x| self.groups.size[(x & 0xF_FFFF) as usize])
+                .sum();
+            if got + weight <= k || run.len() == 1 {
+                for &x in run {
+                    let g = (x & 0xF_FFFF) as u32;
+                    let take = self.groups.size[g as usize].min(k - got);
+                    self.groups.touch(g, &mut t);
+                    self.groups.taken[g as usize] = take;
+                    got += take;
+                }
+            } else {
+                // Several groups with equal voids share the margin: their lowest nodes.
+                let heads = &mut heads[..run.len()];
+                for (h, &x) in heads.iter_mut().zip(run) {
+                    *h = x & 0xF_FFFF;
+                }
+                let Groups {
+                    of,
+                    next,
+                    mark,
+                    taken,
+                    list,
+                    stamp,
+                    ..
+                } = &mut self.groups;
+                lowest_members(heads, next, (k - got) as usize, |node| {
+                    let g = of[node as usize] as usize;
+                    if mark[g] != *stamp {
+                        mark[g] = *stamp;
+                        list[t] = g as u32;
+                        t += 1;
+                        taken[g] = 0;
                     }
-                    return Err(e);
+                    taken[g] += 1;
+                    got += 1;
+                });
+            }
+            i = j;
+        }
+        let list = &self.groups.list[..t];
+        let full_group = list
+            .iter()
+            .any(|&g| self.slots[g as usize].bookings.is_full());
+        if got < k || full_group {
+            for &g in list {
+                self.groups.taken[g as usize] = 0;
+            }
+            if full_group && got == k {
+                return Err(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into());
+            }
+            return Ok(false);
+        }
+        // Pass 2: mark the taken members of the groups taken in part.
+        for &g in &self.groups.list[..t] {
+            let take = self.groups.taken[g as usize];
+            if take < self.groups.size[g as usize] {
+                let mut at = g;
+                for _ in 0..take {
+                    self.groups.of[at as usize] |= TAKEN;
+                    at = self.groups.next[at as usize];
                 }
             }
         }
-        if fresh {
-            self.apply_main(&main, 0);
+        self.book_taken(t, k, b, fresh, false);
+        Ok(true)
+    }
+
+    /// Books `b` on the groups `groups.list[..t]`, `groups.taken[g]` nodes of each (checked
+    /// free and with room), the taken members of a group taken in part carrying [`TAKEN`]
+    /// (and of a whole group too if `marked_whole`); `k` nodes in all, `fresh`: the index was.
+    fn book_taken(&mut self, mut t: usize, k: u32, b: Booking, fresh: bool, marked_whole: bool) {
+        self.changed();
+        self.begin_edits(fresh);
+        // Split the groups taken in part; the list then names every group whose bookings or
+        // size change (the taken parts and the rest). A split group's voids are all edited
+        // (they change weight, and the new group's come); others' only where booked.
+        let touched = t;
+        for x in 0..touched {
+            let g = self.groups.list[x];
+            if self.groups.taken[g as usize] < self.groups.size[g as usize] {
+                self.edit_all(false, g);
+                self.split_taken(g, &mut t);
+                self.groups.taken[g as usize] |= TAKEN;
+            } else if marked_whole {
+                self.clear_taken(g);
+            }
         }
-        if base {
-            self.apply_base(&based, 1);
+        // Book every taken group: those of the list whose members carry the mark no more, so
+        // tell them apart by their count.
+        let held = b.kind == BookingKind::PlaceHolder;
+        let (s, e) = (b.start.0, b.end.0);
+        for x in 0..t {
+            let g = self.groups.list[x];
+            let taken = self.groups.taken[g as usize];
+            // Split here: its voids come all together below.
+            let whole = x < touched && taken & TAKEN == 0;
+            if taken & !TAKEN == 0 {
+                continue;
+            }
+            let bs = &mut self.slots[g as usize].bookings;
+            let i = match bs.last() {
+                Some(l) if l.end > b.start => bs.partition_point(|x| x.end <= b.start),
+                _ => bs.len(),
+            };
+            let lo = if i == 0 { 0 } else { bs[i - 1].end.0 };
+            let hi = bs.get(i).map_or(u64::MAX, |x| x.start.0);
+            // Checked above: the group is free there and has room.
+            let _ = bs.insert(i, b);
+            if whole {
+                let w = self.groups.size[g as usize];
+                self.edit(false, lo, hi, g, w);
+                if lo < s {
+                    self.edit(true, lo, s, g, w);
+                }
+                if hi > e {
+                    self.edit(true, e, hi, g, w);
+                }
+            }
         }
+        for x in 0..t {
+            let g = self.groups.list[x];
+            if x >= touched || self.groups.taken[g as usize] & TAKEN != 0 {
+                self.edit_all(true, g);
+            }
+            self.groups.taken[g as usize] = 0;
+        }
+        self.apply_edits();
         if held {
-            self.held += nodes.len() as u32;
-            self.holds = true;
+            self.held += k;
         }
-        self.booked += nodes.len() as u32;
+        self.booked += k;
         if b.end < self.first_end {
             self.first_end = b.end;
         }
         self.log[self.tightened as usize % BOOKING_LOG] = Logged {
             start: b.start.0,
             end: b.end.0,
-            nodes: nodes.len() as u32,
+            nodes: k,
         };
         self.tightened = self.tightened.wrapping_add(1);
-        Ok(())
+    }
+
+    /// Clears the taken mark of `nodes`.
+    fn unmark(&mut self, nodes: &[u32]) {
+        for &n in nodes {
+            self.groups.of[n as usize] &= !TAKEN;
+        }
+    }
+
+    /// Clears the taken mark of every member of group `g` (taken whole).
+    fn clear_taken(&mut self, g: u32) {
+        let mut at = g;
+        while at != NONE {
+            self.groups.of[at as usize] = g;
+            at = self.groups.next[at as usize];
+        }
+    }
+
+    /// Splits group `g` into its taken members and the rest (both lists stay in node order;
+    /// the part without `g` gets its lowest node's name and a copy of the bookings), clears
+    /// the marks, and adds the new group to the change's list. The taken part keeps the
+    /// count in `taken`; the other has none.
+    fn split_taken(&mut self, g: u32, t: &mut usize) {
+        let gr = &mut self.groups;
+        let (mut taken_head, mut taken_tail, mut rest_head, mut rest_tail) =
+            (NONE, NONE, NONE, NONE);
+        let (mut nt, mut nr) = (0u32, 0u32);
+        let mut at = g;
+        while at != NONE {
+            let next = gr.next[at as usize];
+            let is_taken = gr.of[at as usize] & TAKEN != 0;
+            let (head, tail, count) = if is_taken {
+                (&mut taken_head, &mut taken_tail, &mut nt)
+            } else {
+                (&mut rest_head, &mut rest_tail, &mut nr)
+            };
+            if *head == NONE {
+                *head = at;
+            } else {
+                gr.next[*tail as usize] = at;
+            }
+            *tail = at;
+            *count += 1;
+            at = next;
+        }
+        gr.next[taken_tail as usize] = NONE;
+        gr.next[rest_tail as usize] = NONE;
+        let (new, new_size, kept_size) = if taken_head == g {
+            (rest_head, nr, nt)
+        } else {
+            (taken_head, nt, nr)
+        };
+        for head in [taken_head, rest_head] {
+            let name = head;
+            let mut at = head;
+            while at != NONE {
+                gr.of[at as usize] = name;
+                at = gr.next[at as usize];
+            }
+        }
+        gr.size[g as usize] = kept_size;
+        gr.size[new as usize] = new_size;
+        gr.live[gr.count] = new;
+        gr.count += 1;
+        if taken_head == g {
+            gr.taken[new as usize] = 0;
+        } else {
+            gr.taken[new as usize] = nt;
+            gr.taken[g as usize] = 0;
+        }
+        gr.touch(new, t);
+        copy_slot(self.slots, g as usize, new as usize);
     }
 
     /// Removes every place-holder (the start of a mapping event).
@@ -908,23 +1317,58 @@ impl<'a> ClusterTimeline<'a> {
         if self.held == 0 {
             return;
         }
-        for n in self.nodes.iter_mut() {
-            n.bookings.retain(|b| b.kind != BookingKind::PlaceHolder);
+        for &g in self.groups.live() {
+            self.slots[g as usize]
+                .bookings
+                .retain(|b| b.kind != BookingKind::PlaceHolder);
         }
         self.booked -= self.held;
         self.held = 0;
         self.changed();
         self.loosened = self.loosened.wrapping_add(1);
-        // What is left is what the base index holds: copy it, no rebuild.
-        let version = self.version;
-        if let Some(ix) = self.index.as_mut().filter(|ix| ix.base.ok) {
-            let (b, len) = (&ix.base, ix.base.len);
-            if len <= ix.by_start.len().min(ix.by_end.len()) {
-                ix.by_start[..len].copy_from_slice(&b.by_start[..len]);
-                ix.by_end[..len].copy_from_slice(&b.by_end[..len]);
-                ix.len = len;
-                ix.built = Some(version);
+        // The groups place-holders split apart are equal again.
+        self.merge();
+    }
+
+    /// Merges the groups whose bookings are equal (they were told apart by bookings since
+    /// removed): one sort of the groups by their bookings.
+    fn merge(&mut self) {
+        let n = self.groups.count;
+        let (slots, gr) = (&*self.slots, &mut self.groups);
+        gr.list[..n].copy_from_slice(&gr.live[..n]);
+        gr.list[..n]
+            .sort_unstable_by(|&a, &b| slots[a as usize].order(&slots[b as usize]).then(a.cmp(&b)));
+        let mut kept = 0;
+        let mut i = 0;
+        while i < n {
+            let first = gr.list[i];
+            let mut j = i + 1;
+            while j < n && slots[gr.list[j] as usize].same(&slots[first as usize]) {
+                let other = gr.list[j];
+                join(gr, first, other);
+                j += 1;
             }
+            gr.live[kept] = first;
+            kept += 1;
+            i = j;
+        }
+        if kept < n {
+            for &g in &gr.list[..n] {
+                if gr.size[g as usize] == 0 {
+                    self.slots[g as usize].bookings.clear();
+                }
+            }
+            self.changed();
+        }
+        self.groups.count = kept;
+        self.merged_at = kept.max(1);
+    }
+
+    /// After a removal: merges again once the groups have doubled since the last merge (a
+    /// cost per change that stays constant on average).
+    fn merge_if_grown(&mut self) {
+        if self.groups.count >= 2 * self.merged_at + 8 {
+            self.merge();
         }
     }
 
@@ -936,18 +1380,29 @@ impl<'a> ClusterTimeline<'a> {
     /// Removes every booking of `task`, which stops at `at`: only bookings that end after
     /// `at` free time from `at` on (and so loosen the cluster).
     fn remove_until(&mut self, task: TaskId, at: Micros) -> u32 {
+        let fresh = self.index_fresh();
         self.changed();
-        self.drop_base();
+        self.groups.begin();
+        let mut t = 0;
         let mut gone = Removed::default();
-        for n in self.nodes.iter_mut() {
-            n.bookings.retain(|b| {
+        for x in 0..self.groups.count {
+            let g = self.groups.live[x];
+            let w = self.groups.size[g as usize];
+            let before = self.slots[g as usize].bookings.len();
+            self.slots[g as usize].bookings.retain(|b| {
                 let mine = b.task == task;
                 if mine {
-                    gone.note(b, at);
+                    gone.note(b, at, w);
                 }
                 !mine
             });
+            if self.slots[g as usize].bookings.len() != before {
+                self.groups.touch(g, &mut t);
+            }
         }
+        // Seldom used (a task ended off its planned start): the index is rebuilt when asked.
+        let _ = (fresh, t);
+        self.merge_if_grown();
         self.account(gone)
     }
 
@@ -967,17 +1422,21 @@ impl<'a> ClusterTimeline<'a> {
     /// Turns `task`'s reservation into a running booking (its start has come).
     pub fn mark_running(&mut self, task: TaskId) -> u32 {
         let mut found = 0;
-        for n in self.nodes.iter_mut() {
-            for b in n.bookings.iter_mut().filter(|b| b.task == task) {
+        for &g in self.groups.live[..self.groups.count].iter() {
+            for b in self.slots[g as usize]
+                .bookings
+                .iter_mut()
+                .filter(|b| b.task == task)
+            {
                 b.kind = BookingKind::Running;
-                found += 1;
+                found += self.groups.size[g as usize];
             }
         }
         found
     }
 
     /// [`remove_task`](Self::remove_task) for a task whose bookings all start at `start` (as
-    /// one assignment's do): a binary search per node instead of a walk over every booking.
+    /// one assignment's do): a binary search per group instead of a walk over every booking.
     pub fn remove_task_from(&mut self, task: TaskId, start: Micros) -> u32 {
         self.remove_from(task, start, Micros::ZERO)
     }
@@ -990,11 +1449,12 @@ impl<'a> ClusterTimeline<'a> {
     /// [`mark_running`](Self::mark_running) for a task whose bookings all start at `start`.
     pub fn mark_running_from(&mut self, task: TaskId, start: Micros) -> u32 {
         let mut found = 0;
-        for n in self.nodes.iter_mut() {
-            let j = n.bookings.partition_point(|b| b.start < start);
-            if let Some(b) = n.bookings.get_mut(j).filter(|b| b.task == task) {
+        for &g in self.groups.live[..self.groups.count].iter() {
+            let bs = &mut self.slots[g as usize].bookings;
+            let j = bs.partition_point(|b| b.start < start);
+            if let Some(b) = bs.get_mut(j).filter(|b| b.task == task) {
                 b.kind = BookingKind::Running;
-                found += 1;
+                found += self.groups.size[g as usize];
             }
         }
         found
@@ -1003,56 +1463,52 @@ impl<'a> ClusterTimeline<'a> {
     /// Removes the bookings of `task` that start at `start`; only those that end after `at`
     /// free time (and so loosen the cluster).
     fn remove_from(&mut self, task: TaskId, start: Micros, at: Micros) -> u32 {
-        // The voids on either side of each booking removed join: keep the index current
-        // (taking back a reservation, a completion) instead of rebuilding it at the next query.
-        let n = self.nodes.len();
-        let fresh = self.index_kept();
-        let base = self.base_kept();
+        let fresh = self.index_fresh();
         self.changed();
+        self.begin_edits(fresh);
+        let mut t = 0;
         let mut gone = Removed::default();
-        // The span is the booking's, known once the first is found: one gather (one stamp)
-        // starts then, for the index and for its copy alike.
-        let (mut first, mut main, mut based) = (None::<Gather>, None::<Gather>, None::<Gather>);
-        for (i, node) in self.nodes.iter_mut().enumerate() {
-            let bs = &mut node.bookings;
+        for x in 0..self.groups.count {
+            let g = self.groups.live[x];
+            let bs = &mut self.slots[g as usize].bookings;
             let j = bs.partition_point(|b| b.start < start);
             if bs.get(j).is_none_or(|b| b.task != task) {
                 continue;
             }
-            let b = bs[j];
-            let node = i as u32;
-            if let Some(ix) = self.index.as_mut().filter(|_| fresh || base) {
-                let g = *first
-                    .get_or_insert_with(|| Self::gather(ix, Change::Join, b.start.0, b.end.0));
-                if fresh {
-                    let (lo, hi) = (
-                        if j == 0 { 0 } else { bs[j - 1].end.0 },
-                        bs.get(j + 1).map_or(u64::MAX, |x| x.start.0),
-                    );
-                    let work = &mut ix.work[..3 * n];
-                    main.get_or_insert(g).note(work, n, lo, hi, node);
-                }
-                // Its base void joins likewise (place-holders aside).
-                if base && b.kind != BookingKind::PlaceHolder {
-                    let (lo, hi) = base_bounds(bs, j, j + 1);
-                    let work = &mut ix.work[3 * n..6 * n];
-                    based.get_or_insert(g).note(work, n, lo, hi, node);
-                }
+            let lo = if j == 0 { 0 } else { bs[j - 1].end.0 };
+            let hi = bs.get(j + 1).map_or(u64::MAX, |x| x.start.0);
+            let b = bs.remove(j);
+            let w = self.groups.size[g as usize];
+            gone.note(&b, at, w);
+            t += 1;
+            // Its sides join.
+            let (s, e) = (b.start.0, b.end.0);
+            if lo < s {
+                self.edit(false, lo, s, g, w);
             }
-            bs.remove(j);
-            gone.note(&b, at);
-        }
-        if fresh {
-            match main {
-                Some(g) => self.apply_main(&g, 0),
-                // Nothing removed: the index is as current as it was.
-                None => self.mark_fresh(),
+            if hi > e {
+                self.edit(false, e, hi, g, w);
             }
+            self.edit(true, lo, hi, g, w);
         }
-        if let Some(g) = based {
-            self.apply_base(&g, 1);
+        if t == 0 {
+            // Nothing removed: the index is as current as it was.
+            if fresh {
+                self.mark_fresh();
+            }
+            return 0;
         }
+        self.apply_edits();
+        self.merge_if_grown();
         self.account(gone)
+    }
+
+    /// Marks the index fresh after a change that left every void as it was.
+    fn mark_fresh(&mut self) {
+        let version = self.version;
+        if let Some(ix) = self.index.as_mut() {
+            ix.built = Some(version);
+        }
     }
 
     /// Ends `task` at `at` (at or before its planned end): its nodes are free from then on,
@@ -1069,7 +1525,10 @@ impl<'a> ClusterTimeline<'a> {
         }
         let mut pruned = false;
         let mut first_end = Micros::MAX;
-        for n in self.nodes.iter_mut() {
+        for x in 0..self.groups.count {
+            let g = self.groups.live[x];
+            let w = self.groups.size[g as usize];
+            let n = &mut self.slots[g as usize];
             let stale = n.bookings.partition_point(|b| b.end <= now);
             // A node's bookings are disjoint and in start order, so in end order too.
             if let Some(b) = n.bookings.get(stale).filter(|b| b.end < first_end) {
@@ -1080,9 +1539,9 @@ impl<'a> ClusterTimeline<'a> {
                 let held = n.bookings[..stale]
                     .iter()
                     .filter(|b| b.kind == BookingKind::PlaceHolder)
-                    .count();
-                self.held -= held as u32;
-                self.booked -= stale as u32;
+                    .count() as u32;
+                self.held -= held * w;
+                self.booked -= stale as u32 * w;
                 // Keep the order: shift the rest down.
                 let len = n.bookings.len();
                 for i in stale..len {
@@ -1095,7 +1554,7 @@ impl<'a> ClusterTimeline<'a> {
         // Completions remove their bookings, so there is seldom anything to prune.
         if pruned {
             self.changed();
-            self.drop_base();
+            self.merge();
         }
     }
 
@@ -1106,35 +1565,192 @@ impl<'a> ClusterTimeline<'a> {
             return 0;
         }
         let mut total: u128 = 0;
-        for n in self.nodes.iter() {
+        for &g in self.groups.live() {
             let mut busy: u64 = 0;
-            for b in n.bookings.iter() {
+            for b in self.slots[g as usize].bookings.iter() {
                 let s = if b.start > from { b.start } else { from };
                 let e = if b.end < to { b.end } else { to };
                 if e > s {
                     busy += e.0 - s.0;
                 }
             }
-            total += (to.0 - from.0 - busy) as u128;
+            total += (to.0 - from.0 - busy) as u128 * self.groups.size[g as usize] as u128;
         }
         total
     }
 }
 
-/// Voids a node choice reads off the index, per node of the cluster, before it searches
-/// every node's timeline instead (a walk reads a void in a few nanoseconds; a binary search
-/// in a node's bookings costs tens).
-const INDEX_WALK_PER_NODE: usize = 4;
-
-/// The void index's order by start. A node has one void starting at any instant, so the
-/// node breaks ties and the order is total; and a void whose end moves keeps its place.
-fn by_start_key(x: &Void) -> (u64, u32) {
-    (x.start, x.node)
+/// Calls `take` on the `want` lowest nodes (fewer if there are not so many) of the groups
+/// whose lowest members are `heads` (a list each, in node order, linked by `next`), lowest
+/// first: a merge of the lists through a binary min-heap kept in `heads`, O(want log heads).
+fn lowest_members(heads: &mut [u64], next: &[u32], want: usize, mut take: impl FnMut(u32)) {
+    let mut len = heads.len();
+    let sift = |heads: &mut [u64], len: usize, mut at: usize| loop {
+        let (l, r) = (2 * at + 1, 2 * at + 2);
+        let mut low = at;
+        if l < len && heads[l] < heads[low] {
+            low = l;
+        }
+        if r < len && heads[r] < heads[low] {
+            low = r;
+        }
+        if low == at {
+            return;
+        }
+        heads.swap(at, low);
+        at = low;
+    };
+    for at in (0..len / 2).rev() {
+        sift(heads, len, at);
+    }
+    for _ in 0..want {
+        if len == 0 {
+            return;
+        }
+        let node = heads[0] as u32;
+        take(node);
+        match next[node as usize] {
+            NONE => {
+                len -= 1;
+                heads[0] = heads[len];
+            }
+            n => heads[0] = n as u64,
+        }
+        sift(heads, len, 0);
+    }
 }
 
-/// The void index's order by end (total likewise; a void whose start moves keeps its place).
+/// Node choice's sort key of a free group whose void is `[a, b)`, for a booking over
+/// `[s, e)`: new idle voids, then void size, then the group's name. Its nodes all have this
+/// key but for their index, the last key, so a group's lowest nodes go first.
+fn choice_key(now: Micros, s: Micros, e: Micros, a: u64, b: u64, g: u32) -> u64 {
+    let a = a.max(now.0);
+    let new_before = (s.0 > a) as u64;
+    let new_after = (b != u64::MAX && e.0 < b) as u64;
+    let size = if b == u64::MAX { u64::MAX } else { b - a };
+    let size = size.min((1 << 42) - 1);
+    ((new_before + new_after) << 62) | (size << 20) | (g as u64 & 0xF_FFFF)
+}
+
+/// Makes slot `to` hold the bookings of slot `from` (copying only the bookings held).
+fn copy_slot(slots: &mut [NodeTimeline], from: usize, to: usize) {
+    let (src, dst) = if from < to {
+        let (x, y) = slots.split_at_mut(to);
+        (&x[from], &mut y[0])
+    } else {
+        let (x, y) = slots.split_at_mut(from);
+        (&y[0], &mut x[to])
+    };
+    dst.bookings.clear();
+    // Room enough: every slot has the same capacity.
+    let _ = dst.bookings.extend_from_slice(&src.bookings);
+}
+
+/// Joins group `b` into group `a` (`a < b`, equal bookings): one list in node order.
+fn join(gr: &mut Groups<'_>, a: u32, b: u32) {
+    let (mut x, mut y) = (gr.next[a as usize], b);
+    let mut tail = a;
+    while y != NONE {
+        gr.of[y as usize] = a;
+        if x != NONE && x < y {
+            gr.next[tail as usize] = x;
+            tail = x;
+            x = gr.next[x as usize];
+        } else {
+            gr.next[tail as usize] = y;
+            tail = y;
+            y = gr.next[y as usize];
+        }
+    }
+    gr.next[tail as usize] = x;
+    gr.size[a as usize] += gr.size[b as usize];
+    gr.size[b as usize] = 0;
+}
+
+/// The void index's order by start. A group has one void starting at any instant, so the
+/// group breaks ties and the order is total.
+fn by_start_key(x: &Void) -> (u64, u32) {
+    (x.start, x.group)
+}
+
+/// The void index's order by end (total likewise).
 fn by_end_key(x: &Void) -> (u64, u32) {
-    (x.end, x.node)
+    (x.end, x.group)
+}
+
+/// An edit's sort key: the void's key, then what goes (0) before what comes (1).
+fn packed((at, g): (u64, u32), comes: u32) -> u128 {
+    ((at as u128) << 64) | ((g as u128) << 32) | comes as u128
+}
+
+/// The weight of the voids before position `i` of a sorted array (`total` past its end).
+fn weight_before(arr: &[Void], i: usize, total: u32) -> u32 {
+    arr.get(i).map_or(total, |x| x.before)
+}
+
+/// Writes each void's `before` from position `from` on; returns the total weight.
+fn sum_before(arr: &mut [Void], from: usize) -> u32 {
+    let mut w = if from == 0 {
+        0
+    } else {
+        arr[from - 1].before + arr[from - 1].weight
+    };
+    for x in arr[from..].iter_mut() {
+        x.before = w;
+        w += x.weight;
+    }
+    w
+}
+
+/// Applies `edits` (sorted by `key`, then what goes before what comes; `before` says which:
+/// 0 goes, 1 comes) to one sorted array of `len` voids, in one pass from the first edit, and
+/// counts the weights again from there. Returns the new length and the total weight; `None`
+/// if it does not fit in `cap` or a void to go is not there.
+fn edit(
+    arr: &mut [Void],
+    len: usize,
+    cap: usize,
+    edits: &[Void],
+    key: fn(&Void) -> (u64, u32),
+) -> Option<(usize, u32)> {
+    let Some(first) = edits.first() else {
+        let total = arr[..len].last().map_or(0, |x| x.before + x.weight);
+        return Some((len, total));
+    };
+    // Make room ahead of the pass for the most voids it is ever ahead by.
+    let (mut ahead, mut most) = (0isize, 0isize);
+    for x in edits {
+        ahead += if x.before == 1 { 1 } else { -1 };
+        most = most.max(ahead);
+    }
+    let shift = most as usize;
+    if len + shift > cap {
+        return None;
+    }
+    let p0 = arr[..len].partition_point(|x| key(x) < key(first));
+    arr.copy_within(p0..len, p0 + shift);
+    let end = len + shift;
+    let (mut r, mut w) = (p0 + shift, p0);
+    for x in edits {
+        let k = key(x);
+        while r < end && key(&arr[r]) < k {
+            arr[w] = arr[r];
+            w += 1;
+            r += 1;
+        }
+        if x.before == 1 {
+            arr[w] = Void { before: 0, ..*x };
+            w += 1;
+        } else if r < end && key(&arr[r]) == k {
+            r += 1;
+        } else {
+            return None;
+        }
+    }
+    arr.copy_within(r..end, w);
+    let len = w + (end - r);
+    let total = sum_before(&mut arr[..len], p0);
+    Some((len, total))
 }
 
 /// What a removal took away: bookings, place-holders among them, and whether they freed
@@ -1148,285 +1764,22 @@ struct Removed {
 }
 
 impl Removed {
-    /// Counts booking `b`, removed by a task stopping at `at`.
-    fn note(&mut self, b: &Booking, at: Micros) {
+    /// Counts booking `b` of `nodes` nodes, removed by a task stopping at `at`.
+    fn note(&mut self, b: &Booking, at: Micros, nodes: u32) {
         let held = b.kind == BookingKind::PlaceHolder;
-        self.found += 1;
-        self.held += held as u32;
+        self.found += nodes;
+        self.held += held as u32 * nodes;
         self.freed |= b.end > at;
         self.base_freed |= b.end > at && !held;
     }
 }
-
-/// The base void (see [`Base`]) a node's bookings `bs` have around their indices `i..j`:
-/// from the end of the last booking before `i` that is not a place-holder (or zero) to the
-/// start of the first such booking from `j` on (or the end of time).
-fn base_bounds(bs: &[Booking], i: usize, j: usize) -> (u64, u64) {
-    let before = bs[..i]
-        .iter()
-        .rev()
-        .find(|x| x.kind != BookingKind::PlaceHolder)
-        .map_or(0, |x| x.end.0);
-    let after = bs[j..]
-        .iter()
-        .find(|x| x.kind != BookingKind::PlaceHolder)
-        .map_or(u64::MAX, |x| x.start.0);
-    (before, after)
-}
-
-/// What a change does to each node it touches, all over the same span `[s, e)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Change {
-    /// A booking of `[s, e)` lands in the node's void `[lo, hi)`, leaving `[lo, s)` and
-    /// `[e, hi)` (those that are not empty).
-    Split,
-    /// The booking of `[s, e)` leaves, and its sides `[lo, s)` and `[e, hi)` (those that
-    /// are not empty) join into `[lo, hi)`.
-    Join,
-}
-
-/// A change to one pair of sorted void arrays, gathered node by node in a work region of
-/// three per-node parts: a table (entry `n`: node `n`'s `[lo, hi)`, its `node` field the
-/// change's stamp), then the voids the change adds to the order by start and to the order
-/// by end.
-///
-/// The keys make the change cheap to apply. In the order by start a void's place is its
-/// start, then its node: the piece of a split that keeps the void's start keeps its place
-/// (only its end moves), and so does the whole of a join that keeps the first side's start.
-/// What is left to add all shares one key (`e` for a split's pieces by start, `s` for its
-/// pieces by end; `s` and `e` for a join's), so it goes in as one run, ordered by node. The
-/// order by end is the mirror image. Applying is then one walk from the first void touched
-/// and two moves of what follows, with no sort and no search per void.
-#[derive(Clone, Copy, Debug)]
-struct Gather {
-    change: Change,
-    s: u64,
-    e: u64,
-    stamp: u32,
-    /// Voids of the arrays the change edits or removes (the same count in both orders).
-    touched: usize,
-    /// The smallest start, and the smallest end, of the voids it touches.
-    first_start: u64,
-    first_end: u64,
-    /// Voids it adds to the order by start, and to the order by end.
-    add_start: usize,
-    add_end: usize,
-}
-
-impl Gather {
-    fn new(change: Change, s: u64, e: u64, stamp: u32) -> Gather {
-        Gather {
-            change,
-            s,
-            e,
-            stamp,
-            touched: 0,
-            first_start: u64::MAX,
-            first_end: u64::MAX,
-            add_start: 0,
-            add_end: 0,
-        }
-    }
-
-    /// Notes node `node`'s part: its void `[lo, hi)` around the span (a split) or the one its
-    /// sides join into (a join). `work` is the change's region of `3 * nodes` entries.
-    fn note(&mut self, work: &mut [Void], nodes: usize, lo: u64, hi: u64, node: u32) {
-        let (s, e) = (self.s, self.e);
-        let (table, adds) = work.split_at_mut(nodes);
-        let (by_start, by_end) = adds.split_at_mut(nodes);
-        table[node as usize] = Void {
-            start: lo,
-            end: hi,
-            node: self.stamp,
-        };
-        let void = |start, end| Void { start, end, node };
-        match self.change {
-            Change::Split => {
-                self.touch(lo, hi);
-                if hi > e {
-                    push(by_start, &mut self.add_start, void(e, hi));
-                }
-                if lo < s {
-                    push(by_end, &mut self.add_end, void(lo, s));
-                }
-            }
-            Change::Join => {
-                if lo < s {
-                    self.touch(lo, s);
-                } else {
-                    push(by_start, &mut self.add_start, void(s, hi));
-                }
-                if hi > e {
-                    self.touch(e, hi);
-                } else {
-                    push(by_end, &mut self.add_end, void(lo, e));
-                }
-            }
-        }
-    }
-
-    /// Counts a void `[start, end)` the change edits or removes.
-    fn touch(&mut self, start: u64, end: u64) {
-        self.touched += 1;
-        self.first_start = self.first_start.min(start);
-        self.first_end = self.first_end.min(end);
-    }
-
-    /// Applies the change to `by_start[..len]` and `by_end[..len]`; returns the new length,
-    /// or `None` if it does not fit or they do not hold the voids it touches (the caller
-    /// then stops trusting them).
-    fn apply(
-        &self,
-        by_start: &mut [Void],
-        by_end: &mut [Void],
-        len: usize,
-        work: &mut [Void],
-        nodes: usize,
-    ) -> Option<usize> {
-        let (table, adds) = work.split_at_mut(nodes);
-        let (add_start, add_end) = adds.split_at_mut(nodes);
-        let (add_start, add_end) = (
-            &mut add_start[..self.add_start],
-            &mut add_end[..self.add_end],
-        );
-        // Gathered in the order the nodes came in: a booking's nodes come in the order they
-        // were chosen, a removal's in node order.
-        if !add_start.is_sorted_by_key(|x| x.node) {
-            add_start.sort_unstable_by_key(|x| x.node);
-        }
-        if !add_end.is_sorted_by_key(|x| x.node) {
-            add_end.sort_unstable_by_key(|x| x.node);
-        }
-        let cap = by_start.len().min(by_end.len());
-        let (s, e) = (self.s, self.e);
-        let (k_start, k_end) = match self.change {
-            Change::Split => (e, s),
-            Change::Join => (s, e),
-        };
-        let n1 = self.apply_one(
-            by_start,
-            len,
-            cap,
-            Order::ByStart,
-            table,
-            add_start,
-            k_start,
-        )?;
-        let n2 = self.apply_one(by_end, len, cap, Order::ByEnd, table, add_end, k_end)?;
-        (n1 == n2).then_some(n1)
-    }
-
-    /// Applies the change to one sorted array: edits and removals in one walk from the first
-    /// void touched, then the voids `add` (sorted by node, all at key `at`) go in.
-    #[allow(clippy::too_many_arguments)]
-    fn apply_one(
-        &self,
-        arr: &mut [Void],
-        len: usize,
-        cap: usize,
-        order: Order,
-        table: &[Void],
-        add: &[Void],
-        at: u64,
-    ) -> Option<usize> {
-        let (s, e, stamp) = (self.s, self.e, self.stamp);
-        let key = |x: &Void| match order {
-            Order::ByStart => x.start,
-            Order::ByEnd => x.end,
-        };
-        let first = match order {
-            Order::ByStart => self.first_start,
-            Order::ByEnd => self.first_end,
-        };
-        let mut r = arr[..len].partition_point(|x| key(x) < first);
-        let mut w = r;
-        let mut found = 0;
-        while found < self.touched {
-            let mut x = *arr[..len].get(r)?;
-            r += 1;
-            let t = table.get(x.node as usize)?;
-            if t.node == stamp {
-                let (lo, hi) = (t.start, t.end);
-                // What becomes of this void of a touched node: `Some(kept)` or gone; voids
-                // the change does not touch stay as they are.
-                let touched = match (self.change, order) {
-                    (Change::Split, _) => (x.start == lo && x.end == hi).then(|| match order {
-                        Order::ByStart => (lo < s).then_some(Void { end: s, ..x }),
-                        Order::ByEnd => (hi > e).then_some(Void { start: e, ..x }),
-                    }),
-                    (Change::Join, _) => {
-                        let first_side = lo < s && x.start == lo && x.end == s;
-                        let second_side = hi > e && x.start == e && x.end == hi;
-                        match order {
-                            Order::ByStart if first_side => Some(Some(Void { end: hi, ..x })),
-                            Order::ByEnd if second_side => Some(Some(Void { start: lo, ..x })),
-                            _ if first_side || second_side => Some(None),
-                            _ => None,
-                        }
-                    }
-                };
-                match touched {
-                    Some(Some(kept)) => {
-                        found += 1;
-                        x = kept;
-                    }
-                    Some(None) => {
-                        found += 1;
-                        continue;
-                    }
-                    None => {}
-                }
-            }
-            arr[w] = x;
-            w += 1;
-        }
-        if w < r {
-            arr.copy_within(r..len, w);
-        }
-        let len = len - (r - w);
-        if add.is_empty() {
-            return Some(len);
-        }
-        if len + add.len() > cap {
-            return None;
-        }
-        // The run of voids already at key `at`, into which `add` merges by node.
-        let p = arr[..len].partition_point(|x| key(x) < at);
-        let q = p + arr[p..len].iter().take_while(|x| key(x) == at).count();
-        arr.copy_within(q..len, q + add.len());
-        let (mut i, mut j, mut out) = (q, add.len(), q + add.len());
-        while j > 0 {
-            if i > p && arr[i - 1].node > add[j - 1].node {
-                arr[out - 1] = arr[i - 1];
-                i -= 1;
-            } else {
-                arr[out - 1] = add[j - 1];
-                j -= 1;
-            }
-            out -= 1;
-        }
-        Some(len + add.len())
-    }
-}
-
-/// Writes `v` at `buf[*n]` and counts it.
-fn push(buf: &mut [Void], n: &mut usize, v: Void) {
-    buf[*n] = v;
-    *n += 1;
-}
-
-/// Which of the two sorted arrays of a void index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Order {
-    ByStart,
-    ByEnd,
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
     use super::*;
     use proptest::prelude::*;
+    use std::format;
+    use std::string::String;
     use std::vec;
     use std::vec::Vec;
 
@@ -1450,6 +1803,33 @@ mod tests {
         }
     }
 
+    /// A cluster's storage: its nodes' slots and their group bookkeeping.
+    struct Store {
+        nodes: Vec<NodeTimeline>,
+        members: Vec<u32>,
+    }
+    impl Store {
+        fn new(n: usize) -> Store {
+            Store {
+                nodes: vec![NodeTimeline::new(); n],
+                members: vec![0; ClusterTimeline::members_len(n)],
+            }
+        }
+        fn cluster(&mut self) -> ClusterTimeline<'_> {
+            ClusterTimeline::new(&mut self.nodes, &mut self.members).unwrap()
+        }
+    }
+
+    fn leak(n: usize) -> &'static mut [Void] {
+        std::boxed::Box::leak(vec![Void::default(); n].into_boxed_slice())
+    }
+
+    /// Gives `c` a void index with room for every void and `work` entries to apply changes.
+    fn give_index(c: &mut ClusterTimeline<'_>, work: usize) {
+        let l = ClusterTimeline::scratch_len(c.slots.len());
+        c.set_index(leak(l), leak(l), leak(work));
+    }
+
     struct Bufs {
         a: Vec<u64>,
         b: Vec<u64>,
@@ -1469,22 +1849,16 @@ mod tests {
 
     /// The earliest start both ways, sweep and void index, which must agree.
     fn earliest(c: &mut ClusterTimeline<'_>, t: u64, k: u32, d: u64) -> Option<u64> {
-        let mut b = Bufs::new(c.nodes.len());
+        let n = c.slots.len();
+        let mut b = Bufs::new(n);
         let swept = c
             .swept_earliest(m(t), NodeCount(k), m(d), &mut b.scratch())
             .unwrap();
-        let l = ClusterTimeline::scratch_len(c.nodes.len());
-        let by_start: &'static mut [Void] =
-            std::boxed::Box::leak(vec![Void::default(); l].into_boxed_slice());
-        let by_end: &'static mut [Void] =
-            std::boxed::Box::leak(vec![Void::default(); l].into_boxed_slice());
-        let work: &'static mut [Void] =
-            std::boxed::Box::leak(vec![Void::default(); 3 * c.nodes.len()].into_boxed_slice());
-        c.set_index(by_start, by_end, work);
+        give_index(c, ClusterTimeline::index_work_len(n));
         let indexed = c
             .earliest_start(m(t), NodeCount(k), m(d), &mut b.scratch())
             .unwrap();
-        if k > 0 && k as usize <= c.nodes.len() {
+        if k > 0 && k as usize <= n {
             assert!(
                 c.index.as_ref().is_some_and(|ix| ix.built.is_some()),
                 "the index was used"
@@ -1500,16 +1874,16 @@ mod tests {
 
     #[test]
     fn empty_cluster_starts_now() {
-        let mut st = vec![NodeTimeline::new(); 4];
-        let mut c = ClusterTimeline::new(&mut st);
+        let mut store = Store::new(4);
+        let mut c = store.cluster();
         assert_eq!(earliest(&mut c, 5, 4, 10), Some(5));
         assert_eq!(earliest(&mut c, 5, 5, 10), None);
     }
 
     #[test]
     fn waits_for_enough_nodes_and_uses_a_void_that_fits() {
-        let mut st = vec![NodeTimeline::new(); 3];
-        let mut c = ClusterTimeline::new(&mut st);
+        let mut store = Store::new(3);
+        let mut c = store.cluster();
         c.book(&[0], run(1, 0, 10)).unwrap();
         c.book(&[1], run(2, 0, 20)).unwrap();
         c.book(&[2], run(3, 5, 8)).unwrap();
@@ -1526,8 +1900,8 @@ mod tests {
     #[test]
     fn node_choice_of_fig5() {
         // Ten nodes n1..n10 at indices 0..9. The task needs 3 nodes for [20, 30).
-        let mut st = vec![NodeTimeline::new(); 10];
-        let mut c = ClusterTimeline::new(&mut st);
+        let mut store = Store::new(10);
+        let mut c = store.cluster();
         // Busy nodes at 20: n1, n2, n7, n8, n9, n10.
         for (i, t) in [(0u32, 1u32), (1, 2), (6, 7), (7, 8), (8, 9), (9, 10)] {
             c.book(&[i], run(t, 0, 40)).unwrap();
@@ -1546,7 +1920,7 @@ mod tests {
         c.book(&[5], run(66, 30, 40)).unwrap();
         assert_eq!(earliest(&mut c, 0, 3, 10), Some(20));
         let mut out = [0u32; 3];
-        let mut keys = [0u64; 10];
+        let mut keys = [0u64; 20];
         assert_eq!(c.choose_nodes(m(0), m(20), m(10), &mut out, &mut keys), 3);
         // n6, n5, n3 (indices 5, 4, 2), in node order.
         assert_eq!(out, [2, 4, 5]);
@@ -1554,8 +1928,8 @@ mod tests {
 
     #[test]
     fn booking_is_all_or_nothing() {
-        let mut st = vec![NodeTimeline::new(); 2];
-        let mut c = ClusterTimeline::new(&mut st);
+        let mut store = Store::new(2);
+        let mut c = store.cluster();
         c.book(&[1], run(1, 0, 10)).unwrap();
         assert_eq!(
             c.book(&[0, 1], run(2, 5, 15)),
@@ -1571,8 +1945,8 @@ mod tests {
 
     #[test]
     fn a_full_node_is_a_capacity_error() {
-        let mut st = vec![NodeTimeline::new(); 1];
-        let mut c = ClusterTimeline::new(&mut st);
+        let mut store = Store::new(1);
+        let mut c = store.cluster();
         for i in 0..MAX_BOOKINGS_PER_NODE as u64 {
             c.book(&[0], run(i as u32, i * 10, i * 10 + 5)).unwrap();
         }
@@ -1582,8 +1956,8 @@ mod tests {
 
     #[test]
     fn early_completion_frees_nodes_then() {
-        let mut st = vec![NodeTimeline::new(); 2];
-        let mut c = ClusterTimeline::new(&mut st);
+        let mut store = Store::new(2);
+        let mut c = store.cluster();
         c.book(&[0, 1], run(1, 0, 100)).unwrap();
         assert_eq!(earliest(&mut c, 10, 2, 5), Some(100));
         assert_eq!(c.complete(TaskId(1), m(40)), 2);
@@ -1592,8 +1966,8 @@ mod tests {
 
     #[test]
     fn the_booking_log_and_change_counts() {
-        let mut st = vec![NodeTimeline::new(); 3];
-        let mut c = ClusterTimeline::new(&mut st);
+        let mut store = Store::new(3);
+        let mut c = store.cluster();
         c.book(&[0, 1], run(1, 0, 10)).unwrap();
         let t0 = c.tightened();
         c.book(&[2], place(2, 5, 20)).unwrap();
@@ -1639,26 +2013,31 @@ mod tests {
 
     #[test]
     fn a_wrapped_stamp_forgets_every_old_mark() {
-        let mut st = vec![NodeTimeline::new(); 2];
-        let mut c = ClusterTimeline::new(&mut st);
-        let leak = |n: usize| -> &'static mut [Void] {
-            std::boxed::Box::leak(vec![Void::default(); n].into_boxed_slice())
-        };
-        c.set_index(leak(8), leak(8), leak(ClusterTimeline::index_work_len(2)));
-        c.book(&[0], run(1, 10, 20)).unwrap();
+        let mut store = Store::new(2);
+        let mut c = store.cluster();
+        give_index(&mut c, ClusterTimeline::index_work_len(2));
+        c.book(&[0, 1], run(1, 10, 20)).unwrap();
         assert!(c.fresh_index());
-        // Node 0's void [0, 10) as a change stamped 1 noted it, 2^32 changes ago; the next
-        // change's stamp wraps round to 1 and must not take that void for one it splits.
-        let ix = c.index.as_mut().unwrap();
-        ix.work[0] = Void {
-            start: 0,
-            end: 10,
-            node: 1,
-        };
-        ix.stamp = u32::MAX;
-        c.book(&[1], run(2, 30, 40)).unwrap();
+        // Group 0 as a change stamped 1 touched it, 2^32 changes ago: the next change's stamp
+        // wraps round to 1 and must not take the group for one it has already checked and
+        // counted (it would then be neither checked for an overlap nor booked).
+        c.groups.mark[0] = 1;
+        c.groups.stamp = u32::MAX;
+        c.book(&[0], run(2, 30, 40)).unwrap();
+        assert_eq!(
+            c.node(0).unwrap().bookings(),
+            &[run(1, 10, 20), run(2, 30, 40)]
+        );
+        assert_eq!(c.node(1).unwrap().bookings(), &[run(1, 10, 20)]);
+        assert_eq!(c.groups(), 2);
         assert_eq!(c.index.as_ref().unwrap().built, Some(c.version));
         index_is_its_rebuild(&mut c).unwrap();
+        c.groups.mark[0] = 1;
+        c.groups.stamp = u32::MAX;
+        assert_eq!(
+            c.book(&[0], run(3, 15, 25)),
+            Err(Error::Input(InputError::Overlap))
+        );
     }
 
     #[test]
@@ -1668,8 +2047,8 @@ mod tests {
             c.book(&[1], run(2, 0, 30)).unwrap();
             c.book(&[0, 1, 2], run(3, 40, 50)).unwrap();
         };
-        let (mut a, mut b) = (vec![NodeTimeline::new(); 3], vec![NodeTimeline::new(); 3]);
-        let (mut ca, mut cb) = (ClusterTimeline::new(&mut a), ClusterTimeline::new(&mut b));
+        let (mut a, mut b) = (Store::new(3), Store::new(3));
+        let (mut ca, mut cb) = (a.cluster(), b.cluster());
         book_all(&mut ca);
         book_all(&mut cb);
         assert_eq!(
@@ -1686,15 +2065,15 @@ mod tests {
         );
         assert_eq!(ca.remove_task_from(TaskId(9), m(40)), 0, "no such task");
         assert_eq!(ca.loosened(), cb.loosened());
-        for (x, y) in ca.nodes().iter().zip(cb.nodes()) {
+        for (x, y) in ca.nodes().zip(cb.nodes()) {
             assert_eq!(x.bookings(), y.bookings());
         }
     }
 
     #[test]
     fn free_over_counts_up_to_what_is_wanted() {
-        let mut st = vec![NodeTimeline::new(); 4];
-        let mut c = ClusterTimeline::new(&mut st);
+        let mut store = Store::new(4);
+        let mut c = store.cluster();
         c.book(&[0], run(1, 0, 10)).unwrap();
         c.book(&[1], run(2, 20, 30)).unwrap();
         assert_eq!(c.free_over(m(0), m(20), u32::MAX), 3);
@@ -1705,12 +2084,92 @@ mod tests {
 
     #[test]
     fn free_node_time_counts_unbooked_time() {
-        let mut st = vec![NodeTimeline::new(); 2];
-        let mut c = ClusterTimeline::new(&mut st);
+        let mut store = Store::new(2);
+        let mut c = store.cluster();
         c.book(&[0], run(1, 0, 30)).unwrap();
         c.book(&[1], place(2, 50, 150)).unwrap();
         // [10, 100): node 0 free 70, node 1 free 40.
         assert_eq!(c.free_node_time(m(10), m(100)), 110);
+    }
+
+    /// Several groups with equal voids at the margin of a choice: their lowest nodes are
+    /// merged by index, as node by node.
+    #[test]
+    fn a_choice_takes_the_lowest_nodes_of_groups_with_equal_voids() {
+        let mut store = Store::new(10);
+        let mut c = store.cluster();
+        // Three groups, each free over [10, 100) (told apart by their tasks), and node 9 free
+        // over [10, 30) exactly.
+        for (g, task) in [([0, 3, 6], 1), ([1, 4, 7], 3), ([2, 5, 8], 5)] {
+            c.book(&g, run(task, 0, 10)).unwrap();
+            c.book(&g, run(task + 1, 100, 110)).unwrap();
+        }
+        c.book(&[9], run(7, 0, 10)).unwrap();
+        c.book(&[9], run(8, 30, 40)).unwrap();
+        assert_eq!(c.groups(), 4);
+        let mut keys = [0u64; 8];
+        let choose = |k: usize, keys: &mut [u64]| {
+            let mut out = vec![0u32; k];
+            let got = c.choose_nodes(m(10), m(10), m(20), &mut out, keys);
+            out.truncate(got);
+            out
+        };
+        assert_eq!(choose(1, &mut keys), [9]);
+        assert_eq!(choose(5, &mut keys), [0, 1, 2, 3, 9]);
+        assert_eq!(choose(8, &mut keys), [0, 1, 2, 3, 4, 5, 6, 9]);
+        assert_eq!(choose(11, &mut keys), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+        // Keys for fewer than two entries a group: no choice.
+        assert!(choose(5, &mut keys[..7]).is_empty());
+        for k in 1..=10 {
+            assert_eq!(choose(k, &mut keys), chosen_by_nodes(&c, 10, 10, 20, k));
+        }
+    }
+
+    #[test]
+    fn booking_a_choice_needs_keys_for_every_group() {
+        let mut st = Store::new(4);
+        let mut c = st.cluster();
+        c.book(&[1], run(1, 0, 10)).unwrap();
+        c.book(&[3], run(2, 5, 10)).unwrap();
+        assert_eq!(c.groups(), 3);
+        let mut short = [0u64; 5];
+        let err = c.book_chosen(m(0), 2, place(3, 20, 30), &mut short);
+        assert!(matches!(err, Err(Error::Capacity(_))), "{err:?}");
+        assert_eq!(c.booked, 2, "nothing booked");
+        let mut keys = [0u64; 6];
+        // Only node 0 and 2 are free over [0, 10): not 3 of them, and nothing changes.
+        assert_eq!(
+            c.book_chosen(m(0), 3, place(3, 0, 10), &mut keys),
+            Ok(false)
+        );
+        assert_eq!(c.booked, 2);
+        assert_eq!(c.book_chosen(m(0), 2, place(3, 0, 10), &mut keys), Ok(true));
+        assert_eq!(c.node(0).unwrap().bookings()[0].task, TaskId(3));
+        assert_eq!(c.node(2).unwrap().bookings()[0].task, TaskId(3));
+        assert_eq!(c.held(), 2);
+    }
+
+    #[test]
+    fn a_copy_is_the_cluster_it_copies() {
+        let (mut a, mut b, mut other) = (Store::new(4), Store::new(4), Store::new(3));
+        let (mut src, mut dst, mut small) = (a.cluster(), b.cluster(), other.cluster());
+        src.book(&[0, 1, 2], run(1, 10, 20)).unwrap();
+        src.book(&[1], place(2, 30, 40)).unwrap();
+        src.prune(m(5));
+        // The copy's own bookings and history go (no booking of its own ended before 50).
+        dst.book(&[3], run(9, 0, 50)).unwrap();
+        dst.copy_from(&src).unwrap();
+        for i in 0..4 {
+            assert_eq!(
+                dst.node(i).unwrap().bookings(),
+                src.node(i).unwrap().bookings()
+            );
+        }
+        groups_are_a_partition(&dst).unwrap();
+        assert_eq!((dst.groups(), dst.held(), dst.tightened()), (3, 1, 2));
+        assert_eq!(dst.free_over(m(15), m(35), u32::MAX), 1);
+        assert_eq!(dst.free_over(m(25), m(28), u32::MAX), 4);
+        assert!(small.copy_from(&src).is_err(), "a cluster of another size");
     }
 
     /// Brute force: try t and every booking end after it, in order.
@@ -1736,6 +2195,28 @@ mod tests {
         None
     }
 
+    /// The node choice node by node (seed 000 §III.F): every node free over `[s, s + d)`,
+    /// keyed by (new idle voids, void size, node index) with its void starting no earlier
+    /// than `now`, sorted; the first `k`, in node order.
+    fn chosen_by_nodes(c: &ClusterTimeline<'_>, now: u64, s: u64, d: u64, k: usize) -> Vec<u32> {
+        let e = s + d;
+        let mut keyed: Vec<(u64, u64, u32)> = c
+            .nodes()
+            .enumerate()
+            .filter_map(|(i, node)| {
+                let (a, b) = node.void_around(m(s), m(e))?;
+                let (a, b) = (a.0.max(now), b.0);
+                let new = (s > a) as u64 + (b != u64::MAX && e < b) as u64;
+                let size = if b == u64::MAX { u64::MAX } else { b - a };
+                Some((new, size, i as u32))
+            })
+            .collect();
+        keyed.sort_unstable();
+        let mut out: Vec<u32> = keyed.iter().take(k).map(|x| x.2).collect();
+        out.sort_unstable();
+        out
+    }
+
     fn arb_cluster() -> impl Strategy<Value = Vec<Vec<(u64, u64)>>> {
         prop::collection::vec(prop::collection::vec((0u64..200, 1u64..40), 0..5), 1..7).prop_map(
             |nodes| {
@@ -1758,11 +2239,11 @@ mod tests {
     }
 
     fn build<'a>(
-        st: &'a mut [NodeTimeline],
+        store: &'a mut Store,
         nodes: &[Vec<(u64, u64)>],
         placeholders: bool,
     ) -> ClusterTimeline<'a> {
-        let mut c = ClusterTimeline::new(st);
+        let mut c = store.cluster();
         let mut id = 0;
         for (i, n) in nodes.iter().enumerate() {
             for &(s, e) in n {
@@ -1790,35 +2271,399 @@ mod tests {
         Ok(())
     }
 
+    /// Node `i`'s voids, `[a, b)` in time order, from its bookings.
+    fn voids_of(c: &ClusterTimeline<'_>, i: u32) -> Vec<(u64, u64)> {
+        let mut v = Vec::new();
+        let mut a = 0;
+        for b in c.node(i).unwrap().bookings() {
+            if b.start.0 > a {
+                v.push((a, b.start.0));
+            }
+            a = b.end.0;
+        }
+        v.push((a, u64::MAX));
+        v
+    }
+
+    /// The cluster's (fresh) void index holds every node's voids: each group's once, weighted
+    /// by its size, sorted both ways with the weights before each summed.
+    fn index_is_every_nodes_voids(c: &ClusterTimeline<'_>) -> Result<(), TestCaseError> {
+        let ix = c.index.as_ref().unwrap();
+        let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
+        prop_assert!(starts
+            .windows(2)
+            .all(|w| by_start_key(&w[0]) < by_start_key(&w[1])));
+        prop_assert!(ends
+            .windows(2)
+            .all(|w| by_end_key(&w[0]) < by_end_key(&w[1])));
+        for side in [starts, ends] {
+            let mut w = 0;
+            for v in side {
+                prop_assert_eq!(v.before, w);
+                w += v.weight;
+            }
+            prop_assert_eq!(ix.total, w);
+        }
+        // The same voids both ways.
+        let (mut a, mut b) = (starts.to_vec(), ends.to_vec());
+        for v in a.iter_mut().chain(b.iter_mut()) {
+            v.before = 0;
+        }
+        a.sort_unstable_by_key(by_start_key);
+        b.sort_unstable_by_key(by_start_key);
+        prop_assert_eq!(&a, &b);
+        let mut indexed: Vec<(u32, u64, u64)> = Vec::new();
+        for v in starts {
+            prop_assert_eq!(v.weight, c.groups.size[v.group as usize]);
+            for node in c.groups.members(v.group) {
+                indexed.push((node, v.start, v.end));
+            }
+        }
+        indexed.sort_unstable();
+        let mut held: Vec<(u32, u64, u64)> = (0..c.slots.len() as u32)
+            .flat_map(|i| voids_of(c, i).into_iter().map(move |(a, b)| (i, a, b)))
+            .collect();
+        held.sort_unstable();
+        prop_assert_eq!(indexed, held);
+        Ok(())
+    }
+
+    /// Distinct groups hold distinct bookings (as after a merge).
+    fn groups_are_distinct(c: &ClusterTimeline<'_>) -> Result<(), TestCaseError> {
+        let live = c.groups.live();
+        for (i, &a) in live.iter().enumerate() {
+            for &b in &live[i + 1..] {
+                prop_assert_ne!(
+                    c.slots[a as usize].bookings(),
+                    c.slots[b as usize].bookings(),
+                    "groups {} and {} hold the same bookings",
+                    a,
+                    b
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The groups partition the nodes: each group's list starts at its name and goes up in
+    /// node order, `of` names each member's group (no node left marked taken), and the sizes
+    /// are the lists' lengths and add up to the nodes.
+    fn groups_are_a_partition(c: &ClusterTimeline<'_>) -> Result<(), TestCaseError> {
+        let (n, gr) = (c.slots.len(), &c.groups);
+        prop_assert_eq!(c.groups(), gr.count);
+        let mut seen = vec![false; n];
+        let mut total = 0;
+        for &g in gr.live() {
+            // No more than every node, should a list run in a circle.
+            let list: Vec<u32> = gr.members(g).take(n + 1).collect();
+            prop_assert_eq!(list.first(), Some(&g), "group {} starts at its name", g);
+            prop_assert!(
+                list.windows(2).all(|w| w[0] < w[1]),
+                "group {} in node order: {:?}",
+                g,
+                list
+            );
+            prop_assert_eq!(list.len(), gr.size[g as usize] as usize);
+            for &x in &list {
+                prop_assert_eq!(gr.of[x as usize], g, "node {} of group {}", x, g);
+                prop_assert!(!seen[x as usize], "node {} in two groups", x);
+                seen[x as usize] = true;
+            }
+            total += list.len();
+        }
+        prop_assert_eq!(total, n);
+        for g in 0..n as u32 {
+            if !gr.live().contains(&g) {
+                prop_assert_eq!(gr.size[g as usize], 0, "no group is named {}", g);
+            }
+        }
+        Ok(())
+    }
+
+    /// Every node's bookings, kept node by node: what the cluster must show.
+    type Model = Vec<Vec<Booking>>;
+
+    /// Books `nodes` in the model, all or nothing, as the cluster must; whether it could.
+    fn model_book(model: &mut Model, nodes: &[u32], b: Booking) -> bool {
+        for (j, &x) in nodes.iter().enumerate() {
+            let Some(bs) = model.get(x as usize) else {
+                return false;
+            };
+            if nodes[..j].contains(&x) || bs.iter().any(|o| o.start < b.end && b.start < o.end) {
+                return false;
+            }
+        }
+        for &x in nodes {
+            let bs = &mut model[x as usize];
+            let i = bs.partition_point(|o| o.start < b.start);
+            bs.insert(i, b);
+        }
+        true
+    }
+
+    /// The cluster shows the model: every node's bookings and the counts; nodes of a group
+    /// have equal bookings, and the groups partition the nodes. Its index, when fresh, holds
+    /// every node's voids.
+    fn shows(c: &ClusterTimeline<'_>, model: &Model) -> Result<(), TestCaseError> {
+        groups_are_a_partition(c)?;
+        prop_assert_eq!(c.nodes().len(), model.len());
+        for (i, (node, bs)) in c.nodes().zip(model).enumerate() {
+            prop_assert_eq!(node.bookings(), &bs[..], "node {}", i);
+        }
+        for &g in c.groups.live() {
+            for x in c.groups.members(g) {
+                prop_assert_eq!(&model[x as usize], &model[g as usize]);
+            }
+        }
+        let all = || model.iter().flatten();
+        let held = all().filter(|b| b.kind == BookingKind::PlaceHolder).count();
+        prop_assert_eq!(c.held() as usize, held);
+        prop_assert_eq!(c.booked as usize, all().count());
+        prop_assert!(all().all(|b| c.first_end <= b.end));
+        if c.index_fresh() {
+            index_is_every_nodes_voids(c)?;
+        }
+        Ok(())
+    }
+
+    /// One step of a random history: what (see [`step`]), nodes (a mask), then three numbers.
+    type Op = (u8, u32, u64, u64, u64);
+
+    fn arb_ops(most: usize) -> impl Strategy<Value = Vec<Op>> {
+        prop::collection::vec(
+            (0u8..10, any::<u32>(), 0u64..12, 1u64..5, 0u64..64),
+            1..most,
+        )
+    }
+
+    /// Applies `op` (the `i`-th of a history) to the cluster and to the model, checking what
+    /// the cluster answers against the model; returns whether the change ended in a merge.
+    /// Times are multiples of 10, so that groups often have equal voids, and every booking is
+    /// a task of its own (named by `i`), so that groups are split and joined again.
+    fn step(
+        c: &mut ClusterTimeline<'_>,
+        model: &mut Model,
+        i: usize,
+        op: Op,
+        bufs: &mut Bufs,
+    ) -> Result<bool, TestCaseError> {
+        let n = model.len() as u32;
+        let (what, mask, a, len, x) = op;
+        let mut nodes: Vec<u32> = (0..n).filter(|&j| j < 32 && mask >> j & 1 == 1).collect();
+        let (s, e, d) = (a * 10, (a + len) * 10, len * 10);
+        let task = TaskId(1 + i as u32);
+        let kinds = [
+            BookingKind::Running,
+            BookingKind::PlaceHolder,
+            BookingKind::Reserved,
+        ];
+        match what {
+            // Any nodes (in either order): taken whole, in part, or refused on an overlap.
+            0..=2 => {
+                let b = Booking {
+                    start: m(s),
+                    end: m(e),
+                    task,
+                    kind: kinds[what as usize],
+                };
+                if x % 2 == 1 {
+                    nodes.reverse();
+                }
+                let ok = model_book(model, &nodes, b);
+                prop_assert_eq!(c.book(&nodes, b).is_ok(), ok);
+            }
+            // A list refused whole: a node twice or one the cluster does not have, anywhere.
+            3 => {
+                let bad = match nodes.first() {
+                    Some(&f) if x % 2 == 0 => f,
+                    _ => n,
+                };
+                let at = x as usize % (nodes.len() + 1);
+                nodes.insert(at, bad);
+                prop_assert!(c.book(&nodes, run(task.0, s, e)).is_err());
+            }
+            // Chosen and booked in one step, where the nodes may not be free: the nodes
+            // chosen one by one, or nothing at all.
+            4 if x / 3 % 3 == 2 => {
+                let k = nodes.len().max(1) as u32;
+                let want = chosen_by_nodes(c, s, s, d, k as usize);
+                let b = Booking {
+                    start: m(s),
+                    end: m(e),
+                    task,
+                    kind: kinds[x as usize % 3],
+                };
+                let mut keys = vec![0u64; 2 * c.groups()];
+                let ok = c.book_chosen(m(s), k, b, &mut keys).unwrap();
+                prop_assert_eq!(ok, want.len() == k as usize);
+                if ok {
+                    prop_assert!(model_book(model, &want, b));
+                }
+            }
+            // The controller's way: the earliest start, the nodes chosen there (and booked
+            // by the list, or chosen and booked in one step).
+            4 => {
+                let k = nodes.len().max(1) as u32;
+                let fit = c.earliest_start(m(s), NodeCount(k), m(d), &mut bufs.scratch());
+                if let (Some(f), true) = (fit.as_ref().unwrap(), x / 3 % 3 == 1) {
+                    let want = chosen_by_nodes(c, s, f.start.0, d, k as usize);
+                    let b = Booking {
+                        start: f.start,
+                        end: m(f.start.0 + d),
+                        task,
+                        kind: kinds[x as usize % 3],
+                    };
+                    let mut keys = vec![0u64; 2 * c.groups()];
+                    prop_assert!(c.book_chosen(m(s), k, b, &mut keys).unwrap());
+                    prop_assert!(model_book(model, &want, b));
+                } else if let Some(f) = fit.unwrap() {
+                    let mut out = vec![0u32; k as usize];
+                    let mut keys = vec![0u64; 2 * c.groups()];
+                    let got = c.choose_nodes(m(s), f.start, m(d), &mut out, &mut keys);
+                    prop_assert_eq!(got, k as usize);
+                    prop_assert_eq!(&out, &chosen_by_nodes(c, s, f.start.0, d, k as usize));
+                    let b = Booking {
+                        start: f.start,
+                        end: m(f.start.0 + d),
+                        task,
+                        kind: kinds[x as usize % 3],
+                    };
+                    prop_assert!(model_book(model, &out, b));
+                    prop_assert!(c.book(&out, b).is_ok());
+                }
+            }
+            5 => {
+                let had = model
+                    .iter()
+                    .flatten()
+                    .any(|b| b.kind == BookingKind::PlaceHolder);
+                c.clear_place_holders();
+                for bs in model.iter_mut() {
+                    bs.retain(|b| b.kind != BookingKind::PlaceHolder);
+                }
+                return Ok(had);
+            }
+            6 => {
+                let before: usize = model.iter().map(Vec::len).sum();
+                c.prune(m(s));
+                for bs in model.iter_mut() {
+                    bs.retain(|b| b.end.0 > s);
+                }
+                return Ok(model.iter().map(Vec::len).sum::<usize>() < before);
+            }
+            // A task booked now ended, taken back, or started, each of the ways there are.
+            7 | 8 => {
+                // Only a reservation starts (a place-holder is cleared, never started).
+                let all: Vec<Booking> = model
+                    .iter()
+                    .flatten()
+                    .filter(|b| what == 7 || b.kind != BookingKind::PlaceHolder)
+                    .copied()
+                    .collect();
+                let Some(&b) = all.get(x as usize % all.len().max(1)) else {
+                    return Ok(false);
+                };
+                let on = model
+                    .iter()
+                    .filter(|bs| bs.iter().any(|o| o.task == b.task))
+                    .count() as u32;
+                let at = m(s.min(b.end.0));
+                let got = match (what, len) {
+                    (7, 1) => c.remove_task_from(b.task, b.start),
+                    (7, 2) => c.remove_task(b.task),
+                    (7, 3) => c.complete(b.task, at),
+                    (7, _) => c.complete_from(b.task, b.start, at),
+                    (_, 1 | 2) => c.mark_running(b.task),
+                    _ => c.mark_running_from(b.task, b.start),
+                };
+                prop_assert_eq!(got, on);
+                for bs in model.iter_mut() {
+                    if what == 7 {
+                        bs.retain(|o| o.task != b.task);
+                    } else {
+                        for o in bs.iter_mut().filter(|o| o.task == b.task) {
+                            o.kind = BookingKind::Running;
+                        }
+                    }
+                }
+            }
+            _ => {
+                c.merge();
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// What can be seen of a cluster from outside: every node's bookings, the counts and
+    /// history, free nodes and earliest starts (and the nodes chosen there) for `queries`.
+    fn observe(c: &mut ClusterTimeline<'_>, queries: &[(u64, u32, u64)]) -> Vec<String> {
+        let n = c.slots.len();
+        let mut seen: Vec<String> = c
+            .nodes()
+            .map(|node| format!("{:?}", node.bookings()))
+            .collect();
+        seen.push(format!(
+            "held {} loosened {} base {} tightened {} groups {}",
+            c.held(),
+            c.loosened(),
+            c.base_loosened(),
+            c.tightened(),
+            c.groups()
+        ));
+        for back in [0, 1, 3, BOOKING_LOG as u32, BOOKING_LOG as u32 + 1] {
+            let since = c.tightened().wrapping_sub(back);
+            let log = c.booked_since(since).map(|l| l.collect::<Vec<_>>());
+            seen.push(format!("{back}: {log:?}"));
+        }
+        let mut bufs = Bufs::new(n);
+        for &(t, k, d) in queries {
+            let (t, d) = (t * 10, d * 10);
+            let fit = c.earliest_start(m(t), NodeCount(k), m(d), &mut bufs.scratch());
+            let fit = fit.unwrap();
+            let mut out = vec![0u32; k as usize];
+            let mut keys = vec![0u64; 2 * n];
+            let got = fit.map(|f| c.choose_nodes(m(t), f.start, m(d), &mut out, &mut keys));
+            seen.push(format!(
+                "{t} {k} {d}: {fit:?} {got:?} {out:?} free {} {} node-time {}",
+                c.free_over(m(t), m(t + d), u32::MAX),
+                c.free_over(m(t), m(t + d), k),
+                c.free_node_time(m(t), m(t + d))
+            ));
+        }
+        seen
+    }
+
     proptest! {
         #[test]
         fn earliest_start_agrees_with_brute_force(nodes in arb_cluster(), t in 0u64..300, k in 1usize..7, d in 1u64..80) {
-            let mut st = vec![NodeTimeline::new(); nodes.len()];
-            let mut c = build(&mut st, &nodes, false);
+            let mut store = Store::new(nodes.len());
+            let mut c = build(&mut store, &nodes, false);
             let got = earliest(&mut c, t, k as u32, d);
             prop_assert_eq!(got, brute(&nodes, t, k, d));
             // And the nodes chosen there are really free, distinct, and as many as asked.
             if let Some(s) = got {
                 let mut out = vec![0u32; k];
-                let mut keys = vec![0u64; nodes.len()];
+                let mut keys = vec![0u64; 2 * nodes.len()];
                 prop_assert_eq!(c.choose_nodes(m(t), m(s), m(d), &mut out, &mut keys), k);
                 for (i, &n) in out.iter().enumerate() {
                     prop_assert!(c.node(n).unwrap().is_free(m(s), m(s + d)));
                     prop_assert!(!out[..i].contains(&n));
                 }
+                prop_assert_eq!(&out, &chosen_by_nodes(&c, t, s, d, k));
             }
         }
 
         #[test]
         fn no_node_is_ever_booked_twice(nodes in arb_cluster(), reqs in prop::collection::vec((0u64..300, 1u32..7, 1u64..60), 1..20)) {
-            let mut st = vec![NodeTimeline::new(); nodes.len()];
-            let mut c = build(&mut st, &nodes, false);
+            let mut store = Store::new(nodes.len());
+            let mut c = build(&mut store, &nodes, false);
             let mut bufs = Bufs::new(nodes.len());
             for (i, (t, k, d)) in reqs.into_iter().enumerate() {
                 let fit = c.earliest_start(m(t), NodeCount(k), m(d), &mut bufs.scratch()).unwrap();
                 if let Some(f) = fit {
                     let mut out = vec![0u32; k as usize];
-                    let mut keys = vec![0u64; nodes.len()];
+                    let mut keys = vec![0u64; 2 * nodes.len()];
                     let got = c.choose_nodes(m(t), f.start, m(d), &mut out, &mut keys);
                     prop_assert_eq!(got, k as usize);
                     let b = run(1000 + i as u32, f.start.0, f.start.0 + d);
@@ -1839,11 +2684,12 @@ mod tests {
 
         #[test]
         fn the_void_index_kept_across_bookings_equals_a_rebuild(nodes in arb_cluster(), reqs in prop::collection::vec((0u64..300, 1u32..7, 1u64..60), 1..25)) {
-            let mut st = vec![NodeTimeline::new(); nodes.len()];
-            let mut c = build(&mut st, &nodes, false);
+            let mut store = Store::new(nodes.len());
+            let mut c = build(&mut store, &nodes, false);
             let l = ClusterTimeline::scratch_len(nodes.len());
-            let leak = |n: usize| -> &'static mut [Void] { std::boxed::Box::leak(vec![Void::default(); n].into_boxed_slice()) };
-            c.set_index(leak(l), leak(l), leak(3 * nodes.len()));
+            // Work room for any change here, so that every one is applied in place: a split
+            // group's voids go, and come again in both parts (at most 31 voids a node here).
+            c.set_index(leak(l), leak(l), leak(128 * nodes.len()));
             let mut bufs = Bufs::new(nodes.len());
             let mut incremental = 0;
             for (i, (t, k, d)) in reqs.into_iter().enumerate() {
@@ -1852,13 +2698,11 @@ mod tests {
                 prop_assert_eq!(fit, swept);
                 if let Some(f) = fit {
                     let mut out = vec![0u32; k as usize];
-                    let mut keys = vec![0u64; nodes.len()];
+                    let mut keys = vec![0u64; 2 * nodes.len()];
                     c.choose_nodes(m(t), f.start, m(d), &mut out, &mut keys);
-                    // Node choice read off the index is the choice from every timeline,
-                    // and so are the counts of free nodes.
-                    let mut scanned = vec![0u32; k as usize];
-                    c.choose_nodes_by(false, m(t), f.start, m(d), &mut scanned, &mut keys);
-                    prop_assert_eq!(&out, &scanned);
+                    // The choice by groups is the choice node by node, and the counts of free
+                    // nodes read off the index are those from every group's timeline.
+                    prop_assert_eq!(&out, &chosen_by_nodes(&c, t, f.start.0, d, k as usize));
                     for (s, e) in [(t, t + d), (f.start.0, f.start.0 + d), (t, t + 1), (t + d, t + 3 * d)] {
                         prop_assert_eq!(
                             c.free_over_by(true, m(s), m(e), u32::MAX),
@@ -1885,16 +2729,14 @@ mod tests {
         }
 
         #[test]
-        fn the_index_without_place_holders_is_kept_through_events(nodes in arb_cluster(), ops in prop::collection::vec((0u8..4, 0u64..300, 1u32..5, 1u64..60), 1..40)) {
-            let mut st = vec![NodeTimeline::new(); nodes.len()];
-            let mut c = build(&mut st, &nodes, false);
+        fn the_index_through_events_holds_every_nodes_voids(nodes in arb_cluster(), ops in prop::collection::vec((0u8..4, 0u64..300, 1u32..5, 1u64..60), 1..40)) {
+            let mut store = Store::new(nodes.len());
+            let mut c = build(&mut store, &nodes, false);
             let l = ClusterTimeline::scratch_len(nodes.len());
-            let leak = |n: usize| -> &'static mut [Void] { std::boxed::Box::leak(vec![Void::default(); n].into_boxed_slice()) };
             c.set_index(leak(l), leak(l), leak(ClusterTimeline::index_work_len(nodes.len())));
-            c.set_base_index(leak(l), leak(l));
             let mut bufs = Bufs::new(nodes.len());
             let mut live: Vec<(u32, u64, u64)> = Vec::new();
-            let (mut copied, mut kept) = (0, 0);
+            let mut fresh = 0;
             for (i, &(op, t, k, d)) in ops.iter().enumerate() {
                 let id = 7000 + i as u32;
                 match op {
@@ -1902,22 +2744,23 @@ mod tests {
                     0 => {
                         let had = c.held > 0;
                         c.clear_place_holders();
-                        let before: Vec<Vec<Booking>> = c.nodes().iter().map(|n| n.bookings().to_vec()).collect();
+                        let before: Vec<Vec<Booking>> = c.nodes().map(|n| n.bookings().to_vec()).collect();
                         c.prune(m(t));
-                        for (n, b) in c.nodes().iter().zip(before) {
+                        for (n, b) in c.nodes().zip(before) {
                             let kept: Vec<Booking> = b.into_iter().filter(|b| b.end.0 > t).collect();
                             prop_assert_eq!(n.bookings(), &kept[..]);
                         }
                         live.retain(|&(_, _, e)| e > t);
-                        if had && c.index.as_ref().unwrap().built == Some(c.version) {
-                            copied += 1;
+                        // Place-holders cleared: the groups they split apart are one again.
+                        if had {
+                            groups_are_distinct(&c)?;
                         }
                     }
                     // A reservation or a place-holder at the earliest start.
                     1 | 2 => {
                         if let Some(f) = c.earliest_start(m(t), NodeCount(k), m(d), &mut bufs.scratch()).unwrap() {
                             let mut out = vec![0u32; k as usize];
-                            let mut keys = vec![0u64; nodes.len()];
+                            let mut keys = vec![0u64; 2 * nodes.len()];
                             c.choose_nodes(m(t), f.start, m(d), &mut out, &mut keys);
                             let b = if op == 1 { run(id, f.start.0, f.start.0 + d) } else { place(id, f.start.0, f.start.0 + d) };
                             if c.book(&out, b).is_ok() && op == 1 {
@@ -1932,55 +2775,130 @@ mod tests {
                         }
                     }
                 }
-                let held = c.nodes().iter().flat_map(|n| n.bookings()).filter(|b| b.kind == BookingKind::PlaceHolder).count();
+                let held = c.nodes().flat_map(|n| n.bookings()).filter(|b| b.kind == BookingKind::PlaceHolder).count();
                 prop_assert_eq!(c.held as usize, held);
-                let booked: usize = c.nodes().iter().map(|n| n.bookings().len()).sum();
+                let booked: usize = c.nodes().map(|n| n.bookings().len()).sum();
                 prop_assert_eq!(c.booked as usize, booked);
-                let first_end = c.nodes().iter().flat_map(|n| n.bookings()).map(|b| b.end).min();
+                let first_end = c.nodes().flat_map(|n| n.bookings()).map(|b| b.end).min();
                 prop_assert!(first_end.is_none_or(|e| c.first_end <= e));
-                // The base, when kept, is the index a cluster without place-holders rebuilds.
-                let ix = c.index.as_ref().unwrap();
-                if ix.base.ok {
-                    kept += 1;
-                    let base = (ix.base.by_start[..ix.base.len].to_vec(), ix.base.by_end[..ix.base.len].to_vec());
-                    let mut st2 = vec![NodeTimeline::new(); nodes.len()];
-                    let mut c2 = ClusterTimeline::new(&mut st2);
-                    for (n, node) in c.nodes().iter().enumerate() {
-                        for b in node.bookings().iter().filter(|b| b.kind != BookingKind::PlaceHolder) {
-                            c2.book(&[n as u32], *b).unwrap();
-                        }
-                    }
-                    c2.set_index(leak(l), leak(l), leak(ClusterTimeline::index_work_len(nodes.len())));
-                    prop_assert!(c2.fresh_index());
-                    let ix2 = c2.index.as_ref().unwrap();
-                    prop_assert_eq!(&base.0[..], &ix2.by_start[..ix2.len]);
-                    prop_assert_eq!(&base.1[..], &ix2.by_end[..ix2.len]);
+                // The index, when fresh (kept through the change or rebuilt by a query), holds
+                // every node's voids.
+                if c.index.as_ref().unwrap().built == Some(c.version) {
+                    fresh += 1;
+                    index_is_every_nodes_voids(&c)?;
                 }
                 // And the index, when fresh, is its own rebuild.
                 if c.index.as_ref().unwrap().built == Some(c.version) {
                     index_is_its_rebuild(&mut c)?;
                 }
             }
-            let _ = (copied, kept);
+            let _ = fresh;
         }
 
         #[test]
         fn clearing_place_holders_restores_the_state_before_them(nodes in arb_cluster(), reqs in prop::collection::vec((0u64..300, 1u32..4, 1u64..60), 1..10)) {
-            let mut st = vec![NodeTimeline::new(); nodes.len()];
-            let mut c = build(&mut st, &nodes, false);
-            let before: Vec<Vec<Booking>> = c.nodes().iter().map(|n| n.bookings().to_vec()).collect();
+            let mut store = Store::new(nodes.len());
+            let mut c = build(&mut store, &nodes, false);
+            let before: Vec<Vec<Booking>> = c.nodes().map(|n| n.bookings().to_vec()).collect();
+            let groups = c.groups();
             let mut bufs = Bufs::new(nodes.len());
             for (i, (t, k, d)) in reqs.into_iter().enumerate() {
                 if let Some(f) = c.earliest_start(m(t), NodeCount(k), m(d), &mut bufs.scratch()).unwrap() {
                     let mut out = vec![0u32; k as usize];
-                    let mut keys = vec![0u64; nodes.len()];
+                    let mut keys = vec![0u64; 2 * nodes.len()];
                     c.choose_nodes(m(t), f.start, m(d), &mut out, &mut keys);
                     let _ = c.book(&out, place(5000 + i as u32, f.start.0, f.start.0 + d));
                 }
             }
             c.clear_place_holders();
-            let after: Vec<Vec<Booking>> = c.nodes().iter().map(|n| n.bookings().to_vec()).collect();
+            let after: Vec<Vec<Booking>> = c.nodes().map(|n| n.bookings().to_vec()).collect();
             prop_assert_eq!(before, after);
+            // And the groups the place-holders split are one again.
+            prop_assert_eq!(c.groups(), groups);
+        }
+
+        #[test]
+        fn groups_stay_a_partition_of_nodes_with_equal_bookings(n in 1usize..24, ops in arb_ops(60), room in 0usize..4) {
+            let mut store = Store::new(n);
+            let mut c = store.cluster();
+            // An index with room for every void, or with too little room to apply some changes
+            // (they are then rebuilt) or to hold every void (the sweep answers instead).
+            let l = ClusterTimeline::scratch_len(n);
+            let w = ClusterTimeline::index_work_len(n);
+            let (voids, work) = [(l, w), (l, n), (2 * n, w), (n, 2)][room];
+            c.set_index(leak(voids), leak(voids), leak(work));
+            let mut model: Model = vec![Vec::new(); n];
+            let mut bufs = Bufs::new(n);
+            for (i, &op) in ops.iter().enumerate() {
+                let merged = step(&mut c, &mut model, i, op, &mut bufs)?;
+                shows(&c, &model)?;
+                if merged {
+                    groups_are_distinct(&c)?;
+                }
+                // A query after each change: from the index (kept through it, or rebuilt) as
+                // by the sweep.
+                let (_, mask, a, len, _) = op;
+                let (t, k, d) = (m(a * 10), NodeCount(1 + mask % n as u32), m(len * 10));
+                let fit = c.earliest_start(t, k, d, &mut bufs.scratch()).unwrap();
+                prop_assert_eq!(fit, c.swept_earliest(t, k, d, &mut bufs.scratch()).unwrap());
+                shows(&c, &model)?;
+            }
+            // A merge leaves one group for each distinct list of bookings, and the nodes'
+            // bookings as they were.
+            c.merge();
+            shows(&c, &model)?;
+            groups_are_distinct(&c)?;
+            let distinct = (0..n).filter(|&i| !model[..i].contains(&model[i])).count();
+            prop_assert_eq!(c.groups(), distinct);
+        }
+
+        #[test]
+        fn choose_nodes_is_the_node_by_node_choice(n in 1usize..16, ops in arb_ops(30), queries in prop::collection::vec((0u64..12, 0u64..12, 1u64..5, 1usize..17), 1..12)) {
+            let mut store = Store::new(n);
+            let mut c = store.cluster();
+            let mut model: Model = vec![Vec::new(); n];
+            let mut bufs = Bufs::new(n);
+            for (i, &op) in ops.iter().enumerate() {
+                step(&mut c, &mut model, i, op, &mut bufs)?;
+            }
+            shows(&c, &model)?;
+            for (now, s, d, k) in queries {
+                let (now, s, d) = (now.min(s) * 10, s * 10, d * 10);
+                let mut out = vec![0u32; k];
+                // Exactly the keys it needs.
+                let mut keys = vec![0u64; 2 * c.groups()];
+                let got = c.choose_nodes(m(now), m(s), m(d), &mut out, &mut keys);
+                out.truncate(got);
+                prop_assert_eq!(&out, &chosen_by_nodes(&c, now, s, d, k), "now {} s {} d {} k {}", now, s, d, k);
+            }
+        }
+
+        #[test]
+        fn a_copy_is_its_source_in_every_observable(n in 1usize..12, ops in arb_ops(40), mine in arb_ops(20), after in arb_ops(20), queries in prop::collection::vec((0u64..12, 1u32..13, 1u64..5), 1..6)) {
+            let queries: Vec<(u64, u32, u64)> = queries.into_iter().map(|(t, k, d)| (t, 1 + (k - 1) % n as u32, d)).collect();
+            let (mut a, mut b) = (Store::new(n), Store::new(n));
+            let (mut src, mut dst) = (a.cluster(), b.cluster());
+            give_index(&mut src, ClusterTimeline::index_work_len(n));
+            let (mut model, mut other): (Model, Model) = (vec![Vec::new(); n], vec![Vec::new(); n]);
+            let mut bufs = Bufs::new(n);
+            for (i, &op) in ops.iter().enumerate() {
+                step(&mut src, &mut model, i, op, &mut bufs)?;
+            }
+            // The copy had bookings and a history of its own.
+            for (i, &op) in mine.iter().enumerate() {
+                step(&mut dst, &mut other, 1000 + i, op, &mut bufs)?;
+            }
+            dst.copy_from(&src).unwrap();
+            shows(&dst, &model)?;
+            prop_assert_eq!(observe(&mut dst, &queries), observe(&mut src, &queries));
+            // And it goes on as its source would.
+            let mut copied = model.clone();
+            for (i, &op) in after.iter().enumerate() {
+                step(&mut src, &mut model, 2000 + i, op, &mut bufs)?;
+                step(&mut dst, &mut copied, 2000 + i, op, &mut bufs)?;
+                shows(&dst, &copied)?;
+                prop_assert_eq!(observe(&mut dst, &queries), observe(&mut src, &queries));
+            }
         }
     }
 }

@@ -29,7 +29,7 @@ use kairos_core::utility::UtilityCurve;
 pub const TASKS: usize = 512;
 /// Node timelines: the most nodes over all clusters.
 pub const NODES: usize = 96;
-/// The largest cluster the sweep scratch and the node choice buffer can serve.
+/// The largest cluster the sweep scratch (and node choice's keys in it) can serve.
 pub const LARGEST_CLUSTER: usize = 48;
 /// Entries of each sweep scratch buffer.
 pub const SCRATCH: usize = ClusterTimeline::scratch_len(LARGEST_CLUSTER);
@@ -57,9 +57,9 @@ impl<T> Static<T> {
 static HEADER: Static<ScenarioHeader> = Static::new();
 static TASK_SLOTS: Static<[TaskSlot; TASKS]> = Static::new();
 static NODE_TIMELINES: Static<[NodeTimeline; NODES]> = Static::new();
+static MEMBERS: Static<[u32; ClusterTimeline::members_len(NODES)]> = Static::new();
 static SCRATCH_A: Static<[u64; SCRATCH]> = Static::new();
 static SCRATCH_B: Static<[u64; SCRATCH]> = Static::new();
-static NODE_IDS: Static<[u32; LARGEST_CLUSTER]> = Static::new();
 static WORK: Static<[Work; TASKS]> = Static::new();
 static MEMO_ENTRIES: Static<[MemoEntry; MEMO]> = Static::new();
 static PENDING_BUF: Static<[Pending; PENDING]> = Static::new();
@@ -88,9 +88,9 @@ pub fn take() -> Option<Buffers> {
             storage: Storage {
                 tasks: fill(TASK_SLOTS.ptr(), empty_slot),
                 nodes: fill(NODE_TIMELINES.ptr(), NodeTimeline::new),
+                members: fill(MEMBERS.ptr(), || 0),
                 scratch_a: fill(SCRATCH_A.ptr(), || 0),
                 scratch_b: fill(SCRATCH_B.ptr(), || 0),
-                node_ids: fill(NODE_IDS.ptr(), || 0),
                 work: fill(WORK.ptr(), Work::default),
                 memo: fill(MEMO_ENTRIES.ptr(), MemoEntry::default),
             },
@@ -138,5 +138,6 @@ fn empty_slot() -> TaskSlot {
 pub const BYTES_PER_TASK: usize = core::mem::size_of::<TaskSlot>()
     + core::mem::size_of::<Work>()
     + 2 * core::mem::size_of::<Pending>();
-/// Bytes of one node's storage (its timeline).
-pub const BYTES_PER_NODE: usize = core::mem::size_of::<NodeTimeline>();
+/// Bytes of one node's storage (its timeline and its group bookkeeping).
+pub const BYTES_PER_NODE: usize =
+    core::mem::size_of::<NodeTimeline>() + ClusterTimeline::members_len(1) * 4;

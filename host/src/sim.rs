@@ -24,9 +24,9 @@ pub const VOIDS_PER_NODE: usize = 64;
 pub struct HostStorage {
     tasks: Vec<TaskSlot>,
     nodes: Vec<NodeTimeline>,
+    members: Vec<u32>,
     scratch_a: Vec<u64>,
     scratch_b: Vec<u64>,
-    node_ids: Vec<u32>,
     work: Vec<Work>,
     memo: Vec<MemoEntry>,
     pending: Vec<Pending>,
@@ -57,9 +57,9 @@ impl HostStorage {
         HostStorage {
             tasks: vec![slot; s.tasks],
             nodes: vec![NodeTimeline::new(); s.nodes],
+            members: vec![0; s.members],
             scratch_a: vec![0; s.scratch],
             scratch_b: vec![0; s.scratch],
-            node_ids: vec![0; s.node_ids],
             work: vec![Work::default(); s.work],
             memo: vec![MemoEntry::default(); memo],
             // Every task can be committed, and re-committed once per reservation it loses.
@@ -74,9 +74,9 @@ impl HostStorage {
             Storage {
                 tasks: &mut self.tasks,
                 nodes: &mut self.nodes,
+                members: &mut self.members,
                 scratch_a: &mut self.scratch_a,
                 scratch_b: &mut self.scratch_b,
-                node_ids: &mut self.node_ids,
                 work: &mut self.work,
                 memo: &mut self.memo,
             },

@@ -89,18 +89,18 @@ fn digest_does_not_depend_on_storage_sizes() {
             };
             let mut tasks = vec![slot; n];
             let mut node_tl = vec![NodeTimeline::new(); nodes];
+            let mut members = vec![0u32; ClusterTimeline::members_len(nodes)];
             let len = ClusterTimeline::scratch_len(largest);
             let (mut a, mut b) = (vec![0u64; len], vec![0u64; len]);
-            let mut ids = vec![0u32; largest];
             let mut work = vec![Work::default(); n];
             let mut memo_v = vec![MemoEntry::default(); memo];
             let mut pending = vec![Default::default(); 2 * n + 16];
             let storage = Storage {
                 tasks: &mut tasks,
                 nodes: &mut node_tl,
+                members: &mut members,
                 scratch_a: &mut a,
                 scratch_b: &mut b,
-                node_ids: &mut ids,
                 work: &mut work,
                 memo: &mut memo_v,
             };

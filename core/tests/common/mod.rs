@@ -142,18 +142,18 @@ pub fn replay_with_memo(
     };
     let mut tslots = vec![slot; sizes.tasks];
     let mut nodes = vec![NodeTimeline::new(); sizes.nodes];
+    let mut members = vec![0u32; sizes.members];
     let mut a = vec![0u64; sizes.scratch];
     let mut b = vec![0u64; sizes.scratch];
-    let mut ids = vec![0u32; sizes.node_ids];
     let mut work = vec![Work::default(); sizes.work];
     let mut memo = vec![MemoEntry::default(); memo];
     let mut pending: Vec<Pending> = vec![Default::default(); 2 * tasks.len() + 4];
     let storage = Storage {
         tasks: &mut tslots,
         nodes: &mut nodes,
+        members: &mut members,
         scratch_a: &mut a,
         scratch_b: &mut b,
-        node_ids: &mut ids,
         work: &mut work,
         memo: &mut memo,
     };
