@@ -329,6 +329,10 @@ pub struct ClusterTimeline<'a> {
     /// No booking ends before this (a lower bound: removals leave it), so pruning up to it
     /// has nothing to do.
     first_end: Micros,
+    /// The latest `now` given to [`prune`](Self::prune): no query starts before it, so a
+    /// void that ends by it adds as much to the voids opened by any query's start as to
+    /// those ended before its end, and the void index leaves it out.
+    horizon: Micros,
     /// `booked` when the void index last failed to fit: it is not rebuilt again until the
     /// cluster holds notably fewer bookings (the sweep answers meanwhile, and a rebuild that
     /// runs out of room half-way is pure waste).
@@ -391,9 +395,16 @@ impl<'a> ClusterTimeline<'a> {
             held: 0,
             booked: 0,
             first_end: Micros::MAX,
+            horizon: Micros::ZERO,
             overflowed: None,
             merged_at: 1,
         })
+    }
+
+    /// The latest `now` given to [`prune`](Self::prune): queries and node choices start at or
+    /// after it (the void index leaves out the voids that end by it).
+    pub fn horizon(&self) -> Micros {
+        self.horizon
     }
 
     /// Entries of `members` a cluster of `nodes` nodes needs.
@@ -462,12 +473,14 @@ impl<'a> ClusterTimeline<'a> {
         self.held = from.held;
         self.booked = from.booked;
         self.first_end = from.first_end;
+        self.horizon = from.horizon;
         self.merged_at = from.merged_at;
         Ok(())
     }
 
-    /// How many nodes are free over `[s, e)`, counting no further than `want` (so a
-    /// "can `k` nodes start now" question stops at the `k`-th free node).
+    /// How many nodes are free over `[s, e)` (`s` at or after the [`horizon`](Self::horizon)),
+    /// counting no further than `want` (so a "can `k` nodes start now" question stops at the
+    /// `k`-th free node).
     pub fn free_over(&self, s: Micros, e: Micros, want: u32) -> u32 {
         self.free_over_by(true, s, e, want)
     }
@@ -572,6 +585,9 @@ impl<'a> ClusterTimeline<'a> {
         for &g in self.groups.live() {
             let weight = self.groups.size[g as usize];
             for (start, end) in self.slots[g as usize].voids() {
+                if end <= self.horizon.0 {
+                    continue;
+                }
                 if v >= cap {
                     ix.built = None;
                     self.overflowed = Some(self.booked);
@@ -611,6 +627,9 @@ impl<'a> ClusterTimeline<'a> {
         let Some(ix) = self.index.as_mut() else {
             return;
         };
+        if end <= self.horizon.0 {
+            return;
+        }
         if let Some(n) = ix.edits {
             if n < ix.work.len() {
                 ix.work[n] = Void {
@@ -634,6 +653,9 @@ impl<'a> ClusterTimeline<'a> {
             return;
         };
         for (start, end) in self.slots[g as usize].voids() {
+            if end <= self.horizon.0 {
+                continue;
+            }
             match ix.edits {
                 Some(n) if n < ix.work.len() => {
                     ix.work[n] = Void {
@@ -717,8 +739,8 @@ impl<'a> ClusterTimeline<'a> {
         self.groups.count
     }
 
-    /// The earliest start at or after `t` at which `k` nodes are free for `d`, or `None` if
-    /// the cluster has fewer than `k` nodes.
+    /// The earliest start at or after `t` (at or after the [`horizon`](Self::horizon)) at
+    /// which `k` nodes are free for `d`, or `None` if the cluster has fewer than `k` nodes.
     pub fn earliest_start(
         &mut self,
         t: Micros,
@@ -910,8 +932,8 @@ impl<'a> ClusterTimeline<'a> {
 
     /// Chooses `out.len()` nodes free over `[s, s + d)`: fewest new idle voids, then the
     /// smallest void, then the lowest index (seed 000 §III.F), and writes them in node order.
-    /// `now` is the earliest instant a void can begin (idle time before it is gone). Returns
-    /// how many were found; fewer than asked means the nodes are not free. `keys` needs room
+    /// `now` is the earliest instant a void can begin (idle time before it is gone; at or
+    /// after the [`horizon`](Self::horizon), as `s` is). Returns how many were found; fewer than asked means the nodes are not free. `keys` needs room
     /// for twice as many entries as the cluster has groups.
     pub fn choose_nodes(
         &self,
@@ -1518,8 +1540,13 @@ impl<'a> ClusterTimeline<'a> {
     }
 
     /// Forgets bookings that ended at or before `now` (they no longer shape any void from
-    /// `now` on, except for the void's start, which `now` bounds anyway).
+    /// `now` on, except for the void's start, which `now` bounds anyway). Queries and node
+    /// choices start at or after the latest `now` given here ([`horizon`](Self::horizon)).
     pub fn prune(&mut self, now: Micros) {
+        if now > self.horizon {
+            self.horizon = now;
+            self.drop_dead_voids();
+        }
         if now < self.first_end {
             return;
         }
@@ -1556,6 +1583,31 @@ impl<'a> ClusterTimeline<'a> {
             self.changed();
             self.merge();
         }
+    }
+
+    /// Takes the voids that end by the horizon out of a fresh index (they are the first
+    /// voids in its order by end), so that it holds the voids a rebuild would.
+    fn drop_dead_voids(&mut self) {
+        let (version, h) = (self.version, self.horizon.0);
+        let Some(ix) = self.index.as_mut().filter(|ix| ix.built == Some(version)) else {
+            return;
+        };
+        let dead = ix.by_end[..ix.len].partition_point(|x| x.end <= h);
+        if dead == 0 {
+            return;
+        }
+        let len = ix.len;
+        ix.by_end.copy_within(dead..len, 0);
+        let mut w = 0;
+        for r in 0..len {
+            if ix.by_start[r].end > h {
+                ix.by_start[w] = ix.by_start[r];
+                w += 1;
+            }
+        }
+        ix.len = len - dead;
+        ix.total = sum_before(&mut ix.by_start[..ix.len], 0);
+        sum_before(&mut ix.by_end[..ix.len], 0);
     }
 
     /// Node-time not booked within `[from, to)`, summed over nodes (seed 000 Eq. 6, in
@@ -2320,8 +2372,11 @@ mod tests {
             }
         }
         indexed.sort_unstable();
+        // Those that end after the horizon: no query starts before it.
+        let h = c.horizon.0;
         let mut held: Vec<(u32, u64, u64)> = (0..c.slots.len() as u32)
             .flat_map(|i| voids_of(c, i).into_iter().map(move |(a, b)| (i, a, b)))
+            .filter(|&(_, _, b)| b > h)
             .collect();
         held.sort_unstable();
         prop_assert_eq!(indexed, held);
@@ -2485,6 +2540,8 @@ mod tests {
             // Chosen and booked in one step, where the nodes may not be free: the nodes
             // chosen one by one, or nothing at all.
             4 if x / 3 % 3 == 2 => {
+                // No choice starts before the last prune's `now`.
+                let (s, e) = (s.max(c.horizon.0), s.max(c.horizon.0) + d);
                 let k = nodes.len().max(1) as u32;
                 let want = chosen_by_nodes(c, s, s, d, k as usize);
                 let b = Booking {
@@ -2503,6 +2560,7 @@ mod tests {
             // The controller's way: the earliest start, the nodes chosen there (and booked
             // by the list, or chosen and booked in one step).
             4 => {
+                let s = s.max(c.horizon.0);
                 let k = nodes.len().max(1) as u32;
                 let fit = c.earliest_start(m(s), NodeCount(k), m(d), &mut bufs.scratch());
                 if let (Some(f), true) = (fit.as_ref().unwrap(), x / 3 % 3 == 1) {
@@ -2618,7 +2676,8 @@ mod tests {
         }
         let mut bufs = Bufs::new(n);
         for &(t, k, d) in queries {
-            let (t, d) = (t * 10, d * 10);
+            // No query starts before the last prune's `now`.
+            let (t, d) = ((t * 10).max(c.horizon.0), d * 10);
             let fit = c.earliest_start(m(t), NodeCount(k), m(d), &mut bufs.scratch());
             let fit = fit.unwrap();
             let mut out = vec![0u32; k as usize];
@@ -2838,7 +2897,8 @@ mod tests {
                 // A query after each change: from the index (kept through it, or rebuilt) as
                 // by the sweep.
                 let (_, mask, a, len, _) = op;
-                let (t, k, d) = (m(a * 10), NodeCount(1 + mask % n as u32), m(len * 10));
+                let t = m((a * 10).max(c.horizon.0));
+                let (k, d) = (NodeCount(1 + mask % n as u32), m(len * 10));
                 let fit = c.earliest_start(t, k, d, &mut bufs.scratch()).unwrap();
                 prop_assert_eq!(fit, c.swept_earliest(t, k, d, &mut bufs.scratch()).unwrap());
                 shows(&c, &model)?;
@@ -2864,6 +2924,8 @@ mod tests {
             shows(&c, &model)?;
             for (now, s, d, k) in queries {
                 let (now, s, d) = (now.min(s) * 10, s * 10, d * 10);
+                // Nothing starts before the last prune's `now`.
+                let (now, s) = (now.max(c.horizon.0), s.max(c.horizon.0));
                 let mut out = vec![0u32; k];
                 // Exactly the keys it needs.
                 let mut keys = vec![0u64; 2 * c.groups()];
