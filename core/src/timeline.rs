@@ -212,6 +212,30 @@ struct VoidIndex<'a> {
     built: Option<u32>,
 }
 
+impl VoidIndex<'_> {
+    /// Adds an edit of the change being made (see [`ClusterTimeline::edit`]), unless the
+    /// void ends by `horizon` (the index leaves those out); more than fit make the change a
+    /// rebuild.
+    fn note(&mut self, horizon: u64, add: bool, start: u64, end: u64, g: u32, weight: u32) {
+        if end <= horizon {
+            return;
+        }
+        self.edits = match self.edits {
+            Some(n) if n < self.work.len() => {
+                self.work[n] = Void {
+                    start,
+                    end,
+                    group: g,
+                    weight,
+                    before: add as u32,
+                };
+                Some(n + 1)
+            }
+            _ => None,
+        };
+    }
+}
+
 /// A booking as the fit memo replays it: its span and how many nodes it took.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Logged {
@@ -274,7 +298,7 @@ impl Groups<'_> {
         &self.live[..self.count]
     }
 
-    /// The members of group `g`, in node order.
+    /// The members of group `g` in node order (from member `g` on, if `g` is not its name).
     fn members(&self, g: u32) -> Members<'_> {
         Members {
             next: self.next,
@@ -624,53 +648,18 @@ impl<'a> ClusterTimeline<'a> {
     /// Notes that void `[start, end)` of group `g` (`weight` nodes) goes (`add` false) or
     /// comes (`add` true).
     fn edit(&mut self, add: bool, start: u64, end: u64, g: u32, weight: u32) {
-        let Some(ix) = self.index.as_mut() else {
-            return;
-        };
-        if end <= self.horizon.0 {
-            return;
-        }
-        if let Some(n) = ix.edits {
-            if n < ix.work.len() {
-                ix.work[n] = Void {
-                    start,
-                    end,
-                    group: g,
-                    weight,
-                    before: add as u32,
-                };
-                ix.edits = Some(n + 1);
-            } else {
-                ix.edits = None;
-            }
+        let horizon = self.horizon.0;
+        if let Some(ix) = self.index.as_mut() {
+            ix.note(horizon, add, start, end, g, weight);
         }
     }
 
     /// Notes every void of group `g` (its bookings now) as going or coming.
     fn edit_all(&mut self, add: bool, g: u32) {
-        let weight = self.groups.size[g as usize];
-        let Some(ix) = self.index.as_mut() else {
-            return;
-        };
-        for (start, end) in self.slots[g as usize].voids() {
-            if end <= self.horizon.0 {
-                continue;
-            }
-            match ix.edits {
-                Some(n) if n < ix.work.len() => {
-                    ix.work[n] = Void {
-                        start,
-                        end,
-                        group: g,
-                        weight,
-                        before: add as u32,
-                    };
-                    ix.edits = Some(n + 1);
-                }
-                _ => {
-                    ix.edits = None;
-                    return;
-                }
+        let (weight, horizon) = (self.groups.size[g as usize], self.horizon.0);
+        if let Some(ix) = self.index.as_mut() {
+            for (start, end) in self.slots[g as usize].voids() {
+                ix.note(horizon, add, start, end, g, weight);
             }
         }
     }
@@ -933,8 +922,9 @@ impl<'a> ClusterTimeline<'a> {
     /// Chooses `out.len()` nodes free over `[s, s + d)`: fewest new idle voids, then the
     /// smallest void, then the lowest index (seed 000 §III.F), and writes them in node order.
     /// `now` is the earliest instant a void can begin (idle time before it is gone; at or
-    /// after the [`horizon`](Self::horizon), as `s` is). Returns how many were found; fewer than asked means the nodes are not free. `keys` needs room
-    /// for twice as many entries as the cluster has groups.
+    /// after the [`horizon`](Self::horizon), as `s` is). Returns how many were found; fewer
+    /// than asked means the nodes are not free. `keys` needs room for twice as many entries
+    /// as the cluster has groups.
     pub fn choose_nodes(
         &self,
         now: Micros,
@@ -950,42 +940,20 @@ impl<'a> ClusterTimeline<'a> {
         let m = self.free_group_keys(now, s, e, keys);
         let (keys, heads) = keys.split_at_mut(m);
         keys.sort_unstable();
-        let want = out.len();
-        let mut got = 0usize;
-        let mut i = 0usize;
-        while i < m && got < want {
-            // The run of groups whose nodes' keys differ only in the node index.
-            let class = keys[i] >> 20;
-            let j = i + keys[i..].iter().take_while(|&&k| k >> 20 == class).count();
-            let run = &keys[i..j];
-            let weight: usize = run
-                .iter()
-                .map(|&k| self.groups.size[(k & 0xF_FFFF) as usize] as usize)
-                .sum();
-            if got + weight <= want || run.len() == 1 {
-                // Whole groups, or one group's lowest nodes.
-                for &k in run {
-                    for node in self.groups.members((k & 0xF_FFFF) as u32) {
-                        if got == want {
-                            break;
-                        }
-                        out[got] = node;
-                        got += 1;
-                    }
-                }
-            } else {
-                // The lowest nodes of several groups with equal voids: merge their lists.
-                let heads = &mut heads[..run.len()];
-                for (h, &k) in heads.iter_mut().zip(run) {
-                    *h = k & 0xF_FFFF;
-                }
-                lowest_members(heads, self.groups.next, want - got, |node| {
+        let (gr, mut got) = (&self.groups, 0usize);
+        take_chosen(
+            keys,
+            heads,
+            gr.size,
+            gr.next,
+            out.len() as u32,
+            |first, n| {
+                for node in gr.members(first).take(n as usize) {
                     out[got] = node;
                     got += 1;
-                });
-            }
-            i = j;
-        }
+                }
+            },
+        );
         // In node order, as a booking's nodes are expected.
         out[..got].sort_unstable();
         got
@@ -1110,53 +1078,26 @@ impl<'a> ClusterTimeline<'a> {
         // Pass 1: how many nodes each group gives (a prefix of its members, in node order).
         self.groups.begin();
         let mut t = 0usize;
-        let mut got = 0u32;
-        let mut i = 0usize;
-        while i < m && got < k {
-            let class = keys[i] >> 20;
-            let j = i + keys[i..].iter().take_while(|&&x| x >> 20 == class).count();
-            let run = &keys[i..j];
-            let weight: u32 = run
-                .iter()
-                .map(|&x| self.groups.size[(x & 0xF_FFFF) as usize])
-                .sum();
-            if got + weight <= k || run.len() == 1 {
-                for &x in run {
-                    let g = (x & 0xF_FFFF) as u32;
-                    let take = self.groups.size[g as usize].min(k - got);
-                    self.groups.touch(g, &mut t);
-                    self.groups.taken[g as usize] = take;
-                    got += take;
-                }
-            } else {
-                // Several groups with equal voids share the margin: their lowest nodes.
-                let heads = &mut heads[..run.len()];
-                for (h, &x) in heads.iter_mut().zip(run) {
-                    *h = x & 0xF_FFFF;
-                }
-                let Groups {
-                    of,
-                    next,
-                    mark,
-                    taken,
-                    list,
-                    stamp,
-                    ..
-                } = &mut self.groups;
-                lowest_members(heads, next, (k - got) as usize, |node| {
-                    let g = of[node as usize] as usize;
-                    if mark[g] != *stamp {
-                        mark[g] = *stamp;
-                        list[t] = g as u32;
-                        t += 1;
-                        taken[g] = 0;
-                    }
-                    taken[g] += 1;
-                    got += 1;
-                });
+        let Groups {
+            of,
+            next,
+            size,
+            mark,
+            taken,
+            list,
+            stamp,
+            ..
+        } = &mut self.groups;
+        let got = take_chosen(keys, heads, size, next, k, |first, n| {
+            let g = of[first as usize] as usize;
+            if mark[g] != *stamp {
+                mark[g] = *stamp;
+                list[t] = g as u32;
+                t += 1;
+                taken[g] = 0;
             }
-            i = j;
-        }
+            taken[g] += n;
+        });
         let list = &self.groups.list[..t];
         let full_group = list
             .iter()
@@ -1630,6 +1571,50 @@ impl<'a> ClusterTimeline<'a> {
         }
         total
     }
+}
+
+/// Node choice over the free groups whose keys ([`choice_key`]) are `keys`, sorted: calls
+/// `take(first, n)` for `n` members of a group from member `first` on, in the choice's order,
+/// until `want` nodes are taken or the groups run out; returns how many were taken. Whole
+/// groups come first; where several groups share the marginal key, their lowest nodes come
+/// one by one from a heap merge in `heads` (room for one entry a group).
+fn take_chosen(
+    keys: &[u64],
+    heads: &mut [u64],
+    size: &[u32],
+    next: &[u32],
+    want: u32,
+    mut take: impl FnMut(u32, u32),
+) -> u32 {
+    let mut got = 0u32;
+    let mut i = 0usize;
+    while i < keys.len() && got < want {
+        // The run of groups whose nodes' keys differ only in the node index.
+        let class = keys[i] >> 20;
+        let j = i + keys[i..].iter().take_while(|&&x| x >> 20 == class).count();
+        let run = &keys[i..j];
+        let weight: u32 = run.iter().map(|&x| size[(x & 0xF_FFFF) as usize]).sum();
+        if got + weight <= want || run.len() == 1 {
+            // Whole groups, or one group's lowest nodes.
+            for &x in run {
+                let g = (x & 0xF_FFFF) as u32;
+                let n = size[g as usize].min(want - got);
+                take(g, n);
+                got += n;
+            }
+        } else {
+            let heads = &mut heads[..run.len()];
+            for (h, &x) in heads.iter_mut().zip(run) {
+                *h = x & 0xF_FFFF;
+            }
+            lowest_members(heads, next, (want - got) as usize, |node| {
+                take(node, 1);
+                got += 1;
+            });
+        }
+        i = j;
+    }
+    got
 }
 
 /// Calls `take` on the `want` lowest nodes (fewer if there are not so many) of the groups
