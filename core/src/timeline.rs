@@ -1619,42 +1619,57 @@ fn take_chosen(
 }
 
 /// Calls `take` on the `want` lowest nodes (fewer if there are not so many) of the groups
-/// whose lowest members are `heads` (a list each, in node order, linked by `next`), lowest
-/// first: a merge of the lists through a binary min-heap kept in `heads`, O(want log heads).
+/// whose lowest members are `heads`, in increasing order (a list each, in node order, linked
+/// by `next`), lowest first. A merge of the lists: a group's head is read in order, and only
+/// the members after a head taken wait in a binary min-heap, kept in `heads[..h]` (never past
+/// the heads read, `heads[p..]`). O(want log want); groups of one node never enter the heap.
 fn lowest_members(heads: &mut [u64], next: &[u32], want: usize, mut take: impl FnMut(u32)) {
-    let mut len = heads.len();
-    let sift = |heads: &mut [u64], len: usize, mut at: usize| loop {
+    let (mut h, mut p) = (0usize, 0usize);
+    let sift = |heap: &mut [u64], mut at: usize| loop {
         let (l, r) = (2 * at + 1, 2 * at + 2);
         let mut low = at;
-        if l < len && heads[l] < heads[low] {
+        if l < heap.len() && heap[l] < heap[low] {
             low = l;
         }
-        if r < len && heads[r] < heads[low] {
+        if r < heap.len() && heap[r] < heap[low] {
             low = r;
         }
         if low == at {
             return;
         }
-        heads.swap(at, low);
+        heap.swap(at, low);
         at = low;
     };
-    for at in (0..len / 2).rev() {
-        sift(heads, len, at);
-    }
     for _ in 0..want {
-        if len == 0 {
-            return;
-        }
-        let node = heads[0] as u32;
-        take(node);
-        match next[node as usize] {
-            NONE => {
-                len -= 1;
-                heads[0] = heads[len];
+        let node = if p < heads.len() && (h == 0 || heads[p] < heads[0]) {
+            // The next group's head; its next member waits in the heap (room: h < p now).
+            let node = heads[p] as u32;
+            p += 1;
+            if let Some(&n) = next.get(node as usize).filter(|&&n| n != NONE) {
+                heads[h] = n as u64;
+                h += 1;
+                let mut at = h - 1;
+                while at > 0 && heads[(at - 1) / 2] > heads[at] {
+                    heads.swap(at, (at - 1) / 2);
+                    at = (at - 1) / 2;
+                }
             }
-            n => heads[0] = n as u64,
-        }
-        sift(heads, len, 0);
+            node
+        } else if h > 0 {
+            let node = heads[0] as u32;
+            match next[node as usize] {
+                NONE => {
+                    h -= 1;
+                    heads[0] = heads[h];
+                }
+                n => heads[0] = n as u64,
+            }
+            sift(&mut heads[..h], 0);
+            node
+        } else {
+            return;
+        };
+        take(node);
     }
 }
 
