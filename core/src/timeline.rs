@@ -214,6 +214,25 @@ struct VoidIndex<'a> {
 }
 
 impl VoidIndex<'_> {
+    /// The nodes free over `[s, e)` as two counts, `opened - ended`, with the positions
+    /// after the voids that open by `s` (by start) and before those that close at or after
+    /// `e` (by end): the nodes whose void opens by `s` and closes at or after `e` are
+    /// `W{start <= s} - W{end < e} + W{s < start, end < e}` (`W`: the voids' total weight),
+    /// two binary searches and a walk over the voids that open inside `(s, e)`.
+    fn count_over(&self, s: u64, e: u64) -> (usize, usize, u32, u32) {
+        let (starts, ends) = (&self.by_start[..self.len], &self.by_end[..self.len]);
+        let i = starts.partition_point(|x| x.start <= s);
+        let closed = ends.partition_point(|x| x.end < e);
+        let inside: u32 = starts[i..]
+            .iter()
+            .take_while(|x| x.start < e)
+            .filter(|x| x.end < e)
+            .map(|x| x.weight)
+            .sum();
+        let opened = weight_before(starts, i, self.total) + inside;
+        (i, closed, opened, weight_before(ends, closed, self.total))
+    }
+
     /// Adds an edit of the change being made (see [`ClusterTimeline::edit`]), unless the
     /// void ends by `horizon` (the index leaves those out); more than fit make the change a
     /// rebuild.
@@ -286,12 +305,14 @@ impl Groups<'_> {
         }
     }
 
-    /// Notes that the change touches group `g`; returns how many groups it touched so far.
+    /// Notes that the change touches group `g` (`list[..n]` holds the groups touched so
+    /// far); at its first touch its taken count starts at 0.
     fn touch(&mut self, g: u32, n: &mut usize) {
         if self.mark[g as usize] != self.stamp {
             self.mark[g as usize] = self.stamp;
             self.list[*n] = g;
             *n += 1;
+            self.taken[g as usize] = 0;
         }
     }
 
@@ -517,19 +538,8 @@ impl<'a> ClusterTimeline<'a> {
             .as_ref()
             .filter(|ix| indexed && ix.built == Some(self.version));
         if let (Some(ix), true) = (index, s < e) {
-            // From a fresh index: the nodes whose void opens by s and closes at or after e
-            // are W{start <= s} - W{end < e} + W{s < start, end < e} (see `indexed_earliest`).
-            let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
-            let i = starts.partition_point(|x| x.start <= s.0);
-            let closed = ends.partition_point(|x| x.end < e.0);
-            let inside: u32 = starts[i..]
-                .iter()
-                .take_while(|x| x.start < e.0)
-                .filter(|x| x.end < e.0)
-                .map(|x| x.weight)
-                .sum();
-            let open = weight_before(starts, i, ix.total) + inside;
-            return (open - weight_before(ends, closed, ix.total)).min(want);
+            let (_, _, opened, ended) = ix.count_over(s.0, e.0);
+            return (opened - ended).min(want);
         }
         let mut n = 0;
         for &g in self.groups.live() {
@@ -750,27 +760,15 @@ impl<'a> ClusterTimeline<'a> {
     /// The earliest start from the void index: a merge of the admissible starts (in the order
     /// of the voids' starts) with the admissible last starts (in the order of their ends).
     ///
-    /// It starts at `t` without walking the voids before it. For `s >= t`, the nodes free
-    /// over `[s, s + d)` are those of the voids with `start <= s` and `end >= s + d`; at
-    /// `s = t` that count is `W{start <= t} - W{end < t + d} + W{t < start, end < t + d}`
-    /// (`W`: the voids' total weight): two binary searches and a walk over the voids that
-    /// open inside `(t, t + d)`. No admissible void ends before `t + d`, so the merge then
-    /// goes on from those two positions.
+    /// It starts at `t` without walking the voids before it: for `s >= t`, the nodes free
+    /// over `[s, s + d)` are those of the voids with `start <= s` and `end >= s + d`, counted
+    /// at `s = t` by [`VoidIndex::count_over`]. No admissible void ends before `t + d`, so
+    /// the merge then goes on from the two positions that count leaves.
     fn indexed_earliest(&self, t: Micros, k: u32, d: Micros) -> Option<Fit> {
         let ix = self.index.as_ref()?;
         let (t, d) = (t.0, d.0);
         let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
-        let td = t.saturating_add(d);
-        let mut i = starts.partition_point(|x| x.start <= t);
-        let mut e = ends.partition_point(|x| x.end < td);
-        let inside: u32 = starts[i..]
-            .iter()
-            .take_while(|x| x.start < td)
-            .filter(|x| x.end < td)
-            .map(|x| x.weight)
-            .sum();
-        let mut opened = weight_before(starts, i, ix.total) + inside;
-        let mut ended = weight_before(ends, e, ix.total);
+        let (mut i, mut e, mut opened, mut ended) = ix.count_over(t, t.saturating_add(d));
         if opened - ended >= k {
             return Some(Fit {
                 start: Micros(t),
@@ -1002,54 +1000,48 @@ impl<'a> ClusterTimeline<'a> {
             return Err(InputError::ZeroDuration.into());
         }
         let fresh = self.index_fresh();
-        let cn = self.slots.len();
         // Mark the nodes taken and count them by group; check each group once.
         self.groups.begin();
         let mut t = 0usize;
-        let mut bad: Option<Error> = None;
         for (j, &n) in nodes.iter().enumerate() {
-            let Some(&g) = self.groups.of.get(n as usize) else {
-                bad = Some(
-                    InputError::BadNodeCount {
-                        nodes: n + 1,
-                        cluster_nodes: cn as u32,
-                    }
-                    .into(),
-                );
+            if let Err(err) = self.mark_taken(n, &b, &mut t) {
                 self.unmark(&nodes[..j]);
-                break;
-            };
-            if g & TAKEN != 0 {
-                // The same node twice.
-                bad = Some(InputError::Overlap.into());
-                self.unmark(&nodes[..j]);
-                break;
+                return Err(err);
             }
-            self.groups.of[n as usize] = g | TAKEN;
-            if self.groups.mark[g as usize] != self.groups.stamp {
-                self.groups.taken[g as usize] = 0;
-                let bs = &self.slots[g as usize].bookings;
-                let i = bs.partition_point(|x| x.end <= b.start);
-                let err: Option<Error> = if bs.get(i).is_some_and(|x| x.start < b.end) {
-                    Some(InputError::Overlap.into())
-                } else if bs.is_full() {
-                    Some(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into())
-                } else {
-                    None
-                };
-                if let Some(err) = err {
-                    bad = Some(err);
-                    self.unmark(&nodes[..=j]);
-                    break;
-                }
-            }
-            self.groups.touch(g, &mut t);
-            self.groups.taken[g as usize] += 1;
-        }
-        if let Some(err) = bad {
-            return Err(err);
         }
         self.book_taken(t, nodes.len() as u32, b, fresh, true);
+        Ok(())
+    }
+
+    /// Marks node `n` taken by `b` and counts it in its group (`groups.list[..t]` holds the
+    /// groups taken so far), checking the group (free over `b`, room for it) at its first
+    /// node; on an error nothing is marked.
+    fn mark_taken(&mut self, n: u32, b: &Booking, t: &mut usize) -> Result<(), Error> {
+        let cluster_nodes = self.slots.len() as u32;
+        let Some(&g) = self.groups.of.get(n as usize) else {
+            return Err(InputError::BadNodeCount {
+                nodes: n + 1,
+                cluster_nodes,
+            }
+            .into());
+        };
+        if g & TAKEN != 0 {
+            // The same node twice.
+            return Err(InputError::Overlap.into());
+        }
+        if self.groups.mark[g as usize] != self.groups.stamp {
+            let bs = &self.slots[g as usize].bookings;
+            let i = bs.partition_point(|x| x.end <= b.start);
+            if bs.get(i).is_some_and(|x| x.start < b.end) {
+                return Err(InputError::Overlap.into());
+            }
+            if bs.is_full() {
+                return Err(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into());
+            }
+        }
+        self.groups.of[n as usize] = g | TAKEN;
+        self.groups.touch(g, t);
+        self.groups.taken[g as usize] += 1;
         Ok(())
     }
 
@@ -1089,6 +1081,7 @@ impl<'a> ClusterTimeline<'a> {
             stamp,
             ..
         } = &mut self.groups;
+        // `Groups::touch`, inline: `size` and `next` are borrowed meanwhile.
         let got = take_chosen(keys, heads, size, next, k, |first, n| {
             let g = of[first as usize] as usize;
             if mark[g] != *stamp {
@@ -1099,18 +1092,16 @@ impl<'a> ClusterTimeline<'a> {
             }
             taken[g] += n;
         });
-        let list = &self.groups.list[..t];
-        let full_group = list
-            .iter()
-            .any(|&g| self.slots[g as usize].bookings.is_full());
-        if got < k || full_group {
-            for &g in list {
-                self.groups.taken[g as usize] = 0;
-            }
-            if full_group && got == k {
-                return Err(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into());
-            }
+        // Nothing is marked yet (counts of an abandoned change are reset at the next touch).
+        if got < k {
             return Ok(false);
+        }
+        let list = &self.groups.list[..t];
+        if list
+            .iter()
+            .any(|&g| self.slots[g as usize].bookings.is_full())
+        {
+            return Err(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into());
         }
         // Pass 2: mark the taken members of the groups taken in part.
         for &g in &self.groups.list[..t] {
@@ -1264,13 +1255,11 @@ impl<'a> ClusterTimeline<'a> {
         gr.size[new as usize] = new_size;
         gr.live[gr.count] = new;
         gr.count += 1;
-        if taken_head == g {
-            gr.taken[new as usize] = 0;
-        } else {
+        gr.touch(new, t);
+        if taken_head != g {
             gr.taken[new as usize] = nt;
             gr.taken[g as usize] = 0;
         }
-        gr.touch(new, t);
         copy_slot(self.slots, g as usize, new as usize);
     }
 
@@ -1344,15 +1333,13 @@ impl<'a> ClusterTimeline<'a> {
     /// Removes every booking of `task`, which stops at `at`: only bookings that end after
     /// `at` free time from `at` on (and so loosen the cluster).
     fn remove_until(&mut self, task: TaskId, at: Micros) -> u32 {
-        let fresh = self.index_fresh();
+        // Seldom used (a task ended off its planned start): the index goes stale and is
+        // rebuilt when asked.
         self.changed();
-        self.groups.begin();
-        let mut t = 0;
         let mut gone = Removed::default();
         for x in 0..self.groups.count {
             let g = self.groups.live[x];
             let w = self.groups.size[g as usize];
-            let before = self.slots[g as usize].bookings.len();
             self.slots[g as usize].bookings.retain(|b| {
                 let mine = b.task == task;
                 if mine {
@@ -1360,12 +1347,7 @@ impl<'a> ClusterTimeline<'a> {
                 }
                 !mine
             });
-            if self.slots[g as usize].bookings.len() != before {
-                self.groups.touch(g, &mut t);
-            }
         }
-        // Seldom used (a task ended off its planned start): the index is rebuilt when asked.
-        let _ = (fresh, t);
         self.merge_if_grown();
         self.account(gone)
     }
@@ -1430,7 +1412,6 @@ impl<'a> ClusterTimeline<'a> {
         let fresh = self.index_fresh();
         self.changed();
         self.begin_edits(fresh);
-        let mut t = 0;
         let mut gone = Removed::default();
         for x in 0..self.groups.count {
             let g = self.groups.live[x];
@@ -1444,7 +1425,6 @@ impl<'a> ClusterTimeline<'a> {
             let b = bs.remove(j);
             let w = self.groups.size[g as usize];
             gone.note(&b, at, w);
-            t += 1;
             // Its sides join.
             let (s, e) = (b.start.0, b.end.0);
             if lo < s {
@@ -1455,7 +1435,7 @@ impl<'a> ClusterTimeline<'a> {
             }
             self.edit(true, lo, hi, g, w);
         }
-        if t == 0 {
+        if gone.found == 0 {
             // Nothing removed: the index is as current as it was.
             if fresh {
                 self.mark_fresh();

@@ -534,8 +534,9 @@ fn replay_inner(
     });
     // The simulator's void index (`Controller::with_void_index`; decisions are the same
     // either way) for Conservative only. Valgrind's instruction counts of the whole KTH-SP2
-    // replay, without / with it: Conservative 15.32 / 9.01 G, EASY 2.58 / 3.25 G, FCFS 1.429
-    // / 1.432 G (the others were not measured: they run without it, as before).
+    // replay, without / with it, with nodes in groups (docs/performance.md, round 6):
+    // Conservative 13.91 / 12.39 G, EASY 1.40 / 2.14 G, FCFS 1.15 / 1.12 G (the others were
+    // not measured: they run without it, as before).
     let index = policy == Policy::Conservative;
     let mut storage = HostStorage::with_caches(
         &platform,
