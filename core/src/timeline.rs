@@ -21,9 +21,9 @@
 //! one node are disjoint, so coverage counts distinct nodes. With the admitted intervals
 //! sorted by their first and by their last start, coverage at `s` is `#{first <= s} -
 //! #{last < s}`, and a single two-pointer sweep finds the answer: O(V log V) for V voids, or
-//! O(log V) plus the walk to the answer with the void index (each group's voids, weighted by
-//! its size, kept sorted both ways). Queries start at or after the last prune's `now` (the
-//! horizon), so the index leaves out the voids that end by then.
+//! O(log V) plus the walk to the answer with the void index (every distinct void once,
+//! weighted by the nodes that have it, kept sorted both ways). Queries start at or after the
+//! last prune's `now` (the horizon), so the index leaves out the voids that end by then.
 
 use crate::config::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE};
 use crate::error::{full, Capacity, Error, InputError};
