@@ -282,6 +282,8 @@ pub struct Storage<'a> {
     pub scratch_b: &'a mut [u64],
     /// Working entries: at least as many as tasks.
     pub work: &'a mut [Work],
+    /// The slots of the tasks that may still wait: at least as many as tasks.
+    pub open: &'a mut [u32],
     /// The fit memo; any length (a power of two spreads best); empty disables it.
     pub memo: &'a mut [MemoEntry],
 }
@@ -299,6 +301,8 @@ pub struct StorageSizes {
     pub scratch: usize,
     /// Work entries.
     pub work: usize,
+    /// Open-slot entries.
+    pub open: usize,
 }
 
 impl StorageSizes {
@@ -316,6 +320,7 @@ impl StorageSizes {
             members: ClusterTimeline::members_len(platform.total_nodes() as usize),
             scratch: ClusterTimeline::scratch_len(largest),
             work: tasks,
+            open: tasks,
         }
     }
 }
@@ -360,9 +365,12 @@ pub struct Controller<'a> {
     early_completions: u32,
     rng: ChaCha8Rng,
     budget: Budget,
-    /// Tasks before this slot index have all started or finished (none waits again); scans of
-    /// the waiting tasks start here.
-    first_open: usize,
+    /// The slots of the tasks that may still wait (mappable, place-held or reserved; and
+    /// those that stopped waiting since the last event), `open[..open_len]`, in slot order.
+    /// Scans of the waiting tasks read these slots only: a task slot is large, and most
+    /// slots between the oldest waiting task and the newest hold tasks that started.
+    open: &'a mut [u32],
+    open_len: usize,
     /// Assignments made so far.
     seq: u32,
     /// Nodes of each cluster idle at `now` when last counted: an upper bound of how many
@@ -415,6 +423,8 @@ impl<'a> Controller<'a> {
             scratch_b: storage.scratch_b,
             work: storage.work,
             work_len: 0,
+            open: storage.open,
+            open_len: 0,
             memo: storage.memo,
             epoch: 0,
             ledger: EnergyLedger::new(config.budget),
@@ -425,7 +435,6 @@ impl<'a> Controller<'a> {
             early_completions: 0,
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             budget: Budget::Unlimited,
-            first_open: 0,
             seq: 0,
             idle: [0; MAX_CLUSTERS],
             idle_epoch: 0,
@@ -474,6 +483,9 @@ impl<'a> Controller<'a> {
         if storage.work.len() < self.work_len {
             return Err(full(Capacity::Tasks, storage.work.len()).into());
         }
+        if storage.open.len() < self.open_len {
+            return Err(full(Capacity::Tasks, storage.open.len()).into());
+        }
         let Storage {
             tasks,
             nodes,
@@ -481,10 +493,12 @@ impl<'a> Controller<'a> {
             scratch_a,
             scratch_b,
             work,
+            open,
             memo,
         } = storage;
         tasks[..self.len].clone_from_slice(&self.tasks[..self.len]);
         work[..self.work_len].copy_from_slice(&self.work[..self.work_len]);
+        open[..self.open_len].copy_from_slice(&self.open[..self.open_len]);
         if memo.len() == self.memo.len() {
             memo.copy_from_slice(self.memo);
         } else {
@@ -501,6 +515,7 @@ impl<'a> Controller<'a> {
                 scratch_a,
                 scratch_b,
                 work,
+                open,
                 memo,
             },
         )?;
@@ -520,6 +535,8 @@ impl<'a> Controller<'a> {
             scratch_b: _,
             work: _,
             work_len,
+            open: _,
+            open_len,
             memo: _,
             epoch,
             ledger,
@@ -530,7 +547,6 @@ impl<'a> Controller<'a> {
             early_completions,
             rng,
             budget,
-            first_open,
             seq,
             idle,
             idle_epoch,
@@ -548,7 +564,7 @@ impl<'a> Controller<'a> {
         copy.early_completions = *early_completions;
         copy.rng = rng.clone();
         copy.budget = *budget;
-        copy.first_open = *first_open;
+        copy.open_len = *open_len;
         copy.seq = *seq;
         copy.idle = *idle;
         copy.idle_epoch = *idle_epoch;
@@ -649,6 +665,9 @@ impl<'a> Controller<'a> {
         if self.len >= self.tasks.len() {
             return Err(full(Capacity::Tasks, self.tasks.len()).into());
         }
+        if self.open_len >= self.open.len() {
+            return Err(full(Capacity::Tasks, self.open.len()).into());
+        }
         let id = TaskId(self.len as u32);
         task.id = id;
         self.tasks[self.len] = TaskSlot {
@@ -656,6 +675,8 @@ impl<'a> Controller<'a> {
             state: TaskState::Mappable,
             assignment: None,
         };
+        self.open[self.open_len] = self.len as u32;
+        self.open_len += 1;
         self.len += 1;
         self.counts.arrived += 1;
         Ok(id)
@@ -723,16 +744,11 @@ impl<'a> Controller<'a> {
             c.clear_place_holders();
             c.prune(now);
         }
-        // A started task never waits again: the scans below skip it like a finished one.
-        while self.first_open < self.len
-            && matches!(
-                self.tasks[self.first_open].state,
-                TaskState::Running | TaskState::Completed | TaskState::Dropped
-            )
-        {
-            self.first_open += 1;
-        }
-        for i in self.first_open..self.len {
+        // A started task never waits again: the open list loses it here, and the scans
+        // below skip it like a finished one.
+        let mut kept = 0;
+        for k in 0..self.open_len {
+            let i = self.open[k] as usize;
             let s = &mut self.tasks[i];
             match s.state {
                 TaskState::PlaceHeld => {
@@ -749,9 +765,18 @@ impl<'a> Controller<'a> {
                 }
                 _ => {}
             }
+            if !matches!(
+                s.state,
+                TaskState::Running | TaskState::Completed | TaskState::Dropped
+            ) {
+                self.open[kept] = i as u32;
+                kept += 1;
+            }
         }
+        self.open_len = kept;
         if let Some(th) = self.config.drop_threshold {
-            for i in self.first_open..self.len {
+            for k in 0..self.open_len {
+                let i = self.open[k] as usize;
                 let s = &mut self.tasks[i];
                 if s.state == TaskState::Mappable
                     && should_drop(&s.task, now, self.platform, self.classes, th)?
@@ -809,7 +834,8 @@ impl<'a> Controller<'a> {
     /// Fills the work list with the mappable tasks in arrival order; returns how many.
     pub(crate) fn collect_mappable(&mut self) -> Result<usize, Error> {
         let mut n = 0;
-        for i in self.first_open..self.len {
+        for k in 0..self.open_len {
+            let i = self.open[k] as usize;
             if self.tasks[i].state == TaskState::Mappable {
                 let w = self.work.get_mut(n).ok_or(full(Capacity::Tasks, n))?;
                 *w = Work {
@@ -1290,9 +1316,15 @@ impl<'a> Controller<'a> {
         s.state == TaskState::Reserved && s.assignment.is_some_and(|a| a.start > self.now)
     }
 
-    /// The range of slots that may still wait (be mappable, place-held or reserved).
-    pub(crate) fn open_slots(&self) -> core::ops::Range<usize> {
-        self.first_open..self.len
+    /// How many slots the open list holds (see [`open_slot`](Self::open_slot)).
+    pub(crate) fn open_slots(&self) -> usize {
+        self.open_len
+    }
+
+    /// The `k`-th slot, in slot order, of those that may still wait (be mappable,
+    /// place-held or reserved; a few may have stopped since the event began).
+    pub(crate) fn open_slot(&self, k: usize) -> usize {
+        self.open[k] as usize
     }
 
     /// The reservation of slot `i`, if any.
@@ -1320,6 +1352,7 @@ mod tests {
         a: Vec<u64>,
         b: Vec<u64>,
         work: Vec<Work>,
+        open: Vec<u32>,
         memo: Vec<MemoEntry>,
     }
 
@@ -1338,6 +1371,7 @@ mod tests {
                 a: vec![0; s.scratch],
                 b: vec![0; s.scratch],
                 work: vec![Work::default(); s.work],
+                open: vec![0; s.open],
                 memo: vec![MemoEntry::default(); memo],
             }
         }
@@ -1349,6 +1383,7 @@ mod tests {
                 scratch_a: &mut self.a,
                 scratch_b: &mut self.b,
                 work: &mut self.work,
+                open: &mut self.open,
                 memo: &mut self.memo,
             }
         }

@@ -61,6 +61,7 @@ static MEMBERS: Static<[u32; ClusterTimeline::members_len(NODES)]> = Static::new
 static SCRATCH_A: Static<[u64; SCRATCH]> = Static::new();
 static SCRATCH_B: Static<[u64; SCRATCH]> = Static::new();
 static WORK: Static<[Work; TASKS]> = Static::new();
+static OPEN: Static<[u32; TASKS]> = Static::new();
 static MEMO_ENTRIES: Static<[MemoEntry; MEMO]> = Static::new();
 static PENDING_BUF: Static<[Pending; PENDING]> = Static::new();
 
@@ -92,6 +93,7 @@ pub fn take() -> Option<Buffers> {
                 scratch_a: fill(SCRATCH_A.ptr(), || 0),
                 scratch_b: fill(SCRATCH_B.ptr(), || 0),
                 work: fill(WORK.ptr(), Work::default),
+                open: fill(OPEN.ptr(), || 0),
                 memo: fill(MEMO_ENTRIES.ptr(), MemoEntry::default),
             },
             pending: fill(PENDING_BUF.ptr(), Pending::default),

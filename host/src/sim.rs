@@ -28,6 +28,7 @@ pub struct HostStorage {
     scratch_a: Vec<u64>,
     scratch_b: Vec<u64>,
     work: Vec<Work>,
+    open: Vec<u32>,
     memo: Vec<MemoEntry>,
     pending: Vec<Pending>,
     voids: Vec<Void>,
@@ -61,6 +62,7 @@ impl HostStorage {
             scratch_a: vec![0; s.scratch],
             scratch_b: vec![0; s.scratch],
             work: vec![Work::default(); s.work],
+            open: vec![0; s.open],
             memo: vec![MemoEntry::default(); memo],
             // Every task can be committed, and re-committed once per reservation it loses.
             pending: vec![Default::default(); 2 * tasks + 16],
@@ -78,6 +80,7 @@ impl HostStorage {
                 scratch_a: &mut self.scratch_a,
                 scratch_b: &mut self.scratch_b,
                 work: &mut self.work,
+                open: &mut self.open,
                 memo: &mut self.memo,
             },
             &mut self.pending,

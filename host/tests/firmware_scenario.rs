@@ -93,6 +93,7 @@ fn digest_does_not_depend_on_storage_sizes() {
             let len = ClusterTimeline::scratch_len(largest);
             let (mut a, mut b) = (vec![0u64; len], vec![0u64; len]);
             let mut work = vec![Work::default(); n];
+            let mut open = vec![0u32; n];
             let mut memo_v = vec![MemoEntry::default(); memo];
             let mut pending = vec![Default::default(); 2 * n + 16];
             let storage = Storage {
@@ -102,6 +103,7 @@ fn digest_does_not_depend_on_storage_sizes() {
                 scratch_a: &mut a,
                 scratch_b: &mut b,
                 work: &mut work,
+                open: &mut open,
                 memo: &mut memo_v,
             };
             let mut ctl = Controller::new(&h.platform, &h.classes, h.config, storage).unwrap();

@@ -9,7 +9,8 @@ use crate::controller::{Controller, Decision};
 use crate::error::Error;
 
 pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
-    for i in ctl.open_slots() {
+    for k in 0..ctl.open_slots() {
+        let i = ctl.open_slot(k);
         if ctl.reserved_after_now(i) {
             ctl.unreserve(i as u32);
         }

@@ -304,7 +304,8 @@ pub(crate) fn compress(
     ctl: &mut Controller<'_>,
     sink: &mut dyn FnMut(&Decision),
 ) -> Result<(), Error> {
-    for i in ctl.open_slots() {
+    for k in 0..ctl.open_slots() {
+        let i = ctl.open_slot(k);
         if !ctl.reserved_after_now(i) {
             continue;
         }

@@ -146,6 +146,7 @@ pub fn replay_with_memo(
     let mut a = vec![0u64; sizes.scratch];
     let mut b = vec![0u64; sizes.scratch];
     let mut work = vec![Work::default(); sizes.work];
+    let mut open = vec![0u32; sizes.open];
     let mut memo = vec![MemoEntry::default(); memo];
     let mut pending: Vec<Pending> = vec![Default::default(); 2 * tasks.len() + 4];
     let storage = Storage {
@@ -155,6 +156,7 @@ pub fn replay_with_memo(
         scratch_a: &mut a,
         scratch_b: &mut b,
         work: &mut work,
+        open: &mut open,
         memo: &mut memo,
     };
     let mut voids = vec![Void::default(); 2 * voids_per_node * sizes.nodes];
