@@ -39,8 +39,9 @@
 use super::{Reservations, TypesSeen};
 use crate::config::{MAX_CLUSTERS, MAX_PSTATES};
 use crate::controller::{Choice, Controller, Decision, Work};
+use crate::energy::option_bit;
 use crate::error::Error;
-use crate::platform::{ClusterId, PState, Placement};
+use crate::platform::{ClusterId, PState};
 use crate::units::Micros;
 
 /// An objective: the value of option `ch` for a task that earns `u` when it completes.
@@ -76,27 +77,32 @@ struct Bounds {
 /// the utility of completing after the shortest duration of any admitted option. Every
 /// option starts now or later, and utility never rises, so none beats its bound.
 fn bounds(
-    ctl: &Controller<'_>,
+    ctl: &mut Controller<'_>,
     i: u32,
     objective: Objective,
     after: Option<(ClusterId, PState)>,
 ) -> Result<Bounds, Error> {
-    let filtered = super::filtered(ctl);
+    // The filter's verdicts first (kept per task type for the event); the rest only reads.
+    let admitted = ctl.admitted_options(i, super::filtered(ctl));
+    let ctl = &*ctl;
     let now = ctl.now();
     let mut out = Bounds {
         value: [0.0; MAX_OPTIONS],
         at: [(ClusterId(0), PState(0)); MAX_OPTIONS],
         len: 0,
     };
+    // Placements are read in place, not copied: this runs for every task at every event.
+    let Some(table) = ctl.table(i) else {
+        return Ok(out);
+    };
     let later = |c: ClusterId, p: PState| after.is_none_or(|(ac, ap)| (c.0, p.0) > (ac.0, ap.0));
     let mut shortest: Option<Micros> = None;
     for c in (0..ctl.cluster_count()).map(ClusterId) {
-        // One placement a cluster, not one an option: this runs for every task worked out.
-        let Some(pl) = ctl.placement(i, c) else {
+        let Some(pl) = table.on(c) else {
             continue;
         };
         for p in (0..ctl.pstates()).map(PState) {
-            if !ctl.admits(&pl, c, p, filtered) {
+            if admitted & option_bit(c, p) == 0 {
                 continue;
             }
             let d = pl.etc[p.0 as usize];
@@ -116,20 +122,12 @@ fn bounds(
     // One utility serves every option: one `exp` a task, not one an option.
     let u = ctl.value_at_end(i, now.saturating_add(shortest))?;
     let u = u + u * BOUND_MARGIN + f64::MIN_POSITIVE;
-    let mut placed: Option<(ClusterId, Placement)> = None;
     for k in 0..out.len {
         let (c, p) = out.at[k];
-        let pl = match placed {
-            Some((pc, pl)) if pc == c => pl,
-            _ => {
-                let Some(pl) = ctl.placement(i, c) else {
-                    continue;
-                };
-                placed = Some((c, pl));
-                pl
-            }
+        let Some(pl) = table.on(c) else {
+            continue;
         };
-        let v = objective(ctl, &Choice::bound(&pl, c, p, now), u)?;
+        let v = objective(ctl, &Choice::bound(pl, c, p, now), u)?;
         // A NaN could hide a real value above it: rank it first, to be worked out.
         out.value[k] = if v.is_nan() { f64::INFINITY } else { v };
     }
@@ -146,6 +144,7 @@ fn bounds(
 /// which no decision reads.
 pub(crate) fn best(ctl: &mut Controller<'_>, i: u32, objective: Objective) -> Result<Best, Error> {
     let filtered = super::filtered(ctl);
+    let admitted = ctl.admitted_options(i, filtered);
     let now = ctl.now();
     let mut starts_now = false;
     let mut work_out = |ctl: &mut Controller<'_>, c, p| -> Result<Option<Choice>, Error> {
@@ -164,10 +163,14 @@ pub(crate) fn best(ctl: &mut Controller<'_>, i: u32, objective: Objective) -> Re
     // at once by the memo ("not today"), where bounds would cost more than they save.
     let mut first: Option<Choice> = None;
     'probe: for c in (0..ctl.cluster_count()).map(ClusterId) {
-        if ctl.placement(i, c).is_none() {
+        if !ctl.runs_on(i, c) {
             continue;
         }
         for p in (0..ctl.pstates()).map(PState) {
+            // A filtered-out option has none: skipped before its placement is copied.
+            if admitted & option_bit(c, p) == 0 {
+                continue;
+            }
             first = work_out(ctl, c, p)?;
             if first.is_some() {
                 break 'probe;
@@ -265,7 +268,7 @@ pub(crate) fn best_exhaustive(
 
 /// A bound of task slot `i`'s best under `objective` (`None`: no option is admitted): the
 /// highest of its options' [`bounds`] (ties keep the first), as a choice that starts now.
-fn bound(ctl: &Controller<'_>, i: u32, objective: Objective) -> Result<Option<Choice>, Error> {
+fn bound(ctl: &mut Controller<'_>, i: u32, objective: Objective) -> Result<Option<Choice>, Error> {
     let b = bounds(ctl, i, objective, None)?;
     let mut top: Option<usize> = None;
     for k in 0..b.len {
@@ -277,8 +280,8 @@ fn bound(ctl: &Controller<'_>, i: u32, objective: Objective) -> Result<Option<Ch
         return Ok(None);
     };
     let (c, p) = b.at[k];
-    Ok(ctl.placement(i, c).map(|pl| {
-        let mut ch = Choice::bound(&pl, c, p, ctl.now());
+    Ok(ctl.table(i).and_then(|t| t.on(c)).map(|pl| {
+        let mut ch = Choice::bound(pl, c, p, ctl.now());
         ch.value = b.value[k];
         ch
     }))
@@ -288,15 +291,14 @@ fn bound(ctl: &Controller<'_>, i: u32, objective: Objective) -> Result<Option<Ch
 /// now, its energy within what is left, the filter's consent.
 fn can_start_now(ctl: &mut Controller<'_>, i: u32) -> Result<bool, Error> {
     let filtered = super::filtered(ctl);
-    for c in 0..ctl.cluster_count() {
-        if ctl.placement(i, ClusterId(c)).is_none() {
+    let admitted = ctl.admitted_options(i, filtered);
+    for c in (0..ctl.cluster_count()).map(ClusterId) {
+        if !ctl.runs_on(i, c) {
             continue;
         }
-        for p in 0..ctl.pstates() {
-            if ctl
-                .option_now(i, ClusterId(c), PState(p), filtered)?
-                .is_some()
-            {
+        for p in (0..ctl.pstates()).map(PState) {
+            // A filtered-out option has none: skipped before its placement is copied.
+            if admitted & option_bit(c, p) != 0 && ctl.option_now(i, c, p, filtered)?.is_some() {
                 return Ok(true);
             }
         }
