@@ -186,10 +186,18 @@ impl CoreMicros {
         // to nearest, so the float is the same, without the soft 128-bit routine.
         let x = match u64::try_from(self.0) {
             Ok(x) => x as f64,
-            Err(_) => self.0 as f64,
+            Err(_) => wide_as_f64(self.0),
         };
         x / 1e6
     }
+}
+
+/// A `u128` as a float, out of line: inline, the compiler converts every value the slow way
+/// ahead of the branch (it counts the conversion as cheap) and only picks the result after.
+#[cold]
+#[inline(never)]
+fn wide_as_f64(x: u128) -> f64 {
+    x as f64
 }
 
 /// Utility in integer micro-units (1 utility = 1,000,000): the ledger adds these exactly.
