@@ -49,7 +49,20 @@ use crate::units::Micros;
 /// It must not decrease as `u` grows (none does: `u` over a positive measure of the option,
 /// or a monotone packing of `u` and the completion), and for a given `u` it must not grow as
 /// the option starts later: [`bounds`] relies on both.
-pub(crate) type Objective = fn(&Controller<'_>, &Choice, f64) -> Result<f64, Error>;
+///
+/// The pass is generic over it, so each heuristic's objective is inlined where bounds are
+/// computed (once an option for every mappable task at every event), and what it does not
+/// read of an option is not computed.
+pub(crate) trait Objective:
+    Fn(&Controller<'_>, &Choice, f64) -> Result<f64, Error> + Copy
+{
+}
+
+impl<F: Fn(&Controller<'_>, &Choice, f64) -> Result<f64, Error> + Copy> Objective for F {}
+
+/// An objective as a plain function pointer (the tests pick one at run time).
+#[cfg(test)]
+pub(crate) type ObjectiveFn = fn(&Controller<'_>, &Choice, f64) -> Result<f64, Error>;
 
 /// A task's best option (`None`: it has none) and whether it may start now.
 pub(crate) type Best = (Option<Choice>, bool);
@@ -79,7 +92,7 @@ struct Bounds {
 fn bounds(
     ctl: &mut Controller<'_>,
     i: u32,
-    objective: Objective,
+    objective: impl Objective,
     after: Option<(ClusterId, PState)>,
 ) -> Result<Bounds, Error> {
     // The filter's verdicts first (kept per task type for the event); the rest only reads.
@@ -142,7 +155,11 @@ fn bounds(
 /// found the others are worked out by decreasing bound, and those whose bound cannot beat
 /// the best so far are skipped. The pick is the exhaustive loop's; only the memo may differ,
 /// which no decision reads.
-pub(crate) fn best(ctl: &mut Controller<'_>, i: u32, objective: Objective) -> Result<Best, Error> {
+pub(crate) fn best(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    objective: impl Objective,
+) -> Result<Best, Error> {
     let filtered = super::filtered(ctl);
     let admitted = ctl.admitted_options(i, filtered);
     let now = ctl.now();
@@ -241,7 +258,7 @@ fn branch_and_bound<T>(
 pub(crate) fn best_exhaustive(
     ctl: &mut Controller<'_>,
     i: u32,
-    objective: Objective,
+    objective: impl Objective,
 ) -> Result<Best, Error> {
     let filtered = super::filtered(ctl);
     let now = ctl.now();
@@ -268,7 +285,11 @@ pub(crate) fn best_exhaustive(
 
 /// A bound of task slot `i`'s best under `objective` (`None`: no option is admitted): the
 /// highest of its options' [`bounds`] (ties keep the first), as a choice that starts now.
-fn bound(ctl: &mut Controller<'_>, i: u32, objective: Objective) -> Result<Option<Choice>, Error> {
+fn bound(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    objective: impl Objective,
+) -> Result<Option<Choice>, Error> {
     let b = bounds(ctl, i, objective, None)?;
     let mut top: Option<usize> = None;
     for k in 0..b.len {
@@ -361,7 +382,7 @@ fn sift_down(h: &mut [Work], mut i: usize) {
 pub(super) fn run(
     ctl: &mut Controller<'_>,
     reservations: Reservations,
-    objective: Objective,
+    objective: impl Objective,
     sink: &mut dyn FnMut(&Decision),
 ) -> Result<(), Error> {
     let n = ctl.collect_mappable()?;

@@ -190,7 +190,7 @@ pub(crate) fn greedy_bests(
     ctl: &mut Controller<'_>,
     i: u32,
 ) -> Result<Option<[greedy::Best; 2]>, Error> {
-    let objective: greedy::Objective = match ctl.config().heuristic {
+    let objective: greedy::ObjectiveFn = match ctl.config().heuristic {
         Heuristic::MaxUtil => max_util::objective,
         Heuristic::MaxUpt => max_upt::objective,
         Heuristic::MaxUpr => max_upr::objective,
