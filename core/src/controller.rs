@@ -1813,6 +1813,62 @@ mod tests {
         assert!(over > 0, "some flag stands for an option skipped unread");
     }
 
+    /// Under every utility-aware configuration, at every event, each waiting task's bound as
+    /// the pass finds it (a typed task's through its type's least cost, kept for the event and
+    /// shared by the event's tasks) has the value of the highest of its options' bounds, bit
+    /// for bit; and each objective that says its value is the utility over a cost keeps to it,
+    /// for every option and a spread of utilities (zero, tiny, huge, infinite, NaN).
+    #[test]
+    fn a_types_least_cost_bounds_as_its_options() {
+        let platform = platform();
+        let classes = UtilityClasses::essc20();
+        let mut tasks = tasks(160);
+        // Every seventh task carries its type's table as its own: bounded option by option.
+        for t in tasks.iter_mut().step_by(7) {
+            if let Demand::Typed(ty) = t.demand {
+                t.demand = Demand::Own(platform.task_type(ty).unwrap().clone());
+            }
+        }
+        let day = (Micros::from_mins(10), Micros::from_mins(150));
+        let mut all = configs();
+        all.push(Config::new(Heuristic::MaxValue, day.0, day.1));
+        let us = [
+            0.0,
+            f64::MIN_POSITIVE,
+            1e-300,
+            0.37,
+            1.0,
+            7.9,
+            1e300,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        for config in all.into_iter().filter(|c| c.heuristic.is_utility_aware()) {
+            let h = config.heuristic;
+            let mut bufs = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+            let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
+            let (mut next, mut log, mut compared) = (0, Vec::new(), 0);
+            for m in 0..240 {
+                drive(&mut ctl, &tasks, &mut next, (m, m + 1, false), &mut log);
+                let mut types = policy::type_bounds();
+                for i in 0..ctl.tasks().len() as u32 {
+                    if ctl.tasks()[i as usize].state != TaskState::Mappable {
+                        continue;
+                    }
+                    let ([kept, by_option], per_cost) =
+                        policy::greedy_bounds(&mut ctl, i, &mut types, &us)
+                            .unwrap()
+                            .unwrap();
+                    let value = |c: Option<Choice>| c.map(|c| c.value.to_bits());
+                    assert_eq!(value(kept), value(by_option), "{h:?} at {m}, slot {i}");
+                    assert!(per_cost, "{h:?} at {m}, slot {i}");
+                    compared += 1;
+                }
+            }
+            assert!(compared > 200, "{h:?} compares enough tasks");
+        }
+    }
+
     #[test]
     fn a_clone_needs_room_for_the_tasks() {
         let platform = platform();
