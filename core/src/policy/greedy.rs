@@ -567,20 +567,27 @@ fn above(a: &Work, b: &Work) -> bool {
     va > vb || (va == vb && a.slot < b.slot)
 }
 
+/// Moves entry `i` down to its place in the max-heap `h`. The entry is held aside and each
+/// child above it moves up into the hole (one copy a level instead of a swap's two: entries
+/// are 80 bytes); the heap ends as swapping would leave it.
 fn sift_down(h: &mut [Work], mut i: usize) {
+    let Some(&x) = h.get(i) else {
+        return;
+    };
     loop {
         let (l, r) = (2 * i + 1, 2 * i + 2);
         let mut m = i;
-        if l < h.len() && above(&h[l], &h[m]) {
+        if l < h.len() && above(&h[l], &x) {
             m = l;
         }
-        if r < h.len() && above(&h[r], &h[m]) {
+        if r < h.len() && above(&h[r], if m == i { &x } else { &h[m] }) {
             m = r;
         }
         if m == i {
+            h[i] = x;
             return;
         }
-        h.swap(i, m);
+        h[i] = h[m];
         i = m;
     }
 }
@@ -734,6 +741,25 @@ mod tests {
         assert_eq!(search(ninf, &[], &[]), (0, false, 0));
     }
 
+    /// The swapping sift-down that [`sift_down`] replaces.
+    fn sift_down_by_swaps(h: &mut [Work], mut i: usize) {
+        loop {
+            let (l, r) = (2 * i + 1, 2 * i + 2);
+            let mut m = i;
+            if l < h.len() && above(&h[l], &h[m]) {
+                m = l;
+            }
+            if r < h.len() && above(&h[r], &h[m]) {
+                m = r;
+            }
+            if m == i {
+                return;
+            }
+            h.swap(i, m);
+            i = m;
+        }
+    }
+
     proptest! {
         /// Over values with many ties (and bounds often equal to them), the search picks what
         /// the exhaustive loop picks, and reports a skip exactly when it worked out fewer.
@@ -759,6 +785,49 @@ mod tests {
                 core::iter::once(Some(to_f64(first))).chain(values.iter().copied()).collect();
             prop_assert_eq!(Some(pick), first_highest(&all));
             prop_assert_eq!(skipped, worked < values.len());
+        }
+
+        /// Building a heap and popping it through [`sift_down`] leaves every entry where the
+        /// swapping sift-down does, over values with many ties (broken by the slot).
+        #[test]
+        fn sifting_into_the_hole_orders_as_swapping(
+            values in prop::collection::vec(prop::option::of(0u8..6), 0..80),
+        ) {
+            let mut a: Vec<Work> = values
+                .iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    let mut ch = Choice::bound(
+                        &crate::platform::Placement {
+                            nodes: crate::units::NodeCount(1),
+                            etc: [Micros(1); MAX_PSTATES],
+                            apc: [crate::units::MilliWatts(1); MAX_PSTATES],
+                        },
+                        ClusterId(0),
+                        PState(0),
+                        Micros(0),
+                    );
+                    ch.value = v.map_or(f64::NEG_INFINITY, f64::from);
+                    Work { slot: (k * 7 % 80) as u32, best: Some(ch), may_start_now: false, stamp: 0 }
+                })
+                .collect();
+            let mut b = a.clone();
+            for i in (0..a.len() / 2).rev() {
+                sift_down(&mut a, i);
+                sift_down_by_swaps(&mut b, i);
+            }
+            let slots = |h: &[Work]| h.iter().map(|w| w.slot).collect::<Vec<_>>();
+            prop_assert_eq!(slots(&a), slots(&b));
+            while !a.is_empty() {
+                let n = a.len() - 1;
+                a.swap(0, n);
+                b.swap(0, n);
+                a.truncate(n);
+                b.truncate(n);
+                sift_down(&mut a, 0);
+                sift_down_by_swaps(&mut b, 0);
+                prop_assert_eq!(slots(&a), slots(&b));
+            }
         }
     }
 }
