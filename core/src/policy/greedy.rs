@@ -23,8 +23,9 @@
 //! objective of completing as soon as its fastest option could, which no option beats, now
 //! or later in the event), and its best is only worked out when that bound reaches the top.
 //! Where the objective is the utility over a cost of the option alone (all but Max Value),
-//! that bound is the task's utility over its type's least cost, which is kept for the event:
-//! one division a task instead of one objective an option, with the same value.
+//! each type's options' costs are kept for the event: that bound is then the task's utility
+//! over its type's least cost (one division a task instead of one objective an option, with
+//! the same value), and the bounds a best is worked out with are its utility over each cost.
 //! Working out a best uses the same bounds, one for each (cluster, P-state): once a first
 //! option is found, the others are queried by decreasing bound, and none whose bound cannot
 //! beat the best so far (ties included) is queried at all. The pick is the exhaustive loop's.
@@ -189,10 +190,11 @@ fn bound_value(v: f64) -> f64 {
 /// found the others are worked out by decreasing bound, and those whose bound cannot beat
 /// the best so far are skipped. The pick is the exhaustive loop's; only the memo may differ,
 /// which no decision reads.
-pub(crate) fn best(
+pub(crate) fn best<O: Objective>(
     ctl: &mut Controller<'_>,
     i: u32,
-    objective: impl Objective,
+    objective: O,
+    types: &mut TypeBounds,
 ) -> Result<Best, Error> {
     let filtered = super::filtered(ctl);
     let admitted = ctl.admitted_options(i, filtered);
@@ -232,13 +234,10 @@ pub(crate) fn best(
         return Ok((None, starts_now));
     };
     let mut b = Bounds::new();
-    bounds(
-        ctl,
-        i,
-        objective,
-        Some((first.cluster, first.pstate)),
-        &mut b,
-    )?;
+    let after = (first.cluster, first.pstate);
+    if !kept_bounds(ctl, i, objective, types, after, &mut b)? {
+        bounds(ctl, i, objective, Some(after), &mut b)?;
+    }
     let (best, skipped) = branch_and_bound(&b.value[..b.len], (first, first.value), |k| {
         let (c, p) = b.at[k];
         Ok(work_out(ctl, c, p)?.map(|ch| (ch, ch.value)))
@@ -324,10 +323,14 @@ pub(crate) fn best_exhaustive(
     Ok((best, starts_now))
 }
 
-/// What a typed task's bound needs of its type under a [`PER_COST`](Objective::PER_COST)
+/// What a typed task's bounds need of its type under a [`PER_COST`](Objective::PER_COST)
 /// objective, worked out at the first task of the type in an event: the admitted options and
-/// their costs are the type's, and the budget and the time are the event's.
+/// their costs are the type's, and the budget and the time are the event's. Kept on the
+/// stack of the pass, 280 bytes a type (35 KB).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+// Entries of a fixed array, one a type, take the largest variant's room whatever they hold,
+// and the core cannot box.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum TypeBound {
     /// Not worked out yet in this event.
     #[default]
@@ -345,6 +348,10 @@ pub(crate) enum TypeBound {
         cost: f64,
         /// The option of that cost.
         at: (ClusterId, PState),
+        /// The admitted options (bits [`option_bit`]).
+        admitted: u32,
+        /// Each admitted option's cost, at its bit's place.
+        costs: [f64; MAX_OPTIONS],
     },
 }
 
@@ -377,7 +384,9 @@ fn bound<O: Objective>(
         }
         match *kept {
             TypeBound::NoOption => return Ok(None),
-            TypeBound::Cheapest { shortest, cost, at } => {
+            TypeBound::Cheapest {
+                shortest, cost, at, ..
+            } => {
                 let u = bound_utility(ctl, i, shortest)?;
                 // Not above zero (or NaN): dividing by the least cost need not give the most.
                 if u > 0.0 {
@@ -388,6 +397,61 @@ fn bound<O: Objective>(
         }
     }
     bound_by_option(ctl, i, objective)
+}
+
+/// [`bounds`] of typed task slot `i`'s options after `after` from its type's kept costs
+/// (the utility over each cost: the objective's value, bit for bit), into `out`; false when
+/// its type keeps none (then `out` is untouched).
+fn kept_bounds<O: Objective>(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    objective: O,
+    types: &mut TypeBounds,
+    (ac, ap): (ClusterId, PState),
+    out: &mut Bounds,
+) -> Result<bool, Error> {
+    let kept = match ctl.task_type(i) {
+        Some(t) if O::PER_COST => types.get_mut(t.0 as usize),
+        _ => None,
+    };
+    let Some(kept) = kept else {
+        return Ok(false);
+    };
+    if *kept == TypeBound::Unknown {
+        *kept = type_bound(ctl, i, objective)?;
+    }
+    let TypeBound::Cheapest {
+        shortest,
+        admitted,
+        ref costs,
+        ..
+    } = *kept
+    else {
+        return Ok(false);
+    };
+    out.len = 0;
+    let u = bound_utility(ctl, i, shortest)?;
+    // The options after `after` in (cluster, P-state) order are the bits above its bit.
+    let mut later = admitted & !(option_bit(ac, ap) | (option_bit(ac, ap).wrapping_sub(1)));
+    while later != 0 {
+        let place = later.trailing_zeros() as usize;
+        later &= later - 1;
+        let at = (
+            ClusterId((place / MAX_PSTATES) as u8),
+            PState((place % MAX_PSTATES) as u8),
+        );
+        let (Some(slot), Some(value), Some(cost)) = (
+            out.at.get_mut(out.len),
+            out.value.get_mut(out.len),
+            costs.get(place),
+        ) else {
+            break;
+        };
+        *slot = at;
+        *value = bound_value(u / cost);
+        out.len += 1;
+    }
+    Ok(true)
 }
 
 /// The [`TypeBound`] of task slot `i`'s type under a [`PER_COST`](Objective::PER_COST)
@@ -418,17 +482,40 @@ fn type_bound(
             if k.is_nan() || k <= 0.0 {
                 return Ok(TypeBound::ByOption);
             }
+            let bit = option_bit(c, p);
+            let place = bit.trailing_zeros() as usize;
             out = match out {
-                TypeBound::Cheapest { shortest, cost, at } => TypeBound::Cheapest {
-                    shortest: shortest.min(d),
-                    cost: if k < cost { k } else { cost },
-                    at: if k < cost { (c, p) } else { at },
-                },
-                _ => TypeBound::Cheapest {
-                    shortest: d,
-                    cost: k,
-                    at: (c, p),
-                },
+                TypeBound::Cheapest {
+                    shortest,
+                    cost,
+                    at,
+                    admitted,
+                    mut costs,
+                } => {
+                    if let Some(slot) = costs.get_mut(place) {
+                        *slot = k;
+                    }
+                    TypeBound::Cheapest {
+                        shortest: shortest.min(d),
+                        cost: if k < cost { k } else { cost },
+                        at: if k < cost { (c, p) } else { at },
+                        admitted: admitted | bit,
+                        costs,
+                    }
+                }
+                _ => {
+                    let mut costs = [0.0; MAX_OPTIONS];
+                    if let Some(slot) = costs.get_mut(place) {
+                        *slot = k;
+                    }
+                    TypeBound::Cheapest {
+                        shortest: d,
+                        cost: k,
+                        at: (c, p),
+                        admitted: bit,
+                        costs,
+                    }
+                }
             };
         }
     }
@@ -466,6 +553,37 @@ pub(crate) fn bounds_both(
         bound(ctl, i, objective, types)?,
         bound_by_option(ctl, i, objective)?,
     ])
+}
+
+/// Whether the bounds a best reads from its type's kept costs are [`bounds`]'s (the same
+/// options, values bit for bit), after each option task slot `i` has (through `types`).
+#[cfg(test)]
+pub(crate) fn kept_bounds_agree(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    objective: impl Objective,
+    types: &mut TypeBounds,
+) -> Result<bool, Error> {
+    for c in (0..ctl.cluster_count()).map(ClusterId) {
+        for p in (0..ctl.pstates()).map(PState) {
+            if !ctl.runs_on(i, c) {
+                continue;
+            }
+            let (mut kept, mut fresh) = (Bounds::new(), Bounds::new());
+            if !kept_bounds(ctl, i, objective, types, (c, p), &mut kept)? {
+                continue;
+            }
+            bounds(ctl, i, objective, Some((c, p)), &mut fresh)?;
+            let bits = |b: &Bounds| {
+                let v: [u64; MAX_OPTIONS] = core::array::from_fn(|k| b.value[k].to_bits());
+                (b.len, b.at, v)
+            };
+            if bits(&kept) != bits(&fresh) {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
 }
 
 /// Whether `objective`'s value is `u / cost`, bit for bit, for each `u` of `us` and each
@@ -613,7 +731,7 @@ pub(super) fn run(
         let (b, now, stamp) = if lazy {
             (bound(ctl, i, objective, &mut types)?, true, 0)
         } else {
-            let (b, now) = best(ctl, i, objective)?;
+            let (b, now) = best(ctl, i, objective, &mut types)?;
             (b, now, 1)
         };
         if b.is_some() {
@@ -643,7 +761,7 @@ pub(super) fn run(
         let current = top.stamp == assignments + 1
             || (ctl.still_valid(&ch) && ch.day_energy <= ctl.energy_available());
         if !current {
-            let (b, now) = best(ctl, top.slot, objective)?;
+            let (b, now) = best(ctl, top.slot, objective, &mut types)?;
             let h = &mut ctl.work()[..len];
             match b {
                 Some(_) => {

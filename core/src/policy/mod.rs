@@ -195,7 +195,7 @@ pub(crate) fn greedy_bests(
         i: u32,
         o: impl greedy::Objective,
     ) -> Result<Option<[greedy::Best; 2]>, Error> {
-        let pruned = greedy::best(ctl, i, o)?;
+        let pruned = greedy::best(ctl, i, o, &mut type_bounds())?;
         let exhaustive = greedy::best_exhaustive(ctl, i, o)?;
         Ok(Some([pruned, exhaustive]))
     }
@@ -215,15 +215,16 @@ pub(crate) fn type_bounds() -> greedy::TypeBounds {
     [greedy::TypeBound::Unknown; crate::config::MAX_TASK_TYPES]
 }
 
-/// A task's bound through its type and option by option, and whether its objective keeps to
-/// its costs (see [`greedy_bounds`]).
+/// A task's bound through its type and option by option, and whether its type's kept costs
+/// give its options' bounds and its objective keeps to its costs (see [`greedy_bounds`]).
 #[cfg(test)]
 pub(crate) type BoundsCheck = ([Option<Choice>; 2], bool);
 
 /// Task slot `i`'s bound under the configured utility-aware heuristic as the pass finds it
 /// (through `types`, kept for one event) and from each of its options' bounds, and whether
-/// the objective's values are the utility over its costs, for each `u` of `us` and each of
-/// the task's options, where it says so (`None`: not one of them).
+/// the bounds a best reads from the kept costs are its options' bounds and the objective's
+/// values are the utility over its costs, for each `u` of `us` and each of the task's
+/// options, where it says so (`None`: not one of them).
 #[cfg(test)]
 pub(crate) fn greedy_bounds(
     ctl: &mut Controller<'_>,
@@ -239,7 +240,8 @@ pub(crate) fn greedy_bounds(
         us: &[f64],
     ) -> Result<Option<BoundsCheck>, Error> {
         let b = greedy::bounds_both(ctl, i, o, types)?;
-        Ok(Some((b, greedy::per_cost_holds(ctl, i, o, us)?)))
+        let kept = greedy::kept_bounds_agree(ctl, i, o, types)?;
+        Ok(Some((b, kept && greedy::per_cost_holds(ctl, i, o, us)?)))
     }
     match ctl.config().heuristic {
         Heuristic::MaxUtil => both(ctl, i, max_util::MaxUtil, types, us),
