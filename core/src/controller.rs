@@ -15,13 +15,14 @@
 use crate::config::MAX_CLUSTERS;
 use crate::dropping::should_drop;
 use crate::energy::{
-    window_share, Averages, Budget, EnergyFilter, EnergyLedger, FilterInputs, FilterKind,
+    option_bit, window_share, Averages, Budget, EnergyFilter, EnergyLedger, FilterInputs,
+    FilterKind, Verdicts,
 };
 use crate::error::{full, Capacity, Error, InputError};
-use crate::platform::{ClusterId, PState, Placement, Platform};
+use crate::platform::{ClusterId, PState, Placement, Platform, TaskType};
 use crate::policy::knapsack::KnapsackParams;
 use crate::policy::{self, Heuristic, Reservations};
-use crate::task::{Task, TaskId};
+use crate::task::{Demand, Task, TaskId};
 use crate::timeline::{Booking, BookingKind, ClusterTimeline, Fit, NodeTimeline, Scratch, Void};
 use crate::units::{CoreMicros, Micros, MilliJoules, NodeCount, Utility};
 use crate::utility::{prorate, UtilityClasses};
@@ -364,7 +365,8 @@ pub struct Controller<'a> {
     now: Micros,
     early_completions: u32,
     rng: ChaCha8Rng,
-    budget: Budget,
+    /// The event's filter budget and its verdicts on the task types' options.
+    verdicts: Verdicts,
     /// The slots of the tasks that may still wait (mappable, place-held or reserved; and
     /// those that stopped waiting since the last event), `open[..open_len]`, in slot order.
     /// Scans of the waiting tasks read these slots only: a task slot is large, and most
@@ -434,7 +436,7 @@ impl<'a> Controller<'a> {
             now: Micros::ZERO,
             early_completions: 0,
             rng: ChaCha8Rng::seed_from_u64(config.seed),
-            budget: Budget::Unlimited,
+            verdicts: Verdicts::new(Budget::Unlimited),
             seq: 0,
             idle: [0; MAX_CLUSTERS],
             idle_epoch: 0,
@@ -546,7 +548,7 @@ impl<'a> Controller<'a> {
             now,
             early_completions,
             rng,
-            budget,
+            verdicts,
             seq,
             idle,
             idle_epoch,
@@ -563,7 +565,7 @@ impl<'a> Controller<'a> {
         copy.now = *now;
         copy.early_completions = *early_completions;
         copy.rng = rng.clone();
-        copy.budget = *budget;
+        copy.verdicts = *verdicts;
         copy.open_len = *open_len;
         copy.seq = *seq;
         copy.idle = *idle;
@@ -625,7 +627,7 @@ impl<'a> Controller<'a> {
     }
     /// The budget the energy filter computed at the start of the current or last event.
     pub fn filter_budget(&self) -> Budget {
-        self.budget
+        self.verdicts.budget()
     }
 
     fn tick(&mut self, now: Micros) -> Result<(), Error> {
@@ -796,11 +798,13 @@ impl<'a> Controller<'a> {
             }
         }
         // The inputs walk every booking; without a filter nothing reads them.
-        self.budget = if self.config.filter.kind == FilterKind::None {
+        let budget = if self.config.filter.kind == FilterKind::None {
             Budget::Unlimited
         } else {
             self.config.filter.budget(&self.filter_inputs())
         };
+        // Forgets the last event's verdicts with its budget.
+        self.verdicts.set_budget(budget);
         let early = core::mem::take(&mut self.early_completions);
         policy::run(self, early > 0, sink)
     }
@@ -877,6 +881,16 @@ impl<'a> Controller<'a> {
     /// The placement of task slot `i` on cluster `c`.
     pub(crate) fn placement(&self, i: u32, c: ClusterId) -> Option<Placement> {
         self.tasks[i as usize].task.on(self.platform, c).copied()
+    }
+
+    /// Whether task slot `i` may run on cluster `c` (its placement is not copied).
+    pub(crate) fn runs_on(&self, i: u32, c: ClusterId) -> bool {
+        self.tasks[i as usize].task.on(self.platform, c).is_some()
+    }
+
+    /// Task slot `i`'s table (its type's, or its own), read in place: no placement copied.
+    pub(crate) fn table(&self, i: u32) -> Option<&TaskType> {
+        self.tasks[i as usize].task.table(self.platform).ok()
     }
 
     fn memo_index(&self, c: ClusterId, k: NodeCount, d: Micros) -> Option<usize> {
@@ -1059,29 +1073,54 @@ impl<'a> Controller<'a> {
         self.ledger.remaining().saturating_sub(self.planned)
     }
 
-    /// Whether an option of `energy` (whole run) and `resources` passes the event's filter.
-    pub(crate) fn filter_admits(&self, energy: MilliJoules, resources: CoreMicros) -> bool {
-        self.budget.admits(energy, resources)
-    }
-
     /// The placement of task slot `i` on (c, p) and its duration there, if it may run on `c`
     /// and (when `filtered`) the energy filter admits it.
     pub(crate) fn admitted(
-        &self,
+        &mut self,
         i: u32,
         c: ClusterId,
         p: PState,
         filtered: bool,
     ) -> Option<(Placement, Micros)> {
         let pl = self.placement(i, c)?;
-        self.admits(&pl, c, p, filtered)
+        self.admits(i, &pl, c, p, filtered)
             .then_some((pl, pl.etc[p.0 as usize]))
     }
 
-    /// Whether placement `pl` may run on (c, p): always, or (when `filtered`) if the energy
-    /// filter admits it.
-    pub(crate) fn admits(&self, pl: &Placement, c: ClusterId, p: PState, filtered: bool) -> bool {
-        !filtered || self.filter_admits(pl.energy(p), self.platform.resources(c, pl, p))
+    /// Whether task slot `i`, placed as `pl` on cluster `c`, may run in P-state `p`: always,
+    /// or (when `filtered`) if the event's energy filter admits it.
+    pub(crate) fn admits(
+        &mut self,
+        i: u32,
+        pl: &Placement,
+        c: ClusterId,
+        p: PState,
+        filtered: bool,
+    ) -> bool {
+        if !filtered {
+            return true;
+        }
+        match &self.tasks[i as usize].task.demand {
+            Demand::Typed(t) => self.verdicts.of_type(self.platform, *t) & option_bit(c, p) != 0,
+            // One option of a table of its own: worked out as asked.
+            Demand::Own(_) => self
+                .verdicts
+                .budget()
+                .admits(pl.energy(p), self.platform.resources(c, pl, p)),
+        }
+    }
+
+    /// The options of task slot `i` (bits [`option_bit`]) that (when `filtered`) the event's
+    /// energy filter admits: every bit when not `filtered`. A bit says nothing of whether the
+    /// task may run on the cluster at all; the placement does.
+    pub(crate) fn admitted_options(&mut self, i: u32, filtered: bool) -> u32 {
+        if !filtered {
+            return u32::MAX;
+        }
+        match &self.tasks[i as usize].task.demand {
+            Demand::Typed(t) => self.verdicts.of_type(self.platform, *t),
+            Demand::Own(table) => self.verdicts.of_table(self.platform, table),
+        }
     }
 
     /// Builds the option of task slot `i` on (c, p) with its fit; `None` if it cannot start
@@ -1636,6 +1675,56 @@ mod tests {
     /// The fit memo is a cache: with no memo, a tiny one (constant collisions), or a large
     /// one (answers kept across events and checked against the booking log), every
     /// configuration makes the same decisions and ends the same, early completions included.
+    /// At every event of a filtered run, each task's admitted options (a typed task's from
+    /// its type's kept verdicts, a table of its own's worked out as asked) are the event's
+    /// budget's, option by option; the verdicts change between events, so verdicts kept from
+    /// an earlier budget would show.
+    #[test]
+    fn verdicts_follow_each_events_budget() {
+        let platform = platform();
+        let classes = UtilityClasses::essc20();
+        let mut tasks = tasks(120);
+        // Every fifth task carries its type's table as its own.
+        for t in tasks.iter_mut().step_by(5) {
+            if let Demand::Typed(ty) = t.demand {
+                t.demand = Demand::Own(platform.task_type(ty).unwrap().clone());
+            }
+        }
+        let config = configs()
+            .into_iter()
+            .find(|c| c.filter.kind == FilterKind::PerResource)
+            .unwrap();
+        let mut bufs = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+        let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
+        let (mut next, mut log) = (0, Vec::new());
+        let mut seen: Vec<Vec<u32>> = vec![Vec::new(); tasks.len()];
+        for m in 0..200 {
+            drive(&mut ctl, &tasks, &mut next, (m, m + 1, false), &mut log);
+            let b = ctl.filter_budget();
+            for i in 0..ctl.tasks().len() as u32 {
+                let mut want = 0;
+                for c in (0..ctl.cluster_count()).map(ClusterId) {
+                    let Some(pl) = ctl.placement(i, c) else {
+                        continue;
+                    };
+                    for p in (0..ctl.pstates()).map(PState) {
+                        let ok = b.admits(pl.energy(p), platform.resources(c, &pl, p));
+                        assert_eq!(ctl.admits(i, &pl, c, p, true), ok, "minute {m}, task {i}");
+                        assert!(ctl.admits(i, &pl, c, p, false));
+                        want |= if ok { option_bit(c, p) } else { 0 };
+                    }
+                }
+                assert_eq!(ctl.admitted_options(i, true), want, "minute {m}, task {i}");
+                assert_eq!(ctl.admitted_options(i, false), u32::MAX);
+                if !seen[i as usize].contains(&want) {
+                    seen[i as usize].push(want);
+                }
+            }
+        }
+        let changed = seen.iter().filter(|s| s.len() > 1).count();
+        assert!(changed > 10, "verdicts changed for {changed} tasks");
+    }
+
     /// The utility-aware pass that ends once nothing may start now decides what the full
     /// plan decides: the same starts, drops and reservations in the same order, the same
     /// ledgers and the same task states, place-holders aside (which the next event clears).
@@ -1757,6 +1846,62 @@ mod tests {
             assert!(compared > 200, "{h:?} compares enough tasks");
         }
         assert!(over > 0, "some flag stands for an option skipped unread");
+    }
+
+    /// Under every utility-aware configuration, at every event, each waiting task's bound as
+    /// the pass finds it (a typed task's through its type's least cost, kept for the event and
+    /// shared by the event's tasks) has the value of the highest of its options' bounds, bit
+    /// for bit; and each objective that says its value is the utility over a cost keeps to it,
+    /// for every option and a spread of utilities (zero, tiny, huge, infinite, NaN).
+    #[test]
+    fn a_types_least_cost_bounds_as_its_options() {
+        let platform = platform();
+        let classes = UtilityClasses::essc20();
+        let mut tasks = tasks(160);
+        // Every seventh task carries its type's table as its own: bounded option by option.
+        for t in tasks.iter_mut().step_by(7) {
+            if let Demand::Typed(ty) = t.demand {
+                t.demand = Demand::Own(platform.task_type(ty).unwrap().clone());
+            }
+        }
+        let day = (Micros::from_mins(10), Micros::from_mins(150));
+        let mut all = configs();
+        all.push(Config::new(Heuristic::MaxValue, day.0, day.1));
+        let us = [
+            0.0,
+            f64::MIN_POSITIVE,
+            1e-300,
+            0.37,
+            1.0,
+            7.9,
+            1e300,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        for config in all.into_iter().filter(|c| c.heuristic.is_utility_aware()) {
+            let h = config.heuristic;
+            let mut bufs = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+            let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
+            let (mut next, mut log, mut compared) = (0, Vec::new(), 0);
+            for m in 0..240 {
+                drive(&mut ctl, &tasks, &mut next, (m, m + 1, false), &mut log);
+                let mut types = policy::type_bounds();
+                for i in 0..ctl.tasks().len() as u32 {
+                    if ctl.tasks()[i as usize].state != TaskState::Mappable {
+                        continue;
+                    }
+                    let ([kept, by_option], per_cost) =
+                        policy::greedy_bounds(&mut ctl, i, &mut types, &us)
+                            .unwrap()
+                            .unwrap();
+                    let value = |c: Option<Choice>| c.map(|c| c.value.to_bits());
+                    assert_eq!(value(kept), value(by_option), "{h:?} at {m}, slot {i}");
+                    assert!(per_cost, "{h:?} at {m}, slot {i}");
+                    compared += 1;
+                }
+            }
+            assert!(compared > 200, "{h:?} compares enough tasks");
+        }
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! The filters compute a budget in `f64` with `+ - * /` only: they feed decisions, never a
 //! ledger, and these operations round identically on every IEEE-754 machine.
 
-use crate::platform::{ClusterId, PState, Platform};
+use crate::config::{MAX_CLUSTERS, MAX_PSTATES, MAX_TASK_TYPES};
+use crate::platform::{ClusterId, PState, Platform, TaskType, TaskTypeId};
 use crate::units::{CoreMicros, Micros, MilliJoules};
 use crate::utility::window_part;
 use core::fmt;
@@ -311,6 +312,104 @@ impl Budget {
                 ratio <= b
             }
         }
+    }
+}
+
+/// The bit of option (c, p) in a mask of a task's options (0 for an option no platform has).
+pub const fn option_bit(c: ClusterId, p: PState) -> u32 {
+    if (c.0 as usize) < MAX_CLUSTERS && (p.0 as usize) < MAX_PSTATES {
+        1 << (c.0 as usize * MAX_PSTATES + p.0 as usize)
+    } else {
+        0
+    }
+}
+
+// Every (cluster, P-state) option has a bit of a `u32` mask.
+const _: () = assert!(MAX_CLUSTERS * MAX_PSTATES <= 32);
+
+/// A mapping event's budget and its verdicts on the task types' options.
+///
+/// A typed task's options are its type's placements, which never change, and the budget is
+/// fixed for an event, so each type's verdicts are worked out once, the first time one of its
+/// tasks asks, and serve every task of the type until the budget is set again: one pass over
+/// at most 32 options a type instead of two divisions and a 128-bit conversion for every
+/// task, option and query. The verdicts are [`Budget::admits`]'s, bit for bit.
+#[derive(Clone, Copy, Debug)]
+pub struct Verdicts {
+    budget: Budget,
+    /// Type `t`'s admitted options (bits [`option_bit`]); meaningful only where `known`.
+    admitted: [u32; MAX_TASK_TYPES],
+    /// The types whose `admitted` mask is worked out at this budget.
+    known: [u64; MAX_TASK_TYPES.div_ceil(64)],
+}
+
+impl Verdicts {
+    /// Verdicts of `budget`, none worked out yet.
+    pub const fn new(budget: Budget) -> Verdicts {
+        Verdicts {
+            budget,
+            admitted: [0; MAX_TASK_TYPES],
+            known: [0; MAX_TASK_TYPES.div_ceil(64)],
+        }
+    }
+
+    /// The budget.
+    pub fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// Sets the budget and forgets every verdict (they were the old budget's).
+    pub fn set_budget(&mut self, budget: Budget) {
+        self.budget = budget;
+        self.known = [0; MAX_TASK_TYPES.div_ceil(64)];
+    }
+
+    /// The options of task type `t` on `platform` that the budget admits (bits
+    /// [`option_bit`]; none for a type the platform lacks), worked out at the first call
+    /// after the budget was set.
+    pub fn of_type(&mut self, platform: &Platform, t: TaskTypeId) -> u32 {
+        let at = t.0 as usize;
+        let bit = 1u64 << (at % 64);
+        let cached = self.known.get(at / 64).map(|w| w & bit != 0);
+        match (cached, self.admitted.get(at)) {
+            (Some(true), Some(&mask)) => mask,
+            (Some(false), Some(_)) => {
+                let mask = self.work_out(platform, t);
+                self.admitted[at] = mask;
+                self.known[at / 64] |= bit;
+                mask
+            }
+            // Beyond the cache (no platform has such a type): worked out every time.
+            _ => self.work_out(platform, t),
+        }
+    }
+
+    /// Type `t`'s verdicts, worked out now.
+    fn work_out(&self, platform: &Platform, t: TaskTypeId) -> u32 {
+        platform
+            .task_type(t)
+            .map_or(0, |ty| self.of_table(platform, ty))
+    }
+
+    /// The options of `table` on `platform` that the budget admits (bits [`option_bit`]),
+    /// worked out now: a task with a table of its own has no type to keep them under.
+    pub fn of_table(&self, platform: &Platform, table: &TaskType) -> u32 {
+        let mut mask = 0;
+        for (c, pl) in table.placements.iter().enumerate() {
+            let (Some(pl), Ok(c)) = (pl, u8::try_from(c)) else {
+                continue;
+            };
+            let c = ClusterId(c);
+            for p in (0..platform.pstates()).map(PState) {
+                if self
+                    .budget
+                    .admits(pl.energy(p), platform.resources(c, pl, p))
+                {
+                    mask |= option_bit(c, p);
+                }
+            }
+        }
+        mask
     }
 }
 
@@ -905,6 +1004,150 @@ mod tests {
                         let rs = r.0 as f64 / 1e6;
                         if ok { prop_assert!(ej <= v * rs * (1.0 + 1e-12)); } else { prop_assert!(ej >= v * rs * (1.0 - 1e-12)); }
                     }
+                }
+            }
+        }
+    }
+
+    /// A test type's table: per cluster, `None` or (nodes, minutes at P-state 0, watts).
+    type TestType = Vec<Option<(u32, u64, u32)>>;
+
+    /// A platform of `clusters` (cores a node) with `pstates` P-states and a type for each
+    /// entry of `types`.
+    fn verdict_platform(clusters: &[u32], pstates: u8, types: &[TestType]) -> Platform {
+        let cl: Vec<Cluster> = clusters
+            .iter()
+            .map(|&cores| Cluster {
+                nodes: NodeCount(64),
+                cores_per_node: cores,
+                kind: ClusterKind::General,
+            })
+            .collect();
+        let mut p = Platform::new(&cl, pstates).unwrap();
+        for t in types {
+            let placements: Vec<Option<Placement>> = t
+                .iter()
+                .map(|o| {
+                    o.map(|(nodes, mins, watts)| Placement {
+                        nodes: NodeCount(nodes),
+                        etc: core::array::from_fn(|k| Micros::from_mins(mins + 7 * k as u64)),
+                        apc: core::array::from_fn(|k| MilliWatts(watts - watts / 5 * k as u32)),
+                    })
+                })
+                .collect();
+            p.add_resolved_type(&placements).unwrap();
+        }
+        p
+    }
+
+    /// Every option of type `t` that `b` admits, as [`Budget::admits`] says one by one.
+    fn admitted_one_by_one(platform: &Platform, b: Budget, t: TaskTypeId) -> u32 {
+        let mut mask = 0;
+        let Ok(ty) = platform.task_type(t) else {
+            return 0;
+        };
+        for c in (0..platform.clusters().len() as u8).map(ClusterId) {
+            let Some(pl) = ty.on(c) else { continue };
+            for p in (0..platform.pstates()).map(PState) {
+                if b.admits(pl.energy(p), platform.resources(c, pl, p)) {
+                    mask |= option_bit(c, p);
+                }
+            }
+        }
+        mask
+    }
+
+    /// Verdicts worked out at one budget are forgotten when the budget is set again: each
+    /// call gives the current budget's (fails if `set_budget` kept the old masks).
+    #[test]
+    fn a_new_budget_forgets_the_old_verdicts() {
+        // One type on the second of two clusters, two P-states: 1 node of 32 cores for 10 and
+        // 17 minutes at 100 and 80 W: 60 kJ over 19,200 core-s, 81.6 kJ over 32,640 core-s.
+        let platform = verdict_platform(&[16, 32], 2, &[std::vec![None, Some((1, 10, 100_000))]]);
+        let t = TaskTypeId(0);
+        let both = option_bit(ClusterId(1), PState(0)) | option_bit(ClusterId(1), PState(1));
+        let mut v = Verdicts::new(Budget::Unlimited);
+        assert_eq!(v.of_type(&platform, t), both);
+        v.set_budget(Budget::PerTask(0.0));
+        assert_eq!(v.of_type(&platform, t), 0);
+        // 60,000 / 19,200 = 3.125 J per core-s; 81,600 / 32,640 = 2.5: only P-state 1.
+        v.set_budget(Budget::PerResource(3.0));
+        assert_eq!(v.budget(), Budget::PerResource(3.0));
+        assert_eq!(v.of_type(&platform, t), option_bit(ClusterId(1), PState(1)));
+        v.set_budget(Budget::PerTask(60_000.0));
+        assert_eq!(v.of_type(&platform, t), option_bit(ClusterId(1), PState(0)));
+        v.set_budget(Budget::PerResource(f64::NAN));
+        assert_eq!(v.of_type(&platform, t), 0);
+        // A type the platform lacks, inside and beyond the cache, has no option.
+        assert_eq!(v.of_type(&platform, TaskTypeId(5)), 0);
+        assert_eq!(v.of_type(&platform, TaskTypeId(u16::MAX)), 0);
+        // Options no platform has have no bit.
+        assert_eq!(option_bit(ClusterId(MAX_CLUSTERS as u8), PState(0)), 0);
+        assert_eq!(option_bit(ClusterId(0), PState(MAX_PSTATES as u8)), 0);
+    }
+
+    proptest! {
+        /// Over random platforms and a run of budgets (many exactly at an option's ratio or
+        /// energy, or one step of an `f64` away), every verdict is [`Budget::admits`]'s, asked
+        /// in any order and more than once, and a table's verdicts are its type's.
+        #[test]
+        fn verdicts_are_the_budgets(
+            clusters in prop::collection::vec(1u32..128, 1..=MAX_CLUSTERS),
+            pstates in 1u8..=MAX_PSTATES as u8,
+            types in prop::collection::vec(
+                prop::collection::vec(
+                    prop::option::of((1u32..64, 1u64..2_000, 5_000u32..400_000)),
+                    MAX_CLUSTERS,
+                ),
+                1..12,
+            ),
+            budgets in prop::collection::vec((0u8..4, any::<prop::sample::Index>(), -1i8..=1), 1..8),
+            asks in prop::collection::vec(any::<prop::sample::Index>(), 1..40),
+        ) {
+            // A type runs somewhere: one that can run nowhere is refused.
+            let types: Vec<TestType> = types
+                .into_iter()
+                .map(|t| {
+                    let mut t = t[..clusters.len()].to_vec();
+                    if t.iter().all(Option::is_none) {
+                        t[0] = Some((1, 1, 5_000));
+                    }
+                    t
+                })
+                .collect();
+            let platform = verdict_platform(&clusters, pstates, &types);
+            // Each option's energy (J) and ratio (J per core-s): the budgets' boundaries.
+            let mut edges: Vec<(f64, f64)> = Vec::new();
+            for ty in platform.types() {
+                for c in (0..clusters.len() as u8).map(ClusterId) {
+                    let Some(pl) = ty.on(c) else { continue };
+                    for p in (0..pstates).map(PState) {
+                        let e = pl.energy(p).as_joules_f64();
+                        edges.push((e, e / platform.resources(c, pl, p).as_core_secs_f64()));
+                    }
+                }
+            }
+            prop_assume!(!edges.is_empty());
+            let step = |x: f64, s: i8| match s {
+                -1 => f64::from_bits(x.to_bits() - 1),
+                1 => f64::from_bits(x.to_bits() + 1),
+                _ => x,
+            };
+            let mut v = Verdicts::new(Budget::Unlimited);
+            for (kind, at, s) in budgets {
+                let (e, r) = edges[at.index(edges.len())];
+                let b = match kind {
+                    0 => Budget::Unlimited,
+                    1 => Budget::PerTask(step(e, s)),
+                    _ => Budget::PerResource(step(r, s)),
+                };
+                v.set_budget(b);
+                for a in &asks {
+                    let t = TaskTypeId(a.index(platform.types().len()) as u16);
+                    let want = admitted_one_by_one(&platform, b, t);
+                    prop_assert_eq!(v.of_type(&platform, t), want);
+                    let table = platform.task_type(t).unwrap();
+                    prop_assert_eq!(v.of_table(&platform, table), want);
                 }
             }
         }

@@ -182,8 +182,22 @@ impl CoreMicros {
     }
     /// As a float (core-seconds), for objective ratios.
     pub fn as_core_secs_f64(self) -> f64 {
-        self.0 as f64 / 1e6
+        // Below 2^64 (every option of a real platform) through `u64`: both conversions round
+        // to nearest, so the float is the same, without the soft 128-bit routine.
+        let x = match u64::try_from(self.0) {
+            Ok(x) => x as f64,
+            Err(_) => wide_as_f64(self.0),
+        };
+        x / 1e6
     }
+}
+
+/// A `u128` as a float, out of line: inline, the compiler converts every value the slow way
+/// ahead of the branch (it counts the conversion as cheap) and only picks the result after.
+#[cold]
+#[inline(never)]
+fn wide_as_f64(x: u128) -> f64 {
+    x as f64
 }
 
 /// Utility in integer micro-units (1 utility = 1,000,000): the ledger adds these exactly.
@@ -224,6 +238,8 @@ impl AddAssign for Utility {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
 
     #[test]
@@ -237,6 +253,40 @@ mod tests {
     fn energy_saturates_instead_of_overflowing() {
         let e = MilliWatts(u32::MAX).energy(NodeCount(u32::MAX), Micros(u64::MAX));
         assert_eq!(e, MilliJoules(u64::MAX));
+    }
+
+    /// The `u64` path converts as the `u128` one does: exact below 2^53, rounded to nearest
+    /// (ties to even) above it, around the 2^64 switch and at the extremes.
+    #[test]
+    fn core_seconds_convert_as_from_u128() {
+        let mut xs = std::vec![0u128, 1, 999_999, 1_000_000, u128::MAX, u64::MAX as u128];
+        for k in 50..=66 {
+            let p = 1u128 << k;
+            xs.extend([
+                p - 1,
+                p,
+                p + 1,
+                p + (p >> 53),
+                p + (p >> 53) + 1,
+                p + 3 * (p >> 54),
+            ]);
+        }
+        // A spread of values with low bits set, where rounding shows.
+        let mut x: u128 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..10_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            xs.push(x >> (x % 70));
+        }
+        for x in xs {
+            let slow = x as f64 / 1e6;
+            assert_eq!(
+                CoreMicros(x).as_core_secs_f64().to_bits(),
+                slow.to_bits(),
+                "{x}"
+            );
+        }
     }
 
     #[test]

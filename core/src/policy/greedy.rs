@@ -22,6 +22,10 @@
 //! them out up front: each task enters the heap with a bound of its best instead (the
 //! objective of completing as soon as its fastest option could, which no option beats, now
 //! or later in the event), and its best is only worked out when that bound reaches the top.
+//! Where the objective is the utility over a cost of the option alone (all but Max Value),
+//! each type's options' costs are kept for the event: that bound is then the task's utility
+//! over its type's least cost (one division a task instead of one objective an option, with
+//! the same value), and the bounds a best is worked out with are its utility over each cost.
 //! Working out a best uses the same bounds, one for each (cluster, P-state): once a first
 //! option is found, the others are queried by decreasing bound, and none whose bound cannot
 //! beat the best so far (ties included) is queried at all. The pick is the exhaustive loop's.
@@ -37,18 +41,37 @@
 //! decisions.
 
 use super::{Reservations, TypesSeen};
-use crate::config::{MAX_CLUSTERS, MAX_PSTATES};
+use crate::config::{MAX_CLUSTERS, MAX_PSTATES, MAX_TASK_TYPES};
 use crate::controller::{Choice, Controller, Decision, Work};
+use crate::energy::option_bit;
 use crate::error::Error;
-use crate::platform::{ClusterId, PState, Placement};
+use crate::platform::{ClusterId, PState};
 use crate::units::Micros;
 
-/// An objective: the value of option `ch` for a task that earns `u` when it completes.
+/// An objective: the value of an option for a task that earns `u` when it completes.
 ///
 /// It must not decrease as `u` grows (none does: `u` over a positive measure of the option,
 /// or a monotone packing of `u` and the completion), and for a given `u` it must not grow as
 /// the option starts later: [`bounds`] relies on both.
-pub(crate) type Objective = fn(&Controller<'_>, &Choice, f64) -> Result<f64, Error>;
+///
+/// The pass is generic over it, so each heuristic's objective is inlined where bounds are
+/// computed (once an option for every mappable task at every event), and what it does not
+/// read of an option is not computed.
+pub(crate) trait Objective: Copy {
+    /// Whether [`value`](Self::value) is `u / cost`, bit for bit, with the option's
+    /// [`cost`](Self::cost): then the highest bound of a task's options is its utility over
+    /// the least cost, which is the same for every task of a type (see [`TypeBound`]).
+    const PER_COST: bool;
+
+    /// The value of option `ch` for a task that earns `u` when it completes.
+    fn value(self, ctl: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error>;
+
+    /// What the utility is divided by when [`PER_COST`](Self::PER_COST): a measure of the
+    /// option alone (not of its start or of the task's utility). 1 otherwise.
+    fn cost(self, _ctl: &Controller<'_>, _ch: &Choice) -> Result<f64, Error> {
+        Ok(1.0)
+    }
+}
 
 /// A task's best option (`None`: it has none) and whether it may start now.
 pub(crate) type Best = (Option<Choice>, bool);
@@ -71,32 +94,48 @@ struct Bounds {
     len: usize,
 }
 
+impl Bounds {
+    /// None yet.
+    fn new() -> Bounds {
+        Bounds {
+            value: [0.0; MAX_OPTIONS],
+            at: [(ClusterId(0), PState(0)); MAX_OPTIONS],
+            len: 0,
+        }
+    }
+}
+
 /// The bounds of task slot `i`'s admitted options under `objective`, those after `after` in
 /// (cluster, P-state) order (all: `None`): each one's objective were it to start now, with
 /// the utility of completing after the shortest duration of any admitted option. Every
 /// option starts now or later, and utility never rises, so none beats its bound.
+///
+/// They go to `out` (emptied first), not a return value: a `Result` of them would be copied
+/// out of it, for every task at every event.
 fn bounds(
-    ctl: &Controller<'_>,
+    ctl: &mut Controller<'_>,
     i: u32,
-    objective: Objective,
+    objective: impl Objective,
     after: Option<(ClusterId, PState)>,
-) -> Result<Bounds, Error> {
-    let filtered = super::filtered(ctl);
+    out: &mut Bounds,
+) -> Result<(), Error> {
+    out.len = 0;
+    // The filter's verdicts first (kept per task type for the event); the rest only reads.
+    let admitted = ctl.admitted_options(i, super::filtered(ctl));
+    let ctl = &*ctl;
     let now = ctl.now();
-    let mut out = Bounds {
-        value: [0.0; MAX_OPTIONS],
-        at: [(ClusterId(0), PState(0)); MAX_OPTIONS],
-        len: 0,
+    // Placements are read in place, not copied: this runs for every task at every event.
+    let Some(table) = ctl.table(i) else {
+        return Ok(());
     };
     let later = |c: ClusterId, p: PState| after.is_none_or(|(ac, ap)| (c.0, p.0) > (ac.0, ap.0));
     let mut shortest: Option<Micros> = None;
     for c in (0..ctl.cluster_count()).map(ClusterId) {
-        // One placement a cluster, not one an option: this runs for every task worked out.
-        let Some(pl) = ctl.placement(i, c) else {
+        let Some(pl) = table.on(c) else {
             continue;
         };
         for p in (0..ctl.pstates()).map(PState) {
-            if !ctl.admits(&pl, c, p, filtered) {
+            if admitted & option_bit(c, p) == 0 {
                 continue;
             }
             let d = pl.etc[p.0 as usize];
@@ -111,29 +150,36 @@ fn bounds(
         }
     }
     let Some(shortest) = shortest else {
-        return Ok(out);
+        return Ok(());
     };
     // One utility serves every option: one `exp` a task, not one an option.
-    let u = ctl.value_at_end(i, now.saturating_add(shortest))?;
-    let u = u + u * BOUND_MARGIN + f64::MIN_POSITIVE;
-    let mut placed: Option<(ClusterId, Placement)> = None;
+    let u = bound_utility(ctl, i, shortest)?;
     for k in 0..out.len {
         let (c, p) = out.at[k];
-        let pl = match placed {
-            Some((pc, pl)) if pc == c => pl,
-            _ => {
-                let Some(pl) = ctl.placement(i, c) else {
-                    continue;
-                };
-                placed = Some((c, pl));
-                pl
-            }
+        let Some(pl) = table.on(c) else {
+            continue;
         };
-        let v = objective(ctl, &Choice::bound(&pl, c, p, now), u)?;
-        // A NaN could hide a real value above it: rank it first, to be worked out.
-        out.value[k] = if v.is_nan() { f64::INFINITY } else { v };
+        let v = objective.value(ctl, &Choice::bound(pl, c, p, now), u)?;
+        out.value[k] = bound_value(v);
     }
-    Ok(out)
+    Ok(())
+}
+
+/// The utility a bound of task slot `i` uses: that of completing after `shortest` from now,
+/// inflated by [`BOUND_MARGIN`] (and above zero).
+fn bound_utility(ctl: &Controller<'_>, i: u32, shortest: Micros) -> Result<f64, Error> {
+    let u = ctl.value_at_end(i, ctl.now().saturating_add(shortest))?;
+    Ok(u + u * BOUND_MARGIN + f64::MIN_POSITIVE)
+}
+
+/// A bound as it is ranked: a NaN could hide a real value above it, so it ranks first, to be
+/// worked out.
+fn bound_value(v: f64) -> f64 {
+    if v.is_nan() {
+        f64::INFINITY
+    } else {
+        v
+    }
 }
 
 /// The best option of task slot `i` under `objective` (ties keep the first (cluster,
@@ -144,8 +190,14 @@ fn bounds(
 /// found the others are worked out by decreasing bound, and those whose bound cannot beat
 /// the best so far are skipped. The pick is the exhaustive loop's; only the memo may differ,
 /// which no decision reads.
-pub(crate) fn best(ctl: &mut Controller<'_>, i: u32, objective: Objective) -> Result<Best, Error> {
+pub(crate) fn best<O: Objective>(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    objective: O,
+    types: &mut TypeBounds,
+) -> Result<Best, Error> {
     let filtered = super::filtered(ctl);
+    let admitted = ctl.admitted_options(i, filtered);
     let now = ctl.now();
     let mut starts_now = false;
     let mut work_out = |ctl: &mut Controller<'_>, c, p| -> Result<Option<Choice>, Error> {
@@ -154,7 +206,7 @@ pub(crate) fn best(ctl: &mut Controller<'_>, i: u32, objective: Objective) -> Re
         };
         starts_now |= ch.start <= now;
         let u = ctl.value_at_end(i, ch.start.saturating_add(ch.duration))?;
-        let v = objective(ctl, &ch, u)?;
+        let v = objective.value(ctl, &ch, u)?;
         // A NaN objective ranks below every number, so it never wins by accident.
         ch.value = if v.is_nan() { f64::NEG_INFINITY } else { v };
         Ok(Some(ch))
@@ -164,10 +216,14 @@ pub(crate) fn best(ctl: &mut Controller<'_>, i: u32, objective: Objective) -> Re
     // at once by the memo ("not today"), where bounds would cost more than they save.
     let mut first: Option<Choice> = None;
     'probe: for c in (0..ctl.cluster_count()).map(ClusterId) {
-        if ctl.placement(i, c).is_none() {
+        if !ctl.runs_on(i, c) {
             continue;
         }
         for p in (0..ctl.pstates()).map(PState) {
+            // A filtered-out option has none: skipped before its placement is copied.
+            if admitted & option_bit(c, p) == 0 {
+                continue;
+            }
             first = work_out(ctl, c, p)?;
             if first.is_some() {
                 break 'probe;
@@ -177,7 +233,11 @@ pub(crate) fn best(ctl: &mut Controller<'_>, i: u32, objective: Objective) -> Re
     let Some(first) = first else {
         return Ok((None, starts_now));
     };
-    let b = bounds(ctl, i, objective, Some((first.cluster, first.pstate)))?;
+    let mut b = Bounds::new();
+    let after = (first.cluster, first.pstate);
+    if !kept_bounds(ctl, i, objective, types, after, &mut b)? {
+        bounds(ctl, i, objective, Some(after), &mut b)?;
+    }
     let (best, skipped) = branch_and_bound(&b.value[..b.len], (first, first.value), |k| {
         let (c, p) = b.at[k];
         Ok(work_out(ctl, c, p)?.map(|ch| (ch, ch.value)))
@@ -238,7 +298,7 @@ fn branch_and_bound<T>(
 pub(crate) fn best_exhaustive(
     ctl: &mut Controller<'_>,
     i: u32,
-    objective: Objective,
+    objective: impl Objective,
 ) -> Result<Best, Error> {
     let filtered = super::filtered(ctl);
     let now = ctl.now();
@@ -252,7 +312,7 @@ pub(crate) fn best_exhaustive(
             if let Some(mut ch) = ctl.option(i, ClusterId(c), PState(p), filtered)? {
                 starts_now |= ch.start <= now;
                 let u = ctl.value_at_end(i, ch.start.saturating_add(ch.duration))?;
-                let v = objective(ctl, &ch, u)?;
+                let v = objective.value(ctl, &ch, u)?;
                 ch.value = if v.is_nan() { f64::NEG_INFINITY } else { v };
                 if best.as_ref().is_none_or(|b| ch.value > b.value) {
                     best = Some(ch);
@@ -263,40 +323,327 @@ pub(crate) fn best_exhaustive(
     Ok((best, starts_now))
 }
 
+/// What a typed task's bounds need of its type under a [`PER_COST`](Objective::PER_COST)
+/// objective, worked out at the first task of the type in an event: the admitted options and
+/// their costs are the type's, and the budget and the time are the event's. Kept on the
+/// stack of the pass, 280 bytes a type (35 KB).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+// Entries of a fixed array, one a type, take the largest variant's room whatever they hold,
+// and the core cannot box.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum TypeBound {
+    /// Not worked out yet in this event.
+    #[default]
+    Unknown,
+    /// No option is admitted: no task of the type has a bound.
+    NoOption,
+    /// Some option's cost is not above zero: each task's bound is worked out option by option.
+    ByOption,
+    /// The admitted options' shortest duration and least cost, and the first option of that
+    /// cost in (cluster, P-state) order.
+    Cheapest {
+        /// The shortest duration.
+        shortest: Micros,
+        /// The least cost.
+        cost: f64,
+        /// The option of that cost.
+        at: (ClusterId, PState),
+        /// The admitted options (bits [`option_bit`]).
+        admitted: u32,
+        /// Each admitted option's cost, at its bit's place.
+        costs: [f64; MAX_OPTIONS],
+    },
+}
+
+/// One [`TypeBound`] a task type, for one event.
+pub(crate) type TypeBounds = [TypeBound; MAX_TASK_TYPES];
+
 /// A bound of task slot `i`'s best under `objective` (`None`: no option is admitted): the
-/// highest of its options' [`bounds`] (ties keep the first), as a choice that starts now.
-fn bound(ctl: &Controller<'_>, i: u32, objective: Objective) -> Result<Option<Choice>, Error> {
-    let b = bounds(ctl, i, objective, None)?;
+/// highest of its options' [`bounds`], as a choice that starts now.
+///
+/// Under a [`PER_COST`](Objective::PER_COST) objective, a typed task's bound is its utility
+/// over its type's least cost (`types` keeps that for the event): with a positive utility,
+/// dividing by a larger cost never gives more (division rounds monotonically), so this is
+/// the highest bound, bit for bit, for one division instead of every option's objective.
+/// Its option is the first of the least cost, where the options' bounds might pick an
+/// earlier one whose bound rounds to the same value: only a bound's value is ever read (a
+/// bound's choice is never current, so it is worked out before it is assigned).
+fn bound<O: Objective>(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    objective: O,
+    types: &mut TypeBounds,
+) -> Result<Option<Choice>, Error> {
+    let kept = match ctl.task_type(i) {
+        Some(t) if O::PER_COST => types.get_mut(t.0 as usize),
+        _ => None,
+    };
+    if let Some(kept) = kept {
+        if *kept == TypeBound::Unknown {
+            *kept = type_bound(ctl, i, objective)?;
+        }
+        match *kept {
+            TypeBound::NoOption => return Ok(None),
+            TypeBound::Cheapest {
+                shortest, cost, at, ..
+            } => {
+                let u = bound_utility(ctl, i, shortest)?;
+                // Not above zero (or NaN): dividing by the least cost need not give the most.
+                if u > 0.0 {
+                    return Ok(bound_choice(ctl, i, at, bound_value(u / cost)));
+                }
+            }
+            TypeBound::ByOption | TypeBound::Unknown => {}
+        }
+    }
+    bound_by_option(ctl, i, objective)
+}
+
+/// [`bounds`] of typed task slot `i`'s options after `after` from its type's kept costs
+/// (the utility over each cost: the objective's value, bit for bit), into `out`; false when
+/// its type keeps none (then `out` is untouched).
+fn kept_bounds<O: Objective>(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    objective: O,
+    types: &mut TypeBounds,
+    (ac, ap): (ClusterId, PState),
+    out: &mut Bounds,
+) -> Result<bool, Error> {
+    let kept = match ctl.task_type(i) {
+        Some(t) if O::PER_COST => types.get_mut(t.0 as usize),
+        _ => None,
+    };
+    let Some(kept) = kept else {
+        return Ok(false);
+    };
+    if *kept == TypeBound::Unknown {
+        *kept = type_bound(ctl, i, objective)?;
+    }
+    let TypeBound::Cheapest {
+        shortest,
+        admitted,
+        ref costs,
+        ..
+    } = *kept
+    else {
+        return Ok(false);
+    };
+    out.len = 0;
+    let u = bound_utility(ctl, i, shortest)?;
+    // The options after `after` in (cluster, P-state) order are the bits above its bit.
+    let mut later = admitted & !(option_bit(ac, ap) | (option_bit(ac, ap).wrapping_sub(1)));
+    while later != 0 {
+        let place = later.trailing_zeros() as usize;
+        later &= later - 1;
+        let at = (
+            ClusterId((place / MAX_PSTATES) as u8),
+            PState((place % MAX_PSTATES) as u8),
+        );
+        let (Some(slot), Some(value), Some(cost)) = (
+            out.at.get_mut(out.len),
+            out.value.get_mut(out.len),
+            costs.get(place),
+        ) else {
+            break;
+        };
+        *slot = at;
+        *value = bound_value(u / cost);
+        out.len += 1;
+    }
+    Ok(true)
+}
+
+/// The [`TypeBound`] of task slot `i`'s type under a [`PER_COST`](Objective::PER_COST)
+/// objective.
+fn type_bound(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    objective: impl Objective,
+) -> Result<TypeBound, Error> {
+    let admitted = ctl.admitted_options(i, super::filtered(ctl));
+    let ctl = &*ctl;
+    let now = ctl.now();
+    let Some(table) = ctl.table(i) else {
+        return Ok(TypeBound::NoOption);
+    };
+    let mut out = TypeBound::NoOption;
+    for c in (0..ctl.cluster_count()).map(ClusterId) {
+        let Some(pl) = table.on(c) else {
+            continue;
+        };
+        for p in (0..ctl.pstates()).map(PState) {
+            if admitted & option_bit(c, p) == 0 {
+                continue;
+            }
+            let d = pl.etc[p.0 as usize];
+            let k = objective.cost(ctl, &Choice::bound(pl, c, p, now))?;
+            // A cost at or below zero, or NaN, would break the monotone division.
+            if k.is_nan() || k <= 0.0 {
+                return Ok(TypeBound::ByOption);
+            }
+            let bit = option_bit(c, p);
+            let place = bit.trailing_zeros() as usize;
+            out = match out {
+                TypeBound::Cheapest {
+                    shortest,
+                    cost,
+                    at,
+                    admitted,
+                    mut costs,
+                } => {
+                    if let Some(slot) = costs.get_mut(place) {
+                        *slot = k;
+                    }
+                    TypeBound::Cheapest {
+                        shortest: shortest.min(d),
+                        cost: if k < cost { k } else { cost },
+                        at: if k < cost { (c, p) } else { at },
+                        admitted: admitted | bit,
+                        costs,
+                    }
+                }
+                _ => {
+                    let mut costs = [0.0; MAX_OPTIONS];
+                    if let Some(slot) = costs.get_mut(place) {
+                        *slot = k;
+                    }
+                    TypeBound::Cheapest {
+                        shortest: d,
+                        cost: k,
+                        at: (c, p),
+                        admitted: bit,
+                        costs,
+                    }
+                }
+            };
+        }
+    }
+    Ok(out)
+}
+
+/// A bound of task slot `i`'s best from each of its options' [`bounds`] (ties keep the
+/// first).
+fn bound_by_option(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    objective: impl Objective,
+) -> Result<Option<Choice>, Error> {
+    let mut b = Bounds::new();
+    bounds(ctl, i, objective, None, &mut b)?;
     let mut top: Option<usize> = None;
     for k in 0..b.len {
         if top.is_none_or(|t| b.value[k] > b.value[t]) {
             top = Some(k);
         }
     }
-    let Some(k) = top else {
-        return Ok(None);
+    Ok(top.and_then(|k| bound_choice(ctl, i, b.at[k], b.value[k])))
+}
+
+/// Task slot `i`'s bound as the pass finds it (through `types`) and from each of its
+/// options' bounds, for the tests to hold the two to the same value.
+#[cfg(test)]
+pub(crate) fn bounds_both(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    objective: impl Objective,
+    types: &mut TypeBounds,
+) -> Result<[Option<Choice>; 2], Error> {
+    Ok([
+        bound(ctl, i, objective, types)?,
+        bound_by_option(ctl, i, objective)?,
+    ])
+}
+
+/// Whether the bounds a best reads from its type's kept costs are [`bounds`]'s (the same
+/// options, values bit for bit), after each option task slot `i` has (through `types`).
+#[cfg(test)]
+pub(crate) fn kept_bounds_agree(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    objective: impl Objective,
+    types: &mut TypeBounds,
+) -> Result<bool, Error> {
+    for c in (0..ctl.cluster_count()).map(ClusterId) {
+        for p in (0..ctl.pstates()).map(PState) {
+            if !ctl.runs_on(i, c) {
+                continue;
+            }
+            let (mut kept, mut fresh) = (Bounds::new(), Bounds::new());
+            if !kept_bounds(ctl, i, objective, types, (c, p), &mut kept)? {
+                continue;
+            }
+            bounds(ctl, i, objective, Some((c, p)), &mut fresh)?;
+            let bits = |b: &Bounds| {
+                let v: [u64; MAX_OPTIONS] = core::array::from_fn(|k| b.value[k].to_bits());
+                (b.len, b.at, v)
+            };
+            if bits(&kept) != bits(&fresh) {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// Whether `objective`'s value is `u / cost`, bit for bit, for each `u` of `us` and each
+/// option task slot `i` has (true when it does not say so).
+#[cfg(test)]
+pub(crate) fn per_cost_holds<O: Objective>(
+    ctl: &Controller<'_>,
+    i: u32,
+    objective: O,
+    us: &[f64],
+) -> Result<bool, Error> {
+    if !O::PER_COST {
+        return Ok(true);
+    }
+    let Some(table) = ctl.table(i) else {
+        return Ok(true);
     };
-    let (c, p) = b.at[k];
-    Ok(ctl.placement(i, c).map(|pl| {
-        let mut ch = Choice::bound(&pl, c, p, ctl.now());
-        ch.value = b.value[k];
+    for c in (0..ctl.cluster_count()).map(ClusterId) {
+        let Some(pl) = table.on(c) else {
+            continue;
+        };
+        for p in (0..ctl.pstates()).map(PState) {
+            let ch = Choice::bound(pl, c, p, ctl.now());
+            for &u in us {
+                let (v, w) = (objective.value(ctl, &ch, u)?, u / objective.cost(ctl, &ch)?);
+                if v.to_bits() != w.to_bits() && !(v.is_nan() && w.is_nan()) {
+                    return Ok(false);
+                }
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// Task slot `i` on option `at` as a bound of value `value`: a choice that starts now.
+fn bound_choice(
+    ctl: &Controller<'_>,
+    i: u32,
+    (c, p): (ClusterId, PState),
+    value: f64,
+) -> Option<Choice> {
+    ctl.table(i).and_then(|t| t.on(c)).map(|pl| {
+        let mut ch = Choice::bound(pl, c, p, ctl.now());
+        ch.value = value;
         ch
-    }))
+    })
 }
 
 /// Whether task slot `i` still has an option that starts now: nodes free over its run from
 /// now, its energy within what is left, the filter's consent.
 fn can_start_now(ctl: &mut Controller<'_>, i: u32) -> Result<bool, Error> {
     let filtered = super::filtered(ctl);
-    for c in 0..ctl.cluster_count() {
-        if ctl.placement(i, ClusterId(c)).is_none() {
+    let admitted = ctl.admitted_options(i, filtered);
+    for c in (0..ctl.cluster_count()).map(ClusterId) {
+        if !ctl.runs_on(i, c) {
             continue;
         }
-        for p in 0..ctl.pstates() {
-            if ctl
-                .option_now(i, ClusterId(c), PState(p), filtered)?
-                .is_some()
-            {
+        for p in (0..ctl.pstates()).map(PState) {
+            // A filtered-out option has none: skipped before its placement is copied.
+            if admitted & option_bit(c, p) != 0 && ctl.option_now(i, c, p, filtered)?.is_some() {
                 return Ok(true);
             }
         }
@@ -338,20 +685,27 @@ fn above(a: &Work, b: &Work) -> bool {
     va > vb || (va == vb && a.slot < b.slot)
 }
 
+/// Moves entry `i` down to its place in the max-heap `h`. The entry is held aside and each
+/// child above it moves up into the hole (one copy a level instead of a swap's two: entries
+/// are 80 bytes); the heap ends as swapping would leave it.
 fn sift_down(h: &mut [Work], mut i: usize) {
+    let Some(&x) = h.get(i) else {
+        return;
+    };
     loop {
         let (l, r) = (2 * i + 1, 2 * i + 2);
         let mut m = i;
-        if l < h.len() && above(&h[l], &h[m]) {
+        if l < h.len() && above(&h[l], &x) {
             m = l;
         }
-        if r < h.len() && above(&h[r], &h[m]) {
+        if r < h.len() && above(&h[r], if m == i { &x } else { &h[m] }) {
             m = r;
         }
         if m == i {
+            h[i] = x;
             return;
         }
-        h.swap(i, m);
+        h[i] = h[m];
         i = m;
     }
 }
@@ -359,7 +713,7 @@ fn sift_down(h: &mut [Work], mut i: usize) {
 pub(super) fn run(
     ctl: &mut Controller<'_>,
     reservations: Reservations,
-    objective: Objective,
+    objective: impl Objective,
     sink: &mut dyn FnMut(&Decision),
 ) -> Result<(), Error> {
     let n = ctl.collect_mappable()?;
@@ -370,13 +724,14 @@ pub(super) fn run(
     // the same decisions; permanent reservations read every best up front, as they always
     // have (the two differ when energy runs short: see the module doc).
     let lazy = reservations == Reservations::PlaceHolder;
+    let mut types: TypeBounds = [TypeBound::Unknown; MAX_TASK_TYPES];
     let mut len = 0;
     for w in 0..n {
         let i = ctl.work()[w].slot;
         let (b, now, stamp) = if lazy {
-            (bound(ctl, i, objective)?, true, 0)
+            (bound(ctl, i, objective, &mut types)?, true, 0)
         } else {
-            let (b, now) = best(ctl, i, objective)?;
+            let (b, now) = best(ctl, i, objective, &mut types)?;
             (b, now, 1)
         };
         if b.is_some() {
@@ -406,7 +761,7 @@ pub(super) fn run(
         let current = top.stamp == assignments + 1
             || (ctl.still_valid(&ch) && ch.day_energy <= ctl.energy_available());
         if !current {
-            let (b, now) = best(ctl, top.slot, objective)?;
+            let (b, now) = best(ctl, top.slot, objective, &mut types)?;
             let h = &mut ctl.work()[..len];
             match b {
                 Some(_) => {
@@ -504,6 +859,25 @@ mod tests {
         assert_eq!(search(ninf, &[], &[]), (0, false, 0));
     }
 
+    /// The swapping sift-down that [`sift_down`] replaces.
+    fn sift_down_by_swaps(h: &mut [Work], mut i: usize) {
+        loop {
+            let (l, r) = (2 * i + 1, 2 * i + 2);
+            let mut m = i;
+            if l < h.len() && above(&h[l], &h[m]) {
+                m = l;
+            }
+            if r < h.len() && above(&h[r], &h[m]) {
+                m = r;
+            }
+            if m == i {
+                return;
+            }
+            h.swap(i, m);
+            i = m;
+        }
+    }
+
     proptest! {
         /// Over values with many ties (and bounds often equal to them), the search picks what
         /// the exhaustive loop picks, and reports a skip exactly when it worked out fewer.
@@ -529,6 +903,49 @@ mod tests {
                 core::iter::once(Some(to_f64(first))).chain(values.iter().copied()).collect();
             prop_assert_eq!(Some(pick), first_highest(&all));
             prop_assert_eq!(skipped, worked < values.len());
+        }
+
+        /// Building a heap and popping it through [`sift_down`] leaves every entry where the
+        /// swapping sift-down does, over values with many ties (broken by the slot).
+        #[test]
+        fn sifting_into_the_hole_orders_as_swapping(
+            values in prop::collection::vec(prop::option::of(0u8..6), 0..80),
+        ) {
+            let mut a: Vec<Work> = values
+                .iter()
+                .enumerate()
+                .map(|(k, v)| {
+                    let mut ch = Choice::bound(
+                        &crate::platform::Placement {
+                            nodes: crate::units::NodeCount(1),
+                            etc: [Micros(1); MAX_PSTATES],
+                            apc: [crate::units::MilliWatts(1); MAX_PSTATES],
+                        },
+                        ClusterId(0),
+                        PState(0),
+                        Micros(0),
+                    );
+                    ch.value = v.map_or(f64::NEG_INFINITY, f64::from);
+                    Work { slot: (k * 7 % 80) as u32, best: Some(ch), may_start_now: false, stamp: 0 }
+                })
+                .collect();
+            let mut b = a.clone();
+            for i in (0..a.len() / 2).rev() {
+                sift_down(&mut a, i);
+                sift_down_by_swaps(&mut b, i);
+            }
+            let slots = |h: &[Work]| h.iter().map(|w| w.slot).collect::<Vec<_>>();
+            prop_assert_eq!(slots(&a), slots(&b));
+            while !a.is_empty() {
+                let n = a.len() - 1;
+                a.swap(0, n);
+                b.swap(0, n);
+                a.truncate(n);
+                b.truncate(n);
+                sift_down(&mut a, 0);
+                sift_down_by_swaps(&mut b, 0);
+                prop_assert_eq!(slots(&a), slots(&b));
+            }
         }
     }
 }

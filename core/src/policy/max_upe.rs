@@ -1,12 +1,25 @@
 //! Max Utility-per-Energy (seed 000 Eq. 5): utility over the energy of the run (joules).
 //! Across P-states this is what trades speed for efficiency.
 
+use super::greedy::Objective;
 use crate::controller::{Choice, Controller};
 use crate::error::Error;
 
 /// Energy below this (joules) counts as this much, so a zero-power table cannot divide by 0.
 const MIN_JOULES: f64 = 1e-3;
 
-pub(super) fn objective(_: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
-    Ok(u / f64::max(ch.energy.as_joules_f64(), MIN_JOULES))
+/// Max Utility-per-Energy's objective.
+#[derive(Clone, Copy)]
+pub(super) struct MaxUpe;
+
+impl Objective for MaxUpe {
+    const PER_COST: bool = true;
+
+    fn value(self, ctl: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
+        Ok(u / self.cost(ctl, ch)?)
+    }
+
+    fn cost(self, _: &Controller<'_>, ch: &Choice) -> Result<f64, Error> {
+        Ok(f64::max(ch.energy.as_joules_f64(), MIN_JOULES))
+    }
 }

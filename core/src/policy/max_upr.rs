@@ -1,12 +1,24 @@
 //! Max Utility-per-Resource (seed 000 Eq. 4): utility over resources allocated (Eq. 1,
 //! core-seconds).
 
+use super::greedy::Objective;
 use crate::controller::{Choice, Controller};
 use crate::error::Error;
 use crate::units::{CoreMicros, Cores};
 
-pub(super) fn objective(ctl: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
-    let cpn = ctl.platform().cluster(ch.cluster)?.cores_per_node as u64;
-    let r = CoreMicros::of(Cores(ch.nodes.0 as u64 * cpn), ch.duration).as_core_secs_f64();
-    Ok(u / r)
+/// Max Utility-per-Resource's objective.
+#[derive(Clone, Copy)]
+pub(super) struct MaxUpr;
+
+impl Objective for MaxUpr {
+    const PER_COST: bool = true;
+
+    fn value(self, ctl: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
+        Ok(u / self.cost(ctl, ch)?)
+    }
+
+    fn cost(self, ctl: &Controller<'_>, ch: &Choice) -> Result<f64, Error> {
+        let cpn = ctl.platform().cluster(ch.cluster)?.cores_per_node as u64;
+        Ok(CoreMicros::of(Cores(ch.nodes.0 as u64 * cpn), ch.duration).as_core_secs_f64())
+    }
 }

@@ -1,8 +1,21 @@
 //! Max Utility-per-Time (seed 000 Eq. 3): utility over execution time (seconds).
 
+use super::greedy::Objective;
 use crate::controller::{Choice, Controller};
 use crate::error::Error;
 
-pub(super) fn objective(_: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
-    Ok(u / ch.duration.as_secs_f64())
+/// Max Utility-per-Time's objective.
+#[derive(Clone, Copy)]
+pub(super) struct MaxUpt;
+
+impl Objective for MaxUpt {
+    const PER_COST: bool = true;
+
+    fn value(self, ctl: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
+        Ok(u / self.cost(ctl, ch)?)
+    }
+
+    fn cost(self, _: &Controller<'_>, ch: &Choice) -> Result<f64, Error> {
+        Ok(ch.duration.as_secs_f64())
+    }
 }

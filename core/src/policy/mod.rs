@@ -173,13 +173,13 @@ pub(crate) fn run(
         Heuristic::Conservative => conservative::run(ctl, early_completions, sink),
         Heuristic::Easy => easy::run(ctl, sink),
         Heuristic::MultiQueue => multi_queue::run(ctl, early_completions, sink),
-        Heuristic::MaxUtil => greedy::run(ctl, reservations, max_util::objective, sink),
-        Heuristic::MaxUpt => greedy::run(ctl, reservations, max_upt::objective, sink),
-        Heuristic::MaxUpr => greedy::run(ctl, reservations, max_upr::objective, sink),
-        Heuristic::MaxUpe => greedy::run(ctl, reservations, max_upe::objective, sink),
+        Heuristic::MaxUtil => greedy::run(ctl, reservations, max_util::MaxUtil, sink),
+        Heuristic::MaxUpt => greedy::run(ctl, reservations, max_upt::MaxUpt, sink),
+        Heuristic::MaxUpr => greedy::run(ctl, reservations, max_upr::MaxUpr, sink),
+        Heuristic::MaxUpe => greedy::run(ctl, reservations, max_upe::MaxUpe, sink),
         Heuristic::Fcfs => fcfs::run(ctl, sink),
         Heuristic::Knapsack => knapsack::run(ctl, sink),
-        Heuristic::MaxValue => greedy::run(ctl, reservations, max_value::objective, sink),
+        Heuristic::MaxValue => greedy::run(ctl, reservations, max_value::MaxValue, sink),
     }
 }
 
@@ -190,17 +190,67 @@ pub(crate) fn greedy_bests(
     ctl: &mut Controller<'_>,
     i: u32,
 ) -> Result<Option<[greedy::Best; 2]>, Error> {
-    let objective: greedy::Objective = match ctl.config().heuristic {
-        Heuristic::MaxUtil => max_util::objective,
-        Heuristic::MaxUpt => max_upt::objective,
-        Heuristic::MaxUpr => max_upr::objective,
-        Heuristic::MaxUpe => max_upe::objective,
-        Heuristic::MaxValue => max_value::objective,
-        _ => return Ok(None),
-    };
-    let pruned = greedy::best(ctl, i, objective)?;
-    let exhaustive = greedy::best_exhaustive(ctl, i, objective)?;
-    Ok(Some([pruned, exhaustive]))
+    fn both(
+        ctl: &mut Controller<'_>,
+        i: u32,
+        o: impl greedy::Objective,
+    ) -> Result<Option<[greedy::Best; 2]>, Error> {
+        let pruned = greedy::best(ctl, i, o, &mut type_bounds())?;
+        let exhaustive = greedy::best_exhaustive(ctl, i, o)?;
+        Ok(Some([pruned, exhaustive]))
+    }
+    match ctl.config().heuristic {
+        Heuristic::MaxUtil => both(ctl, i, max_util::MaxUtil),
+        Heuristic::MaxUpt => both(ctl, i, max_upt::MaxUpt),
+        Heuristic::MaxUpr => both(ctl, i, max_upr::MaxUpr),
+        Heuristic::MaxUpe => both(ctl, i, max_upe::MaxUpe),
+        Heuristic::MaxValue => both(ctl, i, max_value::MaxValue),
+        _ => Ok(None),
+    }
+}
+
+/// An event's [`greedy::TypeBounds`], none worked out yet.
+#[cfg(test)]
+pub(crate) fn type_bounds() -> greedy::TypeBounds {
+    [greedy::TypeBound::Unknown; crate::config::MAX_TASK_TYPES]
+}
+
+/// A task's bound through its type and option by option, and whether its type's kept costs
+/// give its options' bounds and its objective keeps to its costs (see [`greedy_bounds`]).
+#[cfg(test)]
+pub(crate) type BoundsCheck = ([Option<Choice>; 2], bool);
+
+/// Task slot `i`'s bound under the configured utility-aware heuristic as the pass finds it
+/// (through `types`, kept for one event) and from each of its options' bounds, and whether
+/// the bounds a best reads from the kept costs are its options' bounds and the objective's
+/// values are the utility over its costs, for each `u` of `us` and each of the task's
+/// options, where it says so (`None`: not one of them).
+#[cfg(test)]
+pub(crate) fn greedy_bounds(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    types: &mut greedy::TypeBounds,
+    us: &[f64],
+) -> Result<Option<BoundsCheck>, Error> {
+    fn both(
+        ctl: &mut Controller<'_>,
+        i: u32,
+        o: impl greedy::Objective,
+        types: &mut greedy::TypeBounds,
+        us: &[f64],
+    ) -> Result<Option<BoundsCheck>, Error> {
+        let b = greedy::bounds_both(ctl, i, o, types)?;
+        let kept = greedy::kept_bounds_agree(ctl, i, o, types)?;
+        Ok(Some((b, kept && greedy::per_cost_holds(ctl, i, o, us)?)))
+    }
+    match ctl.config().heuristic {
+        Heuristic::MaxUtil => both(ctl, i, max_util::MaxUtil, types, us),
+        Heuristic::MaxUpt => both(ctl, i, max_upt::MaxUpt, types, us),
+        Heuristic::MaxUpr => both(ctl, i, max_upr::MaxUpr, types, us),
+        Heuristic::MaxUpe => both(ctl, i, max_upe::MaxUpe, types, us),
+        Heuristic::MaxValue => both(ctl, i, max_value::MaxValue, types, us),
+        _ => Ok(None),
+    }
 }
 
 /// A set of the platform's task types (tasks with their own tables belong to none).
