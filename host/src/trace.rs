@@ -563,8 +563,15 @@ fn replay_inner(
     // Per task: dropped. Kept from the decisions (a drop is final), so that the results do
     // not read every task slot back (18.7 MB of slots at KTH-SP2's 28,481 jobs).
     let mut dropped = vec![false; jobs.len()];
-    // Pending completions: (time, task, sequence number of the assignment they end).
-    let mut pending: BinaryHeap<Reverse<(u64, u32, u32)>> = BinaryHeap::new();
+    // Pending completions: (time, task). A completion is live if the task's assignment ends
+    // then when it comes up; one that a retaken reservation moved is skipped.
+    let mut pending: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
+    // Per task: the time of its latest pending completion (NONE: none). EASY retakes its
+    // reservation at every pass, mostly at the same start, and Conservative compresses, so a
+    // completion already pending for that time is not pushed again: on KTH-SP2, EASY pushes
+    // 31,800 instead of 70,100 and Conservative 78,400 instead of 324,300 (the rest were
+    // popped later as stale).
+    let mut due = vec![NONE; jobs.len()];
     let mut decided: Vec<u32> = Vec::new();
     let mut counts = ReplayCounts::default();
     let mut next = 0usize;
@@ -576,14 +583,19 @@ fn replay_inner(
         };
         let mut changed = false;
         // Completions first: nodes freed at `t` are usable at `t`.
-        while let Some(&Reverse((at, task, seq))) = pending.peek() {
+        while let Some(&Reverse((at, task))) = pending.peek() {
             if at != t {
                 break;
             }
             pending.pop();
+            if due[task as usize] == at {
+                due[task as usize] = NONE;
+            }
             let slot = &ctl.tasks()[task as usize];
             let live = matches!(slot.state, TaskState::Running | TaskState::Reserved)
-                && slot.assignment.is_some_and(|a| a.seq == seq);
+                && slot
+                    .assignment
+                    .is_some_and(|a| a.start.0 + slot.task.run_time(a.end - a.start).0 == at);
             if !live {
                 counts.stale_completions += 1;
                 continue;
@@ -648,8 +660,11 @@ fn replay_inner(
                 if matches!(slot.state, TaskState::Running | TaskState::Reserved)
                     && a.start.0 == start[task as usize]
                 {
-                    let run = slot.task.run_time(a.end - a.start).0;
-                    pending.push(Reverse((a.start.0 + run, task, a.seq)));
+                    let at = a.start.0 + slot.task.run_time(a.end - a.start).0;
+                    if due[task as usize] != at {
+                        due[task as usize] = at;
+                        pending.push(Reverse((at, task)));
+                    }
                 }
             }
         }
