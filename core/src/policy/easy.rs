@@ -54,8 +54,8 @@ pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> 
     Ok(())
 }
 
-/// Whether some node of some cluster is free now (over the next microsecond, so for any
-/// task: every task needs at least one node for longer than that).
+/// Whether some node of some cluster is free now, over the next microsecond: every task
+/// needs at least one node for at least that long, so none can start now if this is false.
 fn free_now(ctl: &Controller<'_>) -> bool {
     let now = ctl.now();
     let next = now.saturating_add(Micros(1));
