@@ -567,10 +567,10 @@ fn replay_inner(
     // then when it comes up; one that a retaken reservation moved is skipped.
     let mut pending: BinaryHeap<Reverse<(u64, u32)>> = BinaryHeap::new();
     // Per task: the time of its latest pending completion (NONE: none). EASY retakes its
-    // reservation at every pass, mostly at the same start, and Conservative compresses, so a
-    // completion already pending for that time is not pushed again: on KTH-SP2, EASY pushes
-    // 31,800 instead of 70,100 and Conservative 78,400 instead of 324,300 (the rest were
-    // popped later as stale).
+    // reservation at every pass and Conservative at every compression, mostly at the same
+    // start, so a completion already pending for that time is not pushed again: on KTH-SP2,
+    // EASY pushes 31,800 instead of 70,100 and Conservative 78,400 instead of 324,300 (the
+    // rest were popped later as stale).
     let mut due = vec![NONE; jobs.len()];
     let mut decided: Vec<u32> = Vec::new();
     let mut counts = ReplayCounts::default();
