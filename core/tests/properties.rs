@@ -201,3 +201,35 @@ proptest! {
         }
     }
 }
+
+/// EASY's pass leaves no waiting task that could start now (a task that cannot start at its
+/// turn cannot later in the pass: bookings only add up) and at most one reservation. The
+/// pass stops asking once no node is free now and takes back only its one reservation, so
+/// both must still hold; without a budget or filter, nodes alone decide.
+fn check_easy(case: &Case) -> Result<(), TestCaseError> {
+    let Some((p, tasks)) = build(case) else {
+        return Ok(());
+    };
+    let c = Config::new(Heuristic::Easy, mins(0), mins(100_000));
+    let run = replay(&p, &UtilityClasses::default(), c, mins(1), &tasks)
+        .map_err(|e| TestCaseError::fail(format!("easy: {e}")))?;
+    for e in &run.after {
+        prop_assert!(
+            e.reserved_later <= 1,
+            "at {:?}: {} reservations",
+            e.now,
+            e.reserved_later
+        );
+        prop_assert_eq!(e.startable, 0, "at {:?}: tasks could start now", e.now);
+    }
+    prop_assert_eq!(run.report.completed, run.report.arrived);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #[test]
+    fn easy_leaves_nothing_startable_and_one_reservation(case in arb_case()) {
+        check_easy(&case)?;
+    }
+}

@@ -7,13 +7,19 @@
 use super::{earliest_anywhere, start_now_anywhere, Reservations, TypesSeen};
 use crate::controller::{Controller, Decision};
 use crate::error::Error;
+use crate::platform::ClusterId;
+use crate::units::Micros;
 
 pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
-    for k in 0..ctl.open_slots() {
-        let i = ctl.open_slot(k);
-        if ctl.reserved_after_now(i) {
-            ctl.unreserve(i as u32);
-        }
+    // EASY holds at most one reservation: each pass gives at most one, and first takes back
+    // the last pass's unless it has started (the mapping event made that one running). So the
+    // scan ends at the first that starts after now instead of reading every open slot (on
+    // KTH-SP2 the full scan was 23 M of the replay's 1.38 G instructions).
+    if let Some(i) = (0..ctl.open_slots())
+        .map(|k| ctl.open_slot(k))
+        .find(|&i| ctl.reserved_after_now(i))
+    {
+        ctl.unreserve(i as u32);
     }
     let n = ctl.collect_mappable()?;
     let mut reserved = false;
@@ -38,7 +44,25 @@ pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> 
             reserved = true;
         } else {
             stuck.insert(ty);
+            continue;
+        }
+        // Once the reservation is given, the tasks after this commitment can only start now,
+        // and none can when no node is free now (bookings only add up within a pass): on a
+        // full machine the rest of the queue is not asked one by one (on KTH-SP2, 388,000
+        // start-now questions instead of 585,000).
+        if reserved && !free_now(ctl) {
+            break;
         }
     }
     Ok(())
+}
+
+/// Whether some node of some cluster is free now, over the next microsecond: every task
+/// needs at least one node for at least that long, so none can start now if this is false.
+fn free_now(ctl: &Controller<'_>) -> bool {
+    let now = ctl.now();
+    let next = now.saturating_add(Micros(1));
+    (0..ctl.cluster_count())
+        .filter_map(|c| ctl.timeline(ClusterId(c)))
+        .any(|tl| tl.free_over(now, next, 1) > 0)
 }

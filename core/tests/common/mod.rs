@@ -5,7 +5,7 @@ use kairos_core::controller::{
     Config, Controller, Decision, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
 };
 use kairos_core::error::Error;
-use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskTypeId};
+use kairos_core::platform::{Cluster, ClusterId, ClusterKind, Placement, Platform, TaskTypeId};
 use kairos_core::replay::{self, Observer, Pending, Report, Schedule};
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::timeline::{NodeTimeline, Void};
@@ -77,6 +77,9 @@ pub struct EventCheck {
     pub now: Micros,
     /// Tasks holding a permanent reservation that starts later.
     pub reserved_later: usize,
+    /// Waiting (mappable) tasks with enough nodes free now, on some cluster at P-state 0, for
+    /// their whole run (energy aside).
+    pub startable: usize,
     /// Energy consumed plus committed.
     pub energy: u64,
     /// The ledger's budget.
@@ -95,10 +98,29 @@ impl Observer for Log {
                 s.state == TaskState::Reserved && s.assignment.is_some_and(|a| a.start > now)
             })
             .count();
+        let platform = ctl.platform();
+        let startable = ctl
+            .tasks()
+            .iter()
+            .filter(|s| s.state == TaskState::Mappable)
+            .filter(|s| {
+                (0..platform.clusters().len() as u8).any(|c| {
+                    let c = ClusterId(c);
+                    match (s.task.on(platform, c), ctl.timeline(c)) {
+                        (Some(p), Some(tl)) => {
+                            let end = now.saturating_add(p.etc[0]);
+                            tl.free_over(now, end, p.nodes.0) >= p.nodes.0
+                        }
+                        _ => false,
+                    }
+                })
+            })
+            .count();
         let l = ctl.ledger();
         self.after.push(EventCheck {
             now,
             reserved_later,
+            startable,
             energy: (l.consumed() + l.committed()).0,
             budget: l.budget().0,
         });
