@@ -373,6 +373,9 @@ pub struct Controller<'a> {
     /// slots between the oldest waiting task and the newest hold tasks that started.
     open: &'a mut [u32],
     open_len: usize,
+    /// How many tasks of the open list are not mappable: an event's clean-up of the list
+    /// stops after the last of them (the rest only move down).
+    unsettled: usize,
     /// Assignments made so far.
     seq: u32,
     /// Nodes of each cluster idle at `now` when last counted: an upper bound of how many
@@ -427,6 +430,7 @@ impl<'a> Controller<'a> {
             work_len: 0,
             open: storage.open,
             open_len: 0,
+            unsettled: 0,
             memo: storage.memo,
             epoch: 0,
             ledger: EnergyLedger::new(config.budget),
@@ -539,6 +543,7 @@ impl<'a> Controller<'a> {
             work_len,
             open: _,
             open_len,
+            unsettled,
             memo: _,
             epoch,
             ledger,
@@ -567,6 +572,7 @@ impl<'a> Controller<'a> {
         copy.rng = rng.clone();
         copy.verdicts = *verdicts;
         copy.open_len = *open_len;
+        copy.unsettled = *unsettled;
         copy.seq = *seq;
         copy.idle = *idle;
         copy.idle_epoch = *idle_epoch;
@@ -748,34 +754,41 @@ impl<'a> Controller<'a> {
         }
         // A started task never waits again: the open list loses it here, and the scans
         // below skip it like a finished one.
-        let mut kept = 0;
-        for k in 0..self.open_len {
+        let (mut kept, mut k, mut left, mut unsettled) = (0, 0, self.unsettled, 0);
+        while k < self.open_len && left > 0 {
             let i = self.open[k] as usize;
+            k += 1;
             let s = &mut self.tasks[i];
-            match s.state {
-                TaskState::PlaceHeld => {
-                    s.state = TaskState::Mappable;
-                    s.assignment = None;
-                }
-                TaskState::Reserved => {
-                    if let Some(a) = s.assignment.filter(|a| a.start <= now) {
-                        s.state = TaskState::Running;
-                        if let Some(tl) = self.clusters.get_mut(a.cluster.0 as usize) {
-                            tl.mark_running_from(TaskId(i as u32), a.start);
+            if s.state != TaskState::Mappable {
+                left -= 1;
+                match s.state {
+                    TaskState::PlaceHeld => {
+                        s.state = TaskState::Mappable;
+                        s.assignment = None;
+                    }
+                    TaskState::Reserved => {
+                        if let Some(a) = s.assignment.filter(|a| a.start <= now) {
+                            s.state = TaskState::Running;
+                            if let Some(tl) = self.clusters.get_mut(a.cluster.0 as usize) {
+                                tl.mark_running_from(TaskId(i as u32), a.start);
+                            }
                         }
                     }
+                    _ => {}
                 }
-                _ => {}
+                match self.tasks[i].state {
+                    TaskState::Running | TaskState::Completed | TaskState::Dropped => continue,
+                    TaskState::Mappable => {}
+                    _ => unsettled += 1,
+                }
             }
-            if !matches!(
-                s.state,
-                TaskState::Running | TaskState::Completed | TaskState::Dropped
-            ) {
-                self.open[kept] = i as u32;
-                kept += 1;
-            }
+            self.open[kept] = i as u32;
+            kept += 1;
         }
-        self.open_len = kept;
+        // The rest are mappable (a queue of thousands under FCFS): they only move down.
+        self.open.copy_within(k..self.open_len, kept);
+        self.open_len = kept + (self.open_len - k);
+        self.unsettled = unsettled;
         if let Some(th) = self.config.drop_threshold {
             for k in 0..self.open_len {
                 let i = self.open[k] as usize;
@@ -784,6 +797,7 @@ impl<'a> Controller<'a> {
                     && should_drop(&s.task, now, self.platform, self.classes, th)?
                 {
                     s.state = TaskState::Dropped;
+                    self.unsettled += 1;
                     self.counts.dropped += 1;
                     sink(&Decision {
                         task: TaskId(i as u32),
@@ -1311,6 +1325,14 @@ impl<'a> Controller<'a> {
         }
         self.seq = self.seq.wrapping_add(1);
         let slot = &mut self.tasks[i as usize];
+        // From mappable (always in the open list) to not, or the other way.
+        if (slot.state == TaskState::Mappable) != (state == TaskState::Mappable) {
+            if state == TaskState::Mappable {
+                self.unsettled -= 1;
+            } else {
+                self.unsettled += 1;
+            }
+        }
         slot.state = state;
         slot.assignment = Some(Assignment {
             cluster: ch.cluster,
@@ -1345,6 +1367,8 @@ impl<'a> Controller<'a> {
             self.clusters[a.cluster.0 as usize].remove_task_from(TaskId(i), a.start);
         }
         slot.state = TaskState::Mappable;
+        // It was reserved, so in the open list and counted there.
+        self.unsettled -= 1;
         // The timeline changed under the memo: forget this event's answers.
         self.epoch = self.epoch.wrapping_add(1).max(1);
     }
@@ -1524,6 +1548,27 @@ mod tests {
             ctl.on_arrival(tasks[*next].clone()).unwrap();
             *next += 1;
         }
+        open_list_holds(ctl);
+    }
+
+    /// The open list holds every waiting task, in slot order, and `unsettled` counts its
+    /// entries that are not mappable (the event's clean-up stops after the last of them).
+    fn open_list_holds(ctl: &Controller<'_>) {
+        let open = &ctl.open[..ctl.open_len];
+        assert!(open.windows(2).all(|w| w[0] < w[1]), "in slot order");
+        for (i, s) in ctl.tasks().iter().enumerate() {
+            if matches!(
+                s.state,
+                TaskState::Mappable | TaskState::PlaceHeld | TaskState::Reserved
+            ) {
+                assert!(open.contains(&(i as u32)), "waiting task {i} is open");
+            }
+        }
+        let unsettled = open
+            .iter()
+            .filter(|&&i| ctl.tasks[i as usize].state != TaskState::Mappable)
+            .count();
+        assert_eq!(ctl.unsettled, unsettled);
     }
 
     /// Drives `ctl` over the minutes `[from, to)`: at each, the completions due, the arrivals,
@@ -1542,6 +1587,7 @@ mod tests {
                 events(ctl, tasks, next, now);
             }
             ctl.on_mapping_event(now, &mut |d| log.push(*d)).unwrap();
+            open_list_holds(ctl);
         }
     }
 

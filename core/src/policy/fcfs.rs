@@ -5,13 +5,17 @@
 //! P-state 0, no dropping.
 
 use super::{start_now_anywhere, Reservations};
-use crate::controller::{Controller, Decision};
+use crate::controller::{Controller, Decision, TaskState};
 use crate::error::Error;
 
 pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
-    let n = ctl.collect_mappable()?;
-    for w in 0..n {
-        let i = ctl.work()[w].slot;
+    // The queue is read in place up to the first task that cannot start, not collected
+    // whole at every event (it holds thousands of tasks on a busy trace).
+    for k in 0..ctl.open_slots() {
+        let i = ctl.open_slot(k) as u32;
+        if ctl.slot(i).state != TaskState::Mappable {
+            continue;
+        }
         match start_now_anywhere(ctl, i)? {
             Some(ch) => ctl.assign(i, &ch, Reservations::Permanent, sink)?,
             None => break,
