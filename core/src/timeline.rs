@@ -275,7 +275,46 @@ const NONE: u32 = u32::MAX;
 /// A node taken by the booking being made (a flag in its group entry).
 const TAKEN: u32 = 1 << 31;
 /// Arrays of `u32` a cluster's groups need per node (see [`Groups`]).
-const GROUP_ARRAYS: usize = 7;
+const GROUP_ARRAYS: usize = 7 + SPAN;
+/// `u32`s of a group's [`Span`] in [`Groups::span`].
+const SPAN: usize = 5;
+
+/// What node choice reads of a group before its bookings: the first booking's start
+/// (`u64::MAX` if none), the last one's end (0 if none) and how many there are. Most
+/// groups' answer to "free over `[s, e)`?" follows from these (the run is after every
+/// booking or before them all, or overlaps the only one), and they sit together in
+/// [`Groups::span`], where the bookings are a node slot apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Span {
+    head: u64,
+    tail: u64,
+    len: u32,
+}
+
+impl Span {
+    /// The span of a group holding `bs`.
+    fn of(bs: &[Booking]) -> Span {
+        Span {
+            head: bs.first().map_or(u64::MAX, |b| b.start.0),
+            tail: bs.last().map_or(0, |b| b.end.0),
+            len: bs.len() as u32,
+        }
+    }
+
+    /// The void of the group over `[s, e)` if the span decides it: `Some(Some(void))` free,
+    /// `Some(None)` not, `None` when only the bookings can tell.
+    fn decides(&self, s: u64, e: u64) -> Option<Option<(u64, u64)>> {
+        if s >= self.tail {
+            Some(Some((self.tail, u64::MAX)))
+        } else if e <= self.head {
+            Some(Some((0, self.head)))
+        } else if self.len == 1 {
+            Some(None)
+        } else {
+            None
+        }
+    }
+}
 
 /// The partition of a cluster's nodes into groups with equal bookings, over the caller's
 /// storage. A group is named by its lowest node; its members form a list in node order.
@@ -295,6 +334,8 @@ struct Groups<'a> {
     taken: &'a mut [u32],
     /// Scratch list of group names: the groups a change touches; sorting while merging.
     list: &'a mut [u32],
+    /// Per group name, [`SPAN`] entries: its [`Span`] (kept by [`ClusterTimeline::sync`]).
+    span: &'a mut [u32],
     stamp: u32,
 }
 
@@ -321,6 +362,28 @@ impl Groups<'_> {
 
     fn live(&self) -> &[u32] {
         &self.live[..self.count]
+    }
+
+    /// Group `g`'s span.
+    fn span(&self, g: u32) -> Span {
+        let x = &self.span[g as usize * SPAN..][..SPAN];
+        Span {
+            head: (x[0] as u64) << 32 | x[1] as u64,
+            tail: (x[2] as u64) << 32 | x[3] as u64,
+            len: x[4],
+        }
+    }
+
+    /// Sets group `g`'s span.
+    fn set_span(&mut self, g: u32, sp: Span) {
+        let x = &mut self.span[g as usize * SPAN..][..SPAN];
+        x.copy_from_slice(&[
+            (sp.head >> 32) as u32,
+            sp.head as u32,
+            (sp.tail >> 32) as u32,
+            sp.tail as u32,
+            sp.len,
+        ]);
     }
 
     /// The members of group `g` in node order (from member `g` on, if `g` is not its name).
@@ -410,7 +473,8 @@ impl<'a> ClusterTimeline<'a> {
         let (live, rest) = rest.split_at_mut(n);
         let (mark, rest) = rest.split_at_mut(n);
         let (taken, rest) = rest.split_at_mut(n);
-        let (list, _) = rest.split_at_mut(n);
+        let (list, rest) = rest.split_at_mut(n);
+        let (span, _) = rest.split_at_mut(SPAN * n);
         for i in 0..n {
             of[i] = 0;
             next[i] = if i + 1 < n { i as u32 + 1 } else { NONE };
@@ -422,7 +486,7 @@ impl<'a> ClusterTimeline<'a> {
             size[0] = n as u32;
             live[0] = 0;
         }
-        Ok(ClusterTimeline {
+        let mut c = ClusterTimeline {
             slots: nodes,
             groups: Groups {
                 of,
@@ -433,6 +497,7 @@ impl<'a> ClusterTimeline<'a> {
                 mark,
                 taken,
                 list,
+                span,
                 stamp: 0,
             },
             index: None,
@@ -447,7 +512,17 @@ impl<'a> ClusterTimeline<'a> {
             horizon: Micros::ZERO,
             overflowed: None,
             merged_at: 1,
-        })
+        };
+        if n > 0 {
+            c.sync(0);
+        }
+        Ok(c)
+    }
+
+    /// Brings group `g`'s [`Span`] up to date with its bookings (after every change to them).
+    fn sync(&mut self, g: u32) {
+        let sp = Span::of(&self.slots[g as usize].bookings);
+        self.groups.set_span(g, sp);
     }
 
     /// The latest `now` given to [`prune`](Self::prune): queries and node choices start at or
@@ -513,6 +588,7 @@ impl<'a> ClusterTimeline<'a> {
         a.next.copy_from_slice(&b.next[..n]);
         a.size.copy_from_slice(&b.size[..n]);
         a.live.copy_from_slice(&b.live[..n]);
+        a.span.copy_from_slice(&b.span[..SPAN * n]);
         a.count = b.count;
         self.changed();
         self.loosened = from.loosened;
@@ -969,8 +1045,12 @@ impl<'a> ClusterTimeline<'a> {
     fn free_group_keys(&self, now: Micros, s: Micros, e: Micros, keys: &mut [u64]) -> usize {
         let mut m = 0usize;
         for &g in self.groups.live() {
-            if let Some((a, b)) = self.void_of(g, s, e) {
-                keys[m] = choice_key(now, s, e, a.0, b.0, g);
+            let void = match self.groups.span(g).decides(s.0, e.0) {
+                Some(v) => v,
+                None => self.void_of(g, s, e).map(|(a, b)| (a.0, b.0)),
+            };
+            if let Some((a, b)) = void {
+                keys[m] = choice_key(now, s, e, a, b, g);
                 m += 1;
             }
         }
@@ -1133,6 +1213,7 @@ impl<'a> ClusterTimeline<'a> {
                 };
                 // Checked by the callers: the group is free there and has room.
                 let _ = bs.insert(i, b);
+                self.sync(g);
             }
             self.groups.taken[g as usize] = 0;
         }
@@ -1232,6 +1313,8 @@ impl<'a> ClusterTimeline<'a> {
             gr.taken[g as usize] = 0;
         }
         copy_slot(self.slots, g as usize, new as usize);
+        let sp = gr.span(g);
+        gr.set_span(new, sp);
     }
 
     /// Removes every place-holder (the start of a mapping event).
@@ -1241,10 +1324,12 @@ impl<'a> ClusterTimeline<'a> {
         if self.held == 0 {
             return;
         }
-        for &g in self.groups.live() {
+        for x in 0..self.groups.count {
+            let g = self.groups.live[x];
             self.slots[g as usize]
                 .bookings
                 .retain(|b| b.kind != BookingKind::PlaceHolder);
+            self.sync(g);
         }
         self.booked -= self.held;
         self.held = 0;
@@ -1323,6 +1408,7 @@ impl<'a> ClusterTimeline<'a> {
                 }
                 !mine
             });
+            self.sync(g);
         }
         self.merge_if_grown();
         self.account(gone)
@@ -1399,6 +1485,7 @@ impl<'a> ClusterTimeline<'a> {
             let lo = if j == 0 { 0 } else { bs[j - 1].end.0 };
             let hi = bs.get(j + 1).map_or(u64::MAX, |x| x.start.0);
             let b = bs.remove(j);
+            self.sync(g);
             let w = self.groups.size[g as usize];
             gone.note(&b, at, w);
             // Its sides join.
@@ -1466,6 +1553,7 @@ impl<'a> ClusterTimeline<'a> {
                     n.bookings[i - stale] = n.bookings[i];
                 }
                 n.bookings.truncate(len - stale);
+                self.sync(g);
             }
         }
         self.first_end = first_end;
@@ -2376,14 +2464,16 @@ mod tests {
     }
 
     /// The groups partition the nodes: each group's list starts at its name and goes up in
-    /// node order, `of` names each member's group (no node left marked taken), and the sizes
-    /// are the lists' lengths and add up to the nodes.
+    /// node order, `of` names each member's group (no node left marked taken), the sizes
+    /// are the lists' lengths and add up to the nodes, and each group's span is its
+    /// bookings'.
     fn groups_are_a_partition(c: &ClusterTimeline<'_>) -> Result<(), TestCaseError> {
         let (n, gr) = (c.slots.len(), &c.groups);
         prop_assert_eq!(c.groups(), gr.count);
         let mut seen = vec![false; n];
         let mut total = 0;
         for &g in gr.live() {
+            prop_assert_eq!(gr.span(g), Span::of(c.slots[g as usize].bookings()));
             // No more than every node, should a list run in a circle.
             let list: Vec<u32> = gr.members(g).take(n + 1).collect();
             prop_assert_eq!(list.first(), Some(&g), "group {} starts at its name", g);
