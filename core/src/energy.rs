@@ -324,6 +324,15 @@ pub const fn option_bit(c: ClusterId, p: PState) -> u32 {
     }
 }
 
+/// The option whose bit is bit `place` of a mask of options (see [`option_bit`]).
+pub const fn option_at(place: u32) -> (ClusterId, PState) {
+    let place = place as usize;
+    (
+        ClusterId((place / MAX_PSTATES) as u8),
+        PState((place % MAX_PSTATES) as u8),
+    )
+}
+
 // Every (cluster, P-state) option has a bit of a `u32` mask.
 const _: () = assert!(MAX_CLUSTERS * MAX_PSTATES <= 32);
 
@@ -1081,6 +1090,12 @@ mod tests {
         // A type the platform lacks, inside and beyond the cache, has no option.
         assert_eq!(v.of_type(&platform, TaskTypeId(5)), 0);
         assert_eq!(v.of_type(&platform, TaskTypeId(u16::MAX)), 0);
+        // Each option's bit names it back.
+        for c in (0..MAX_CLUSTERS as u8).map(ClusterId) {
+            for p in (0..MAX_PSTATES as u8).map(PState) {
+                assert_eq!(option_at(option_bit(c, p).trailing_zeros()), (c, p));
+            }
+        }
         // Options no platform has have no bit.
         assert_eq!(option_bit(ClusterId(MAX_CLUSTERS as u8), PState(0)), 0);
         assert_eq!(option_bit(ClusterId(0), PState(MAX_PSTATES as u8)), 0);

@@ -43,7 +43,7 @@
 use super::{Reservations, TypesSeen};
 use crate::config::{MAX_CLUSTERS, MAX_PSTATES, MAX_TASK_TYPES};
 use crate::controller::{Choice, Controller, Decision, Work};
-use crate::energy::option_bit;
+use crate::energy::{option_at, option_bit};
 use crate::error::Error;
 use crate::platform::{ClusterId, PState};
 use crate::units::Micros;
@@ -374,29 +374,42 @@ fn bound<O: Objective>(
     objective: O,
     types: &mut TypeBounds,
 ) -> Result<Option<Choice>, Error> {
-    let kept = match ctl.task_type(i) {
+    match kept(ctl, i, objective, types)? {
+        Some(TypeBound::NoOption) => return Ok(None),
+        Some(&TypeBound::Cheapest {
+            shortest, cost, at, ..
+        }) => {
+            let u = bound_utility(ctl, i, shortest)?;
+            // Not above zero (or NaN): dividing by the least cost need not give the most.
+            if u > 0.0 {
+                return Ok(bound_choice(ctl, i, at, bound_value(u / cost)));
+            }
+        }
+        _ => {}
+    }
+    bound_by_option(ctl, i, objective)
+}
+
+/// Task slot `i`'s type's entry of `types`, worked out if it was not yet (`None`: the task
+/// has a table of its own, or the objective is not [`PER_COST`](Objective::PER_COST)).
+#[inline]
+fn kept<'t, O: Objective>(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    objective: O,
+    types: &'t mut TypeBounds,
+) -> Result<Option<&'t TypeBound>, Error> {
+    let entry = match ctl.task_type(i) {
         Some(t) if O::PER_COST => types.get_mut(t.0 as usize),
         _ => None,
     };
-    if let Some(kept) = kept {
-        if *kept == TypeBound::Unknown {
-            *kept = type_bound(ctl, i, objective)?;
-        }
-        match *kept {
-            TypeBound::NoOption => return Ok(None),
-            TypeBound::Cheapest {
-                shortest, cost, at, ..
-            } => {
-                let u = bound_utility(ctl, i, shortest)?;
-                // Not above zero (or NaN): dividing by the least cost need not give the most.
-                if u > 0.0 {
-                    return Ok(bound_choice(ctl, i, at, bound_value(u / cost)));
-                }
-            }
-            TypeBound::ByOption | TypeBound::Unknown => {}
-        }
+    let Some(entry) = entry else {
+        return Ok(None);
+    };
+    if *entry == TypeBound::Unknown {
+        *entry = type_bound(ctl, i, objective)?;
     }
-    bound_by_option(ctl, i, objective)
+    Ok(Some(entry))
 }
 
 /// [`bounds`] of typed task slot `i`'s options after `after` from its type's kept costs
@@ -410,22 +423,12 @@ fn kept_bounds<O: Objective>(
     (ac, ap): (ClusterId, PState),
     out: &mut Bounds,
 ) -> Result<bool, Error> {
-    let kept = match ctl.task_type(i) {
-        Some(t) if O::PER_COST => types.get_mut(t.0 as usize),
-        _ => None,
-    };
-    let Some(kept) = kept else {
-        return Ok(false);
-    };
-    if *kept == TypeBound::Unknown {
-        *kept = type_bound(ctl, i, objective)?;
-    }
-    let TypeBound::Cheapest {
+    let Some(&TypeBound::Cheapest {
         shortest,
         admitted,
         ref costs,
         ..
-    } = *kept
+    }) = kept(ctl, i, objective, types)?
     else {
         return Ok(false);
     };
@@ -434,20 +437,16 @@ fn kept_bounds<O: Objective>(
     // The options after `after` in (cluster, P-state) order are the bits above its bit.
     let mut later = admitted & !(option_bit(ac, ap) | (option_bit(ac, ap).wrapping_sub(1)));
     while later != 0 {
-        let place = later.trailing_zeros() as usize;
+        let place = later.trailing_zeros();
         later &= later - 1;
-        let at = (
-            ClusterId((place / MAX_PSTATES) as u8),
-            PState((place % MAX_PSTATES) as u8),
-        );
         let (Some(slot), Some(value), Some(cost)) = (
             out.at.get_mut(out.len),
             out.value.get_mut(out.len),
-            costs.get(place),
+            costs.get(place as usize),
         ) else {
             break;
         };
-        *slot = at;
+        *slot = option_at(place);
         *value = bound_value(u / cost);
         out.len += 1;
     }
@@ -467,13 +466,18 @@ fn type_bound(
     let Some(table) = ctl.table(i) else {
         return Ok(TypeBound::NoOption);
     };
-    let mut out = TypeBound::NoOption;
+    // Gathered apart and put together once: the entry is 280 bytes.
+    let mut costs = [0.0; MAX_OPTIONS];
+    // The shortest duration, the least cost and its option, and the admitted options kept.
+    type Cheapest = (Micros, f64, (ClusterId, PState));
+    let (mut kept, mut cheapest) = (0u32, None::<Cheapest>);
     for c in (0..ctl.cluster_count()).map(ClusterId) {
         let Some(pl) = table.on(c) else {
             continue;
         };
         for p in (0..ctl.pstates()).map(PState) {
-            if admitted & option_bit(c, p) == 0 {
+            let bit = option_bit(c, p);
+            if admitted & bit == 0 {
                 continue;
             }
             let d = pl.etc[p.0 as usize];
@@ -482,44 +486,27 @@ fn type_bound(
             if k.is_nan() || k <= 0.0 {
                 return Ok(TypeBound::ByOption);
             }
-            let bit = option_bit(c, p);
-            let place = bit.trailing_zeros() as usize;
-            out = match out {
-                TypeBound::Cheapest {
-                    shortest,
-                    cost,
-                    at,
-                    admitted,
-                    mut costs,
-                } => {
-                    if let Some(slot) = costs.get_mut(place) {
-                        *slot = k;
-                    }
-                    TypeBound::Cheapest {
-                        shortest: shortest.min(d),
-                        cost: if k < cost { k } else { cost },
-                        at: if k < cost { (c, p) } else { at },
-                        admitted: admitted | bit,
-                        costs,
-                    }
-                }
-                _ => {
-                    let mut costs = [0.0; MAX_OPTIONS];
-                    if let Some(slot) = costs.get_mut(place) {
-                        *slot = k;
-                    }
-                    TypeBound::Cheapest {
-                        shortest: d,
-                        cost: k,
-                        at: (c, p),
-                        admitted: bit,
-                        costs,
-                    }
-                }
-            };
+            if let Some(slot) = costs.get_mut(bit.trailing_zeros() as usize) {
+                *slot = k;
+                kept |= bit;
+            }
+            cheapest = Some(match cheapest {
+                Some((shortest, cost, at)) if k >= cost => (shortest.min(d), cost, at),
+                Some((shortest, ..)) => (shortest.min(d), k, (c, p)),
+                None => (d, k, (c, p)),
+            });
         }
     }
-    Ok(out)
+    Ok(match cheapest {
+        Some((shortest, cost, at)) => TypeBound::Cheapest {
+            shortest,
+            cost,
+            at,
+            admitted: kept,
+            costs,
+        },
+        None => TypeBound::NoOption,
+    })
 }
 
 /// A bound of task slot `i`'s best from each of its options' [`bounds`] (ties keep the
