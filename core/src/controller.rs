@@ -266,6 +266,9 @@ pub struct Work {
     pub may_start_now: bool,
     /// Assignments made in this event when its best was last computed, plus one.
     pub stamp: u32,
+    /// The utility its bounds use in this event, once worked out (NaN: not yet): the same
+    /// for the whole event, and an `exp` to work out.
+    pub bound_u: f64,
 }
 
 /// The caller's storage for a controller: every buffer it will ever use.
@@ -861,6 +864,7 @@ impl<'a> Controller<'a> {
                     best: None,
                     may_start_now: false,
                     stamp: 0,
+                    bound_u: f64::NAN,
                 };
                 n += 1;
             }

@@ -172,6 +172,21 @@ fn bound_utility(ctl: &Controller<'_>, i: u32, shortest: Micros) -> Result<f64, 
     Ok(u + u * BOUND_MARGIN + f64::MIN_POSITIVE)
 }
 
+/// [`bound_utility`] of a typed task, kept in `kept` for the rest of the event (NaN: not
+/// worked out yet). Its shortest option and `now` do not change within an event, so the
+/// heap's bound and every later working out of its best share one `exp`.
+fn kept_utility(
+    ctl: &Controller<'_>,
+    i: u32,
+    shortest: Micros,
+    kept: &mut f64,
+) -> Result<f64, Error> {
+    if kept.is_nan() {
+        *kept = bound_utility(ctl, i, shortest)?;
+    }
+    Ok(*kept)
+}
+
 /// A bound as it is ranked: a NaN could hide a real value above it, so it ranks first, to be
 /// worked out.
 fn bound_value(v: f64) -> f64 {
@@ -195,6 +210,7 @@ pub(crate) fn best<O: Objective>(
     i: u32,
     objective: O,
     types: &mut TypeBounds,
+    bound_u: &mut f64,
 ) -> Result<Best, Error> {
     let filtered = super::filtered(ctl);
     let admitted = ctl.admitted_options(i, filtered);
@@ -235,7 +251,7 @@ pub(crate) fn best<O: Objective>(
     };
     let mut b = Bounds::new();
     let after = (first.cluster, first.pstate);
-    if !kept_bounds(ctl, i, objective, types, after, &mut b)? {
+    if !kept_bounds(ctl, i, objective, (types, bound_u), after, &mut b)? {
         bounds(ctl, i, objective, Some(after), &mut b)?;
     }
     let (best, skipped) = branch_and_bound(&b.value[..b.len], (first, first.value), |k| {
@@ -373,13 +389,14 @@ fn bound<O: Objective>(
     i: u32,
     objective: O,
     types: &mut TypeBounds,
+    bound_u: &mut f64,
 ) -> Result<Option<Choice>, Error> {
     match kept(ctl, i, objective, types)? {
         Some(TypeBound::NoOption) => return Ok(None),
         Some(&TypeBound::Cheapest {
             shortest, cost, at, ..
         }) => {
-            let u = bound_utility(ctl, i, shortest)?;
+            let u = kept_utility(ctl, i, shortest, bound_u)?;
             // Not above zero (or NaN): dividing by the least cost need not give the most.
             if u > 0.0 {
                 return Ok(bound_choice(ctl, i, at, bound_value(u / cost)));
@@ -419,7 +436,7 @@ fn kept_bounds<O: Objective>(
     ctl: &mut Controller<'_>,
     i: u32,
     objective: O,
-    types: &mut TypeBounds,
+    (types, bound_u): (&mut TypeBounds, &mut f64),
     (ac, ap): (ClusterId, PState),
     out: &mut Bounds,
 ) -> Result<bool, Error> {
@@ -433,7 +450,7 @@ fn kept_bounds<O: Objective>(
         return Ok(false);
     };
     out.len = 0;
-    let u = bound_utility(ctl, i, shortest)?;
+    let u = kept_utility(ctl, i, shortest, bound_u)?;
     // The options after `after` in (cluster, P-state) order are the bits above its bit.
     let mut later = admitted & !(option_bit(ac, ap) | (option_bit(ac, ap).wrapping_sub(1)));
     while later != 0 {
@@ -536,8 +553,9 @@ pub(crate) fn bounds_both(
     objective: impl Objective,
     types: &mut TypeBounds,
 ) -> Result<[Option<Choice>; 2], Error> {
+    let mut u = f64::NAN;
     Ok([
-        bound(ctl, i, objective, types)?,
+        bound(ctl, i, objective, types, &mut u)?,
         bound_by_option(ctl, i, objective)?,
     ])
 }
@@ -551,13 +569,15 @@ pub(crate) fn kept_bounds_agree(
     objective: impl Objective,
     types: &mut TypeBounds,
 ) -> Result<bool, Error> {
+    // One kept utility for every option, as through an event.
+    let mut u = f64::NAN;
     for c in (0..ctl.cluster_count()).map(ClusterId) {
         for p in (0..ctl.pstates()).map(PState) {
             if !ctl.runs_on(i, c) {
                 continue;
             }
             let (mut kept, mut fresh) = (Bounds::new(), Bounds::new());
-            if !kept_bounds(ctl, i, objective, types, (c, p), &mut kept)? {
+            if !kept_bounds(ctl, i, objective, (types, &mut u), (c, p), &mut kept)? {
                 continue;
             }
             bounds(ctl, i, objective, Some((c, p)), &mut fresh)?;
@@ -715,10 +735,11 @@ pub(super) fn run(
     let mut len = 0;
     for w in 0..n {
         let i = ctl.work()[w].slot;
+        let mut bound_u = f64::NAN;
         let (b, now, stamp) = if lazy {
-            (bound(ctl, i, objective, &mut types)?, true, 0)
+            (bound(ctl, i, objective, &mut types, &mut bound_u)?, true, 0)
         } else {
-            let (b, now) = best(ctl, i, objective, &mut types)?;
+            let (b, now) = best(ctl, i, objective, &mut types, &mut bound_u)?;
             (b, now, 1)
         };
         if b.is_some() {
@@ -728,6 +749,7 @@ pub(super) fn run(
                 best: b,
                 may_start_now: now,
                 stamp,
+                bound_u,
             };
             len += 1;
         }
@@ -748,7 +770,8 @@ pub(super) fn run(
         let current = top.stamp == assignments + 1
             || (ctl.still_valid(&ch) && ch.day_energy <= ctl.energy_available());
         if !current {
-            let (b, now) = best(ctl, top.slot, objective, &mut types)?;
+            let mut bound_u = top.bound_u;
+            let (b, now) = best(ctl, top.slot, objective, &mut types, &mut bound_u)?;
             let h = &mut ctl.work()[..len];
             match b {
                 Some(_) => {
@@ -756,6 +779,7 @@ pub(super) fn run(
                         best: b,
                         stamp: assignments + 1,
                         may_start_now: top.may_start_now && now,
+                        bound_u,
                         ..top
                     }
                 }
@@ -913,7 +937,7 @@ mod tests {
                         Micros(0),
                     );
                     ch.value = v.map_or(f64::NEG_INFINITY, f64::from);
-                    Work { slot: (k * 7 % 80) as u32, best: Some(ch), may_start_now: false, stamp: 0 }
+                    Work { slot: (k * 7 % 80) as u32, best: Some(ch), may_start_now: false, stamp: 0, bound_u: f64::NAN }
                 })
                 .collect();
             let mut b = a.clone();

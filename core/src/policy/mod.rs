@@ -195,7 +195,11 @@ pub(crate) fn greedy_bests(
         i: u32,
         o: impl greedy::Objective,
     ) -> Result<Option<[greedy::Best; 2]>, Error> {
-        let pruned = greedy::best(ctl, i, o, &mut type_bounds())?;
+        // The second working out reads the utility the first kept, as a later one in an
+        // event does.
+        let (mut types, mut u) = (type_bounds(), f64::NAN);
+        greedy::best(ctl, i, o, &mut types, &mut u)?;
+        let pruned = greedy::best(ctl, i, o, &mut types, &mut u)?;
         let exhaustive = greedy::best_exhaustive(ctl, i, o)?;
         Ok(Some([pruned, exhaustive]))
     }
