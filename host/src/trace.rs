@@ -534,9 +534,9 @@ fn replay_inner(
     });
     // The simulator's void index (`Controller::with_void_index`; decisions are the same
     // either way) for Conservative only. Valgrind's instruction counts of the whole KTH-SP2
-    // replay, without / with it, with nodes in groups (docs/performance.md, round 6):
-    // Conservative 13.91 / 12.39 G, EASY 1.40 / 2.14 G, FCFS 1.15 / 1.12 G (the others were
-    // not measured: they run without it, as before).
+    // replay, without / with it, with the index as a multiset of voids (docs/performance.md,
+    // round 7): Conservative 14.42 / 9.56 G, EASY 1.28 / 1.62 G, FCFS 0.48 / 0.48 G (the
+    // others were not measured: they run without it, as before).
     let index = policy == Policy::Conservative;
     let mut storage = HostStorage::with_caches(
         &platform,
