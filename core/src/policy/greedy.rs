@@ -641,16 +641,34 @@ fn bound_choice(
 
 /// Whether task slot `i` still has an option that starts now: nodes free over its run from
 /// now, its energy within what is left, the filter's consent.
-fn can_start_now(ctl: &mut Controller<'_>, i: u32) -> Result<bool, Error> {
+///
+/// `hint` is the option that last answered yes for the task's type in this event (`None`:
+/// none yet), asked first: the answer is whether any option may, so the order does not
+/// change it, and after each assignment the same type is asked again, where the options
+/// before that one (each a memo lookup or a count) would mostly say no again.
+fn can_start_now(
+    ctl: &mut Controller<'_>,
+    i: u32,
+    hint: &mut Option<(ClusterId, PState)>,
+) -> Result<bool, Error> {
     let filtered = super::filtered(ctl);
     let admitted = ctl.admitted_options(i, filtered);
+    if let Some((c, p)) = *hint {
+        if admitted & option_bit(c, p) != 0 && ctl.option_now(i, c, p, filtered)?.is_some() {
+            return Ok(true);
+        }
+    }
     for c in (0..ctl.cluster_count()).map(ClusterId) {
         if !ctl.runs_on(i, c) {
             continue;
         }
         for p in (0..ctl.pstates()).map(PState) {
             // A filtered-out option has none: skipped before its placement is copied.
-            if admitted & option_bit(c, p) != 0 && ctl.option_now(i, c, p, filtered)?.is_some() {
+            if Some((c, p)) != *hint
+                && admitted & option_bit(c, p) != 0
+                && ctl.option_now(i, c, p, filtered)?.is_some()
+            {
+                *hint = Some((c, p));
                 return Ok(true);
             }
         }
@@ -658,13 +676,17 @@ fn can_start_now(ctl: &mut Controller<'_>, i: u32) -> Result<bool, Error> {
     Ok(false)
 }
 
+/// Per task type, the option that last answered "may start now" in this event (see
+/// [`can_start_now`]); tasks with a table of their own keep none.
+type StartHints = [Option<(ClusterId, PState)>; MAX_TASK_TYPES];
+
 /// Whether a task of the heap may still start now; clears the flags found stale on the way
 /// (each at most once an event). Stops at the first that may. `stuck` holds the task types
 /// found unable to start now in this event: no task of theirs can for the rest of it.
 fn any_may_start_now(
     ctl: &mut Controller<'_>,
     len: usize,
-    stuck: &mut TypesSeen,
+    (stuck, hints): (&mut TypesSeen, &mut StartHints),
 ) -> Result<bool, Error> {
     for j in 0..len {
         let w = ctl.work()[j];
@@ -673,7 +695,12 @@ fn any_may_start_now(
         }
         let ty = ctl.task_type(w.slot);
         if !stuck.contains(ty) {
-            if can_start_now(ctl, w.slot)? {
+            let mut none = None;
+            let hint = match ty {
+                Some(t) => hints.get_mut(t.0 as usize).unwrap_or(&mut none),
+                None => &mut none,
+            };
+            if can_start_now(ctl, w.slot, hint)? {
                 return Ok(true);
             }
             stuck.insert(ty);
@@ -727,6 +754,7 @@ pub(super) fn run(
     // Only place-holders are left to make once nothing may start now (see the module doc).
     let plan_all = ctl.config().full_plan || reservations != Reservations::PlaceHolder;
     let mut stuck = TypesSeen::default();
+    let mut hints: StartHints = [None; MAX_TASK_TYPES];
     // Place-holders are planned lazily, with or without the whole plan, so that both make
     // the same decisions; permanent reservations read every best up front, as they always
     // have (the two differ when energy runs short: see the module doc).
@@ -754,7 +782,7 @@ pub(super) fn run(
             len += 1;
         }
     }
-    if !plan_all && !any_may_start_now(ctl, len, &mut stuck)? {
+    if !plan_all && !any_may_start_now(ctl, len, (&mut stuck, &mut hints))? {
         return Ok(());
     }
     {
@@ -797,7 +825,7 @@ pub(super) fn run(
         h[0] = h[len - 1];
         len -= 1;
         sift_down(&mut ctl.work()[..len], 0);
-        if !plan_all && !any_may_start_now(ctl, len, &mut stuck)? {
+        if !plan_all && !any_may_start_now(ctl, len, (&mut stuck, &mut hints))? {
             break;
         }
     }
