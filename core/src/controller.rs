@@ -13,7 +13,7 @@
 //! whose spare nodes it used up.
 
 use crate::config::MAX_CLUSTERS;
-use crate::dropping::should_drop;
+use crate::dropping::drop_check;
 use crate::energy::{
     option_bit, window_share, Averages, Budget, EnergyFilter, EnergyLedger, FilterInputs,
     FilterKind, Verdicts,
@@ -78,6 +78,21 @@ pub struct TaskSlot {
     pub state: TaskState,
     /// Its assignment, once it has one.
     pub assignment: Option<Assignment>,
+    /// The last value of its utility curve the dropping check worked out, if any.
+    pub point: Option<CurvePoint>,
+}
+
+/// One value of a task's utility curve, `value` at `since` after its arrival. The dropping
+/// check at an event's start asks for completing after the task's fastest option from now,
+/// which is what the heap's bound of the task asks when that option is admitted: the bound
+/// reads it here instead of another `exp` (the curve is a function, so a point never goes
+/// stale).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CurvePoint {
+    /// Time since arrival.
+    pub since: Micros,
+    /// The curve's value then.
+    pub value: f64,
 }
 
 /// What a decision did.
@@ -685,6 +700,7 @@ impl<'a> Controller<'a> {
             task,
             state: TaskState::Mappable,
             assignment: None,
+            point: None,
         };
         self.open[self.open_len] = self.len as u32;
         self.open_len += 1;
@@ -796,9 +812,12 @@ impl<'a> Controller<'a> {
             for k in 0..self.open_len {
                 let i = self.open[k] as usize;
                 let s = &mut self.tasks[i];
-                if s.state == TaskState::Mappable
-                    && should_drop(&s.task, now, self.platform, self.classes, th)?
-                {
+                if s.state != TaskState::Mappable {
+                    continue;
+                }
+                let (drop, point) = drop_check(&s.task, now, self.platform, self.classes, th)?;
+                s.point = Some(point);
+                if drop {
                     s.state = TaskState::Dropped;
                     self.unsettled += 1;
                     self.counts.dropped += 1;
@@ -1255,9 +1274,12 @@ impl<'a> Controller<'a> {
 
     /// The utility task slot `i` earns if it completes at `end`.
     pub(crate) fn value_at_end(&self, i: u32, end: Micros) -> Result<f64, Error> {
-        let t = &self.tasks[i as usize].task;
-        t.curve
-            .value_at(end.saturating_sub(t.arrival), self.classes)
+        let s = &self.tasks[i as usize];
+        let since = end.saturating_sub(s.task.arrival);
+        if let Some(p) = s.point.filter(|p| p.since == since) {
+            return Ok(p.value);
+        }
+        s.task.curve.value_at(since, self.classes)
     }
 
     /// Number of P-states.
@@ -1430,6 +1452,7 @@ mod tests {
                 task: template.clone(),
                 state: TaskState::Completed,
                 assignment: None,
+                point: None,
             };
             Bufs {
                 tasks: vec![slot; s.tasks],
@@ -1952,6 +1975,35 @@ mod tests {
             }
             assert!(compared > 200, "{h:?} compares enough tasks");
         }
+    }
+
+    #[test]
+    fn the_dropping_checks_point_is_the_curves_value_there() {
+        let platform = platform();
+        let classes = UtilityClasses::essc20();
+        let tasks = tasks(60);
+        let config = Config::new(Heuristic::MaxUpt, Micros::ZERO, Micros::from_mins(150));
+        let mut bufs = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+        let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
+        let (mut next, mut log) = (0, Vec::new());
+        let mut points = 0;
+        for m in 0..60 {
+            drive(&mut ctl, &tasks, &mut next, (m, m + 1, false), &mut log);
+            for (i, s) in ctl.tasks().iter().enumerate() {
+                let curve = |since| s.task.curve.value_at(since, &classes).unwrap();
+                if let Some(p) = s.point {
+                    points += 1;
+                    assert_eq!(p.value.to_bits(), curve(p.since).to_bits());
+                    // Read back through it, and past it.
+                    let end = s.task.arrival + p.since;
+                    let at = |end| ctl.value_at_end(i as u32, end).unwrap().to_bits();
+                    assert_eq!(at(end), curve(p.since).to_bits());
+                    let later = end + Micros::from_mins(7);
+                    assert_eq!(at(later), curve(later - s.task.arrival).to_bits());
+                }
+            }
+        }
+        assert!(points > 0, "the dropping check kept points");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! minimum execution time, ignoring whether nodes are free. Dropping keeps reservations from
 //! being made far into the future for tasks that would earn little (seed 000 §III.C).
 
+use crate::controller::CurvePoint;
 use crate::error::{Error, InputError};
 use crate::platform::Platform;
 use crate::task::{Demand, Task};
@@ -27,6 +28,17 @@ pub fn should_drop(
     classes: &UtilityClasses,
     threshold: f64,
 ) -> Result<bool, Error> {
+    drop_check(task, now, platform, classes, threshold).map(|(drop, _)| drop)
+}
+
+/// [`should_drop`], with the point of the task's curve it read (its best case).
+pub fn drop_check(
+    task: &Task,
+    now: Micros,
+    platform: &Platform,
+    classes: &UtilityClasses,
+    threshold: f64,
+) -> Result<(bool, CurvePoint), Error> {
     if threshold.is_nan() {
         return Err(InputError::BadNumber.into());
     }
@@ -42,9 +54,9 @@ pub fn should_drop(
         };
         return Err(InputError::NoEligibleCluster(id).into());
     };
-    let completion = (now - task.arrival).saturating_add(fastest);
-    let best = task.curve.value_at(completion, classes)?;
-    Ok(best < threshold)
+    let since = (now - task.arrival).saturating_add(fastest);
+    let value = task.curve.value_at(since, classes)?;
+    Ok((value < threshold, CurvePoint { since, value }))
 }
 
 #[cfg(test)]

@@ -132,6 +132,7 @@ fn empty_slot() -> TaskSlot {
         },
         state: TaskState::Completed,
         assignment: None,
+        point: None,
     }
 }
 

@@ -65,6 +65,7 @@ impl HostStorage {
             task: template.clone(),
             state: TaskState::Completed,
             assignment: None,
+            point: None,
         };
         HostStorage {
             tasks: vec![slot; s.tasks],

@@ -86,6 +86,7 @@ fn digest_does_not_depend_on_storage_sizes() {
                 task: first.clone(),
                 state: TaskState::Completed,
                 assignment: None,
+                point: None,
             };
             let mut tasks = vec![slot; n];
             let mut node_tl = vec![NodeTimeline::new(); nodes];

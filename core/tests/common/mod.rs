@@ -161,6 +161,7 @@ pub fn replay_with_memo(
             .unwrap_or_else(|| task(0, 0, linear(0.0, 0, 0))),
         state: TaskState::Completed,
         assignment: None,
+        point: None,
     };
     let mut tslots = vec![slot; sizes.tasks];
     let mut nodes = vec![NodeTimeline::new(); sizes.nodes];
