@@ -468,10 +468,11 @@ impl<'a> Controller<'a> {
 
     /// Gives the clusters a void index over `voids` (split in proportion to their nodes): the
     /// earliest-start queries then need no sort. Decisions do not change; a cluster whose
-    /// voids outgrow its share falls back to sorting. Each cluster's share holds sixteen work
-    /// entries a node (the voids one change rewrites), then the index's two sorted arrays.
-    /// The host gives 128 entries a node (twice `VOIDS_PER_NODE` in `host/src/sim.rs`): the
-    /// index holds the voids of groups of nodes, far fewer than the nodes' own.
+    /// voids outgrow its share falls back to sorting. Each cluster's share holds
+    /// [`ClusterTimeline::index_work_len`] work entries (three edits a group one change
+    /// touches), then the index's two sorted arrays. The host gives 128 entries a node (twice
+    /// `VOIDS_PER_NODE` in `host/src/sim.rs`): the index holds each distinct void once, far
+    /// fewer than the nodes' own.
     pub fn with_void_index(mut self, voids: &'a mut [Void]) -> Controller<'a> {
         let total = self.platform.total_nodes().max(1) as usize;
         let mut rest = voids;
@@ -1352,12 +1353,13 @@ impl<'a> Controller<'a> {
         self.seq = self.seq.wrapping_add(1);
         let slot = &mut self.tasks[i as usize];
         // From mappable (always in the open list) to not, or the other way.
-        if (slot.state == TaskState::Mappable) != (state == TaskState::Mappable) {
-            if state == TaskState::Mappable {
-                self.unsettled -= 1;
-            } else {
-                self.unsettled += 1;
-            }
+        match (
+            slot.state == TaskState::Mappable,
+            state == TaskState::Mappable,
+        ) {
+            (true, false) => self.unsettled += 1,
+            (false, true) => self.unsettled -= 1,
+            _ => {}
         }
         slot.state = state;
         slot.assignment = Some(Assignment {
@@ -1406,7 +1408,7 @@ impl<'a> Controller<'a> {
     }
 
     /// How many slots the open list holds (see [`open_slot`](Self::open_slot)).
-    pub(crate) fn open_slots(&self) -> usize {
+    pub(crate) fn open_count(&self) -> usize {
         self.open_len
     }
 

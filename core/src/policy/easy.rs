@@ -15,7 +15,7 @@ pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> 
     // the last pass's unless it has started (the mapping event made that one running). So the
     // scan ends at the first that starts after now instead of reading every open slot (on
     // KTH-SP2 the full scan was 23 M of the replay's 1.38 G instructions).
-    if let Some(i) = (0..ctl.open_slots())
+    if let Some(i) = (0..ctl.open_count())
         .map(|k| ctl.open_slot(k))
         .find(|&i| ctl.reserved_after_now(i))
     {

@@ -11,7 +11,7 @@ use crate::error::Error;
 pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
     // The queue is read in place up to the first task that cannot start, not collected
     // whole at every event (it holds thousands of tasks on a busy trace).
-    for k in 0..ctl.open_slots() {
+    for k in 0..ctl.open_count() {
         let i = ctl.open_slot(k) as u32;
         if ctl.slot(i).state != TaskState::Mappable {
             continue;

@@ -63,8 +63,12 @@ pub(crate) trait Objective: Copy {
     /// the least cost, which is the same for every task of a type (see [`TypeBound`]).
     const PER_COST: bool;
 
-    /// The value of option `ch` for a task that earns `u` when it completes.
-    fn value(self, ctl: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error>;
+    /// The value of option `ch` for a task that earns `u` when it completes: by default the
+    /// utility over the option's [`cost`](Self::cost), what [`PER_COST`](Self::PER_COST)
+    /// promises.
+    fn value(self, ctl: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
+        Ok(u / self.cost(ctl, ch)?)
+    }
 
     /// What the utility is divided by when [`PER_COST`](Self::PER_COST): a measure of the
     /// option alone (not of its start or of the task's utility). 1 otherwise.

@@ -244,7 +244,7 @@ pub fn select(
 pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
     let p = ctl.knapsack();
     p.validate()?;
-    for k in 0..ctl.open_slots() {
+    for k in 0..ctl.open_count() {
         let i = ctl.open_slot(k);
         if ctl.reserved_after_now(i) {
             ctl.unreserve(i as u32);

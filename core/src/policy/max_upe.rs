@@ -15,10 +15,6 @@ pub(super) struct MaxUpe;
 impl Objective for MaxUpe {
     const PER_COST: bool = true;
 
-    fn value(self, ctl: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
-        Ok(u / self.cost(ctl, ch)?)
-    }
-
     fn cost(self, _: &Controller<'_>, ch: &Choice) -> Result<f64, Error> {
         Ok(f64::max(ch.energy.as_joules_f64(), MIN_JOULES))
     }

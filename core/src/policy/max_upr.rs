@@ -13,10 +13,6 @@ pub(super) struct MaxUpr;
 impl Objective for MaxUpr {
     const PER_COST: bool = true;
 
-    fn value(self, ctl: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
-        Ok(u / self.cost(ctl, ch)?)
-    }
-
     fn cost(self, ctl: &Controller<'_>, ch: &Choice) -> Result<f64, Error> {
         let cpn = ctl.platform().cluster(ch.cluster)?.cores_per_node as u64;
         Ok(CoreMicros::of(Cores(ch.nodes.0 as u64 * cpn), ch.duration).as_core_secs_f64())

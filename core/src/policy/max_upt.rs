@@ -11,10 +11,6 @@ pub(super) struct MaxUpt;
 impl Objective for MaxUpt {
     const PER_COST: bool = true;
 
-    fn value(self, ctl: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
-        Ok(u / self.cost(ctl, ch)?)
-    }
-
     fn cost(self, _: &Controller<'_>, ch: &Choice) -> Result<f64, Error> {
         Ok(ch.duration.as_secs_f64())
     }

@@ -358,7 +358,7 @@ pub(crate) fn compress(
     ctl: &mut Controller<'_>,
     sink: &mut dyn FnMut(&Decision),
 ) -> Result<(), Error> {
-    for k in 0..ctl.open_slots() {
+    for k in 0..ctl.open_count() {
         let i = ctl.open_slot(k);
         if !ctl.reserved_after_now(i) {
             continue;
