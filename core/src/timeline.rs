@@ -241,20 +241,38 @@ impl VoidIndex<'_> {
     /// void ends by `horizon` (the index leaves those out); more than fit make the change a
     /// rebuild.
     fn note(&mut self, horizon: u64, add: bool, start: u64, end: u64, weight: u32) {
+        let Some(n) = self.edits else {
+            return;
+        };
         if end <= horizon {
             return;
         }
-        self.edits = match self.edits {
-            Some(n) if n < self.work.len() => {
-                self.work[n] = Void {
+        let before = add as u32;
+        // The groups a change takes from often share their void and come one after the
+        // other: an edit equal to one of the previous group's (at most three) joins it, which
+        // leaves a booking's edits a quarter as many to sort (essc-10k, Max UPR PH + EPR).
+        let recent = self
+            .work
+            .get_mut(n.saturating_sub(3)..n)
+            .unwrap_or_default();
+        if let Some(x) = recent
+            .iter_mut()
+            .find(|x| x.start == start && x.end == end && x.before == before)
+        {
+            x.weight = x.weight.saturating_add(weight);
+            return;
+        }
+        self.edits = match self.work.get_mut(n) {
+            Some(slot) => {
+                *slot = Void {
                     start,
                     end,
                     weight,
-                    before: add as u32,
+                    before,
                 };
                 Some(n + 1)
             }
-            _ => None,
+            None => None,
         };
     }
 }
