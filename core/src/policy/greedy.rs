@@ -45,7 +45,7 @@ use crate::config::{MAX_CLUSTERS, MAX_PSTATES, MAX_TASK_TYPES};
 use crate::controller::{Choice, Controller, Decision, Work};
 use crate::energy::{option_at, option_bit};
 use crate::error::Error;
-use crate::platform::{ClusterId, PState};
+use crate::platform::{ClusterId, PState, TaskTypeId};
 use crate::units::Micros;
 
 /// An objective: the value of an option for a task that earns `u` when it completes.
@@ -684,14 +684,94 @@ fn can_start_now(
 /// [`can_start_now`]); tasks with a table of their own keep none.
 type StartHints = [Option<(ClusterId, PState)>; MAX_TASK_TYPES];
 
-/// Whether a task of the heap may still start now; clears the flags found stale on the way
-/// (each at most once an event). Stops at the first that may. `stuck` holds the task types
-/// found unable to start now in this event: no task of theirs can for the rest of it.
+/// The heap's entries flagged "may start now", counted by task type. Whether a typed task
+/// may start now is its type's question (its options, their energy and the filter's verdicts
+/// are the type's), so [`any_may_start_now`] asks each type present once instead of reading
+/// the heap entry by entry.
+struct Flagged {
+    /// Per type: its flagged entries.
+    count: [u32; MAX_TASK_TYPES],
+    /// Per type: the slot of one of its tasks (any serves: the answer is the type's).
+    rep: [u32; MAX_TASK_TYPES],
+    /// The types with a flagged entry.
+    present: TypesSeen,
+    /// Flagged entries of tasks with a table of their own (their own question each).
+    own: u32,
+    /// The type that last answered yes: asked first, as it mostly answers yes again.
+    last: Option<TaskTypeId>,
+}
+
+impl Flagged {
+    /// None flagged.
+    fn new() -> Flagged {
+        Flagged {
+            count: [0; MAX_TASK_TYPES],
+            rep: [0; MAX_TASK_TYPES],
+            present: TypesSeen::default(),
+            own: 0,
+            last: None,
+        }
+    }
+
+    /// Counts a flagged entry of task slot `i`, of type `ty`.
+    fn flag(&mut self, ty: Option<TaskTypeId>, i: u32) {
+        match ty.and_then(|t| Some((t, self.count.get_mut(t.0 as usize)?))) {
+            Some((t, n)) => {
+                *n += 1;
+                self.rep[t.0 as usize] = i;
+                self.present.insert(ty);
+            }
+            None => self.own += 1,
+        }
+    }
+
+    /// Uncounts a flagged entry of type `ty` (its flag was cleared or it left the heap).
+    fn unflag(&mut self, ty: Option<TaskTypeId>) {
+        match ty.and_then(|t| self.count.get_mut(t.0 as usize)) {
+            Some(n) => {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    self.present.remove(ty);
+                }
+            }
+            None => self.own = self.own.saturating_sub(1),
+        }
+    }
+}
+
+/// Whether a task of the heap flagged "may start now" still may. `stuck` holds the task
+/// types found unable to start now in this event: no task of theirs can for the rest of it.
+///
+/// When every flagged task is typed, each type present and not stuck is asked once, through
+/// one of its tasks, until one says yes (the one that last did first). Otherwise the heap is
+/// read entry by entry, clearing the flags found stale on the way (each at most once an
+/// event), and stopping at the first that may. The answer is the same either way: whether
+/// some flagged task of a type not stuck (or of a table of its own) may start now.
 fn any_may_start_now(
     ctl: &mut Controller<'_>,
     len: usize,
     (stuck, hints): (&mut TypesSeen, &mut StartHints),
+    flagged: &mut Flagged,
 ) -> Result<bool, Error> {
+    if flagged.own == 0 {
+        let mut next = flagged
+            .last
+            .filter(|&t| flagged.present.contains(Some(t)) && !stuck.contains(Some(t)));
+        while let Some(t) = next.or_else(|| flagged.present.first_not_in(stuck)) {
+            let (Some(&i), Some(hint)) =
+                (flagged.rep.get(t.0 as usize), hints.get_mut(t.0 as usize))
+            else {
+                break;
+            };
+            if can_start_now(ctl, i, hint)? {
+                flagged.last = Some(t);
+                return Ok(true);
+            }
+            stuck.insert(Some(t));
+            next = None;
+        }
+        return Ok(false);
+    }
     for j in 0..len {
         let w = ctl.work()[j];
         if !w.may_start_now {
@@ -710,6 +790,7 @@ fn any_may_start_now(
             stuck.insert(ty);
         }
         ctl.work()[j].may_start_now = false;
+        flagged.unflag(ty);
     }
     Ok(false)
 }
@@ -759,6 +840,7 @@ pub(super) fn run(
     let plan_all = ctl.config().full_plan || reservations != Reservations::PlaceHolder;
     let mut stuck = TypesSeen::default();
     let mut hints: StartHints = [None; MAX_TASK_TYPES];
+    let mut flagged = Flagged::new();
     // Place-holders are planned lazily, with or without the whole plan, so that both make
     // the same decisions; permanent reservations read every best up front, as they always
     // have (the two differ when energy runs short: see the module doc).
@@ -775,6 +857,9 @@ pub(super) fn run(
             (b, now, 1)
         };
         if b.is_some() {
+            if now {
+                flagged.flag(ctl.task_type(i), i);
+            }
             let work = ctl.work();
             work[len] = Work {
                 slot: i,
@@ -786,7 +871,7 @@ pub(super) fn run(
             len += 1;
         }
     }
-    if !plan_all && !any_may_start_now(ctl, len, (&mut stuck, &mut hints))? {
+    if !plan_all && !any_may_start_now(ctl, len, (&mut stuck, &mut hints), &mut flagged)? {
         return Ok(());
     }
     {
@@ -804,6 +889,10 @@ pub(super) fn run(
         if !current {
             let mut bound_u = top.bound_u;
             let (b, now) = best(ctl, top.slot, objective, &mut types, &mut bound_u)?;
+            // The flag only turns false: uncounted if it does, or if the task leaves.
+            if top.may_start_now && !(now && b.is_some()) {
+                flagged.unflag(ctl.task_type(top.slot));
+            }
             let h = &mut ctl.work()[..len];
             match b {
                 Some(_) => {
@@ -824,12 +913,15 @@ pub(super) fn run(
             continue;
         }
         ctl.assign(top.slot, &ch, reservations, sink)?;
+        if top.may_start_now {
+            flagged.unflag(ctl.task_type(top.slot));
+        }
         assignments += 1;
         let h = &mut ctl.work()[..len];
         h[0] = h[len - 1];
         len -= 1;
         sift_down(&mut ctl.work()[..len], 0);
-        if !plan_all && !any_may_start_now(ctl, len, (&mut stuck, &mut hints))? {
+        if !plan_all && !any_may_start_now(ctl, len, (&mut stuck, &mut hints), &mut flagged)? {
             break;
         }
     }

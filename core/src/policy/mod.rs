@@ -279,6 +279,30 @@ impl TypesSeen {
             }
         }
     }
+
+    /// Takes `ty` out (nothing for `None`).
+    fn remove(&mut self, ty: Option<crate::platform::TaskTypeId>) {
+        if let Some(t) = ty {
+            let t = t.0 as usize;
+            if let Some(w) = self.0.get_mut(t / 64) {
+                *w &= !(1 << (t % 64));
+            }
+        }
+    }
+
+    /// The first type of the set that is not in `other`, by index.
+    fn first_not_in(&self, other: &TypesSeen) -> Option<crate::platform::TaskTypeId> {
+        self.0
+            .iter()
+            .zip(other.0.iter())
+            .enumerate()
+            .find_map(|(k, (a, b))| {
+                let w = a & !b;
+                (w != 0).then(|| {
+                    crate::platform::TaskTypeId((k * 64) as u16 + w.trailing_zeros() as u16)
+                })
+            })
+    }
 }
 
 /// Reserves task slot `i` at its earliest start, as Conservative places a task, unless its
