@@ -765,11 +765,15 @@ fn any_may_start_now(
             };
             if can_start_now(ctl, i, hint)? {
                 flagged.last = Some(t);
+                #[cfg(test)]
+                check_flagged(ctl, len, stuck, flagged, true)?;
                 return Ok(true);
             }
             stuck.insert(Some(t));
             next = None;
         }
+        #[cfg(test)]
+        check_flagged(ctl, len, stuck, flagged, false)?;
         return Ok(false);
     }
     for j in 0..len {
@@ -793,6 +797,43 @@ fn any_may_start_now(
         flagged.unflag(ty);
     }
     Ok(false)
+}
+
+/// Holds `flagged` to the heap `work()[..len]` (each type's count of flagged entries, the
+/// types present, the flagged entries with tables of their own) and `answer` to the scan it
+/// stands for: whether some flagged entry of a type not `stuck` may start now.
+#[cfg(test)]
+fn check_flagged(
+    ctl: &mut Controller<'_>,
+    len: usize,
+    stuck: &TypesSeen,
+    flagged: &Flagged,
+    answer: bool,
+) -> Result<(), Error> {
+    let (mut count, mut own) = ([0u32; MAX_TASK_TYPES], 0);
+    let mut scan = false;
+    for j in 0..len {
+        let w = ctl.work()[j];
+        if !w.may_start_now {
+            continue;
+        }
+        let ty = ctl.task_type(w.slot);
+        match ty {
+            Some(t) => count[t.0 as usize] += 1,
+            None => own += 1,
+        }
+        if !scan && !stuck.contains(ty) {
+            scan = can_start_now(ctl, w.slot, &mut None)?;
+        }
+    }
+    assert_eq!(count, flagged.count, "flagged entries per type");
+    assert_eq!(own, flagged.own, "flagged entries with tables of their own");
+    for (t, &n) in count.iter().enumerate() {
+        let present = flagged.present.contains(Some(TaskTypeId(t as u16)));
+        assert_eq!(present, n > 0, "type {t} present");
+    }
+    assert_eq!(scan, answer, "could start now");
+    Ok(())
 }
 
 /// Whether `a` ranks above `b`: the higher value, then the earlier arrival (lower slot).
