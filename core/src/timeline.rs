@@ -1376,7 +1376,7 @@ impl<'a> ClusterTimeline<'a> {
     fn merge(&mut self) {
         let fresh = self.index_fresh();
         let n = self.groups.count;
-        let (slots, gr) = (&*self.slots, &mut self.groups);
+        let (slots, gr) = (&mut *self.slots, &mut self.groups);
         gr.list[..n].copy_from_slice(&gr.live[..n]);
         gr.list[..n]
             .sort_unstable_by(|&a, &b| slots[a as usize].order(&slots[b as usize]).then(a.cmp(&b)));
@@ -1386,20 +1386,19 @@ impl<'a> ClusterTimeline<'a> {
             let first = gr.list[i];
             let mut j = i + 1;
             while j < n && slots[gr.list[j] as usize].same(&slots[first as usize]) {
-                let other = gr.list[j];
-                join(gr, first, other);
                 j += 1;
+            }
+            if j > i + 1 {
+                for &g in &gr.list[i + 1..j] {
+                    slots[g as usize].bookings.clear();
+                }
+                join_run(gr, i, j);
             }
             gr.live[kept] = first;
             kept += 1;
             i = j;
         }
         if kept < n {
-            for &g in &gr.list[..n] {
-                if gr.size[g as usize] == 0 {
-                    self.slots[g as usize].bookings.clear();
-                }
-            }
             self.changed();
             if fresh {
                 self.mark_fresh();
@@ -1767,25 +1766,61 @@ fn copy_slot(slots: &mut [NodeTimeline], from: usize, to: usize) {
     let _ = dst.bookings.extend_from_slice(&src.bookings);
 }
 
-/// Joins group `b` into group `a` (`a < b`, equal bookings): one list in node order.
-fn join(gr: &mut Groups<'_>, a: u32, b: u32) {
-    let (mut x, mut y) = (gr.next[a as usize], b);
-    let mut tail = a;
-    while y != NONE {
-        gr.of[y as usize] = a;
-        if x != NONE && x < y {
-            gr.next[tail as usize] = x;
-            tail = x;
-            x = gr.next[x as usize];
-        } else {
-            gr.next[tail as usize] = y;
-            tail = y;
-            y = gr.next[y as usize];
-        }
+/// Joins the groups `list[i..j]` (equal bookings; `list[i]` the lowest name) into the
+/// first: one list of their members in node order, merged through a heap of the lists'
+/// heads kept in `list[i..j]` itself. Every member is read once (and the heap sifted once a
+/// member), where joining them two at a time would read the first group's list once a join.
+fn join_run(gr: &mut Groups<'_>, i: usize, j: usize) {
+    let a = gr.list[i];
+    let mut total = 0;
+    for &g in &gr.list[i..j] {
+        total += gr.size[g as usize];
+        gr.size[g as usize] = 0;
     }
-    gr.next[tail as usize] = x;
-    gr.size[a as usize] += gr.size[b as usize];
-    gr.size[b as usize] = 0;
+    gr.size[a as usize] = total;
+    // The heads: each group's name is its lowest member, and equal groups are sorted by
+    // name, so the run is a min-heap as it stands.
+    let heap = &mut gr.list[i..j];
+    let mut h = heap.len();
+    let mut tail = NONE;
+    while h > 0 {
+        let node = heap[0];
+        gr.of[node as usize] = a;
+        if tail != NONE {
+            gr.next[tail as usize] = node;
+        }
+        tail = node;
+        match gr.next[node as usize] {
+            NONE => {
+                h -= 1;
+                heap[0] = heap[h];
+            }
+            n => heap[0] = n,
+        }
+        sift_min(&mut heap[..h], 0);
+    }
+    if tail != NONE {
+        gr.next[tail as usize] = NONE;
+    }
+}
+
+/// Moves entry `at` of the min-heap `heap` down to its place.
+fn sift_min(heap: &mut [u32], mut at: usize) {
+    loop {
+        let (l, r) = (2 * at + 1, 2 * at + 2);
+        let mut low = at;
+        if l < heap.len() && heap[l] < heap[low] {
+            low = l;
+        }
+        if r < heap.len() && heap[r] < heap[low] {
+            low = r;
+        }
+        if low == at {
+            return;
+        }
+        heap.swap(at, low);
+        at = low;
+    }
 }
 
 /// The void index's order by start (an entry's key: entries are distinct voids).
