@@ -12,7 +12,7 @@
 //! question, and an assignment only invalidates the answers whose window it overlaps and
 //! whose spare nodes it used up.
 
-use crate::config::MAX_CLUSTERS;
+use crate::config::{MAX_CLUSTERS, MAX_TASK_TYPES};
 use crate::dropping::drop_check;
 use crate::energy::{
     option_bit, window_share, Averages, Budget, EnergyFilter, EnergyLedger, FilterInputs,
@@ -810,13 +810,23 @@ impl<'a> Controller<'a> {
         self.open_len = kept + (self.open_len - k);
         self.unsettled = unsettled;
         if let Some(th) = self.config.drop_threshold {
+            // Each type's fastest duration, worked out at its first task of the event.
+            let mut fastest: [Option<Option<Micros>>; MAX_TASK_TYPES] = [None; MAX_TASK_TYPES];
             for k in 0..self.open_len {
                 let i = self.open[k] as usize;
                 let s = &mut self.tasks[i];
                 if s.state != TaskState::Mappable {
                     continue;
                 }
-                let (drop, point) = drop_check(&s.task, now, self.platform, self.classes, th)?;
+                let of_task = |t: &Task| t.fastest(self.platform).map(|(_, d)| d);
+                let f = match s.task.demand {
+                    Demand::Typed(t) => match fastest.get_mut(t.0 as usize) {
+                        Some(kept) => *kept.get_or_insert_with(|| of_task(&s.task)),
+                        None => of_task(&s.task),
+                    },
+                    Demand::Own(_) => of_task(&s.task),
+                };
+                let (drop, point) = drop_check(&s.task, f, now, self.platform, self.classes, th)?;
                 s.point = Some(point);
                 if drop {
                     s.state = TaskState::Dropped;

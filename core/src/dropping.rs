@@ -28,12 +28,16 @@ pub fn should_drop(
     classes: &UtilityClasses,
     threshold: f64,
 ) -> Result<bool, Error> {
-    drop_check(task, now, platform, classes, threshold).map(|(drop, _)| drop)
+    let fastest = task.fastest(platform).map(|(_, d)| d);
+    drop_check(task, fastest, now, platform, classes, threshold).map(|(drop, _)| drop)
 }
 
-/// [`should_drop`], with the point of the task's curve it read (its best case).
+/// [`should_drop`], given the task's fastest duration (`Task::fastest`, which depends on its
+/// type alone: the caller may keep it per type), with the point of its curve it read (its
+/// best case).
 pub fn drop_check(
     task: &Task,
+    fastest: Option<Micros>,
     now: Micros,
     platform: &Platform,
     classes: &UtilityClasses,
@@ -47,7 +51,7 @@ pub fn drop_check(
     }
     // Surfaces an unknown task type as such, before asking for the fastest placement.
     task.table(platform)?;
-    let Some((_, fastest)) = task.fastest(platform) else {
+    let Some(fastest) = fastest else {
         let id = match task.demand {
             Demand::Typed(t) => t.0,
             Demand::Own(_) => u16::MAX,
