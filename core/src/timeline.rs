@@ -1692,21 +1692,6 @@ fn take_chosen(
 /// the heads read, `heads[p..]`). O(want log want); groups of one node never enter the heap.
 fn lowest_members(heads: &mut [u64], next: &[u32], want: usize, mut take: impl FnMut(u32)) {
     let (mut h, mut p) = (0usize, 0usize);
-    let sift = |heap: &mut [u64], mut at: usize| loop {
-        let (l, r) = (2 * at + 1, 2 * at + 2);
-        let mut low = at;
-        if l < heap.len() && heap[l] < heap[low] {
-            low = l;
-        }
-        if r < heap.len() && heap[r] < heap[low] {
-            low = r;
-        }
-        if low == at {
-            return;
-        }
-        heap.swap(at, low);
-        at = low;
-    };
     for _ in 0..want {
         let node = if p < heads.len() && (h == 0 || heads[p] < heads[0]) {
             // The next group's head; its next member waits in the heap (room: h < p now).
@@ -1731,7 +1716,7 @@ fn lowest_members(heads: &mut [u64], next: &[u32], want: usize, mut take: impl F
                 }
                 n => heads[0] = n as u64,
             }
-            sift(&mut heads[..h], 0);
+            sift_min(&mut heads[..h], 0);
             node
         } else {
             return;
@@ -1805,7 +1790,7 @@ fn join_run(gr: &mut Groups<'_>, i: usize, j: usize) {
 }
 
 /// Moves entry `at` of the min-heap `heap` down to its place.
-fn sift_min(heap: &mut [u32], mut at: usize) {
+fn sift_min<T: Ord>(heap: &mut [T], mut at: usize) {
     loop {
         let (l, r) = (2 * at + 1, 2 * at + 2);
         let mut low = at;
