@@ -28,7 +28,10 @@
 //! the same value), and the bounds a best is worked out with are its utility over each cost.
 //! Working out a best uses the same bounds, one for each (cluster, P-state): once a first
 //! option is found, the others are queried by decreasing bound, and none whose bound cannot
-//! beat the best so far (ties included) is queried at all. The pick is the exhaustive loop's.
+//! beat the best so far (ties included) is queried at all. An option queried whose
+//! completion is at or after one already worked out for the task is bounded by that one's
+//! utility (the curve never rises), which tells most options that cannot win without an
+//! `exp`. The pick is the exhaustive loop's.
 //!
 //! One thing is not monotone within an event: an option over the energy left can come back
 //! when bookings push its start later, because only the share of a run inside the day is
@@ -201,6 +204,42 @@ fn bound_value(v: f64) -> f64 {
     }
 }
 
+/// Utilities of a task worked out in one [`best`], by completion (at most one an option).
+struct Known {
+    /// Completion and utility.
+    at: [(Micros, f64); MAX_OPTIONS],
+    /// How many there are.
+    len: usize,
+}
+
+impl Known {
+    /// None yet.
+    fn new() -> Known {
+        Known {
+            at: [(Micros::ZERO, 0.0); MAX_OPTIONS],
+            len: 0,
+        }
+    }
+
+    /// Notes the utility `u` of completing at `end`.
+    fn add(&mut self, end: Micros, u: f64) {
+        if let Some(slot) = self.at.get_mut(self.len) {
+            *slot = (end, u);
+            self.len += 1;
+        }
+    }
+
+    /// An upper bound of the utility of completing at `end`: that of the latest completion
+    /// noted at or before it, inflated by [`BOUND_MARGIN`] as the bounds are (`None`: none).
+    fn bound(&self, end: Micros) -> Option<f64> {
+        let (_, u) = self.at[..self.len]
+            .iter()
+            .filter(|(e, _)| *e <= end)
+            .max_by_key(|(e, _)| *e)?;
+        Some(u + u * BOUND_MARGIN + f64::MIN_POSITIVE)
+    }
+}
+
 /// The best option of task slot `i` under `objective` (ties keep the first (cluster,
 /// P-state)), and whether any of its options may start now (also true when one was skipped
 /// unread: callers check the flag again before they act on it).
@@ -220,12 +259,27 @@ pub(crate) fn best<O: Objective>(
     let admitted = ctl.admitted_options(i, filtered);
     let now = ctl.now();
     let mut starts_now = false;
-    let mut work_out = |ctl: &mut Controller<'_>, c, p| -> Result<Option<Choice>, Error> {
+    // The utilities worked out so far, by completion: the curve never rises, so the last
+    // one at or before a later completion bounds the utility there (with the bounds'
+    // margin), which decides most options that cannot win without an `exp`.
+    let mut known = Known::new();
+    let mut work_out = |ctl: &mut Controller<'_>,
+                        c,
+                        p,
+                        loses: &dyn Fn(f64) -> bool|
+     -> Result<Option<Choice>, Error> {
         let Some(mut ch) = ctl.option(i, c, p, filtered)? else {
             return Ok(None);
         };
         starts_now |= ch.start <= now;
-        let u = ctl.value_at_end(i, ch.start.saturating_add(ch.duration))?;
+        let end = ch.start.saturating_add(ch.duration);
+        if let Some(u) = known.bound(end) {
+            if loses(bound_value(objective.value(ctl, &ch, u)?)) {
+                return Ok(None);
+            }
+        }
+        let u = ctl.value_at_end(i, end)?;
+        known.add(end, u);
         let v = objective.value(ctl, &ch, u)?;
         // A NaN objective ranks below every number, so it never wins by accident.
         ch.value = if v.is_nan() { f64::NEG_INFINITY } else { v };
@@ -244,7 +298,7 @@ pub(crate) fn best<O: Objective>(
             if admitted & option_bit(c, p) == 0 {
                 continue;
             }
-            first = work_out(ctl, c, p)?;
+            first = work_out(ctl, c, p, &|_| false)?;
             if first.is_some() {
                 break 'probe;
             }
@@ -258,17 +312,18 @@ pub(crate) fn best<O: Objective>(
     if !kept_bounds(ctl, i, objective, (types, bound_u), after, &mut b)? {
         bounds(ctl, i, objective, Some(after), &mut b)?;
     }
-    let (best, skipped) = branch_and_bound(&b.value[..b.len], (first, first.value), |k| {
+    let (best, skipped) = branch_and_bound(&b.value[..b.len], (first, first.value), |k, loses| {
         let (c, p) = b.at[k];
-        Ok(work_out(ctl, c, p)?.map(|ch| (ch, ch.value)))
+        Ok(work_out(ctl, c, p, loses)?.map(|ch| (ch, ch.value)))
     })?;
     Ok((Some(best), starts_now || skipped))
 }
 
 /// The best of `first` and options `0..bound.len()` (the highest value, then the earliest:
 /// `first` precedes them all, then index order), given an upper bound of each option's value
-/// (no NaN), and whether an option was skipped unread. `eval(k)` works option `k` out:
-/// `None` if it has none, else it and its value (never NaN).
+/// (no NaN), and whether an option was skipped unread. `eval(k, loses)` works option `k`
+/// out: `None` if it has none (or, once read, if it can tell that its value `v` would have
+/// `loses(v)`: it cannot beat the best so far), else it and its value (never NaN).
 ///
 /// Options are worked out by decreasing bound, so a high value comes early and most bounds
 /// left fall below it. A tie goes to the earlier option, so a bound equal to the best so far
@@ -276,7 +331,7 @@ pub(crate) fn best<O: Objective>(
 fn branch_and_bound<T>(
     bound: &[f64],
     first: (T, f64),
-    mut eval: impl FnMut(usize) -> Result<Option<(T, f64)>, Error>,
+    mut eval: impl FnMut(usize, &dyn Fn(f64) -> bool) -> Result<Option<(T, f64)>, Error>,
 ) -> Result<(T, bool), Error> {
     let n = bound.len().min(MAX_OPTIONS);
     let mut order = [0u8; MAX_OPTIONS];
@@ -298,12 +353,14 @@ fn branch_and_bound<T>(
     let mut skipped = false;
     for &k in &order[..n] {
         let (k, at) = (k as usize, k as usize + 1);
+        let (value, place) = (best.1, best.2);
+        let loses = |v: f64| v < value || (v == value && at > place);
         // Tested option by option, so no skip relies on the order (only how many there are).
-        if bound[k] < best.1 || (bound[k] == best.1 && at > best.2) {
+        if loses(bound[k]) {
             skipped = true;
             continue;
         }
-        if let Some((t, v)) = eval(k)? {
+        if let Some((t, v)) = eval(k, &loses)? {
             if v > best.1 || (v == best.1 && at < best.2) {
                 best = (t, v, at);
             }
@@ -993,14 +1050,29 @@ mod tests {
     /// Runs [`branch_and_bound`] from an option worth `first` over `values` under `bounds`:
     /// its pick (0: `first`, k + 1: option k), whether it skipped one, and how many it
     /// worked out.
-    fn search(first: f64, bounds: &[f64], values: &[Option<f64>]) -> (usize, bool, usize) {
+    ///
+    /// With `drop_losers`, the evaluator answers `None` for an option whose value `loses`
+    /// (as [`best`] does when a known utility bounds it): the pick must not change.
+    fn search_with(
+        first: f64,
+        bounds: &[f64],
+        values: &[Option<f64>],
+        drop_losers: bool,
+    ) -> (usize, bool, usize) {
         let mut worked = 0;
-        let (pick, skipped) = branch_and_bound(bounds, (0, first), |k| {
+        let (pick, skipped) = branch_and_bound(bounds, (0, first), |k, loses| {
             worked += 1;
-            Ok(values[k].map(|v| (k + 1, v)))
+            Ok(values[k]
+                .filter(|&v| !(drop_losers && loses(v)))
+                .map(|v| (k + 1, v)))
         })
         .unwrap();
         (pick, skipped, worked)
+    }
+
+    /// [`search_with`], every option worked out whole.
+    fn search(first: f64, bounds: &[f64], values: &[Option<f64>]) -> (usize, bool, usize) {
+        search_with(first, bounds, values, false)
     }
 
     /// A bound equal to the best so far but earlier in index order is still worked out, and
@@ -1079,6 +1151,9 @@ mod tests {
                 core::iter::once(Some(to_f64(first))).chain(values.iter().copied()).collect();
             prop_assert_eq!(Some(pick), first_highest(&all));
             prop_assert_eq!(skipped, worked < values.len());
+            // An evaluator that drops the options that cannot win picks the same.
+            let (dropping, ..) = search_with(to_f64(first), &bounds, &values, true);
+            prop_assert_eq!(dropping, pick);
         }
 
         /// Building a heap and popping it through [`sift_down`] leaves every entry where the
