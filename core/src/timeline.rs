@@ -288,6 +288,17 @@ pub struct Logged {
     pub nodes: u32,
 }
 
+/// Bits of a grouped sweep's key ([`ClusterTimeline::swept_by_groups`]) below its time: a
+/// group's name (a cluster has fewer than 2^20 nodes).
+const SWEEP_SHIFT: u32 = 20;
+
+/// The mask of a grouped sweep key's name.
+const SWEEP_NAME: u64 = (1 << SWEEP_SHIFT) - 1;
+
+/// The most a grouped sweep's key holds of a time past the query's `t` (2^44 - 1 µs, about
+/// 203 days): later times are all packed as it.
+const SWEEP_FAR: u64 = (1 << (64 - SWEEP_SHIFT)) - 1;
+
 /// No node: the end of a group's member list.
 const NONE: u32 = u32::MAX;
 /// A node taken by the booking being made (a flag in its group entry).
@@ -904,8 +915,11 @@ impl<'a> ClusterTimeline<'a> {
         None
     }
 
-    /// The earliest start by collecting and sorting the admissible voids in `scratch`, one
-    /// entry per node.
+    /// The earliest start by collecting and sorting the admissible voids in `scratch`: one
+    /// entry per group's void, weighted by its nodes ([`swept_by_groups`]), or, when its
+    /// times lie too far past `t` to pack, one per node's void.
+    ///
+    /// [`swept_by_groups`]: Self::swept_by_groups
     fn swept_earliest(
         &self,
         t: Micros,
@@ -922,6 +936,145 @@ impl<'a> ClusterTimeline<'a> {
         if cap < n {
             return Err(full(Capacity::Nodes, cap).into());
         }
+        match self.swept_by_groups(t, k, d, scratch)? {
+            Some(fit) => Ok(fit),
+            None => self.swept_by_nodes(t, k, d, scratch),
+        }
+    }
+
+    /// The sweep of [`swept_earliest`](Self::swept_earliest) over the groups: each entry is
+    /// a time relative to `t` above a group's name ([`SWEEP_SHIFT`] bits), one sort of `u64`
+    /// keys, and a group's nodes count at once. `None` when a time it must tell apart lies
+    /// [`SWEEP_FAR`] or more past `t` (the node sweep then answers). `k` in `1..=nodes`, and
+    /// `scratch` holds at least one entry a node.
+    fn swept_by_groups(
+        &self,
+        t: Micros,
+        k: usize,
+        d: Micros,
+        scratch: &mut Scratch<'_>,
+    ) -> Result<Option<Option<Fit>>, Error> {
+        let cap = scratch.capacity();
+        // Every time packed is at or after `t`; those far past it are all alike.
+        let rel = |x: Micros| x.0.saturating_sub(t.0).min(SWEEP_FAR);
+        let key = |x: Micros, g: u32| (rel(x) << SWEEP_SHIFT) | g as u64;
+        let weight = |key: u64| self.groups.size[(key & SWEEP_NAME) as usize] as usize;
+        // Pass 1: how many nodes are free over [t, t + d) (the answer is t if k are), and
+        // when each group is free for good (after its last booking).
+        let mut free_now = 0usize;
+        let mut m = 0usize;
+        for &g in self.groups.live() {
+            if self.void_of(g, t, t.saturating_add(d)).is_some() {
+                free_now += self.groups.size[g as usize] as usize;
+            }
+            let last = self.slots[g as usize]
+                .bookings
+                .last()
+                .map_or(Micros::ZERO, |b| b.end);
+            scratch.firsts[m] = key(if last > t { last } else { t }, g);
+            m += 1;
+        }
+        if free_now >= k {
+            return Ok(Some(Some(Fit {
+                start: t,
+                free: free_now as u32,
+            })));
+        }
+        // The time by which k nodes are free for good bounds the answer.
+        let firsts = &mut scratch.firsts[..m];
+        firsts.sort_unstable();
+        let mut ub = SWEEP_FAR;
+        let mut got = 0usize;
+        for &x in firsts.iter() {
+            got += weight(x);
+            if got >= k {
+                ub = x >> SWEEP_SHIFT;
+                break;
+            }
+        }
+        if ub >= SWEEP_FAR {
+            return Ok(None);
+        }
+        // Pass 2: the starts each group's void admits, [max(a, t), b - d], for voids opening
+        // by ub (a last start too far to pack is past every start that is packed).
+        let (mut v, mut total) = (0usize, 0usize);
+        for &g in self.groups.live() {
+            let bs = &self.slots[g as usize].bookings;
+            let first = match t < self.first_end {
+                true => 0,
+                false => bs.partition_point(|b| b.end <= t),
+            };
+            let mut a = if first > 0 {
+                bs[first - 1].end
+            } else {
+                Micros::ZERO
+            };
+            for j in first..=bs.len() {
+                let b = if j < bs.len() {
+                    bs[j].start
+                } else {
+                    Micros::MAX
+                };
+                let s0 = if a > t { a } else { t };
+                if rel(s0) > ub {
+                    break;
+                }
+                if b.0 >= d.0 && s0.0 <= b.0 - d.0 {
+                    if v >= cap {
+                        return Err(full(Capacity::Nodes, cap).into());
+                    }
+                    scratch.firsts[v] = key(s0, g);
+                    scratch.lasts[v] = key(Micros(b.0 - d.0), g);
+                    v += 1;
+                    total += self.groups.size[g as usize] as usize;
+                }
+                if j < bs.len() {
+                    a = bs[j].end;
+                }
+            }
+        }
+        if total < k {
+            return Ok(Some(None));
+        }
+        let firsts = &mut scratch.firsts[..v];
+        let lasts = &mut scratch.lasts[..v];
+        firsts.sort_unstable();
+        lasts.sort_unstable();
+        // Coverage at s: the nodes of voids with first <= s less those with last < s; it can
+        // only reach a new maximum at a first, tested once all equal to it are counted.
+        let (mut i, mut ended, mut covered) = (0usize, 0usize, 0usize);
+        while i < v {
+            let s = firsts[i] >> SWEEP_SHIFT;
+            while i < v && firsts[i] >> SWEEP_SHIFT == s {
+                covered += weight(firsts[i]);
+                i += 1;
+            }
+            // Each of these was counted in: its first is at or before its last.
+            while ended < v && lasts[ended] >> SWEEP_SHIFT < s {
+                covered -= weight(lasts[ended]);
+                ended += 1;
+            }
+            if covered >= k {
+                return Ok(Some(Some(Fit {
+                    start: Micros(t.0 + s),
+                    free: covered as u32,
+                })));
+            }
+        }
+        Ok(Some(None))
+    }
+
+    /// The sweep of [`swept_earliest`](Self::swept_earliest) node by node: one entry per
+    /// node's void. `k` in `1..=nodes`, and `scratch` holds at least one entry a node.
+    fn swept_by_nodes(
+        &self,
+        t: Micros,
+        k: usize,
+        d: Micros,
+        scratch: &mut Scratch<'_>,
+    ) -> Result<Option<Fit>, Error> {
+        let n = self.slots.len();
+        let cap = scratch.capacity();
         // Pass 1: how many nodes are free over [t, t + d) (the answer is t if k are, and no
         // sort is needed), and when each node is free for good (after its last booking).
         let mut free_now = 0usize;
@@ -2033,7 +2186,44 @@ mod tests {
             "sweep and index disagree for t={t} k={k} d={d}"
         );
         c.index = None;
+        if k > 0 && k as usize <= n {
+            let by_nodes = c
+                .swept_by_nodes(m(t), k as usize, m(d), &mut b.scratch())
+                .unwrap();
+            assert_eq!(
+                swept, by_nodes,
+                "group and node sweeps disagree for t={t} k={k} d={d}"
+            );
+        }
         swept.map(|f| f.start.0)
+    }
+
+    #[test]
+    fn a_sweep_past_203_days_is_the_node_sweeps() {
+        // Times 2^45 µs (407 days) past the query do not fit a grouped key: the answers
+        // that need them come from the node sweep, the others from the groups.
+        let far = 1u64 << 45;
+        let nodes = vec![vec![(0, far)], vec![(far + 5, far + 9)], vec![]];
+        let mut store = Store::new(nodes.len());
+        let mut c = build(&mut store, &nodes, false);
+        let mut b = Bufs::new(nodes.len());
+        for (t, k, d) in [
+            (0, 2, 10),
+            (0, 3, 10),
+            (0, 3, far),
+            (7, 1, 3),
+            (far - 2, 2, 4),
+        ] {
+            let grouped = c.swept_by_groups(m(t), k, m(d), &mut b.scratch()).unwrap();
+            let swept = c
+                .swept_earliest(m(t), NodeCount(k as u32), m(d), &mut b.scratch())
+                .unwrap();
+            let by_nodes = c.swept_by_nodes(m(t), k, m(d), &mut b.scratch()).unwrap();
+            assert_eq!(swept, by_nodes, "t={t} k={k} d={d}");
+            assert_eq!(swept.map(|f| f.start.0), brute(&nodes, t, k, d));
+            // The groups answer where k nodes are free for good within 2^44 µs of t.
+            assert_eq!(grouped.is_some(), (t, k) != (0, 3), "t={t} k={k} d={d}");
+        }
     }
 
     #[test]
