@@ -999,39 +999,17 @@ impl<'a> ClusterTimeline<'a> {
         // by ub (a last start too far to pack is past every start that is packed).
         let (mut v, mut total) = (0usize, 0usize);
         for &g in self.groups.live() {
-            let bs = &self.slots[g as usize].bookings;
-            let first = match t < self.first_end {
-                true => 0,
-                false => bs.partition_point(|b| b.end <= t),
-            };
-            let mut a = if first > 0 {
-                bs[first - 1].end
-            } else {
-                Micros::ZERO
-            };
-            for j in first..=bs.len() {
-                let b = if j < bs.len() {
-                    bs[j].start
-                } else {
-                    Micros::MAX
-                };
-                let s0 = if a > t { a } else { t };
-                if rel(s0) > ub {
-                    break;
+            let w = self.groups.size[g as usize] as usize;
+            self.admissible_voids(g, t, d, t.0.saturating_add(ub), |first, last| {
+                if v >= cap {
+                    return Err(Error::from(full(Capacity::Nodes, cap)));
                 }
-                if b.0 >= d.0 && s0.0 <= b.0 - d.0 {
-                    if v >= cap {
-                        return Err(full(Capacity::Nodes, cap).into());
-                    }
-                    scratch.firsts[v] = key(s0, g);
-                    scratch.lasts[v] = key(Micros(b.0 - d.0), g);
-                    v += 1;
-                    total += self.groups.size[g as usize] as usize;
-                }
-                if j < bs.len() {
-                    a = bs[j].end;
-                }
-            }
+                scratch.firsts[v] = key(first, g);
+                scratch.lasts[v] = key(last, g);
+                v += 1;
+                total += w;
+                Ok(())
+            })?;
         }
         if total < k {
             return Ok(Some(None));
@@ -1062,6 +1040,48 @@ impl<'a> ClusterTimeline<'a> {
             }
         }
         Ok(Some(None))
+    }
+
+    /// Calls `admit(first, last)` for each void of group `g` that admits a run of `d` at or
+    /// after `t`, in time order, up to the last that opens by `ub`: the run may start from
+    /// `first` (the void's start, or `t`) to `last` (its end less `d`). Stops at an error.
+    fn admissible_voids(
+        &self,
+        g: u32,
+        t: Micros,
+        d: Micros,
+        ub: u64,
+        mut admit: impl FnMut(Micros, Micros) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let bs = &self.slots[g as usize].bookings;
+        // Skip bookings over before t: only voids that reach past t matter.
+        let first = match t < self.first_end {
+            true => 0,
+            false => bs.partition_point(|b| b.end <= t),
+        };
+        let mut a = if first > 0 {
+            bs[first - 1].end
+        } else {
+            Micros::ZERO
+        };
+        for j in first..=bs.len() {
+            let b = if j < bs.len() {
+                bs[j].start
+            } else {
+                Micros::MAX
+            };
+            let s0 = if a > t { a } else { t };
+            if s0.0 > ub {
+                break;
+            }
+            if b.0 >= d.0 && s0.0 <= b.0 - d.0 {
+                admit(s0, Micros(b.0 - d.0))?;
+            }
+            if j < bs.len() {
+                a = bs[j].end;
+            }
+        }
+        Ok(())
     }
 
     /// The sweep of [`swept_earliest`](Self::swept_earliest) node by node: one entry per
@@ -1105,39 +1125,15 @@ impl<'a> ClusterTimeline<'a> {
         let mut v = 0usize;
         for &g in self.groups.live() {
             let w = self.groups.size[g as usize] as usize;
-            let bs = &self.slots[g as usize].bookings;
-            // Skip bookings over before t: only voids that reach past t matter.
-            let first = match t < self.first_end {
-                true => 0,
-                false => bs.partition_point(|b| b.end <= t),
-            };
-            let mut a = if first > 0 {
-                bs[first - 1].end
-            } else {
-                Micros::ZERO
-            };
-            for j in first..=bs.len() {
-                let b = if j < bs.len() {
-                    bs[j].start
-                } else {
-                    Micros::MAX
-                };
-                let s0 = if a > t { a } else { t };
-                if s0.0 > ub {
-                    break;
+            self.admissible_voids(g, t, d, ub, |first, last| {
+                if v + w > cap {
+                    return Err(Error::from(full(Capacity::Nodes, cap)));
                 }
-                if b.0 >= d.0 && s0.0 <= b.0 - d.0 {
-                    if v + w > cap {
-                        return Err(full(Capacity::Nodes, cap).into());
-                    }
-                    scratch.firsts[v..v + w].fill(s0.0);
-                    scratch.lasts[v..v + w].fill(b.0 - d.0);
-                    v += w;
-                }
-                if j < bs.len() {
-                    a = bs[j].end;
-                }
-            }
+                scratch.firsts[v..v + w].fill(first.0);
+                scratch.lasts[v..v + w].fill(last.0);
+                v += w;
+                Ok(())
+            })?;
         }
         if v < k {
             return Ok(None);
@@ -2205,7 +2201,7 @@ mod tests {
         let far = 1u64 << 45;
         let nodes = vec![vec![(0, far)], vec![(far + 5, far + 9)], vec![]];
         let mut store = Store::new(nodes.len());
-        let mut c = build(&mut store, &nodes, false);
+        let c = build(&mut store, &nodes, false);
         let mut b = Bufs::new(nodes.len());
         for (t, k, d) in [
             (0, 2, 10),
