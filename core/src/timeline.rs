@@ -3015,6 +3015,19 @@ mod tests {
             }
         }
 
+        /// What a best's pruning before a query relies on: on the same nodes, a longer run
+        /// never starts earlier than a shorter one.
+        #[test]
+        fn a_longer_run_starts_no_earlier(nodes in arb_cluster(), t in 0u64..300, k in 1usize..7, d in 1u64..80, more in 0u64..80) {
+            let mut store = Store::new(nodes.len());
+            let mut c = build(&mut store, &nodes, false);
+            let short = earliest(&mut c, t, k as u32, d);
+            let long = earliest(&mut c, t, k as u32, d + more);
+            if let Some(l) = long {
+                prop_assert!(short.is_some_and(|s| s <= l), "{:?} then {:?}", short, long);
+            }
+        }
+
         #[test]
         fn no_node_is_ever_booked_twice(nodes in arb_cluster(), reqs in prop::collection::vec((0u64..300, 1u32..7, 1u64..60), 1..20)) {
             let mut store = Store::new(nodes.len());

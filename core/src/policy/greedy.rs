@@ -31,7 +31,9 @@
 //! beat the best so far (ties included) is queried at all. An option queried whose
 //! completion is at or after one already worked out for the task is bounded by that one's
 //! utility (the curve never rises), which tells most options that cannot win without an
-//! `exp`. The pick is the exhaustive loop's.
+//! `exp`. An option on a cluster where a shorter run was read starts no earlier than it (the
+//! same nodes), so with a utility known by then, one that cannot win is not even queried.
+//! The pick is the exhaustive loop's.
 //!
 //! One thing is not monotone within an event: an option over the energy left can come back
 //! when bookings push its start later, because only the share of a run inside the day is
@@ -210,6 +212,10 @@ struct Known {
     at: [(Micros, f64); MAX_OPTIONS],
     /// How many there are.
     len: usize,
+    /// The options read: cluster, duration, earliest start.
+    starts: [(ClusterId, Micros, Micros); MAX_OPTIONS],
+    /// How many there are.
+    read: usize,
 }
 
 impl Known {
@@ -218,7 +224,33 @@ impl Known {
         Known {
             at: [(Micros::ZERO, 0.0); MAX_OPTIONS],
             len: 0,
+            starts: [(ClusterId(0), Micros::ZERO, Micros::ZERO); MAX_OPTIONS],
+            read: 0,
         }
+    }
+
+    /// Notes that an option on `c` of duration `d` starts at `start` at the earliest.
+    fn add_start(&mut self, c: ClusterId, d: Micros, start: Micros) {
+        if let Some(slot) = self.starts.get_mut(self.read) {
+            *slot = (c, d, start);
+            self.read += 1;
+        }
+    }
+
+    /// Whether an option on `c` was read.
+    fn read_on(&self, c: ClusterId) -> bool {
+        self.starts[..self.read].iter().any(|x| x.0 == c)
+    }
+
+    /// The earliest an option on `c` of duration `d` can start (`None`: nothing known): a
+    /// run on the same cluster (the task's nodes there) no longer than `d` started no
+    /// earlier, since wherever `d` fits, a shorter run fits too.
+    fn start_bound(&self, c: ClusterId, d: Micros) -> Option<Micros> {
+        self.starts[..self.read]
+            .iter()
+            .filter(|x| x.0 == c && x.1 <= d)
+            .map(|x| x.2)
+            .max()
     }
 
     /// Notes the utility `u` of completing at `end`.
@@ -264,14 +296,30 @@ pub(crate) fn best<O: Objective>(
     // margin), which decides most options that cannot win without an `exp`.
     let mut known = Known::new();
     let mut work_out = |ctl: &mut Controller<'_>,
-                        c,
-                        p,
+                        c: ClusterId,
+                        p: PState,
                         loses: &dyn Fn(f64) -> bool|
      -> Result<Option<Choice>, Error> {
+        // Before the query: with a start that bounds this one's (later than now, so the
+        // flag stays exact) and a utility known by its completion then, an option that
+        // cannot win is not queried at all.
+        if known.read_on(c) {
+            if let Some(pl) = ctl.placement(i, c) {
+                let d = pl.etc[p.0 as usize];
+                let start = known.start_bound(c, d).filter(|&s| s > now);
+                if let Some((s, u)) = start.and_then(|s| Some((s, known.bound(s + d)?))) {
+                    let v = objective.value(ctl, &Choice::bound(&pl, c, p, s), u)?;
+                    if loses(bound_value(v)) {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
         let Some(mut ch) = ctl.option(i, c, p, filtered)? else {
             return Ok(None);
         };
         starts_now |= ch.start <= now;
+        known.add_start(c, ch.duration, ch.start);
         let end = ch.start.saturating_add(ch.duration);
         if let Some(u) = known.bound(end) {
             if loses(bound_value(objective.value(ctl, &ch, u)?)) {
@@ -1033,6 +1081,31 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::vec::Vec;
+
+    #[test]
+    fn a_known_start_bounds_only_longer_runs_on_its_cluster() {
+        let (a, b) = (ClusterId(0), ClusterId(1));
+        let mut k = Known::new();
+        assert_eq!(k.start_bound(a, Micros(10)), None);
+        k.add_start(a, Micros(10), Micros(100));
+        k.add_start(a, Micros(20), Micros(300));
+        k.add_start(b, Micros(5), Micros(900));
+        assert!(k.read_on(a) && k.read_on(b) && !k.read_on(ClusterId(2)));
+        // Shorter than any run read on the cluster: nothing bounds it.
+        assert_eq!(k.start_bound(a, Micros(9)), None);
+        assert_eq!(k.start_bound(a, Micros(10)), Some(Micros(100)));
+        // The latest start of the runs no longer than asked.
+        assert_eq!(k.start_bound(a, Micros(25)), Some(Micros(300)));
+        assert_eq!(k.start_bound(b, Micros(25)), Some(Micros(900)));
+        // Utilities: the latest completion at or before the one asked, with the margin.
+        k.add(Micros(50), 0.5);
+        k.add(Micros(80), 0.25);
+        assert_eq!(k.bound(Micros(49)), None);
+        let u = k.bound(Micros(79)).unwrap();
+        assert!(u >= 0.5 && u < 0.5 + 1e-9);
+        let u = k.bound(Micros(1000)).unwrap();
+        assert!(u >= 0.25 && u < 0.25 + 1e-9);
+    }
 
     /// What the exhaustive loop picks from `values` (`None`: no option): the first highest.
     fn first_highest(values: &[Option<f64>]) -> Option<usize> {
