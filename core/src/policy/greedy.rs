@@ -1102,9 +1102,9 @@ mod tests {
         k.add(Micros(80), 0.25);
         assert_eq!(k.bound(Micros(49)), None);
         let u = k.bound(Micros(79)).unwrap();
-        assert!(u >= 0.5 && u < 0.5 + 1e-9);
+        assert!((0.5..0.5 + 1e-9).contains(&u));
         let u = k.bound(Micros(1000)).unwrap();
-        assert!(u >= 0.25 && u < 0.25 + 1e-9);
+        assert!((0.25..0.25 + 1e-9).contains(&u));
     }
 
     /// What the exhaustive loop picks from `values` (`None`: no option): the first highest.
