@@ -33,9 +33,8 @@
 //! utility (the curve never rises), which tells most options that cannot win without an
 //! `exp`. An option on a cluster where a shorter run was read starts no earlier than it (the
 //! same nodes), so with a utility known by then, one that cannot win is not even queried
-//! (with place-holders: the up-front loop of permanent reservations queries every option,
-//! which leaves its answers in the memo for the next task of the type). The pick is the
-//! exhaustive loop's.
+//! (except under Max UPE, where a slower run often costs less). The pick is the exhaustive
+//! loop's.
 //!
 //! One thing is not monotone within an event: an option over the energy left can come back
 //! when bookings push its start later, because only the share of a run inside the day is
@@ -69,6 +68,11 @@ pub(crate) trait Objective: Copy {
     /// [`cost`](Self::cost): then the highest bound of a task's options is its utility over
     /// the least cost, which is the same for every task of a type (see [`TypeBound`]).
     const PER_COST: bool;
+
+    /// Whether an option is first checked against the options read before it, unqueried
+    /// (see [`loses_unread`]): worth it where a longer run on the same cluster seldom
+    /// wins, as when the cost grows with the run's duration.
+    const CHECK_UNREAD: bool = true;
 
     /// The value of option `ch` for a task that earns `u` when it completes: by default the
     /// utility over the option's [`cost`](Self::cost), what [`PER_COST`](Self::PER_COST)
@@ -314,10 +318,6 @@ pub(crate) fn best<O: Objective>(
     // one at or before a later completion bounds the utility there (with the bounds'
     // margin), which decides most options that cannot win without an `exp`.
     let mut known = Known::new();
-    // Permanent reservations work out every best up front, and a task's queries leave
-    // answers in the memo for the next task of its type: an option not queried costs those
-    // more than it saves (Max UPE on the firmware, 14% more instructions an event).
-    let query_all = ctl.config().reservations != Reservations::PlaceHolder;
     let mut work_out = |ctl: &mut Controller<'_>,
                         c: ClusterId,
                         p: PState,
@@ -326,7 +326,7 @@ pub(crate) fn best<O: Objective>(
         // Before the query: with a start that bounds this one's (later than now, so the
         // flag stays exact) and a utility known by its completion then, an option that
         // cannot win is not queried at all.
-        if !query_all
+        if O::CHECK_UNREAD
             && !known.at.is_empty()
             && known.read_on(c)
             && loses_unread(ctl, i, (c, p), objective, &known, loses)?
