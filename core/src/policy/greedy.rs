@@ -102,20 +102,31 @@ const MAX_OPTIONS: usize = MAX_CLUSTERS * MAX_PSTATES;
 /// order, on the stack: the core allocates nothing.
 struct Bounds {
     /// Each option's bound (never NaN: a NaN bound is kept as infinity).
-    value: [f64; MAX_OPTIONS],
-    /// Each option's cluster and P-state.
-    at: [(ClusterId, PState); MAX_OPTIONS],
-    /// How many there are.
-    len: usize,
+    value: heapless::Vec<f64, MAX_OPTIONS>,
+    /// Each option's cluster and P-state, at the same place.
+    at: heapless::Vec<(ClusterId, PState), MAX_OPTIONS>,
 }
 
 impl Bounds {
-    /// None yet.
+    /// None yet (nothing written: one is made for every best worked out).
     fn new() -> Bounds {
         Bounds {
-            value: [0.0; MAX_OPTIONS],
-            at: [(ClusterId(0), PState(0)); MAX_OPTIONS],
-            len: 0,
+            value: heapless::Vec::new(),
+            at: heapless::Vec::new(),
+        }
+    }
+
+    /// Empties it.
+    fn clear(&mut self) {
+        self.value.clear();
+        self.at.clear();
+    }
+
+    /// Adds option `at` with bound `value`.
+    fn push(&mut self, at: (ClusterId, PState), value: f64) {
+        // Never full: a platform has at most MAX_CLUSTERS clusters of MAX_PSTATES.
+        if self.at.push(at).is_ok() {
+            let _ = self.value.push(value);
         }
     }
 }
@@ -134,7 +145,7 @@ fn bounds(
     after: Option<(ClusterId, PState)>,
     out: &mut Bounds,
 ) -> Result<(), Error> {
-    out.len = 0;
+    out.clear();
     // The filter's verdicts first (kept per task type for the event); the rest only reads.
     let admitted = ctl.admitted_options(i, super::filtered(ctl));
     let ctl = &*ctl;
@@ -156,11 +167,8 @@ fn bounds(
             let d = pl.etc[p.0 as usize];
             shortest = Some(shortest.map_or(d, |s| s.min(d)));
             if later(c, p) {
-                // Never full: a platform has at most MAX_CLUSTERS clusters of MAX_PSTATES.
-                if let Some(at) = out.at.get_mut(out.len) {
-                    *at = (c, p);
-                    out.len += 1;
-                }
+                // Its bound once the shortest duration is known (below).
+                out.push((c, p), f64::INFINITY);
             }
         }
     }
@@ -169,13 +177,11 @@ fn bounds(
     };
     // One utility serves every option: one `exp` a task, not one an option.
     let u = bound_utility(ctl, i, shortest)?;
-    for k in 0..out.len {
-        let (c, p) = out.at[k];
+    for (&(c, p), value) in out.at.iter().zip(out.value.iter_mut()) {
         let Some(pl) = table.on(c) else {
             continue;
         };
-        let v = objective.value(ctl, &Choice::bound(pl, c, p, now), u)?;
-        out.value[k] = bound_value(v);
+        *value = bound_value(objective.value(ctl, &Choice::bound(pl, c, p, now), u)?);
     }
     Ok(())
 }
@@ -183,8 +189,14 @@ fn bounds(
 /// The utility a bound of task slot `i` uses: that of completing after `shortest` from now,
 /// inflated by [`BOUND_MARGIN`] (and above zero).
 fn bound_utility(ctl: &Controller<'_>, i: u32, shortest: Micros) -> Result<f64, Error> {
-    let u = ctl.value_at_end(i, ctl.now().saturating_add(shortest))?;
-    Ok(u + u * BOUND_MARGIN + f64::MIN_POSITIVE)
+    Ok(inflated(
+        ctl.value_at_end(i, ctl.now().saturating_add(shortest))?,
+    ))
+}
+
+/// Utility `u` as a bound reads it: inflated by [`BOUND_MARGIN`], and above zero.
+fn inflated(u: f64) -> f64 {
+    u + u * BOUND_MARGIN + f64::MIN_POSITIVE
 }
 
 /// [`bound_utility`] of a typed task, kept in `kept` for the rest of the event (NaN: not
@@ -265,7 +277,7 @@ impl Known {
             .iter()
             .filter(|(e, _)| *e <= end)
             .max_by_key(|(e, _)| *e)?;
-        Some(u + u * BOUND_MARGIN + f64::MIN_POSITIVE)
+        Some(inflated(*u))
     }
 }
 
@@ -378,7 +390,7 @@ pub(crate) fn best<O: Objective>(
     if !kept_bounds(ctl, i, objective, (types, bound_u), after, &mut b)? {
         bounds(ctl, i, objective, Some(after), &mut b)?;
     }
-    let (best, skipped) = branch_and_bound(&b.value[..b.len], (first, first.value), |k, loses| {
+    let (best, skipped) = branch_and_bound(&b.value, (first, first.value), |k, loses| {
         let (c, p) = b.at[k];
         Ok(work_out(ctl, c, p, loses)?.map(|ch| (ch, ch.value)))
     })?;
@@ -576,23 +588,17 @@ fn kept_bounds<O: Objective>(
     else {
         return Ok(false);
     };
-    out.len = 0;
+    out.clear();
     let u = kept_utility(ctl, i, shortest, bound_u)?;
     // The options after `after` in (cluster, P-state) order are the bits above its bit.
     let mut later = admitted & !(option_bit(ac, ap) | (option_bit(ac, ap).wrapping_sub(1)));
     while later != 0 {
         let place = later.trailing_zeros();
         later &= later - 1;
-        let (Some(slot), Some(value), Some(cost)) = (
-            out.at.get_mut(out.len),
-            out.value.get_mut(out.len),
-            costs.get(place as usize),
-        ) else {
+        let Some(cost) = costs.get(place as usize) else {
             break;
         };
-        *slot = option_at(place);
-        *value = bound_value(u / cost);
-        out.len += 1;
+        out.push(option_at(place), bound_value(u / cost));
     }
     Ok(true)
 }
@@ -663,7 +669,7 @@ fn bound_by_option(
     let mut b = Bounds::new();
     bounds(ctl, i, objective, None, &mut b)?;
     let mut top: Option<usize> = None;
-    for k in 0..b.len {
+    for k in 0..b.value.len() {
         if top.is_none_or(|t| b.value[k] > b.value[t]) {
             top = Some(k);
         }
@@ -709,8 +715,9 @@ pub(crate) fn kept_bounds_agree(
             }
             bounds(ctl, i, objective, Some((c, p)), &mut fresh)?;
             let bits = |b: &Bounds| {
-                let v: [u64; MAX_OPTIONS] = core::array::from_fn(|k| b.value[k].to_bits());
-                (b.len, b.at, v)
+                let v: heapless::Vec<u64, MAX_OPTIONS> =
+                    b.value.iter().map(|v| v.to_bits()).collect();
+                (b.at.clone(), v)
             };
             if bits(&kept) != bits(&fresh) {
                 return Ok(false);
