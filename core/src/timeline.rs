@@ -1939,22 +1939,8 @@ fn join_run(gr: &mut Groups<'_>, i: usize, j: usize) {
 }
 
 /// Moves entry `at` of the min-heap `heap` down to its place.
-fn sift_min<T: Ord>(heap: &mut [T], mut at: usize) {
-    loop {
-        let (l, r) = (2 * at + 1, 2 * at + 2);
-        let mut low = at;
-        if l < heap.len() && heap[l] < heap[low] {
-            low = l;
-        }
-        if r < heap.len() && heap[r] < heap[low] {
-            low = r;
-        }
-        if low == at {
-            return;
-        }
-        heap.swap(at, low);
-        at = low;
-    }
+fn sift_min<T: Ord + Copy>(heap: &mut [T], at: usize) {
+    crate::heap::sift_down(heap, at, |a, b| a < b);
 }
 
 /// The void index's order by start (an entry's key: entries are distinct voids).

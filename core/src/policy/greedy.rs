@@ -975,29 +975,9 @@ fn above(a: &Work, b: &Work) -> bool {
     va > vb || (va == vb && a.slot < b.slot)
 }
 
-/// Moves entry `i` down to its place in the max-heap `h`. The entry is held aside and each
-/// child above it moves up into the hole (one copy a level instead of a swap's two: entries
-/// are 80 bytes); the heap ends as swapping would leave it.
-fn sift_down(h: &mut [Work], mut i: usize) {
-    let Some(&x) = h.get(i) else {
-        return;
-    };
-    loop {
-        let (l, r) = (2 * i + 1, 2 * i + 2);
-        let mut m = i;
-        if l < h.len() && above(&h[l], &x) {
-            m = l;
-        }
-        if r < h.len() && above(&h[r], if m == i { &x } else { &h[m] }) {
-            m = r;
-        }
-        if m == i {
-            h[i] = x;
-            return;
-        }
-        h[i] = h[m];
-        i = m;
-    }
+/// Moves entry `i` down to its place in the max-heap `h` (highest value first).
+fn sift_down(h: &mut [Work], i: usize) {
+    crate::heap::sift_down(h, i, above);
 }
 
 pub(super) fn run(
