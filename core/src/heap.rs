@@ -1,6 +1,6 @@
 //! The one binary heap of the core, over a slice the caller owns.
 //!
-//! Three loops need a priority queue and none may allocate: the replay engine's pending
+//! Three loops need a priority queue and none may allocate: the event loop's pending
 //! completions, the timeline's merges of node lists (node choice, joining equal groups) and
 //! the utility-aware pass's heap of tasks by their best option. Each keeps its entries in a
 //! slice it was given and orders them by its own `before(a, b)` ("`a` comes out first").

@@ -27,7 +27,7 @@
 //!
 //! Tasks follow one after another, so a decoder holds one task at a time and needs no
 //! allocation: [`Tasks`] yields them as the `Result<Task, Error>` iterator that
-//! [`crate::replay::run`] takes.
+//! [`crate::engine::run`] takes.
 //!
 //! Nothing here panics on bad input: a wrong magic or version, a truncated buffer, a corrupt
 //! byte, a missing task or trailing bytes are all [`InputError::Undecodable`] with the byte
@@ -39,7 +39,7 @@ use crate::config::MAX_CLUSTERS;
 use crate::controller::Config;
 use crate::error::{Error, InputError};
 use crate::platform::{Cluster, Platform, TaskType};
-use crate::replay::Schedule;
+use crate::engine::Schedule;
 use crate::task::Task;
 use crate::utility::UtilityClasses;
 use core::fmt;
@@ -173,7 +173,7 @@ mod erased {
 }
 
 /// Writes one task at the start of `buf`; returns the bytes written. Tasks follow the header
-/// in arrival order (the order [`crate::replay::run`] needs).
+/// in arrival order (the order [`crate::engine::run`] needs).
 pub fn encode_task(task: &Task, buf: &mut [u8]) -> Result<usize, EncodeError> {
     Ok(postcard::to_slice(task, buf).map_err(encode_error)?.len())
 }
@@ -364,11 +364,7 @@ mod tests {
             platform,
             classes: UtilityClasses::essc20(),
             config: Config::new(Heuristic::MaxUpr, Micros::ZERO, Micros::from_hours(2)),
-            schedule: Schedule {
-                interval: Micros::MINUTE,
-                on_completion: false,
-                on_arrival: false,
-            },
+            schedule: Schedule::every(Micros::MINUTE),
             tasks,
         }
     }

@@ -38,7 +38,7 @@ use kairos_core::energy::{EnergyFilter, FilterKind};
 use kairos_core::error::Error;
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskTypeId};
 use kairos_core::policy::{Heuristic, Reservations};
-use kairos_core::replay::{self, Observer, Report, Schedule};
+use kairos_core::engine::{self, Observer, Report, Schedule};
 use kairos_core::scenario::{encode_header, encode_task, EncodeError, Encoded, ScenarioHeader};
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::units::{Micros, MilliJoules, MilliWatts, NodeCount};
@@ -46,7 +46,7 @@ use kairos_core::utility::{Urgency, UtilityClasses, UtilityCurve};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
-use crate::sim::HostStorage;
+use crate::storage::HostStorage;
 
 /// The scenarios `kairos firmware-scenario` writes, in order.
 pub const NAMES: [&str; 3] = ["ph", "upe", "overcap"];
@@ -119,11 +119,7 @@ pub fn scenario(name: &str) -> anyhow::Result<Scenario> {
         platform,
         classes: UtilityClasses::essc20(),
         config,
-        schedule: Schedule {
-            interval: Micros::MINUTE,
-            on_completion: false,
-            on_arrival: false,
-        },
+        schedule: Schedule::every(Micros::MINUTE),
         tasks: n,
     };
     Ok(Scenario {
@@ -231,7 +227,7 @@ impl Observer for Recorder {
     }
 }
 
-/// Decodes `bytes` and replays the scenario through the core's replay engine with host
+/// Decodes `bytes` and replays the scenario through the core's engine with host
 /// storage sized to it, decoding the tasks one at a time as the firmware does.
 pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
     let enc = Encoded::decode(bytes)?;
@@ -247,7 +243,7 @@ pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
     let report = {
         let mut ctl = Controller::new(&header.platform, &header.classes, header.config, st)?
             .with_void_index(voids);
-        replay::run(&mut ctl, enc.tasks(), header.schedule, pending, &mut rec)?
+        engine::run(&mut ctl, enc.tasks(), header.schedule, pending, &mut rec)?
     };
     Ok(HostRun {
         header,

@@ -15,11 +15,13 @@ pub mod knapsack;
 pub mod report;
 /// Scenario files: the TOML format, its defaults and its validation.
 pub mod scenario;
-/// Host-side storage and runs of the core replay engine.
-pub mod sim;
+/// The core's storage as `Vec`s, and whole runs of the core's engine over it.
+pub mod storage;
 /// Standard Workload Format logs: reading, cleaning, conversion to replay jobs.
 pub mod swf;
-/// Trace replay: SWF jobs under FCFS, EASY or Conservative backfilling, and their metrics.
+/// Trace replay (`kairos replay`): SWF jobs under FCFS, EASY or Conservative backfilling,
+/// seed 004's knapsack or a utility-aware heuristic, as an observer of the core's engine; and
+/// their metrics.
 pub mod trace;
 /// Seed 001's environment over an SWF log: value functions, platforms, windows, runs.
 pub mod value;

@@ -39,7 +39,7 @@ use kairos_core::config::MAX_PSTATES;
 use kairos_core::controller::Config;
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskType};
 use kairos_core::policy::{Heuristic, Reservations};
-use kairos_core::replay::Schedule;
+use kairos_core::engine::Schedule;
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::units::{Micros, MilliWatts, NodeCount};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
@@ -365,9 +365,9 @@ pub fn config(h: Heuristic, r: Reservations) -> Config {
 /// When seed 001 maps: at every arrival and every completion, and once at time 0.
 pub fn schedule() -> Schedule {
     Schedule {
-        interval: WARMUP.saturating_add(DAY),
         on_completion: true,
         on_arrival: true,
+        ..Schedule::every(WARMUP.saturating_add(DAY))
     }
 }
 
@@ -382,7 +382,7 @@ pub fn run(
     let classes = UtilityClasses::new();
     let mut timer = Watch::new();
     let t0 = Instant::now();
-    let report = crate::sim::simulate(
+    let report = crate::storage::simulate(
         &sc.platform,
         &classes,
         cfg,

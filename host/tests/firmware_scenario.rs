@@ -2,7 +2,7 @@
 //! host replay `kairos digest` uses against storage of the firmware's sizes.
 
 use kairos_core::controller::{Controller, MemoEntry, Storage, TaskSlot, TaskState, Work};
-use kairos_core::replay::{self, NoObserver};
+use kairos_core::engine::{self, NoObserver};
 use kairos_core::scenario::Encoded;
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
 use kairos_host::fwscenario::{self, NAMES};
@@ -108,7 +108,7 @@ fn digest_does_not_depend_on_storage_sizes() {
                 memo: &mut memo_v,
             };
             let mut ctl = Controller::new(&h.platform, &h.classes, h.config, storage).unwrap();
-            let r = replay::run(
+            let r = engine::run(
                 &mut ctl,
                 enc.tasks(),
                 h.schedule,

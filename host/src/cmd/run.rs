@@ -15,7 +15,7 @@ use anyhow::{bail, Context};
 use kairos_core::controller::{Config, Controller};
 use kairos_core::energy::{EnergyFilter, FilterKind};
 use kairos_core::policy::{Heuristic, Reservations};
-use kairos_core::replay::{Observer, Schedule};
+use kairos_core::engine::{Observer, Schedule};
 use kairos_core::units::{Micros, MilliJoules};
 use serde::Serialize;
 use std::io::Write;
@@ -320,14 +320,12 @@ pub fn run_generated(
     generate_s: f64,
 ) -> anyhow::Result<RunSummary> {
     let cfg = config(scenario, opts, trial)?;
-    let schedule = Schedule {
-        interval: Micros::from_secs(scenario.simulation.mapping_interval_s as u64),
-        on_completion: false,
-        on_arrival: false,
-    };
+    let schedule = Schedule::every(Micros::from_secs(
+        scenario.simulation.mapping_interval_s as u64,
+    ));
     let mut watch = Watch::new();
     let t0 = Instant::now();
-    let report = crate::sim::simulate(
+    let report = crate::storage::simulate(
         &trial.platform,
         &trial.classes,
         cfg,

@@ -1,12 +1,13 @@
-//! Runs the core's replay engine on the host: allocates the storage a platform and a task
-//! list need, and hands the tasks over in arrival order.
+//! The core's storage on the host: [`HostStorage`] allocates, as `Vec`s, the buffers a
+//! controller and its engine need for a platform and a task count, and [`simulate`] runs a
+//! task list through the core's engine over it ([`kairos_core::engine`]).
 
 use kairos_core::controller::{
     Config, Controller, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
 };
 use kairos_core::error::Error;
 use kairos_core::platform::Platform;
-use kairos_core::replay::{self, Observer, Pending, Report, Schedule};
+use kairos_core::engine::{self, Observer, Pending, Report, Schedule};
 use kairos_core::task::Task;
 use kairos_core::timeline::{NodeTimeline, Void};
 use kairos_core::utility::UtilityClasses;
@@ -20,7 +21,7 @@ pub const MEMO_ENTRIES: usize = 16384;
 /// decisions do not depend on it.
 pub const VOIDS_PER_NODE: usize = 64;
 
-/// Heap-allocated storage for one controller.
+/// Heap-allocated storage for one controller and its engine.
 pub struct HostStorage {
     tasks: Vec<TaskSlot>,
     nodes: Vec<NodeTimeline>,
@@ -35,7 +36,7 @@ pub struct HostStorage {
 }
 
 impl HostStorage {
-    /// Storage for `tasks` tasks on `platform`, run by [`replay::run`]; `template` fills the
+    /// Storage for `tasks` tasks on `platform`, run by [`engine::run`]; `template` fills the
     /// task slots.
     pub fn new(platform: &Platform, tasks: usize, template: &Task) -> HostStorage {
         HostStorage::with_caches(
@@ -44,21 +45,18 @@ impl HostStorage {
             template,
             MEMO_ENTRIES,
             VOIDS_PER_NODE,
-            completions_for(tasks),
         )
     }
 
     /// As [`HostStorage::new`], with a fit memo of `memo` entries and a void index of
-    /// `voids_per_node` a node (0 for none), cache sizes only (decisions do not depend on
-    /// them), and a completion buffer of `completions` entries: [`completions_for`] the tasks
-    /// for [`replay::run`], 0 for a caller that keeps its own (trace replay).
+    /// `voids_per_node` a node (0 for none): cache sizes only, decisions do not depend on
+    /// them.
     pub fn with_caches(
         platform: &Platform,
         tasks: usize,
         template: &Task,
         memo: usize,
         voids_per_node: usize,
-        completions: usize,
     ) -> HostStorage {
         let s = StorageSizes::of(platform, tasks);
         let slot = TaskSlot {
@@ -76,9 +74,7 @@ impl HostStorage {
             work: vec![Work::default(); s.work],
             open: vec![0; s.open],
             memo: vec![MemoEntry::default(); memo],
-            // Written in full when allocated, so only a caller that uses it asks for one (at
-            // 28,481 tasks it is 0.9 MB, 222 page faults).
-            pending: vec![Default::default(); completions],
+            pending: vec![Pending::default(); completions_for(tasks)],
             voids: vec![Void::default(); 2 * voids_per_node * s.nodes],
         }
     }
@@ -102,7 +98,7 @@ impl HostStorage {
     }
 }
 
-/// The completion buffer [`replay::run`] needs for `tasks` tasks: every task can be
+/// The completion buffer [`engine::run`] needs for `tasks` tasks: every task can be
 /// committed, and re-committed once per reservation it loses.
 pub fn completions_for(tasks: usize) -> usize {
     2 * tasks + 16
@@ -121,12 +117,12 @@ pub fn simulate(
         let mut storage = HostStorage::new(platform, 0, &placeholder_task());
         let (st, pending, voids) = storage.split();
         let mut ctl = Controller::new(platform, classes, config, st)?.with_void_index(voids);
-        return replay::run(&mut ctl, core::iter::empty(), schedule, pending, observer);
+        return engine::run(&mut ctl, core::iter::empty(), schedule, pending, observer);
     };
     let mut storage = HostStorage::new(platform, tasks.len(), first);
     let (st, pending, voids) = storage.split();
     let mut ctl = Controller::new(platform, classes, config, st)?.with_void_index(voids);
-    replay::run(
+    engine::run(
         &mut ctl,
         tasks.iter().cloned().map(Ok),
         schedule,
