@@ -12,9 +12,12 @@
 //! Events at the same instant run in a fixed order: completions (nodes freed at `t` are
 //! usable at `t`), then arrivals (a task arriving at `t` is mappable at `t`), then the
 //! mapping event. Completions wait in the core's heap ([`crate::heap`]) over the caller's
-//! buffer, ordered by (time, task); an entry whose task was since re-placed (EASY recomputes
-//! its reservation, Conservative compresses) is stale and skipped: it no longer carries the
-//! sequence number of the task's assignment.
+//! buffer, ordered by (time, task). An entry is live while its task runs or holds a
+//! reservation and still has the assignment the entry was queued for (its sequence number);
+//! one whose task was since re-placed (EASY recomputes its reservation, Conservative
+//! compresses) is stale and skipped. A task committed again to the same end needs no second
+//! entry: with a table of each task's latest pending end ([`Engine::with_pending_ends`]) the
+//! engine keeps the entry it has, live for any assignment of the task that ends then.
 //!
 //! [`run`] loops to the end. A caller that needs to stop between events (the benchmarks stop
 //! just before a mapping event and copy the run) or to bring events of its own (a completion
@@ -29,7 +32,7 @@
 use crate::controller::{Controller, Decision, DecisionKind, TaskState};
 use crate::digest::Digest;
 use crate::error::{full, Capacity, Error, InputError};
-use crate::heap::Heap;
+use crate::heap::{Heap, Order};
 use crate::task::{Task, TaskId};
 use crate::units::{Micros, MilliJoules, Utility};
 use crate::utility::prorate;
@@ -43,16 +46,23 @@ pub struct Pending {
     pub at: Micros,
     /// The task.
     pub task: TaskId,
-    /// The sequence number of the assignment it ends; any other makes the entry stale.
+    /// The sequence number of the assignment it was queued for.
     pub seq: u32,
 }
 
-/// Whether `a` comes out of the pending heap before `b`: by time, then task. Entries of one
-/// task at one time differ only in which is stale, so the sequence number only makes the
-/// order total.
-fn due_first(a: &Pending, b: &Pending) -> bool {
-    (a.at, a.task, a.seq) < (b.at, b.task, b.seq)
+/// The order of the pending heap: by time, then task. Entries of one task at one time differ
+/// only in which is stale, so the sequence number only makes the order total.
+struct DueFirst;
+
+impl Order<Pending> for DueFirst {
+    #[inline]
+    fn before(&self, a: &Pending, b: &Pending) -> bool {
+        (a.at, a.task, a.seq) < (b.at, b.task, b.seq)
+    }
 }
+
+/// No pending end (in the table of [`Engine::with_pending_ends`]).
+const NO_END: Micros = Micros::MAX;
 
 /// What a run yields.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -160,12 +170,24 @@ pub enum Event {
     Mapping(Micros),
 }
 
+impl Event {
+    /// When it happens.
+    pub fn at(self) -> Micros {
+        match self {
+            Event::Completion(t) | Event::Arrival(t) | Event::Mapping(t) => t,
+        }
+    }
+}
+
 /// The event loop, one event at a time, over a caller's buffer of pending completions.
 ///
-/// The buffer needs room for twice the tasks: every task can be committed, and re-committed
-/// once per reservation it loses; stale entries are cleared when they fill half of it.
+/// The buffer needs room for twice the tasks (plus a little): the live entries, at most one a
+/// task, the stale ones not yet cleared, and one mapping event's commitments staged past
+/// them; stale entries are cleared before they fill half of it.
 pub struct Engine<'b> {
-    pending: Heap<'b, Pending, fn(&Pending, &Pending) -> bool>,
+    pending: Heap<'b, Pending, DueFirst>,
+    /// Per task, the end of its latest pending entry ([`NO_END`]: none); empty without one.
+    ends: &'b mut [Micros],
     schedule: Schedule,
     /// The periodic interval (the schedule's, or 60 s for zero).
     interval: Micros,
@@ -173,18 +195,24 @@ pub struct Engine<'b> {
     next_map: Micros,
     /// A completion or an arrival asked for a mapping event at the current time.
     map_now: bool,
+    /// Entries left live by the last clearing of stale ones.
+    live: usize,
     digest: Digest,
     max_utility: Utility,
     commitments: u32,
     completed: u32,
 }
 
+/// Pending entries beyond twice the live ones before stale ones are cleared.
+const CLEAR_SLACK: usize = 64;
+
 impl<'b> Engine<'b> {
     /// An engine at time zero that maps on `schedule`, keeping its pending completions in
     /// `pending`.
     pub fn new(schedule: Schedule, pending: &'b mut [Pending]) -> Engine<'b> {
         Engine {
-            pending: Heap::new(pending, due_first),
+            pending: Heap::new(pending, DueFirst),
+            ends: &mut [],
             schedule,
             interval: if schedule.interval == Micros::ZERO {
                 Micros::MINUTE
@@ -193,6 +221,7 @@ impl<'b> Engine<'b> {
             },
             next_map: Micros::ZERO,
             map_now: false,
+            live: 0,
             digest: Digest::new(),
             max_utility: Utility::ZERO,
             commitments: 0,
@@ -200,18 +229,39 @@ impl<'b> Engine<'b> {
         }
     }
 
-    /// A copy of this engine over `pending` (at least as many entries as this one holds), to
-    /// continue a copied run ([`Controller::clone_into`]) apart from the original.
-    pub fn clone_into<'c>(&self, pending: &'c mut [Pending]) -> Result<Engine<'c>, Error> {
+    /// With `ends` (an entry a task) for the table of each task's latest pending end, so that
+    /// a task committed again to the same end is queued once. A cache only: the events and
+    /// decisions are the same without it (tasks past its end are queued at every commitment).
+    pub fn with_pending_ends(mut self, ends: &'b mut [Micros]) -> Engine<'b> {
+        ends.fill(NO_END);
+        self.ends = ends;
+        self
+    }
+
+    /// A copy of this engine over `pending` and `ends` (at least as many entries as this
+    /// one's), to continue a copied run ([`Controller::clone_into`]) apart from the original.
+    pub fn clone_into<'c>(
+        &self,
+        pending: &'c mut [Pending],
+        ends: &'c mut [Micros],
+    ) -> Result<Engine<'c>, Error> {
         if pending.len() < self.pending.len() {
             return Err(full(Capacity::Tasks, pending.len()).into());
         }
+        // An entry kept for a later assignment is live only by the table's say-so.
+        let Some(table) = ends.get_mut(..self.ends.len()) else {
+            return Err(full(Capacity::Tasks, ends.len()).into());
+        };
+        table.copy_from_slice(self.ends);
+        ends[self.ends.len()..].fill(NO_END);
         let mut copy = Engine {
-            pending: Heap::new(pending, due_first),
+            pending: Heap::new(pending, DueFirst),
+            ends,
             schedule: self.schedule,
             interval: self.interval,
             next_map: self.next_map,
             map_now: self.map_now,
+            live: self.live,
             digest: self.digest,
             max_utility: self.max_utility,
             commitments: self.commitments,
@@ -228,25 +278,27 @@ impl<'b> Engine<'b> {
 
     /// What comes next, given the time of the next task's arrival (`None`: no more tasks);
     /// `None` when the day is over (only [`Engine::finish`] is left).
+    #[inline]
     pub fn next_event(&self, ctl: &Controller<'_>, arrival: Option<Micros>) -> Option<Event> {
         let horizon = ctl.config().day_end;
-        let t_done = self.pending.peek().map(|p| p.at);
-        let t_arrival = arrival.filter(|&a| a < horizon);
-        let t_map = (self.schedule.periodic && self.next_map < horizon).then_some(self.next_map);
+        // Completions first, then arrivals, then mapping events: a later kind goes first
+        // only by coming strictly earlier.
+        let mut next = self.pending.peek().map(|p| Event::Completion(p.at));
+        let sooner = |t: Micros, next: Option<Event>| next.is_none_or(|e| t < e.at());
+        if let Some(a) = arrival.filter(|&a| a < horizon) {
+            if sooner(a, next) {
+                next = Some(Event::Arrival(a));
+            }
+        }
+        let periodic = (self.schedule.periodic && self.next_map < horizon).then_some(self.next_map);
         // A mapping event asked for by a completion or an arrival runs at once.
-        let t_flag = self.map_now.then(|| ctl.now());
-        let t = [t_done, t_arrival, t_map, t_flag]
-            .into_iter()
-            .flatten()
-            .min()?;
-        // Completions first, then arrivals, then mapping events.
-        Some(if t_done == Some(t) {
-            Event::Completion(t)
-        } else if t_arrival == Some(t) {
-            Event::Arrival(t)
-        } else {
-            Event::Mapping(t)
-        })
+        let asked = self.map_now.then(|| ctl.now());
+        if let Some(m) = periodic.into_iter().chain(asked).min() {
+            if sooner(m, next) {
+                next = Some(Event::Mapping(m));
+            }
+        }
+        next
     }
 
     /// Takes out the earliest pending completion and, unless it is stale, completes its task.
@@ -255,10 +307,28 @@ impl<'b> Engine<'b> {
         ctl: &mut Controller<'_>,
         observer: &mut O,
     ) -> Result<(), Error> {
-        match self.pending.pop() {
-            Some(p) if is_live(ctl, &p) => self.settle(ctl, p.task, p.at, observer).map(|_| ()),
+        match self.pop(ctl) {
+            Some((p, true)) => self.settle(ctl, p.task, p.at, observer).map(|_| ()),
             _ => Ok(()),
         }
+    }
+
+    /// Takes out the earliest pending entry. Whether it was live is read before the table
+    /// forgets it.
+    fn pop(&mut self, ctl: &Controller<'_>) -> Option<(Pending, bool)> {
+        let p = self.pending.pop()?;
+        let live = self.is_live(ctl, &p);
+        if let Some(e) = self.ends.get_mut(p.task.0 as usize) {
+            if *e == p.at {
+                *e = NO_END;
+            }
+        }
+        Some((p, live))
+    }
+
+    /// Whether `p` is still due ([`is_live`], with this engine's table of pending ends).
+    fn is_live(&self, ctl: &Controller<'_>, p: &Pending) -> bool {
+        is_live(ctl, p, self.ends.get(p.task.0 as usize).copied())
     }
 
     /// Task `task` completed at `at`, before its pending completion (a live system's task
@@ -293,6 +363,7 @@ impl<'b> Engine<'b> {
     }
 
     /// `task` arrives (at its arrival time, not before the last event).
+    #[inline]
     pub fn arrive<O: Observer + ?Sized>(
         &mut self,
         ctl: &mut Controller<'_>,
@@ -322,10 +393,23 @@ impl<'b> Engine<'b> {
             self.next_map = now + self.interval;
         }
         observer.before_mapping(now);
-        // Live entries never outnumber the tasks; stale ones are cleared before they could
-        // fill the buffer, leaving the free tail for this event's staging.
-        if self.pending.len() >= self.pending.capacity() / 2 {
-            self.pending.retain(|p| is_live(ctl, p));
+        // Stale entries are cleared once they could outnumber the live ones (a shallow heap
+        // pops cheaply; the clearing costs a pass over the entries, paid for by the pushes
+        // since the last one), and before they could fill half the buffer: live entries
+        // never outnumber the tasks, so that leaves the free tail for this event's staging.
+        let len = self.pending.len();
+        if len >= self.pending.capacity() / 2 || len >= 2 * self.live + CLEAR_SLACK {
+            let ends = &mut *self.ends;
+            self.pending.retain(|p| {
+                let end = ends.get_mut(p.task.0 as usize);
+                let live = is_live(ctl, p, end.as_deref().copied());
+                match end {
+                    Some(e) if !live && *e == p.at => *e = NO_END,
+                    _ => {}
+                }
+                live
+            });
+            self.live = self.pending.len();
         }
         let mut n = 0u32;
         let mut staged = 0usize;
@@ -357,21 +441,30 @@ impl<'b> Engine<'b> {
         if overflow {
             return Err(full(Capacity::Tasks, self.pending.capacity()).into());
         }
-        for _ in 0..staged {
-            // The first spare entry is the next staged one: each push fills it.
-            let id = self.pending.spare()[0].task;
+        let mut queued = 0;
+        for s in 0..staged {
+            // The spare part loses its first entry to each push, so staged entry `s` sits
+            // `queued` entries nearer its start.
+            let id = self.pending.spare()[s - queued].task;
             let slot = &ctl.tasks()[id.0 as usize];
             let a = slot.assignment.ok_or(InputError::BadTaskState(id.0))?;
             // A trace job ends at its real run time, not at its planned (requested) one.
-            let run = slot.task.run_time(a.end - a.start);
-            let p = Pending {
-                at: a.start + run,
-                task: id,
-                seq: a.seq,
-            };
+            let at = a.start + slot.task.run_time(a.end - a.start);
+            if let Some(e) = self.ends.get_mut(id.0 as usize) {
+                if *e == at {
+                    // Already pending: a reservation retaken at the same place.
+                    continue;
+                }
+                *e = at;
+            }
             self.pending
-                .push(p)
+                .push(Pending {
+                    at,
+                    task: id,
+                    seq: a.seq,
+                })
                 .map_err(|_| full(Capacity::Tasks, self.pending.capacity()))?;
+            queued += 1;
         }
         observer.after_mapping(now, ctl, n);
         Ok(())
@@ -383,8 +476,8 @@ impl<'b> Engine<'b> {
         ctl: &mut Controller<'_>,
         observer: &mut O,
     ) -> Result<Report, Error> {
-        while let Some(p) = self.pending.pop() {
-            if is_live(ctl, &p) {
+        while let Some((p, live)) = self.pop(ctl) {
+            if live {
                 self.settle(ctl, p.task, p.at, observer)?;
             }
         }
@@ -427,9 +520,11 @@ impl<'b> Engine<'b> {
         I: IntoIterator<Item = Result<Task, Error>>,
         O: Observer + ?Sized,
     {
-        let mut tasks = tasks.into_iter().peekable();
+        let mut tasks = tasks.into_iter();
+        // The next task, taken out ahead to know when it arrives.
+        let mut upcoming = tasks.next();
         loop {
-            let arrival = match tasks.peek() {
+            let arrival = match &upcoming {
                 Some(Ok(t)) => Some(t.arrival),
                 // A task that failed to decode fails the run at once.
                 Some(Err(e)) => return Err(*e),
@@ -439,9 +534,10 @@ impl<'b> Engine<'b> {
                 None => break,
                 Some(Event::Completion(_)) => self.complete_next(ctl, observer)?,
                 Some(Event::Arrival(_)) => {
-                    if let Some(task) = tasks.next() {
-                        self.arrive(ctl, task?, observer)?;
+                    if let Some(Ok(task)) = upcoming {
+                        self.arrive(ctl, task, observer)?;
                     }
+                    upcoming = tasks.next();
                 }
                 Some(Event::Mapping(t)) => self.map(ctl, t, observer)?,
             }
@@ -466,11 +562,16 @@ where
     Engine::new(schedule, pending).run(ctl, tasks, observer)
 }
 
-/// Whether a pending completion still belongs to its task's current assignment.
-fn is_live(ctl: &Controller<'_>, p: &Pending) -> bool {
+/// Whether a pending completion is still due: its task runs or holds a reservation, with the
+/// assignment the entry was queued for or, when `end` (the task's latest pending end, with a
+/// table of them) says this entry was kept for a later one, with one that ends then.
+fn is_live(ctl: &Controller<'_>, p: &Pending, end: Option<Micros>) -> bool {
     let slot = &ctl.tasks()[p.task.0 as usize];
     matches!(slot.state, TaskState::Running | TaskState::Reserved)
-        && slot.assignment.is_some_and(|a| a.seq == p.seq)
+        && slot.assignment.is_some_and(|a| {
+            a.seq == p.seq
+                || (end == Some(p.at) && a.start + slot.task.run_time(a.end - a.start) == p.at)
+        })
 }
 
 /// The utility `task` would earn started at its arrival on its fastest option, prorated to

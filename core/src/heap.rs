@@ -51,20 +51,35 @@ pub(crate) fn sift_up<T: Copy>(h: &mut [T], mut at: usize, before: impl Fn(&T, &
     h[at] = x;
 }
 
-/// A heap over `buf[..len]`; the rest of `buf` is room to grow.
-pub(crate) struct Heap<'b, T: Copy, F: Fn(&T, &T) -> bool> {
-    buf: &'b mut [T],
-    len: usize,
-    before: F,
+/// The order of a [`Heap`]: a closure `|a, b| ..`, or a type of its own for a heap kept in a
+/// struct (a closure's type has no name to write there, and a function pointer would be
+/// called indirectly at every comparison).
+pub(crate) trait Order<T> {
+    /// Whether `a` comes out before `b`.
+    fn before(&self, a: &T, b: &T) -> bool;
 }
 
-impl<'b, T: Copy, F: Fn(&T, &T) -> bool> Heap<'b, T, F> {
-    /// An empty heap over `buf`, ordered by `before`.
-    pub(crate) fn new(buf: &'b mut [T], before: F) -> Self {
+impl<T, F: Fn(&T, &T) -> bool> Order<T> for F {
+    #[inline]
+    fn before(&self, a: &T, b: &T) -> bool {
+        self(a, b)
+    }
+}
+
+/// A heap over `buf[..len]`; the rest of `buf` is room to grow.
+pub(crate) struct Heap<'b, T: Copy, O: Order<T>> {
+    buf: &'b mut [T],
+    len: usize,
+    order: O,
+}
+
+impl<'b, T: Copy, O: Order<T>> Heap<'b, T, O> {
+    /// An empty heap over `buf`, ordered by `order`.
+    pub(crate) fn new(buf: &'b mut [T], order: O) -> Self {
         Heap {
             buf,
             len: 0,
-            before,
+            order,
         }
     }
 
@@ -85,7 +100,8 @@ impl<'b, T: Copy, F: Fn(&T, &T) -> bool> Heap<'b, T, F> {
         };
         *slot = x;
         self.len += 1;
-        sift_up(&mut self.buf[..self.len], self.len - 1, &self.before);
+        let o = &self.order;
+        sift_up(&mut self.buf[..self.len], self.len - 1, |a, b| o.before(a, b));
         Ok(())
     }
 
@@ -102,7 +118,8 @@ impl<'b, T: Copy, F: Fn(&T, &T) -> bool> Heap<'b, T, F> {
         let top = self.buf[0];
         self.len -= 1;
         self.buf[0] = self.buf[self.len];
-        sift_down(&mut self.buf[..self.len], 0, &self.before);
+        let o = &self.order;
+        sift_down(&mut self.buf[..self.len], 0, |a, b| o.before(a, b));
         Some(top)
     }
 
@@ -117,8 +134,9 @@ impl<'b, T: Copy, F: Fn(&T, &T) -> bool> Heap<'b, T, F> {
             }
         }
         self.len = kept;
+        let o = &self.order;
         for i in (0..kept / 2).rev() {
-            sift_down(&mut self.buf[..kept], i, &self.before);
+            sift_down(&mut self.buf[..kept], i, |a, b| o.before(a, b));
         }
     }
 

@@ -238,12 +238,14 @@ pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
         _ => empty_task(),
     };
     let mut storage = HostStorage::new(&header.platform, header.tasks as usize, &template);
-    let (st, pending, voids) = storage.split();
+    let parts = storage.split();
     let mut rec = Recorder::default();
     let report = {
-        let mut ctl = Controller::new(&header.platform, &header.classes, header.config, st)?
-            .with_void_index(voids);
-        engine::run(&mut ctl, enc.tasks(), header.schedule, pending, &mut rec)?
+        let mut ctl =
+            Controller::new(&header.platform, &header.classes, header.config, parts.controller)?
+                .with_void_index(parts.voids);
+        // The firmware's engine, without the table of pending ends it has no room for.
+        engine::run(&mut ctl, enc.tasks(), header.schedule, parts.pending, &mut rec)?
     };
     Ok(HostRun {
         header,

@@ -7,8 +7,9 @@ use kairos_core::controller::{
 };
 use kairos_core::error::Error;
 use kairos_core::platform::Platform;
-use kairos_core::engine::{self, Observer, Pending, Report, Schedule};
+use kairos_core::engine::{Engine, Observer, Pending, Report, Schedule};
 use kairos_core::task::Task;
+use kairos_core::units::Micros;
 use kairos_core::timeline::{NodeTimeline, Void};
 use kairos_core::utility::UtilityClasses;
 
@@ -32,11 +33,12 @@ pub struct HostStorage {
     open: Vec<u32>,
     memo: Vec<MemoEntry>,
     pending: Vec<Pending>,
+    ends: Vec<Micros>,
     voids: Vec<Void>,
 }
 
 impl HostStorage {
-    /// Storage for `tasks` tasks on `platform`, run by [`engine::run`]; `template` fills the
+    /// Storage for `tasks` tasks on `platform`, run by [`Engine`]; `template` fills the
     /// task slots.
     pub fn new(platform: &Platform, tasks: usize, template: &Task) -> HostStorage {
         HostStorage::with_caches(
@@ -75,14 +77,15 @@ impl HostStorage {
             open: vec![0; s.open],
             memo: vec![MemoEntry::default(); memo],
             pending: vec![Pending::default(); completions_for(tasks)],
+            ends: vec![Micros::MAX; tasks],
             voids: vec![Void::default(); 2 * voids_per_node * s.nodes],
         }
     }
 
-    /// The controller's view of this storage, the completion buffer and the void index.
-    pub fn split(&mut self) -> (Storage<'_>, &mut [Pending], &mut [Void]) {
-        (
-            Storage {
+    /// This storage handed out: the controller's, the engine's and the void index.
+    pub fn split(&mut self) -> Split<'_> {
+        Split {
+            controller: Storage {
                 tasks: &mut self.tasks,
                 nodes: &mut self.nodes,
                 members: &mut self.members,
@@ -92,13 +95,26 @@ impl HostStorage {
                 open: &mut self.open,
                 memo: &mut self.memo,
             },
-            &mut self.pending,
-            &mut self.voids,
-        )
+            pending: &mut self.pending,
+            ends: &mut self.ends,
+            voids: &mut self.voids,
+        }
     }
 }
 
-/// The completion buffer [`engine::run`] needs for `tasks` tasks: every task can be
+/// A [`HostStorage`] handed out, one part to each user.
+pub struct Split<'s> {
+    /// The controller's storage ([`Controller::new`]).
+    pub controller: Storage<'s>,
+    /// The engine's pending completions ([`Engine::new`]).
+    pub pending: &'s mut [Pending],
+    /// The engine's table of pending ends ([`Engine::with_pending_ends`]).
+    pub ends: &'s mut [Micros],
+    /// The controller's void index ([`Controller::with_void_index`]; empty for none).
+    pub voids: &'s mut [Void],
+}
+
+/// The completion buffer [`Engine`] needs for `tasks` tasks: every task can be
 /// committed, and re-committed once per reservation it loses.
 pub fn completions_for(tasks: usize) -> usize {
     2 * tasks + 16
@@ -113,28 +129,20 @@ pub fn simulate(
     tasks: &[Task],
     observer: &mut dyn Observer,
 ) -> Result<Report, Error> {
-    let Some(first) = tasks.first() else {
-        let mut storage = HostStorage::new(platform, 0, &placeholder_task());
-        let (st, pending, voids) = storage.split();
-        let mut ctl = Controller::new(platform, classes, config, st)?.with_void_index(voids);
-        return engine::run(&mut ctl, core::iter::empty(), schedule, pending, observer);
-    };
-    let mut storage = HostStorage::new(platform, tasks.len(), first);
-    let (st, pending, voids) = storage.split();
-    let mut ctl = Controller::new(platform, classes, config, st)?.with_void_index(voids);
-    engine::run(
-        &mut ctl,
-        tasks.iter().cloned().map(Ok),
-        schedule,
-        pending,
-        observer,
-    )
+    let placeholder = placeholder_task();
+    let template = tasks.first().unwrap_or(&placeholder);
+    let mut storage = HostStorage::new(platform, tasks.len(), template);
+    let parts = storage.split();
+    let mut ctl =
+        Controller::new(platform, classes, config, parts.controller)?.with_void_index(parts.voids);
+    Engine::new(schedule, parts.pending)
+        .with_pending_ends(parts.ends)
+        .run(&mut ctl, tasks.iter().cloned().map(Ok), observer)
 }
 
 fn placeholder_task() -> Task {
     use kairos_core::platform::TaskTypeId;
     use kairos_core::task::{Demand, TaskId};
-    use kairos_core::units::Micros;
     use kairos_core::utility::UtilityCurve;
     Task {
         id: TaskId(0),

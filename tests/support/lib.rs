@@ -113,14 +113,20 @@ impl Setup {
     /// A fresh controller with its void index (as `kairos run` builds it) and a driver of
     /// this trial's tasks, both over `storage`.
     pub fn start<'s>(&'s self, storage: &'s mut HostStorage) -> (Controller<'s>, Driver<'s>) {
-        let (st, pending, voids) = storage.split();
-        let ctl = Controller::new(&self.trial.platform, &self.trial.classes, self.config, st)
-            .expect("a controller")
-            .with_void_index(voids);
+        let parts = storage.split();
+        let ctl = Controller::new(
+            &self.trial.platform,
+            &self.trial.classes,
+            self.config,
+            parts.controller,
+        )
+        .expect("a controller")
+        .with_void_index(parts.voids);
         let driver = Driver {
             tasks: &self.trial.tasks,
             next: 0,
-            engine: Engine::new(Schedule::every(self.interval), pending),
+            engine: Engine::new(Schedule::every(self.interval), parts.pending)
+                .with_pending_ends(parts.ends),
         };
         (ctl, driver)
     }
@@ -128,10 +134,10 @@ impl Setup {
 
 /// A copy of `ctl` over `storage`, with a void index, as [`Setup::start`] builds one.
 pub fn copy_into<'a: 's, 's>(ctl: &Controller<'a>, storage: &'s mut HostStorage) -> Controller<'s> {
-    let (st, _, voids) = storage.split();
-    ctl.clone_into(st)
+    let parts = storage.split();
+    ctl.clone_into(parts.controller)
         .expect("the copy fits")
-        .with_void_index(voids)
+        .with_void_index(parts.voids)
 }
 
 /// A copy of a run stopped by `driver` over `storage`, to continue apart from the original.
@@ -140,17 +146,17 @@ pub fn copy_run<'a: 's, 't: 's, 's>(
     driver: &Driver<'t>,
     storage: &'s mut HostStorage,
 ) -> (Controller<'s>, Driver<'s>) {
-    let (st, pending, voids) = storage.split();
+    let parts = storage.split();
     let copy = ctl
-        .clone_into(st)
+        .clone_into(parts.controller)
         .expect("the copy fits")
-        .with_void_index(voids);
+        .with_void_index(parts.voids);
     let driver = Driver {
         tasks: driver.tasks,
         next: driver.next,
         engine: driver
             .engine
-            .clone_into(pending)
+            .clone_into(parts.pending, parts.ends)
             .expect("the pending copy fits"),
     };
     (copy, driver)

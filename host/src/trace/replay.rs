@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use kairos_core::controller::{Config, Controller, Decision, DecisionKind, TaskState};
-use kairos_core::engine::{self, Observer, Schedule};
+use kairos_core::engine::{Engine, Observer, Schedule};
 use kairos_core::policy::Reservations;
 use kairos_core::task::TaskId;
 use kairos_core::units::Micros;
@@ -151,23 +151,19 @@ fn replay_inner(
         TRACE_MEMO_ENTRIES,
         if index { VOIDS_PER_NODE } else { 0 },
     );
-    let (st, pending, voids) = storage.split();
-    let ctl = Controller::new(&platform, &classes, config, st)?;
+    let parts = storage.split();
+    let ctl = Controller::new(&platform, &classes, config, parts.controller)?;
     let mut ctl = if index {
-        ctl.with_void_index(voids)
+        ctl.with_void_index(parts.voids)
     } else {
         ctl
     };
     ctl.set_knapsack(options.knapsack);
 
     let mut rec = Recorder::new(jobs, &order);
-    let run = engine::run(
-        &mut ctl,
-        (0..jobs.len()).map(|k| Ok(task_of(k))),
-        Schedule::on_events(),
-        pending,
-        &mut rec,
-    );
+    let run = Engine::new(Schedule::on_events(), parts.pending)
+        .with_pending_ends(parts.ends)
+        .run(&mut ctl, (0..jobs.len()).map(|k| Ok(task_of(k))), &mut rec);
     if let Some(e) = rec.wrong_end.take() {
         return Err(e);
     }
