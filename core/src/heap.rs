@@ -76,11 +76,7 @@ pub(crate) struct Heap<'b, T: Copy, O: Order<T>> {
 impl<'b, T: Copy, O: Order<T>> Heap<'b, T, O> {
     /// An empty heap over `buf`, ordered by `order`.
     pub(crate) fn new(buf: &'b mut [T], order: O) -> Self {
-        Heap {
-            buf,
-            len: 0,
-            order,
-        }
+        Heap { buf, len: 0, order }
     }
 
     /// How many entries it holds.
@@ -101,7 +97,9 @@ impl<'b, T: Copy, O: Order<T>> Heap<'b, T, O> {
         *slot = x;
         self.len += 1;
         let o = &self.order;
-        sift_up(&mut self.buf[..self.len], self.len - 1, |a, b| o.before(a, b));
+        sift_up(&mut self.buf[..self.len], self.len - 1, |a, b| {
+            o.before(a, b)
+        });
         Ok(())
     }
 

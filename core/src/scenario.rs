@@ -37,9 +37,9 @@
 
 use crate::config::MAX_CLUSTERS;
 use crate::controller::Config;
+use crate::engine::Schedule;
 use crate::error::{Error, InputError};
 use crate::platform::{Cluster, Platform, TaskType};
-use crate::engine::Schedule;
 use crate::task::Task;
 use crate::utility::UtilityClasses;
 use core::fmt;

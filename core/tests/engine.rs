@@ -146,7 +146,10 @@ fn the_table_of_pending_ends_changes_nothing() {
             let (without, log_without) = run(&p, &tasks, h, s, false);
             assert_eq!(with, without, "{h} {s:?}");
             assert_eq!(log_with, log_without, "{h} {s:?}");
-            assert_eq!(with.completed + with.dropped + with.unfinished, with.arrived);
+            assert_eq!(
+                with.completed + with.dropped + with.unfinished,
+                with.arrived
+            );
         }
     }
 }
@@ -212,11 +215,17 @@ fn a_completion_brought_early_frees_the_nodes_at_once() {
     );
     engine.map(&mut ctl, Micros::ZERO, &mut log).unwrap();
     // The first task is due at 60 minutes; it reports done at 25.
-    assert_eq!(engine.next_event(&ctl, None), Some(Event::Completion(mins(60))));
+    assert_eq!(
+        engine.next_event(&ctl, None),
+        Some(Event::Completion(mins(60)))
+    );
     engine
         .complete(&mut ctl, TaskId(0), mins(25), &mut log)
         .unwrap();
-    assert_eq!(engine.next_event(&ctl, None), Some(Event::Mapping(mins(25))));
+    assert_eq!(
+        engine.next_event(&ctl, None),
+        Some(Event::Mapping(mins(25)))
+    );
     engine.map(&mut ctl, mins(25), &mut log).unwrap();
     let report = engine.finish(&mut ctl, &mut log).unwrap();
     let starts: Vec<_> = log.decisions.iter().map(|d| (d.task, d.start)).collect();
@@ -227,12 +236,9 @@ fn a_completion_brought_early_frees_the_nodes_at_once() {
     );
     assert_eq!((report.completed, report.mapping_events), (2, 2));
     // `run` on the same tasks without the early report ends the first at 60.
-    let (_, plain) = run(
-        &p,
-        &tasks,
-        Heuristic::Fcfs,
-        Schedule::on_events(),
-        false,
+    let (_, plain) = run(&p, &tasks, Heuristic::Fcfs, Schedule::on_events(), false);
+    assert_eq!(
+        plain.completions,
+        [(TaskId(0), mins(60)), (TaskId(1), mins(120))]
     );
-    assert_eq!(plain.completions, [(TaskId(0), mins(60)), (TaskId(1), mins(120))]);
 }

@@ -46,8 +46,8 @@ use cortex_m_rt::{entry, exception, ExceptionFrame};
 use cortex_m_semihosting::debug::{self, ExitStatus, EXIT_FAILURE, EXIT_SUCCESS};
 use defmt::{error, info, Display2Format};
 use kairos_core::controller::Controller;
-use kairos_core::error::Error;
 use kairos_core::engine::{self, Observer, Report};
+use kairos_core::error::Error;
 use kairos_core::scenario::{Encoded, ScenarioHeader, Tasks};
 use kairos_core::units::Micros;
 

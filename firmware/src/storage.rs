@@ -17,8 +17,8 @@ use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use kairos_core::controller::{MemoEntry, Storage, TaskSlot, TaskState, Work};
-use kairos_core::platform::TaskTypeId;
 use kairos_core::engine::Pending;
+use kairos_core::platform::TaskTypeId;
 use kairos_core::scenario::ScenarioHeader;
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline};

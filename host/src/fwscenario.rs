@@ -35,10 +35,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use kairos_core::controller::{Config, Controller};
 use kairos_core::energy::{EnergyFilter, FilterKind};
+use kairos_core::engine::{self, Observer, Report, Schedule};
 use kairos_core::error::Error;
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskTypeId};
 use kairos_core::policy::{Heuristic, Reservations};
-use kairos_core::engine::{self, Observer, Report, Schedule};
 use kairos_core::scenario::{encode_header, encode_task, EncodeError, Encoded, ScenarioHeader};
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::units::{Micros, MilliJoules, MilliWatts, NodeCount};
@@ -241,11 +241,21 @@ pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
     let parts = storage.split();
     let mut rec = Recorder::default();
     let report = {
-        let mut ctl =
-            Controller::new(&header.platform, &header.classes, header.config, parts.controller)?
-                .with_void_index(parts.voids);
+        let mut ctl = Controller::new(
+            &header.platform,
+            &header.classes,
+            header.config,
+            parts.controller,
+        )?
+        .with_void_index(parts.voids);
         // The firmware's engine, without the table of pending ends it has no room for.
-        engine::run(&mut ctl, enc.tasks(), header.schedule, parts.pending, &mut rec)?
+        engine::run(
+            &mut ctl,
+            enc.tasks(),
+            header.schedule,
+            parts.pending,
+            &mut rec,
+        )?
     };
     Ok(HostRun {
         header,

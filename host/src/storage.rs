@@ -5,12 +5,12 @@
 use kairos_core::controller::{
     Config, Controller, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
 };
+use kairos_core::engine::{Engine, Observer, Pending, Report, Schedule};
 use kairos_core::error::Error;
 use kairos_core::platform::Platform;
-use kairos_core::engine::{Engine, Observer, Pending, Report, Schedule};
 use kairos_core::task::Task;
-use kairos_core::units::Micros;
 use kairos_core::timeline::{NodeTimeline, Void};
+use kairos_core::units::Micros;
 use kairos_core::utility::UtilityClasses;
 
 /// Entries of the fit memo: enough for every (cluster, task type, P-state) of the largest
@@ -41,13 +41,7 @@ impl HostStorage {
     /// Storage for `tasks` tasks on `platform`, run by [`Engine`]; `template` fills the
     /// task slots.
     pub fn new(platform: &Platform, tasks: usize, template: &Task) -> HostStorage {
-        HostStorage::with_caches(
-            platform,
-            tasks,
-            template,
-            MEMO_ENTRIES,
-            VOIDS_PER_NODE,
-        )
+        HostStorage::with_caches(platform, tasks, template, MEMO_ENTRIES, VOIDS_PER_NODE)
     }
 
     /// As [`HostStorage::new`], with a fit memo of `memo` entries and a void index of

@@ -395,9 +395,9 @@ fn value_replay_cli_errors() {
 #[test]
 fn value_max_value_breaks_ties_by_earliest_completion() {
     use kairos_core::controller::{Decision, DecisionKind};
+    use kairos_core::engine::Observer;
     use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskType};
     use kairos_core::policy::Heuristic;
-    use kairos_core::engine::Observer;
     use kairos_core::task::{Demand, Task, TaskId};
     use kairos_core::units::{MilliWatts, NodeCount};
 

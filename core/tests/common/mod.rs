@@ -4,9 +4,9 @@
 use kairos_core::controller::{
     Config, Controller, Decision, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
 };
+use kairos_core::engine::{self, Observer, Pending, Report, Schedule};
 use kairos_core::error::Error;
 use kairos_core::platform::{Cluster, ClusterId, ClusterKind, Placement, Platform, TaskTypeId};
-use kairos_core::engine::{self, Observer, Pending, Report, Schedule};
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::timeline::{NodeTimeline, Void};
 use kairos_core::units::{Micros, MilliWatts, NodeCount};

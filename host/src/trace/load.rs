@@ -85,7 +85,6 @@ pub fn load(path: &Path, options: &LoadOptions) -> anyhow::Result<LoadedTrace> {
     })
 }
 
-
 /// The machine: one cluster of `procs` one-core nodes with one 0 W P-state.
 pub fn machine(procs: u32) -> Result<Platform, TraceError> {
     if procs == 0 {
@@ -131,7 +130,6 @@ pub fn job_task_valued(job: &ReplayJob, curve: UtilityCurve) -> Task {
         actual: Some(Micros(job.runtime)),
     }
 }
-
 
 /// The seed 001 value function of each job (in the order given), drawn from `seed`: the
 /// average execution time is the job's run time (capped at its request, as it runs), and

@@ -49,7 +49,6 @@ impl JobRecord {
     }
 }
 
-
 /// The summary metrics of a replay.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Summary {
@@ -71,7 +70,6 @@ pub struct Summary {
     /// Jobs replayed per second of wall-clock time.
     pub jobs_per_second: f64,
 }
-
 
 /// The metrics of `jobs` on a machine of `procs` processors; `wall_time_s` is the replay's.
 pub fn summarize(jobs: &[JobRecord], procs: u32, wall_time_s: f64) -> Summary {

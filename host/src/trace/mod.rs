@@ -59,8 +59,8 @@ mod replay;
 
 pub use load::{job_task, job_task_valued, job_values, load, machine, LoadOptions, LoadedTrace};
 pub use metrics::{
-    peak_procs, secs, summarize, write_jobs_csv, CleanCounts, JobRecord, KnapsackSummary,
-    Summary, SummaryFile, BSLD_BOUND_US,
+    peak_procs, secs, summarize, write_jobs_csv, CleanCounts, JobRecord, KnapsackSummary, Summary,
+    SummaryFile, BSLD_BOUND_US,
 };
 pub use replay::{replay_trace, replay_trace_curves, replay_trace_with, TRACE_MEMO_ENTRIES};
 
@@ -245,7 +245,6 @@ impl From<kairos_core::error::Error> for TraceError {
     }
 }
 
-
 /// What the replay did: its passes and the decisions and completions they led to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ReplayCounts {
@@ -260,7 +259,6 @@ pub struct ReplayCounts {
     /// Jobs dropped (utility-aware policies: they could earn only zero value).
     pub dropped: u64,
 }
-
 
 /// What [`replay_trace`] yields.
 #[derive(Clone, Debug)]
@@ -298,4 +296,3 @@ pub struct ValueOutcome {
     #[serde(skip)]
     pub dropped_ids: Vec<u64>,
 }
-
