@@ -46,11 +46,12 @@
 //! trial 41, near the day's end). Permanent reservations keep the up-front loop and their
 //! decisions.
 
-use super::{Reservations, TypesSeen};
-use crate::config::{MAX_CLUSTERS, MAX_PSTATES, MAX_TASK_TYPES};
-use crate::controller::{Choice, Controller, Decision, Work};
+use super::common::{filtered, TypesSeen};
+use crate::config::Reservations;
 use crate::energy::{option_at, option_bit};
 use crate::error::Error;
+use crate::limits::{MAX_CLUSTERS, MAX_PSTATES, MAX_TASK_TYPES};
+use crate::plan::{Choice, Decision, Planner, Work};
 use crate::platform::{ClusterId, PState, TaskTypeId};
 use crate::units::Micros;
 
@@ -77,13 +78,13 @@ pub(crate) trait Objective: Copy {
     /// The value of option `ch` for a task that earns `u` when it completes: by default the
     /// utility over the option's [`cost`](Self::cost), what [`PER_COST`](Self::PER_COST)
     /// promises.
-    fn value(self, ctl: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
+    fn value(self, ctl: &Planner<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
         Ok(u / self.cost(ctl, ch)?)
     }
 
     /// What the utility is divided by when [`PER_COST`](Self::PER_COST): a measure of the
     /// option alone (not of its start or of the task's utility). 1 otherwise.
-    fn cost(self, _ctl: &Controller<'_>, _ch: &Choice) -> Result<f64, Error> {
+    fn cost(self, _ctl: &Planner<'_>, _ch: &Choice) -> Result<f64, Error> {
         Ok(1.0)
     }
 }
@@ -139,7 +140,7 @@ impl Bounds {
 /// They go to `out` (emptied first), not a return value: a `Result` of them would be copied
 /// out of it, for every task at every event.
 fn bounds(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     i: u32,
     objective: impl Objective,
     after: Option<(ClusterId, PState)>,
@@ -147,7 +148,7 @@ fn bounds(
 ) -> Result<(), Error> {
     out.clear();
     // The filter's verdicts first (kept per task type for the event); the rest only reads.
-    let admitted = ctl.admitted_options(i, super::filtered(ctl));
+    let admitted = ctl.admitted_options(i, filtered(ctl));
     let ctl = &*ctl;
     let now = ctl.now();
     // Placements are read in place, not copied: this runs for every task at every event.
@@ -188,7 +189,7 @@ fn bounds(
 
 /// The utility a bound of task slot `i` uses: that of completing after `shortest` from now,
 /// inflated by [`BOUND_MARGIN`] (and above zero).
-fn bound_utility(ctl: &Controller<'_>, i: u32, shortest: Micros) -> Result<f64, Error> {
+fn bound_utility(ctl: &Planner<'_>, i: u32, shortest: Micros) -> Result<f64, Error> {
     Ok(inflated(
         ctl.value_at_end(i, ctl.now().saturating_add(shortest))?,
     ))
@@ -202,12 +203,7 @@ fn inflated(u: f64) -> f64 {
 /// [`bound_utility`] of a typed task, kept in `kept` for the rest of the event (NaN: not
 /// worked out yet). Its shortest option and `now` do not change within an event, so the
 /// heap's bound and every later working out of its best share one `exp`.
-fn kept_utility(
-    ctl: &Controller<'_>,
-    i: u32,
-    shortest: Micros,
-    kept: &mut f64,
-) -> Result<f64, Error> {
+fn kept_utility(ctl: &Planner<'_>, i: u32, shortest: Micros, kept: &mut f64) -> Result<f64, Error> {
     if kept.is_nan() {
         *kept = bound_utility(ctl, i, shortest)?;
     }
@@ -287,7 +283,7 @@ impl Known {
 /// utility by the utility known by the completion that start gives.
 #[inline(never)]
 fn loses_unread(
-    ctl: &Controller<'_>,
+    ctl: &Planner<'_>,
     i: u32,
     (c, p): (ClusterId, PState),
     objective: impl Objective,
@@ -316,13 +312,13 @@ fn loses_unread(
 /// the best so far are skipped. The pick is the exhaustive loop's; only the memo may differ,
 /// which no decision reads.
 pub(crate) fn best<O: Objective>(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     i: u32,
     objective: O,
     types: &mut TypeBounds,
     bound_u: &mut f64,
 ) -> Result<Best, Error> {
-    let filtered = super::filtered(ctl);
+    let filtered = filtered(ctl);
     let admitted = ctl.admitted_options(i, filtered);
     let now = ctl.now();
     let mut starts_now = false;
@@ -330,7 +326,7 @@ pub(crate) fn best<O: Objective>(
     // one at or before a later completion bounds the utility there (with the bounds'
     // margin), which decides most options that cannot win without an `exp`.
     let mut known = Known::new();
-    let mut work_out = |ctl: &mut Controller<'_>,
+    let mut work_out = |ctl: &mut Planner<'_>,
                         c: ClusterId,
                         p: PState,
                         loses: &dyn Fn(f64) -> bool|
@@ -451,11 +447,11 @@ fn branch_and_bound<T>(
 /// picks: every option worked out in (cluster, P-state) order.
 #[cfg(test)]
 pub(crate) fn best_exhaustive(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     i: u32,
     objective: impl Objective,
 ) -> Result<Best, Error> {
-    let filtered = super::filtered(ctl);
+    let filtered = filtered(ctl);
     let now = ctl.now();
     let mut best: Option<Choice> = None;
     let mut starts_now = false;
@@ -524,7 +520,7 @@ pub(crate) type TypeBounds = [TypeBound; MAX_TASK_TYPES];
 /// earlier one whose bound rounds to the same value: only a bound's value is ever read (a
 /// bound's choice is never current, so it is worked out before it is assigned).
 fn bound<O: Objective>(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     i: u32,
     objective: O,
     types: &mut TypeBounds,
@@ -550,7 +546,7 @@ fn bound<O: Objective>(
 /// has a table of its own, or the objective is not [`PER_COST`](Objective::PER_COST)).
 #[inline]
 fn kept<'t, O: Objective>(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     i: u32,
     objective: O,
     types: &'t mut TypeBounds,
@@ -572,7 +568,7 @@ fn kept<'t, O: Objective>(
 /// (the utility over each cost: the objective's value, bit for bit), into `out`; false when
 /// its type keeps none (then `out` is untouched).
 fn kept_bounds<O: Objective>(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     i: u32,
     objective: O,
     (types, bound_u): (&mut TypeBounds, &mut f64),
@@ -606,11 +602,11 @@ fn kept_bounds<O: Objective>(
 /// The [`TypeBound`] of task slot `i`'s type under a [`PER_COST`](Objective::PER_COST)
 /// objective.
 fn type_bound(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     i: u32,
     objective: impl Objective,
 ) -> Result<TypeBound, Error> {
-    let admitted = ctl.admitted_options(i, super::filtered(ctl));
+    let admitted = ctl.admitted_options(i, filtered(ctl));
     let ctl = &*ctl;
     let now = ctl.now();
     let Some(table) = ctl.table(i) else {
@@ -662,7 +658,7 @@ fn type_bound(
 /// A bound of task slot `i`'s best from each of its options' [`bounds`] (ties keep the
 /// first).
 fn bound_by_option(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     i: u32,
     objective: impl Objective,
 ) -> Result<Option<Choice>, Error> {
@@ -681,7 +677,7 @@ fn bound_by_option(
 /// options' bounds, for the tests to hold the two to the same value.
 #[cfg(test)]
 pub(crate) fn bounds_both(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     i: u32,
     objective: impl Objective,
     types: &mut TypeBounds,
@@ -697,7 +693,7 @@ pub(crate) fn bounds_both(
 /// options, values bit for bit), after each option task slot `i` has (through `types`).
 #[cfg(test)]
 pub(crate) fn kept_bounds_agree(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     i: u32,
     objective: impl Objective,
     types: &mut TypeBounds,
@@ -731,7 +727,7 @@ pub(crate) fn kept_bounds_agree(
 /// option task slot `i` has (true when it does not say so).
 #[cfg(test)]
 pub(crate) fn per_cost_holds<O: Objective>(
-    ctl: &Controller<'_>,
+    ctl: &Planner<'_>,
     i: u32,
     objective: O,
     us: &[f64],
@@ -761,7 +757,7 @@ pub(crate) fn per_cost_holds<O: Objective>(
 
 /// Task slot `i` on option `at` as a bound of value `value`: a choice that starts now.
 fn bound_choice(
-    ctl: &Controller<'_>,
+    ctl: &Planner<'_>,
     i: u32,
     (c, p): (ClusterId, PState),
     value: f64,
@@ -781,11 +777,11 @@ fn bound_choice(
 /// change it, and after each assignment the same type is asked again, where the options
 /// before that one (each a memo lookup or a count) would mostly say no again.
 fn can_start_now(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     i: u32,
     hint: &mut Option<(ClusterId, PState)>,
 ) -> Result<bool, Error> {
-    let filtered = super::filtered(ctl);
+    let filtered = filtered(ctl);
     let admitted = ctl.admitted_options(i, filtered);
     if let Some((c, p)) = *hint {
         if admitted & option_bit(c, p) != 0 && ctl.option_now(i, c, p, filtered)?.is_some() {
@@ -878,7 +874,7 @@ impl Flagged {
 /// event), and stopping at the first that may. The answer is the same either way: whether
 /// some flagged task of a type not stuck (or of a table of its own) may start now.
 fn any_may_start_now(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     len: usize,
     (stuck, hints): (&mut TypesSeen, &mut StartHints),
     flagged: &mut Flagged,
@@ -934,7 +930,7 @@ fn any_may_start_now(
 /// stands for: whether some flagged entry of a type not `stuck` may start now.
 #[cfg(test)]
 fn check_flagged(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     len: usize,
     stuck: &TypesSeen,
     flagged: &Flagged,
@@ -981,7 +977,7 @@ fn sift_down(h: &mut [Work], i: usize) {
 }
 
 pub(super) fn run(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     reservations: Reservations,
     objective: impl Objective,
     sink: &mut dyn FnMut(&Decision),
