@@ -196,6 +196,7 @@ pub(crate) type TypeBounds = [TypeBound; MAX_TASK_TYPES];
 /// Its option is the first of the least cost, where the options' bounds might pick an
 /// earlier one whose bound rounds to the same value: only a bound's value is ever read (a
 /// bound's choice is never current, so it is worked out before it is assigned).
+#[inline]
 pub(super) fn bound<O: Objective>(
     ctl: &mut Planner<'_>,
     i: u32,
@@ -244,6 +245,7 @@ pub(super) fn kept<'t, O: Objective>(
 /// [`bounds`] of typed task slot `i`'s options after `after` from its type's kept costs
 /// (the utility over each cost: the objective's value, bit for bit), into `out`; false when
 /// its type keeps none (then `out` is untouched).
+#[inline]
 pub(super) fn kept_bounds<O: Objective>(
     ctl: &mut Planner<'_>,
     i: u32,
