@@ -29,7 +29,7 @@
 //! # Storage and errors
 //!
 //! The core never allocates. Small tables are fixed-capacity (`heapless`, limits in
-//! [`config`]); everything sized by the workload (task slots, node timelines, sweep scratch,
+//! [`limits`]); everything sized by the workload (task slots, node timelines, sweep scratch,
 //! the fit memo, pending completions) is a slice the caller provides ([`controller::Storage`],
 //! [`controller::StorageSizes`]), so the host can use `Vec`s and the firmware `static`s. A full
 //! buffer is a [`error::CapacityError`], an inconsistent input an [`error::InputError`]: the
@@ -49,9 +49,11 @@ pub mod digest;
 pub mod dropping;
 pub mod energy;
 pub mod error;
+pub mod limits;
 // Adopted by the replay engine next; the timeline and the greedy pass sift with it.
 #[allow(dead_code)]
 mod heap;
+pub mod plan;
 pub mod platform;
 pub mod policy;
 pub mod replay;

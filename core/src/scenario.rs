@@ -35,9 +35,9 @@
 //! constructor returns. A task that decodes but makes no sense (an unknown task type, say) is
 //! the controller's to reject, as for any other input.
 
-use crate::config::MAX_CLUSTERS;
-use crate::controller::Config;
+use crate::config::Config;
 use crate::error::{Error, InputError};
+use crate::limits::MAX_CLUSTERS;
 use crate::platform::{Cluster, Platform, TaskType};
 use crate::replay::Schedule;
 use crate::task::Task;
@@ -329,7 +329,7 @@ impl Iterator for Tasks<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controller::Config;
+    use crate::config::Config;
     use crate::platform::{Cluster, ClusterKind, Placement, TaskTypeId};
     use crate::policy::Heuristic;
     use crate::task::{Demand, TaskId};

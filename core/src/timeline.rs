@@ -25,8 +25,8 @@
 //! weighted by the nodes that have it, kept sorted both ways). Queries start at or after the
 //! last prune's `now` (the horizon), so the index leaves out the voids that end by then.
 
-use crate::config::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE};
 use crate::error::{full, Capacity, Error, InputError};
+use crate::limits::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE};
 use crate::task::TaskId;
 use crate::units::{Micros, NodeCount};
 use core::cmp::Ordering;

@@ -12,7 +12,7 @@
 //! default: the value MODEL.md gives for the ESSC environment of seed 000. The checked-in
 //! scenarios (`scenarios/essc-5k.toml`, `scenarios/essc-10k.toml`) still spell every key out.
 
-use kairos_core::config::{MAX_CLUSTERS, MAX_PSTATES, MAX_TASK_TYPES};
+use kairos_core::limits::{MAX_CLUSTERS, MAX_PSTATES, MAX_TASK_TYPES};
 use kairos_core::platform::ClusterKind;
 use serde::{Deserialize, Serialize};
 use std::fmt;

@@ -388,8 +388,8 @@ pub fn job_task(job: &ReplayJob) -> Task {
 pub fn job_task_valued(job: &ReplayJob, curve: UtilityCurve) -> Task {
     let mut placement = Placement {
         nodes: NodeCount(job.procs),
-        etc: [Micros::ZERO; kairos_core::config::MAX_PSTATES],
-        apc: [MilliWatts(0); kairos_core::config::MAX_PSTATES],
+        etc: [Micros::ZERO; kairos_core::limits::MAX_PSTATES],
+        apc: [MilliWatts(0); kairos_core::limits::MAX_PSTATES],
     };
     placement.etc[0] = Micros(job.request);
     Task {

@@ -9,7 +9,7 @@
 
 use super::rng::Stream;
 use crate::scenario::Scenario;
-use kairos_core::config::MAX_PSTATES;
+use kairos_core::limits::MAX_PSTATES;
 use kairos_core::platform::{Cluster, ClusterKind, Placement};
 use kairos_core::units::{Cores, Micros, MilliWatts};
 use kairos_core::utility::Urgency;
