@@ -52,10 +52,10 @@ pub mod error;
 // Adopted by the replay engine next; the timeline and the greedy pass sift with it.
 #[allow(dead_code)]
 mod heap;
+pub mod packed;
 pub mod platform;
 pub mod policy;
 pub mod replay;
-pub mod scenario;
 pub mod task;
 pub mod timeline;
 pub mod units;

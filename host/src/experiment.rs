@@ -29,7 +29,7 @@
 //!                                        # when there is only one run
 //! ```
 //!
-//! A trace experiment (seed 001's value functions on a log, [`crate::value`]) gives a
+//! A trace experiment (seed 001's value functions on a log, [`crate::seed001`]) gives a
 //! `[trace]` table instead of `scenario`; its trials are the scenarios (windows of the log,
 //! each with its own platform and value draw), and each `[[runs]]` entry may set the
 //! oversubscription level:
@@ -131,7 +131,7 @@ struct TraceSpec {
     step_hours: Option<u32>,
 }
 
-/// The log of a trace experiment and how its scenarios are drawn ([`crate::value`]).
+/// The log of a trace experiment and how its scenarios are drawn ([`crate::seed001`]).
 #[derive(Clone, Debug)]
 pub struct TraceSource {
     /// The `swf` key as written.
@@ -658,7 +658,7 @@ impl Experiment {
                 }
                 (false, None) => None,
                 (true, f) => {
-                    let f = f.unwrap_or(crate::value::DEFAULT_CORES_FRACTION);
+                    let f = f.unwrap_or(crate::seed001::DEFAULT_CORES_FRACTION);
                     if !(f > 0.0 && f <= 1.0) {
                         c.fail(
                             &key("cores_fraction"),
@@ -822,9 +822,9 @@ impl Experiment {
     }
 
     /// The `kairos run` options of configuration `config` on trial `trial`.
-    pub fn run_options(&self, config: usize, trial: u32) -> crate::cmd::run::RunOptions {
+    pub fn run_options(&self, config: usize, trial: u32) -> crate::run::RunOptions {
         let c = &self.configs[config];
-        crate::cmd::run::RunOptions {
+        crate::run::RunOptions {
             heuristic: c.heuristic,
             reservations: Some(c.reservations),
             filter: c.filter,

@@ -6,13 +6,15 @@ pub mod cmd;
 /// Experiment files: heuristics x filters x trials, and their parallel runner.
 pub mod experiment;
 /// The firmware's reference scenarios: generation, encoding, host replay (`kairos digest`).
-pub mod fwscenario;
+pub mod firmware_scenarios;
 /// The ESSC workload generator: platforms, task types and arrivals of a trial.
 pub mod generate;
 /// Seed 004's knapsack sweep: malleable schedules over an (alpha, beta, gamma) grid, fronts.
 pub mod knapsack;
 /// Experiment reports: statistics, CSV and JSON tables, SVG plots.
 pub mod report;
+/// One run: a scenario's trial under one configuration, and its summary.
+pub mod run;
 /// Scenario files: the TOML format, its defaults and its validation.
 pub mod scenario;
 /// Host-side storage and runs of the core replay engine.
@@ -22,4 +24,4 @@ pub mod swf;
 /// Trace replay: SWF jobs under FCFS, EASY or Conservative backfilling, and their metrics.
 pub mod trace;
 /// Seed 001's environment over an SWF log: value functions, platforms, windows, runs.
-pub mod value;
+pub mod seed001;
