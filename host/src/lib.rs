@@ -17,11 +17,13 @@ pub mod report;
 pub mod run;
 /// Scenario files: the TOML format, its defaults and its validation.
 pub mod scenario;
+/// Seed 001's environment over an SWF log: value functions, platforms, windows, runs.
+pub mod seed001;
 /// Host-side storage and runs of the core replay engine.
 pub mod sim;
 /// Standard Workload Format logs: reading, cleaning, conversion to replay jobs.
 pub mod swf;
+/// kairos's TOML files: parsing, value checks, and errors naming the file, line and key.
+pub mod toml_file;
 /// Trace replay: SWF jobs under FCFS, EASY or Conservative backfilling, and their metrics.
 pub mod trace;
-/// Seed 001's environment over an SWF log: value functions, platforms, windows, runs.
-pub mod seed001;

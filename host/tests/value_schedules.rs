@@ -12,9 +12,9 @@ use kairos_core::policy::Reservations;
 use kairos_core::units::Micros;
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
 use kairos_host::generate::rng::Stream;
+use kairos_host::seed001::{self, ValueParams, Window};
 use kairos_host::swf::ReplayJob;
 use kairos_host::trace::{self, LoadOptions, Policy, ReplayOptions, TraceResult};
-use kairos_host::seed001::{self, ValueParams, Window};
 
 fn curie() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -158,8 +158,12 @@ fn run_one_scenario(
                 .cores_fraction
                 .unwrap_or(crate::seed001::DEFAULT_CORES_FRACTION);
             let sc = &scenarios[levels.iter().position(|&x| x == f).unwrap_or(0)];
-            let r = match crate::seed001::run(sc, cfg.heuristic, cfg.reservations, &exp.scenario.name)
-            {
+            let r = match crate::seed001::run(
+                sc,
+                cfg.heuristic,
+                cfg.reservations,
+                &exp.scenario.name,
+            ) {
                 Ok(mut summary) => {
                     summary.generate_s = generate_s;
                     Ok(Row { config: c, summary })
