@@ -47,8 +47,8 @@ use cortex_m_semihosting::debug::{self, ExitStatus, EXIT_FAILURE, EXIT_SUCCESS};
 use defmt::{error, info, Display2Format};
 use kairos_core::controller::Controller;
 use kairos_core::error::Error;
-use kairos_core::replay::{self, Observer, Report};
 use kairos_core::packed::{PackedHeader, PackedScenario, PackedTasks};
+use kairos_core::replay::{self, Observer, Report};
 use kairos_core::units::Micros;
 
 #[entry]

@@ -17,9 +17,9 @@ use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use kairos_core::controller::{MemoEntry, Storage, TaskSlot, TaskState, Work};
+use kairos_core::packed::PackedHeader;
 use kairos_core::platform::TaskTypeId;
 use kairos_core::replay::Pending;
-use kairos_core::packed::PackedHeader;
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
 use kairos_core::units::Micros;

@@ -4,8 +4,8 @@
 //! Data flows one way: [`RunOptions`] (what `kairos run`'s flags and an experiment's
 //! configurations both become) and a [`Scenario`] go in; [`config`] turns them into the
 //! core's `Config`; [`run_generated`] hands the trial to [`crate::sim`], which drives the
-//! core's replay engine, and times its mapping events through [`Watch`] (an `Observer`);
-//! a [`RunSummary`] comes out. `kairos run` (`crate::cmd::run`), the experiment runner,
+//! core's replay engine, and times its mapping events through `Watch` (an `Observer`);
+//! a [`RunSummary`] comes out. `kairos run`, the experiment runner,
 //! seed 001's runs ([`crate::seed001`]), the benches and the tests all call this module.
 //!
 //! Defaults: place-holders for the utility-aware heuristics (the comparison heuristics only

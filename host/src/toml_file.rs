@@ -2,10 +2,10 @@
 //! reading one, parsing it into its format, and checking its values, with one error type and
 //! one shape of message for both.
 //!
-//! A file goes through two stages. [`parse`] reads it into the format's types, which are all
+//! A file goes through two stages. `parse` reads it into the format's types, which are all
 //! `#[serde(deny_unknown_fields)]`: a syntax error, a misspelt key, a wrong type or a missing
 //! key is the toml crate's message, with the line and a caret under the offending span
-//! ([`TomlFileError::Syntax`]). Then the format checks every value through a [`Checker`],
+//! ([`TomlFileError::Syntax`]). Then the format checks every value through a `Checker`,
 //! which collects one line per bad value, naming the file, the line where the key is written,
 //! the dotted key, the value and the rule ([`TomlFileError::Invalid`]):
 //!

@@ -9,7 +9,7 @@
 //!   events; the JSON adds the experiment, the sweeps and the calibration.
 //! - `timing.json`: wall times of the runs and the generation, mapping-event percentiles.
 //! - `utility.svg`, `energy.svg`, and for a leniency sweep `leniency.svg` and
-//!   `leniency-energy.svg` (see [`svg`](crate::report::svg)).
+//!   `leniency-energy.svg` (see [`svg`]).
 //!
 //! Every float is written with six decimals (`{:.6}`), and every row and key comes in a fixed
 //! order, so the same inputs give byte-identical CSV, JSON and SVG files: only `timing.json`
