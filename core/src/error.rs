@@ -96,7 +96,7 @@ pub enum InputError {
     BadTaskState(u32),
     /// A booking that would overlap another on the same node.
     Overlap,
-    /// Encoded input (a scenario, see [`crate::scenario`]) that does not decode: truncated,
+    /// Encoded input (a packed scenario, see [`crate::packed`]) that does not decode: truncated,
     /// corrupt, or of another format version. The value is the byte offset where it failed.
     Undecodable(u32),
 }

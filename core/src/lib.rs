@@ -53,11 +53,11 @@ pub mod limits;
 // Adopted by the replay engine next; the timeline and the greedy pass sift with it.
 #[allow(dead_code)]
 mod heap;
+pub mod packed;
 pub mod plan;
 pub mod platform;
 pub mod policy;
 pub mod replay;
-pub mod scenario;
 pub mod task;
 pub mod timeline;
 pub mod units;

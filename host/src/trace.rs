@@ -11,7 +11,7 @@
 //!   limit, as [`crate::swf::CleanOptions::clamp_runtime_to_request`] makes explicit);
 //! - its utility curve is a constant 1 (these policies ignore utility), or, with value
 //!   functions ([`ReplayOptions::value_seed`]; always under the utility-aware policies), a
-//!   seed 001 value function drawn for its run time ([`crate::value::value_curve`]);
+//!   seed 001 value function drawn for its run time ([`crate::seed001::value_curve`]);
 //! - under the utility-aware policies, a job that could earn only zero value even started now
 //!   is dropped (seed 001 §3.1): it never runs and is reported apart;
 //! - the day is `[0, Micros::MAX)`: there is no horizon, every job must start and finish.
@@ -419,10 +419,10 @@ pub fn replay_trace(
 /// the longest such time of `jobs` is the generator's upper reference.
 pub fn job_values(jobs: &[ReplayJob], seed: u64) -> Vec<UtilityCurve> {
     let max = Micros(jobs.iter().map(run_time).max().unwrap_or(0));
-    let params = crate::value::ValueParams::default();
+    let params = crate::seed001::ValueParams::default();
     let mut s = crate::generate::rng::Stream::new(seed, 0, "seed001-value", 0);
     jobs.iter()
-        .map(|j| crate::value::value_curve(&mut s, Micros(run_time(j)), max, &params))
+        .map(|j| crate::seed001::value_curve(&mut s, Micros(run_time(j)), max, &params))
         .collect()
 }
 
@@ -514,7 +514,7 @@ fn replay_inner(
     config.reservations = options.reservations;
     config.drop_threshold = policy
         .is_utility_aware()
-        .then_some(crate::value::ZERO_VALUE_THRESHOLD);
+        .then_some(crate::seed001::ZERO_VALUE_THRESHOLD);
     // Value functions in submission order.
     let curves: Option<Vec<UtilityCurve>> =
         curves.map(|c| order.iter().map(|&i| c[i as usize]).collect());

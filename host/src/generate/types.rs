@@ -79,7 +79,7 @@ pub fn table_ii(max: u64) -> [(u32, u64, u64); 5] {
 }
 
 /// Downey's speedup S(n) of a program of average parallelism `a` and variance `sigma` on
-/// `n` processors (Downey 1997, seed 000 ref [4]): the high-variance form for sigma >= 1,
+/// `n` processors (Downey 1997, seed 000 ref \[4\]): the high-variance form for sigma >= 1,
 /// the low-variance form below. S(1) = 1 and S(n) = a once n is large enough.
 pub fn downey_speedup(n: f64, a: f64, sigma: f64) -> f64 {
     if sigma >= 1.0 {
