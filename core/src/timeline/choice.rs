@@ -7,7 +7,7 @@
 //! index through a heap ([`lowest_members`]). [`ClusterTimeline::book_chosen`] books the
 //! choice as it is made: it marks the nodes taken only in the groups taken in part, which are
 //! then split (`groups.rs`), and edits the void index (`void_index.rs`) once for each run of
-//! groups sharing a void. [`ClusterTimeline::book`] books a list of nodes the same way.
+//! groups sharing a void. The tests' `book` books a list of nodes the same way.
 //!
 //! Data flow: reads the groups' spans and bookings, writes bookings, groups, index edits and
 //! the booking log and counts of `mod.rs`.
@@ -24,10 +24,12 @@ impl<'a> ClusterTimeline<'a> {
     /// Chooses `out.len()` nodes free over `[s, s + d)`: fewest new idle voids, then the
     /// smallest void, then the lowest index (seed 000 §III.F), and writes them in node order.
     /// `now` is the earliest instant a void can begin (idle time before it is gone; at or
-    /// after the [`horizon`](Self::horizon), as `s` is). Returns how many were found; fewer
-    /// than asked means the nodes are not free. `keys` needs room for twice as many entries
-    /// as the cluster has groups.
-    pub fn choose_nodes(
+    /// after the horizon, as `s` is). Returns how many were found; fewer than asked means the
+    /// nodes are not free. `keys` needs room for twice as many entries as the cluster has
+    /// groups. With [`book`](Self::book), the tests' reference for
+    /// [`book_chosen`](Self::book_chosen), which makes the same choice as it books.
+    #[cfg(test)]
+    pub(crate) fn choose_nodes(
         &self,
         now: Micros,
         s: Micros,
@@ -80,7 +82,8 @@ impl<'a> ClusterTimeline<'a> {
     }
 
     /// Books `nodes` for `b`; all or nothing: on an overlap or a full node, nothing changes.
-    pub fn book(&mut self, nodes: &[u32], b: Booking) -> Result<(), Error> {
+    #[cfg(test)]
+    pub(crate) fn book(&mut self, nodes: &[u32], b: Booking) -> Result<(), Error> {
         if b.end <= b.start {
             return Err(InputError::ZeroDuration.into());
         }
@@ -101,6 +104,7 @@ impl<'a> ClusterTimeline<'a> {
     /// Marks node `n` taken by `b` and counts it in its group (`groups.list[..t]` holds the
     /// groups taken so far), checking the group (free over `b`, room for it) at its first
     /// node; on an error nothing is marked.
+    #[cfg(test)]
     fn mark_taken(&mut self, n: u32, b: &Booking, t: &mut usize) -> Result<(), Error> {
         let cluster_nodes = self.slots.len() as u32;
         let Some(&g) = self.groups.of.get(n as usize) else {
@@ -130,12 +134,12 @@ impl<'a> ClusterTimeline<'a> {
         Ok(())
     }
 
-    /// Chooses `k` nodes free over `[b.start, b.end)` as [`choose_nodes`](Self::choose_nodes)
-    /// would (with `now` its `now`) and books them for `b`, all or nothing. The same nodes as
-    /// `choose_nodes` then [`book`](Self::book), but whole groups are booked as they are:
+    /// Chooses `k` nodes free over `[b.start, b.end)` as `choose_nodes` would (with `now` its
+    /// `now`) and books them for `b`, all or nothing. The same nodes as `choose_nodes` then
+    /// `book` (the tests' reference), but whole groups are booked as they are:
     /// only the groups at the margin are walked node by node. Returns false, changing
     /// nothing, if fewer than `k` nodes are free. `keys` as for `choose_nodes`.
-    pub fn book_chosen(
+    pub(crate) fn book_chosen(
         &mut self,
         now: Micros,
         k: u32,
@@ -281,6 +285,7 @@ impl<'a> ClusterTimeline<'a> {
     }
 
     /// Clears the taken mark of `nodes`.
+    #[cfg(test)]
     fn unmark(&mut self, nodes: &[u32]) {
         for &n in nodes {
             self.groups.of[n as usize] &= !TAKEN;

@@ -64,8 +64,9 @@ impl<'a> ClusterTimeline<'a> {
         nodes * (MAX_BOOKINGS_PER_NODE + 1)
     }
 
-    /// The earliest start at or after `t` (at or after the [`horizon`](Self::horizon)) at
-    /// which `k` nodes are free for `d`, or `None` if the cluster has fewer than `k` nodes.
+    /// The earliest start at or after `t` (at or after the horizon, the latest `now` given to
+    /// [`prune`](Self::prune)) at which `k` nodes are free for `d`, or `None` if the cluster
+    /// has fewer than `k` nodes.
     pub fn earliest_start(
         &mut self,
         t: Micros,
@@ -381,9 +382,9 @@ impl<'a> ClusterTimeline<'a> {
         Ok(None)
     }
 
-    /// How many nodes are free over `[s, e)` (`s` at or after the [`horizon`](Self::horizon)),
-    /// counting no further than `want` (so a "can `k` nodes start now" question stops at the
-    /// `k`-th free node).
+    /// How many nodes are free over `[s, e)` (`s` at or after the latest `now` given to
+    /// [`prune`](Self::prune)), counting no further than `want` (so a "can `k` nodes start
+    /// now" question stops at the `k`-th free node).
     pub fn free_over(&self, s: Micros, e: Micros, want: u32) -> u32 {
         self.free_over_by(true, s, e, want)
     }
@@ -412,7 +413,7 @@ impl<'a> ClusterTimeline<'a> {
 
     /// Node-time not booked within `[from, to)`, summed over nodes (seed 000 Eq. 6, in
     /// node-microseconds: multiply by cores per node for core-microseconds).
-    pub fn free_node_time(&self, from: Micros, to: Micros) -> u128 {
+    pub(crate) fn free_node_time(&self, from: Micros, to: Micros) -> u128 {
         if to <= from {
             return 0;
         }

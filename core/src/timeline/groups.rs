@@ -182,6 +182,7 @@ impl<'a> Groups<'a> {
     }
 
     /// The members of group `g` in node order (from member `g` on, if `g` is not its name).
+    #[cfg(test)]
     pub(super) fn members(&self, g: u32) -> Members<'_> {
         Members {
             next: self.next,
@@ -191,11 +192,13 @@ impl<'a> Groups<'a> {
 }
 
 /// An iterator over a group's members.
+#[cfg(test)]
 pub(super) struct Members<'a> {
     next: &'a [u32],
     at: u32,
 }
 
+#[cfg(test)]
 impl Iterator for Members<'_> {
     type Item = u32;
     fn next(&mut self) -> Option<u32> {

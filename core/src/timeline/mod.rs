@@ -91,13 +91,13 @@ use void_index::VoidIndex;
 
 /// A booking as the fit memo replays it: its span and how many nodes it took.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Logged {
+pub(crate) struct Logged {
     /// First instant held.
-    pub start: u64,
+    pub(crate) start: u64,
     /// First instant free again.
-    pub end: u64,
+    pub(crate) end: u64,
     /// Nodes taken.
-    pub nodes: u32,
+    pub(crate) nodes: u32,
 }
 
 /// The timelines of every node of one cluster, over storage the caller provides.
@@ -177,12 +177,6 @@ impl<'a> ClusterTimeline<'a> {
         Ok(c)
     }
 
-    /// The latest `now` given to [`prune`](Self::prune): queries and node choices start at or
-    /// after it (the void index leaves out the voids that end by it).
-    pub fn horizon(&self) -> Micros {
-        self.horizon
-    }
-
     /// Entries of `members` a cluster of `nodes` nodes needs.
     pub const fn members_len(nodes: usize) -> usize {
         GROUP_ARRAYS * nodes
@@ -190,29 +184,29 @@ impl<'a> ClusterTimeline<'a> {
 
     /// How many times time held by running tasks or reservations has been freed (see the
     /// field's doc).
-    pub fn base_loosened(&self) -> u32 {
+    pub(crate) fn base_loosened(&self) -> u32 {
         self.base_loosened
     }
 
     /// Place-holder bookings on the cluster now (one per node).
-    pub fn held(&self) -> u32 {
+    pub(crate) fn held(&self) -> u32 {
         self.held
     }
 
     /// How many times time on this cluster has been freed (see the field's doc): answers
     /// computed under the same count only move later.
-    pub fn loosened(&self) -> u32 {
+    pub(crate) fn loosened(&self) -> u32 {
         self.loosened
     }
 
     /// How many bookings were added (see the field's doc).
-    pub fn tightened(&self) -> u32 {
+    pub(crate) fn tightened(&self) -> u32 {
         self.tightened
     }
 
     /// The bookings added since the count was `since`, oldest first; `None` if the log no
     /// longer holds them all.
-    pub fn booked_since(&self, since: u32) -> Option<impl Iterator<Item = Logged> + '_> {
+    pub(crate) fn booked_since(&self, since: u32) -> Option<impl Iterator<Item = Logged> + '_> {
         let n = self.tightened.wrapping_sub(since);
         if n as usize > BOOKING_LOG {
             return None;
@@ -292,7 +286,8 @@ impl<'a> ClusterTimeline<'a> {
     }
 
     /// One node's timeline (its group's).
-    pub fn node(&self, i: u32) -> Option<&NodeTimeline> {
+    #[cfg(test)]
+    pub(crate) fn node(&self, i: u32) -> Option<&NodeTimeline> {
         let g = *self.groups.of.get(i as usize)? & !TAKEN;
         self.slots.get(g as usize)
     }

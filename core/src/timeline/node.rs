@@ -75,7 +75,7 @@ impl NodeTimeline {
 
     /// The void containing `[s, e)`, as (start, end) of the free stretch, if the node is free
     /// over all of it. The void's start is the end of the booking before (or zero).
-    pub fn void_around(&self, s: Micros, e: Micros) -> Option<(Micros, Micros)> {
+    pub(crate) fn void_around(&self, s: Micros, e: Micros) -> Option<(Micros, Micros)> {
         // Index of the first booking that ends after s.
         let i = self.bookings.partition_point(|b| b.end <= s);
         let prev_end = if i == 0 {
@@ -91,7 +91,8 @@ impl NodeTimeline {
     }
 
     /// Whether the node is free over `[s, e)`.
-    pub fn is_free(&self, s: Micros, e: Micros) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_free(&self, s: Micros, e: Micros) -> bool {
         self.void_around(s, e).is_some()
     }
 

@@ -4,10 +4,10 @@
 //!
 //! What each change frees decides which counts of `mod.rs` it bumps (`loosened`, and
 //! `base_loosened` when it frees time held by something other than a place-holder): the
-//! controller's fit memo keeps answers across events as long as they do not move. The
-//! removals by start ([`ClusterTimeline::remove_task_from`] and the like) find a task's
-//! bookings by a binary search in each group and keep the void index current; the others
-//! walk every booking and leave the index stale. Groups that became equal are merged
+//! controller's fit memo keeps its answers across events while those counts stand. A task's
+//! bookings all start together, so the removals find them by a binary search in each group
+//! ([`ClusterTimeline::remove_task_from`] and the like) and keep the void index current (the
+//! tests hold them to walks over every booking). Groups that became equal are merged
 //! (`groups.rs`) when the groups have doubled since the last merge, or at once after a
 //! clear or a prune.
 //!
@@ -41,13 +41,17 @@ impl<'a> ClusterTimeline<'a> {
         self.merge();
     }
 
-    /// Removes every booking of `task`; returns on how many nodes it was found.
-    pub fn remove_task(&mut self, task: TaskId) -> u32 {
+    /// Removes every booking of `task`, by a walk over every booking (the tests' reference
+    /// for [`remove_task_from`](Self::remove_task_from)); returns on how many nodes it was
+    /// found.
+    #[cfg(test)]
+    pub(crate) fn remove_task(&mut self, task: TaskId) -> u32 {
         self.remove_until(task, Micros::ZERO)
     }
 
     /// Removes every booking of `task`, which stops at `at`: only bookings that end after
     /// `at` free time from `at` on (and so loosen the cluster).
+    #[cfg(test)]
     fn remove_until(&mut self, task: TaskId, at: Micros) -> u32 {
         // Seldom used (a task ended off its planned start): the index goes stale and is
         // rebuilt when asked.
@@ -82,8 +86,11 @@ impl<'a> ClusterTimeline<'a> {
         gone.found
     }
 
-    /// Turns `task`'s reservation into a running booking (its start has come).
-    pub fn mark_running(&mut self, task: TaskId) -> u32 {
+    /// Turns `task`'s reservation into a running booking (its start has come), by a walk over
+    /// every booking (the tests' reference for
+    /// [`mark_running_from`](Self::mark_running_from)).
+    #[cfg(test)]
+    pub(crate) fn mark_running(&mut self, task: TaskId) -> u32 {
         let mut found = 0;
         for &g in self.groups.live[..self.groups.count].iter() {
             for b in self.slots[g as usize]
@@ -98,19 +105,23 @@ impl<'a> ClusterTimeline<'a> {
         found
     }
 
-    /// [`remove_task`](Self::remove_task) for a task whose bookings all start at `start` (as
-    /// one assignment's do): a binary search per group instead of a walk over every booking.
-    pub fn remove_task_from(&mut self, task: TaskId, start: Micros) -> u32 {
+    /// Removes every booking of `task`, whose bookings all start at `start` (as one
+    /// assignment's do): a binary search per group instead of a walk over every booking.
+    /// Returns on how many nodes it was found.
+    pub(crate) fn remove_task_from(&mut self, task: TaskId, start: Micros) -> u32 {
         self.remove_from(task, start, Micros::ZERO)
     }
 
-    /// [`complete`](Self::complete) for a task whose bookings all start at `start`.
-    pub fn complete_from(&mut self, task: TaskId, start: Micros, at: Micros) -> u32 {
+    /// Ends `task`, whose bookings all start at `start`, at `at` (at or before its planned
+    /// end): its nodes are free from then on, so its bookings go (the decision log, not the
+    /// timeline, keeps history).
+    pub(crate) fn complete_from(&mut self, task: TaskId, start: Micros, at: Micros) -> u32 {
         self.remove_from(task, start, at)
     }
 
-    /// [`mark_running`](Self::mark_running) for a task whose bookings all start at `start`.
-    pub fn mark_running_from(&mut self, task: TaskId, start: Micros) -> u32 {
+    /// Turns `task`'s reservation, whose bookings all start at `start`, into a running
+    /// booking (its start has come).
+    pub(crate) fn mark_running_from(&mut self, task: TaskId, start: Micros) -> u32 {
         let mut found = 0;
         for &g in self.groups.live[..self.groups.count].iter() {
             let bs = &mut self.slots[g as usize].bookings;
@@ -158,15 +169,16 @@ impl<'a> ClusterTimeline<'a> {
         self.account(gone)
     }
 
-    /// Ends `task` at `at` (at or before its planned end): its nodes are free from then on,
-    /// so its bookings go (the decision log, not the timeline, keeps history).
-    pub fn complete(&mut self, task: TaskId, at: Micros) -> u32 {
+    /// [`complete_from`](Self::complete_from) by a walk over every booking (the tests'
+    /// reference).
+    #[cfg(test)]
+    pub(crate) fn complete(&mut self, task: TaskId, at: Micros) -> u32 {
         self.remove_until(task, at)
     }
 
     /// Forgets bookings that ended at or before `now` (they no longer shape any void from
     /// `now` on, except for the void's start, which `now` bounds anyway). Queries and node
-    /// choices start at or after the latest `now` given here ([`horizon`](Self::horizon)).
+    /// choices start at or after the latest `now` given here (the horizon).
     pub fn prune(&mut self, now: Micros) {
         if now > self.horizon {
             self.horizon = now;

@@ -209,7 +209,14 @@ impl<'a> ClusterTimeline<'a> {
     /// (`joined` false: the void goes, its sides come), or that such a booking of theirs
     /// goes (`joined` true: the sides go, the void comes). A side is only there if it is
     /// not empty.
-    pub(super) fn edit_split(&mut self, joined: bool, lo: u64, hi: u64, (s, e): (u64, u64), weight: u32) {
+    pub(super) fn edit_split(
+        &mut self,
+        joined: bool,
+        lo: u64,
+        hi: u64,
+        (s, e): (u64, u64),
+        weight: u32,
+    ) {
         self.edit(joined, lo, hi, weight);
         if lo < s {
             self.edit(!joined, lo, s, weight);
