@@ -155,6 +155,8 @@ impl<'a> Groups<'a> {
         }
     }
 
+    /// The names of the groups.
+    #[inline]
     pub(super) fn live(&self) -> &[u32] {
         &self.live[..self.count]
     }
@@ -324,6 +326,7 @@ impl<'a> ClusterTimeline<'a> {
 /// first: one list of their members in node order, merged through a heap of the lists'
 /// heads kept in `list[i..j]` itself. Every member is read once (and the heap sifted once a
 /// member), where joining them two at a time would read the first group's list once a join.
+#[inline]
 fn join_run(gr: &mut Groups<'_>, i: usize, j: usize) {
     let a = gr.list[i];
     let mut total = 0;

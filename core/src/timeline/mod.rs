@@ -68,6 +68,11 @@
 //! rebuild) and the counts here current. `node.rs` depends on nothing here; `groups.rs` on
 //! `node.rs`; the index reads the groups and their bookings; the queries and changes use all
 //! three. The files below this one import no sibling that imports them back.
+//!
+//! A few small functions called on the hot paths from another file (or, like the index's
+//! `edit`, from a function the other files call) carry `#[inline]`: the compiler splits a
+//! crate's code by module, and without the hint they would no longer be inlined where they
+//! were when the timeline was one file.
 
 mod choice;
 mod earliest;

@@ -128,6 +128,7 @@ impl NodeTimeline {
 }
 
 /// Makes slot `to` hold the bookings of slot `from` (copying only the bookings held).
+#[inline]
 pub(super) fn copy_slot(slots: &mut [NodeTimeline], from: usize, to: usize) {
     let (src, dst) = if from < to {
         let (x, y) = slots.split_at_mut(to);

@@ -78,6 +78,7 @@ impl VoidIndex<'_> {
     /// Adds an edit of the change being made (see [`ClusterTimeline::edit`]), unless the
     /// void ends by `horizon` (the index leaves those out); more than fit make the change a
     /// rebuild.
+    #[inline]
     fn note(&mut self, horizon: u64, add: bool, start: u64, end: u64, weight: u32) {
         let Some(n) = self.edits else {
             return;
@@ -335,6 +336,7 @@ fn sum_before(arr: &mut [Void], from: usize) -> u32 {
 /// the weights again from there. An entry whose weight drops to 0 goes; a void not there
 /// comes. Returns the new length and the total weight; `None` if it does not fit in `cap` or
 /// more weight goes than a void has.
+#[inline]
 fn edit(
     arr: &mut [Void],
     len: usize,
