@@ -10,11 +10,11 @@
 //! ```
 //!
 //! The time is `kairos run`'s `wall_time_s` (the replay, not the trial's generation) through
-//! `kairos_host::cmd::run::run_generated`, trial 0; the mapping-event percentiles are its
+//! `kairos_host::run::run_generated`, trial 0; the mapping-event percentiles are its
 //! per-event wall-clock times.
 
-use kairos_host::cmd::run::run_generated;
 use kairos_host::generate;
+use kairos_host::run::run_generated;
 use kairos_suite::{cases, essc, smoke_test};
 use std::time::Instant;
 

@@ -5,7 +5,7 @@
 
 use kairos_core::energy::FilterKind;
 use kairos_core::policy::{Heuristic, Reservations};
-use kairos_host::cmd::run::{run_trial, RunOptions};
+use kairos_host::run::{run_trial, RunOptions};
 use kairos_host::scenario::Scenario;
 
 const TRIALS: u32 = 3;

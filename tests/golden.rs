@@ -9,7 +9,7 @@
 //! 2-16 s of CPU each on this 2-core machine, so they run with every `cargo test`.
 
 use kairos_core::policy::Heuristic;
-use kairos_host::cmd::run::{run_trial, RunOptions};
+use kairos_host::run::{run_trial, RunOptions};
 use kairos_host::scenario::Scenario;
 
 const ESSC_5K: [(&str, u64); 8] = [

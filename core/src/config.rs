@@ -1,44 +1,258 @@
-//! Compile-time capacity limits of the core's fixed-capacity structures.
+//! How a run decides: the heuristic, its reservations, the energy filter, dropping, the day
+//! and the budget, in one [`Config`] the caller builds once and hands to the controller.
 //!
-//! As in smoltcp, limits are constants in one place: raising one costs memory in every
-//! structure sized by it, which matters on the firmware. Exceeding any of them is a
-//! [`CapacityError`](crate::error::CapacityError), never a panic.
+//! This file is a leaf of the core's imports (units and the energy filter's kind only), so
+//! the controller, the planner and every heuristic can read the configuration without
+//! importing each other.
 
-/// Most clusters a platform may have.
-pub const MAX_CLUSTERS: usize = 8;
-/// Most P-states a node may offer.
-pub const MAX_PSTATES: usize = 4;
-/// Most task types a platform may describe.
-pub const MAX_TASK_TYPES: usize = 128;
-/// Most listed node counts in one ETC curve (seed 000 Fig. 2).
-pub const MAX_ETC_POINTS: usize = 8;
-/// Most utility classes a scenario may define (seed 000 uses 20).
-pub const MAX_UTILITY_CLASSES: usize = 32;
-/// Most intervals after the first in one utility class (seed 002 Table C.1 uses 6).
-pub const MAX_CLASS_INTERVALS: usize = 8;
-/// Most bookings (running, reserved or place-held) one node may carry at once.
-///
-/// Conservative Backfilling reserves every waiting task, so at ESSC 10k one node of trial 0
-/// carries 281 (74 at 5k). The host enables the `host-limits` feature (1024, 24 KiB a node);
-/// the firmware keeps 256 (6 KiB a node), which its reference scenarios never approach.
-#[cfg(feature = "host-limits")]
-pub const MAX_BOOKINGS_PER_NODE: usize = 1024;
-/// Most bookings (running, reserved or place-held) one node may carry at once (see the
-/// `host-limits` feature for the host's larger limit).
-#[cfg(not(feature = "host-limits"))]
-pub const MAX_BOOKINGS_PER_NODE: usize = 256;
+use crate::energy::{EnergyFilter, FilterKind};
+use crate::error::{Error, InputError};
+use crate::units::{Micros, MilliJoules};
+use core::fmt;
+use core::str::FromStr;
+use serde::{Deserialize, Serialize};
 
-/// Bookings each cluster remembers (when, and on how many nodes) so that the controller's fit
-/// memo can check a cached answer against the bookings made since, at lookup, instead of
-/// visiting every memo entry at every booking. An answer older than this many bookings of its
-/// cluster is recomputed. A power of two (the log is a ring indexed by a wrapping counter).
-/// The host (`host-limits`) keeps 512 (12 KiB a cluster): an ESSC 10k place-holder event
-/// books about 100 times a cluster.
-#[cfg(feature = "host-limits")]
-pub const BOOKING_LOG: usize = 512;
-/// Bookings each cluster remembers for the fit memo (see the `host-limits` feature): 16 on
-/// the firmware (384 B a cluster, inside the controller, which lives on the stack there).
-#[cfg(not(feature = "host-limits"))]
-pub const BOOKING_LOG: usize = 16;
+/// How the controller decides.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    /// The heuristic.
+    pub heuristic: Heuristic,
+    /// Permanent reservations or place-holders (the utility-aware heuristics; the others
+    /// always reserve permanently).
+    pub reservations: Reservations,
+    /// The energy filter.
+    pub filter: EnergyFilter,
+    /// Dropping threshold, `None` for no dropping.
+    pub drop_threshold: Option<f64>,
+    /// The day's energy budget (`MilliJoules::MAX` for none).
+    pub budget: MilliJoules,
+    /// Start of the measured day (utility and energy outside it do not count).
+    pub day_start: Micros,
+    /// End of the day: nothing may start at or after it.
+    pub day_end: Micros,
+    /// Seed of the Random heuristic's stream.
+    pub seed: u64,
+    /// Multiple queues: a task is small below this fraction of the reference resources.
+    pub small_fraction: f64,
+    /// Multiple queues: a task is large above this fraction.
+    pub large_fraction: f64,
+    /// Place-holders for every mappable task, as seed 000's Algorithm 1 plans them, instead
+    /// of ending the utility-aware heuristics' pass once no task left could start now.
+    /// Either way the same tasks start, at the same places (the same digest): the
+    /// place-holders past that point are a plan that the next event clears unread. Not
+    /// serialized (the firmware's scenario encoding predates it): a decoded config plans
+    /// until nothing more can start.
+    #[serde(skip)]
+    pub full_plan: bool,
+}
 
-const _: () = assert!(BOOKING_LOG.is_power_of_two());
+impl Config {
+    /// Seed 000's defaults for a heuristic: dropping at 0.5 for the utility-aware ones, no
+    /// filter, place-holders, no budget, a day of `[day_start, day_end)`.
+    pub fn new(heuristic: Heuristic, day_start: Micros, day_end: Micros) -> Config {
+        Config {
+            heuristic,
+            reservations: Reservations::PlaceHolder,
+            filter: EnergyFilter {
+                kind: FilterKind::None,
+                leniency: 1.0,
+            },
+            drop_threshold: if heuristic.is_utility_aware() {
+                Some(0.5)
+            } else {
+                None
+            },
+            budget: MilliJoules::MAX,
+            day_start,
+            day_end,
+            seed: 0,
+            small_fraction: 0.3,
+            large_fraction: 0.6,
+            full_plan: false,
+        }
+    }
+}
+
+/// Which heuristic maps the tasks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Heuristic {
+    /// Arrival order, random cluster and P-state (seed 000 §III.D.1).
+    Random,
+    /// Conservative Backfilling (§III.D.2).
+    Conservative,
+    /// EASY Backfilling (§III.D.3).
+    Easy,
+    /// FCFS with multiple queues (§III.D.4).
+    MultiQueue,
+    /// Max Utility (Eq. 2).
+    MaxUtil,
+    /// Max Utility-per-Time (Eq. 3).
+    MaxUpt,
+    /// Max Utility-per-Resource (Eq. 4).
+    MaxUpr,
+    /// Max Utility-per-Energy (Eq. 5).
+    MaxUpe,
+    /// Strict FCFS without backfilling or reservations (trace replay's baseline; not one of
+    /// seed 000's heuristics, so not in [`Heuristic::ALL`]).
+    Fcfs,
+    /// Dynamic priority with a greedy knapsack (seed 004), rigid jobs (trace replay only, so
+    /// not in [`Heuristic::ALL`]); its parameters are [`Controller::set_knapsack`]'s.
+    Knapsack,
+    /// Max Value (seed 001 §3.3): Max Utility whose ties go to the earliest completion, as
+    /// seed 001 asks (Max Util's go to the lower cluster index); not in [`Heuristic::ALL`].
+    MaxValue,
+}
+
+impl Heuristic {
+    /// Every heuristic, in the order reports list them.
+    pub const ALL: [Heuristic; 8] = [
+        Heuristic::Random,
+        Heuristic::Conservative,
+        Heuristic::Easy,
+        Heuristic::MultiQueue,
+        Heuristic::MaxUtil,
+        Heuristic::MaxUpt,
+        Heuristic::MaxUpr,
+        Heuristic::MaxUpe,
+    ];
+
+    /// Heuristics beyond seed 000's eight (trace replay's baselines): parsed by name too.
+    pub const EXTRA: [Heuristic; 3] = [Heuristic::Fcfs, Heuristic::Knapsack, Heuristic::MaxValue];
+
+    /// Whether it uses utility (and so dropping and place-holders by default).
+    pub const fn is_utility_aware(self) -> bool {
+        matches!(
+            self,
+            Heuristic::MaxUtil
+                | Heuristic::MaxUpt
+                | Heuristic::MaxUpr
+                | Heuristic::MaxUpe
+                | Heuristic::MaxValue
+        )
+    }
+
+    /// The command-line name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Heuristic::Random => "random",
+            Heuristic::Conservative => "conservative",
+            Heuristic::Easy => "easy",
+            Heuristic::MultiQueue => "multi-queue",
+            Heuristic::MaxUtil => "max-util",
+            Heuristic::MaxUpt => "max-upt",
+            Heuristic::MaxUpr => "max-upr",
+            Heuristic::MaxUpe => "max-upe",
+            Heuristic::Fcfs => "fcfs",
+            Heuristic::Knapsack => "knapsack",
+            Heuristic::MaxValue => "max-value",
+        }
+    }
+}
+
+impl fmt::Display for Heuristic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown heuristic name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownName;
+
+impl fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("unknown name")
+    }
+}
+
+impl FromStr for Heuristic {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Heuristic, UnknownName> {
+        Heuristic::ALL
+            .iter()
+            .chain(Heuristic::EXTRA.iter())
+            .copied()
+            .find(|h| h.name() == s)
+            .ok_or(UnknownName)
+    }
+}
+
+/// Whether a task that cannot start now holds its slot for good or until the next event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Reservations {
+    /// A permanent reservation: never moved, never removed (seed 000 §III.B).
+    Permanent,
+    /// A place-holder: cleared at the start of the next mapping event (seed 001).
+    PlaceHolder,
+}
+
+impl Reservations {
+    /// The command-line name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Reservations::Permanent => "permanent",
+            Reservations::PlaceHolder => "place-holder",
+        }
+    }
+}
+
+impl FromStr for Reservations {
+    type Err = UnknownName;
+    fn from_str(s: &str) -> Result<Reservations, UnknownName> {
+        match s {
+            "permanent" => Ok(Reservations::Permanent),
+            "place-holder" | "placeholder" => Ok(Reservations::PlaceHolder),
+            _ => Err(UnknownName),
+        }
+    }
+}
+
+/// The knobs of Eq. 1 and the per-job share of the knapsack.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KnapsackParams {
+    /// Exponent of the size term (tasks / average tasks).
+    pub alpha: f64,
+    /// Exponent of the wait term (seconds waited).
+    pub beta: f64,
+    /// Exponent of the runtime term (runtime / average runtime).
+    pub gamma: f64,
+    /// Largest fraction of its tasks a job may start in one cycle, in (0, 1]; only the
+    /// malleable form ([`select`]) uses it (a rigid job starts whole or not at all).
+    pub share: f64,
+}
+
+impl Default for KnapsackParams {
+    /// The paper's Fig. 3 setting (alpha 0.9, beta 0.1, gamma 0.1), share 1.
+    fn default() -> Self {
+        KnapsackParams {
+            alpha: 0.9,
+            beta: 0.1,
+            gamma: 0.1,
+            share: 1.0,
+        }
+    }
+}
+
+impl KnapsackParams {
+    /// The exponents with a share of 1.
+    pub const fn new(alpha: f64, beta: f64, gamma: f64) -> KnapsackParams {
+        KnapsackParams {
+            alpha,
+            beta,
+            gamma,
+            share: 1.0,
+        }
+    }
+
+    /// Finite exponents and a share in (0, 1], or [`InputError::BadNumber`].
+    pub fn validate(&self) -> Result<(), Error> {
+        let finite = self.alpha.is_finite() && self.beta.is_finite() && self.gamma.is_finite();
+        if finite && self.share > 0.0 && self.share <= 1.0 {
+            Ok(())
+        } else {
+            Err(InputError::BadNumber.into())
+        }
+    }
+}

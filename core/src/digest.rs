@@ -3,7 +3,7 @@
 //! FNV-1a is byte-order explicit here (little-endian encodings), needs no table and no
 //! allocation, and gives the same value on x86_64 and on the Cortex-M4F.
 
-use crate::controller::{Decision, DecisionKind};
+use crate::plan::{Decision, DecisionKind};
 
 /// An FNV-1a 64 hasher.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,12 +5,24 @@
 //! minimum execution time, ignoring whether nodes are free. Dropping keeps reservations from
 //! being made far into the future for tasks that would earn little (seed 000 §III.C).
 
-use crate::controller::CurvePoint;
 use crate::error::{Error, InputError};
 use crate::platform::Platform;
 use crate::task::{Demand, Task};
 use crate::units::Micros;
 use crate::utility::UtilityClasses;
+
+/// One value of a task's utility curve, `value` at `since` after its arrival. The dropping
+/// check at an event's start asks for completing after the task's fastest option from now,
+/// which is what the utility-aware pass's bound of the task asks when that option is
+/// admitted: the task's slot keeps the point so the bound reads it instead of another `exp`
+/// (the curve is a function, so a point never goes stale).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CurvePoint {
+    /// Time since arrival.
+    pub since: Micros,
+    /// The curve's value then.
+    pub value: f64,
+}
 
 /// Whether `task` should be dropped at `now`: the utility it would earn starting now on its
 /// fastest cluster and P-state ([`Task::fastest`]) is strictly below `threshold` (a task that

@@ -10,7 +10,7 @@
 //! The filters compute a budget in `f64` with `+ - * /` only: they feed decisions, never a
 //! ledger, and these operations round identically on every IEEE-754 machine.
 
-use crate::config::{MAX_CLUSTERS, MAX_PSTATES, MAX_TASK_TYPES};
+use crate::limits::{MAX_CLUSTERS, MAX_PSTATES, MAX_TASK_TYPES};
 use crate::platform::{ClusterId, PState, Platform, TaskType, TaskTypeId};
 use crate::units::{CoreMicros, Micros, MilliJoules};
 use crate::utility::window_part;

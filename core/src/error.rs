@@ -6,19 +6,19 @@ use core::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Capacity {
-    /// The platform's cluster list ([`MAX_CLUSTERS`](crate::config::MAX_CLUSTERS)).
+    /// The platform's cluster list ([`MAX_CLUSTERS`](crate::limits::MAX_CLUSTERS)).
     Clusters,
-    /// The P-states of a node ([`MAX_PSTATES`](crate::config::MAX_PSTATES)).
+    /// The P-states of a node ([`MAX_PSTATES`](crate::limits::MAX_PSTATES)).
     PStates,
-    /// The platform's task types ([`MAX_TASK_TYPES`](crate::config::MAX_TASK_TYPES)).
+    /// The platform's task types ([`MAX_TASK_TYPES`](crate::limits::MAX_TASK_TYPES)).
     TaskTypes,
-    /// The listed points of an ETC curve ([`MAX_ETC_POINTS`](crate::config::MAX_ETC_POINTS)).
+    /// The listed points of an ETC curve ([`MAX_ETC_POINTS`](crate::limits::MAX_ETC_POINTS)).
     EtcPoints,
     /// The scenario's utility classes.
     UtilityClasses,
     /// The intervals of a utility class.
     ClassIntervals,
-    /// The bookings of one node ([`MAX_BOOKINGS_PER_NODE`](crate::config::MAX_BOOKINGS_PER_NODE)).
+    /// The bookings of one node ([`MAX_BOOKINGS_PER_NODE`](crate::limits::MAX_BOOKINGS_PER_NODE)).
     NodeBookings,
     /// The node storage the caller gave a cluster timeline.
     Nodes,
@@ -42,7 +42,7 @@ impl fmt::Display for CapacityError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let hint = match self.what {
             Capacity::NodeBookings => {
-                "raise config::MAX_BOOKINGS_PER_NODE, at the cost of RAM per node"
+                "raise limits::MAX_BOOKINGS_PER_NODE, at the cost of RAM per node"
             }
             Capacity::Tasks => "give the controller a larger task table",
             Capacity::Nodes => "give the timeline storage for every node of the platform",
@@ -96,7 +96,7 @@ pub enum InputError {
     BadTaskState(u32),
     /// A booking that would overlap another on the same node.
     Overlap,
-    /// Encoded input (a scenario, see [`crate::scenario`]) that does not decode: truncated,
+    /// Encoded input (a packed scenario, see [`crate::packed`]) that does not decode: truncated,
     /// corrupt, or of another format version. The value is the byte offset where it failed.
     Undecodable(u32),
 }

@@ -13,29 +13,34 @@
 
 /// Moves entry `at` of the heap `h` down to its place: below every entry that comes out
 /// before it.
+#[inline]
 pub(crate) fn sift_down<T: Copy>(h: &mut [T], mut at: usize, before: impl Fn(&T, &T) -> bool) {
     let Some(&x) = h.get(at) else {
         return;
     };
     loop {
-        let (l, r) = (2 * at + 1, 2 * at + 2);
-        let mut m = at;
-        if l < h.len() && before(&h[l], &x) {
-            m = l;
+        let l = 2 * at + 1;
+        if l >= h.len() {
+            break;
         }
-        if r < h.len() && before(&h[r], if m == at { &x } else { &h[m] }) {
-            m = r;
+        // The child that comes out first (the left one on a tie).
+        let r = l + 1;
+        let c = if r < h.len() && before(&h[r], &h[l]) {
+            r
+        } else {
+            l
+        };
+        if !before(&h[c], &x) {
+            break;
         }
-        if m == at {
-            h[at] = x;
-            return;
-        }
-        h[at] = h[m];
-        at = m;
+        h[at] = h[c];
+        at = c;
     }
+    h[at] = x;
 }
 
 /// Moves entry `at` of the heap `h` up to its place: above every entry it comes out before.
+#[inline]
 pub(crate) fn sift_up<T: Copy>(h: &mut [T], mut at: usize, before: impl Fn(&T, &T) -> bool) {
     let Some(&x) = h.get(at) else {
         return;

@@ -31,7 +31,7 @@
 //! # Storage and errors
 //!
 //! The core never allocates. Small tables are fixed-capacity (`heapless`, limits in
-//! [`config`]); everything sized by the workload (task slots, node timelines, sweep scratch,
+//! [`limits`]); everything sized by the workload (task slots, node timelines, sweep scratch,
 //! the fit memo, pending completions) is a slice the caller provides ([`controller::Storage`],
 //! [`controller::StorageSizes`]), so the host can use `Vec`s and the firmware `static`s. A full
 //! buffer is a [`error::CapacityError`], an inconsistent input an [`error::InputError`]: the
@@ -53,9 +53,11 @@ pub mod energy;
 pub mod engine;
 pub mod error;
 mod heap;
+pub mod limits;
+pub mod packed;
+pub mod plan;
 pub mod platform;
 pub mod policy;
-pub mod scenario;
 pub mod task;
 pub mod timeline;
 pub mod units;

@@ -6,10 +6,10 @@
 //! interpolated between them (seed 000 Fig. 2). The curves are resolved to the type's node
 //! count once, when the type is built, so that a mapping event only reads a table.
 
-use crate::config::{MAX_CLUSTERS, MAX_ETC_POINTS, MAX_PSTATES, MAX_TASK_TYPES};
 #[cfg(test)]
 use crate::error::CapacityError;
 use crate::error::{full, Capacity, Error, InputError};
+use crate::limits::{MAX_CLUSTERS, MAX_ETC_POINTS, MAX_PSTATES, MAX_TASK_TYPES};
 use crate::units::{CoreMicros, Cores, Micros, MilliJoules, MilliWatts, NodeCount};
 use serde::{Deserialize, Serialize};
 

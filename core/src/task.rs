@@ -43,6 +43,21 @@ pub struct Task {
 }
 
 impl Task {
+    /// A placeholder for task slots that hold no task yet (type 0, arriving at time zero,
+    /// worth nothing): never read as a task, only overwritten by an arrival.
+    pub const EMPTY: Task = Task {
+        id: TaskId(0),
+        arrival: Micros::ZERO,
+        demand: Demand::Typed(TaskTypeId(0)),
+        curve: UtilityCurve::Linear {
+            start: 0.0,
+            soft: Micros::ZERO,
+            hard: Micros::ZERO,
+            final_value: 0.0,
+        },
+        actual: None,
+    };
+
     /// The task's placement table.
     pub fn table<'a>(&'a self, platform: &'a Platform) -> Result<&'a TaskType, InputError> {
         match &self.demand {

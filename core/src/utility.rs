@@ -10,8 +10,8 @@
 //! Curves are evaluated in `f64` through `libm` only (MODEL.md, "Units and determinism"): a
 //! value feeds decisions, and the ledger stores it as an integer [`Utility`].
 
-use crate::config::{MAX_CLASS_INTERVALS, MAX_UTILITY_CLASSES};
 use crate::error::{full, Capacity, Error, InputError};
+use crate::limits::{MAX_CLASS_INTERVALS, MAX_UTILITY_CLASSES};
 use crate::units::{Micros, Utility};
 use serde::{Deserialize, Serialize};
 

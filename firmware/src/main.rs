@@ -48,7 +48,7 @@ use defmt::{error, info, Display2Format};
 use kairos_core::controller::Controller;
 use kairos_core::engine::{self, Observer, Report};
 use kairos_core::error::Error;
-use kairos_core::scenario::{Encoded, ScenarioHeader, Tasks};
+use kairos_core::packed::{PackedHeader, PackedScenario, PackedTasks};
 use kairos_core::units::Micros;
 
 #[entry]
@@ -154,9 +154,9 @@ fn run() -> Result<Report, Error> {
 /// replay starts (the two stack peaks are measured apart).
 #[inline(never)]
 fn decode(
-    slot: &'static mut MaybeUninit<ScenarioHeader>,
-) -> Result<(&'static ScenarioHeader, Tasks<'static>), Error> {
-    let (header, tasks) = Encoded::decode_into(scenario::BYTES, slot)?;
+    slot: &'static mut MaybeUninit<PackedHeader>,
+) -> Result<(&'static PackedHeader, PackedTasks<'static>), Error> {
+    let (header, tasks) = PackedScenario::decode_into(scenario::BYTES, slot)?;
     Ok((header, tasks))
 }
 

@@ -7,7 +7,7 @@
 //! | `scenario-overcap` | `overcap`: as `ph` with 600 tasks, more than the task table | capacity error, exit 1 |
 //! | `scenario-truncated` | `ph` cut after two thirds of its bytes | decode error, exit 1 |
 //!
-//! The files are written by `kairos firmware-scenario` (host/src/fwscenario.rs); a host test
+//! The files are written by `kairos firmware-scenario` (host/src/firmware_scenarios.rs); a host test
 //! fails when they are stale. `include_bytes!` makes cargo rebuild the image when they change.
 
 #[cfg(all(
@@ -25,7 +25,7 @@ compile_error!("choose at most one scenario-* feature");
     feature = "scenario-truncated"
 )))]
 pub const NAME: &str = "ph";
-/// The encoded scenario (kairos_core::scenario).
+/// The packed scenario (`kairos_core::packed`).
 #[cfg(not(any(
     feature = "scenario-upe",
     feature = "scenario-overcap",

@@ -18,8 +18,8 @@ use core::sync::atomic::{AtomicBool, Ordering};
 
 use kairos_core::controller::{MemoEntry, Storage, TaskSlot, TaskState, Work};
 use kairos_core::engine::Pending;
+use kairos_core::packed::PackedHeader;
 use kairos_core::platform::TaskTypeId;
-use kairos_core::scenario::ScenarioHeader;
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
 use kairos_core::units::Micros;
@@ -54,7 +54,7 @@ impl<T> Static<T> {
     }
 }
 
-static HEADER: Static<ScenarioHeader> = Static::new();
+static HEADER: Static<PackedHeader> = Static::new();
 static TASK_SLOTS: Static<[TaskSlot; TASKS]> = Static::new();
 static NODE_TIMELINES: Static<[NodeTimeline; NODES]> = Static::new();
 static MEMBERS: Static<[u32; ClusterTimeline::members_len(NODES)]> = Static::new();
@@ -70,7 +70,7 @@ static TAKEN: AtomicBool = AtomicBool::new(false);
 /// Every buffer, initialised, each borrowed for the rest of the run.
 pub struct Buffers {
     /// Where the decoded scenario header goes (it is too large to keep on the stack).
-    pub header: &'static mut MaybeUninit<ScenarioHeader>,
+    pub header: &'static mut MaybeUninit<PackedHeader>,
     /// The controller's storage.
     pub storage: Storage<'static>,
     /// The engine's completion buffer.

@@ -43,6 +43,9 @@ use crate::report::svg::{scatter, ScatterSeries};
 use crate::swf::ReplayJob;
 use crate::trace::{self, secs, LoadOptions};
 
+mod summary;
+pub use summary::{summarize, Best, Summary};
+
 /// The class letters, in index order.
 pub const CLASSES: [char; 4] = ['A', 'B', 'C', 'D'];
 

@@ -1,27 +1,55 @@
-//! kairos-host: the std side of kairos. Scenarios, workload generation, trace replay,
-//! experiments, reports; the `kairos` binary is a thin layer over these modules.
+//! kairos-host: the std side of kairos. It builds the inputs the core schedules (ESSC
+//! trials from scenario files, seed 001's environments over an SWF log, SWF jobs, the
+//! firmware's reference scenarios), runs them through the core, and reports.
+//!
+//! # Layers, top down
+//!
+//! Data flows one way, from the command line down to the core; nothing below `cmd` imports
+//! from it.
+//!
+//! - [`cmd`]: the `kairos` binary's subcommands. Each turns its flags (a plain struct) into
+//!   a library module's options, calls it and prints. No work that a test needs lives there.
+//! - Inputs. [`scenario`]: scenario files (the ESSC environment as TOML), their defaults and
+//!   range checks. [`experiment`]: experiment files (heuristics x filters x trials of one
+//!   scenario or of a log) and their expansion into configurations. Both read and check their
+//!   TOML through [`toml_file`], whose errors name the file, the line and the key.
+//!   [`swf`]: Standard Workload Format logs (reading, cleaning, conversion to jobs).
+//! - Environments: what the core is given. [`generate`]: the ESSC generator, a scenario's
+//!   trial (platform, task types, utility classes, tasks). [`seed001`]: seed 001's
+//!   environment over a log (value functions, platforms cut from Curie, 28 h windows).
+//!   [`firmware_scenarios`]: the reference scenarios the firmware embeds, in the core's packed
+//!   form (`kairos_core::packed`), and their host replay (`kairos digest`).
+//! - Runs. [`run`]: one trial under one configuration, the library behind `kairos run`, the
+//!   experiments, the benches and the tests; it gives a [`run::RunSummary`].
+//!   [`experiment::runner`]: every configuration on every trial, in parallel, through [`run`]
+//!   (or [`seed001::run`] for a log). [`trace`]: SWF jobs on a homogeneous machine under
+//!   FCFS, EASY, Conservative, seed 004's knapsack or a utility-aware heuristic (`kairos
+//!   replay`): loading, the replay as an observer of the core's engine, and metrics.
+//!   [`knapsack`]: seed 004's (alpha, beta, gamma) sweep over malleable jobs, with its own
+//!   scheduling loop (a malleable job is not one task with one assignment).
+//! - Outputs. [`report`]: an experiment's CSV and JSON tables, statistics and SVG plots
+//!   (`knapsack` and `trace` write their own small files).
+//!
+//! # Where the core is called
+//!
+//! Every run goes through the core's one event loop, `kairos_core::engine`. [`storage`] holds
+//! the one hand-over of storage to the core: it allocates what a controller and its engine
+//! need and runs a task list through the engine. [`run`] and [`seed001`] go through it;
+//! [`firmware_scenarios`] takes the same storage and runs packed bytes, as the firmware does;
+//! [`trace`] takes it too and watches the engine as an observer. [`generate`], [`seed001`]
+//! and [`trace`] build the core's types (platforms, task types, utility curves); [`knapsack`]
+//! calls the core's knapsack selection directly. Everything else sees only summaries.
 
-/// The subcommands of the `kairos` binary.
 pub mod cmd;
-/// Experiment files: heuristics x filters x trials, and their parallel runner.
 pub mod experiment;
-/// The firmware's reference scenarios: generation, encoding, host replay (`kairos digest`).
-pub mod fwscenario;
-/// The ESSC workload generator: platforms, task types and arrivals of a trial.
+pub mod firmware_scenarios;
 pub mod generate;
-/// Seed 004's knapsack sweep: malleable schedules over an (alpha, beta, gamma) grid, fronts.
 pub mod knapsack;
-/// Experiment reports: statistics, CSV and JSON tables, SVG plots.
 pub mod report;
-/// Scenario files: the TOML format, its defaults and its validation.
+pub mod run;
 pub mod scenario;
-/// The core's storage as `Vec`s, and whole runs of the core's engine over it.
+pub mod seed001;
 pub mod storage;
-/// Standard Workload Format logs: reading, cleaning, conversion to replay jobs.
 pub mod swf;
-/// Trace replay (`kairos replay`): SWF jobs under FCFS, EASY or Conservative backfilling,
-/// seed 004's knapsack or a utility-aware heuristic, as an observer of the core's engine; and
-/// their metrics.
+pub mod toml_file;
 pub mod trace;
-/// Seed 001's environment over an SWF log: value functions, platforms, windows, runs.
-pub mod value;

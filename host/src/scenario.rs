@@ -1,21 +1,22 @@
 //! Scenario files: the TOML format of a simulated environment (platform, workload,
 //! resource-management parameters), its defaults (MODEL.md's ESSC values) and its validation.
 //!
-//! This module owns the format and every range check on it. A scenario is parsed with
-//! `#[serde(deny_unknown_fields)]` everywhere, so a misspelt key is an error that shows the
-//! file and the line (the toml crate's message, span included); then [`Scenario::validate`]
-//! checks every value against its allowed range and names the file, the dotted key, the value
+//! This module owns the format and every range check on it; reading, parsing and the shape
+//! of the errors are [`crate::toml_file`]'s, shared with experiment files. A scenario is
+//! parsed with `#[serde(deny_unknown_fields)]` everywhere, so a misspelt key is an error that
+//! shows the file and the line (the toml crate's message, span included); then every value is
+//! checked against its allowed range, naming the file, the line, the dotted key, the value
 //! and the range, for instance
-//! `scenarios/x.toml: simulation.mapping_interval_s = 0: must be between 1 and 86400`.
+//! `scenarios/x.toml:14: simulation.mapping_interval_s = 0: must be between 1 and 86400`.
 //!
 //! Every key but `name`, `seed`, `platform.clusters` and `workload.tasks_per_day` has a
 //! default: the value MODEL.md gives for the ESSC environment of seed 000. The checked-in
 //! scenarios (`scenarios/essc-5k.toml`, `scenarios/essc-10k.toml`) still spell every key out.
 
-use kairos_core::config::{MAX_CLUSTERS, MAX_PSTATES, MAX_TASK_TYPES};
+use crate::toml_file::{self, Checker, TomlFileError};
+use kairos_core::limits::{MAX_CLUSTERS, MAX_PSTATES, MAX_TASK_TYPES};
 use kairos_core::platform::ClusterKind;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::path::Path;
 
 /// A scenario: one simulated environment, from which trials are generated.
@@ -281,70 +282,40 @@ fn default_threshold() -> f64 {
     0.5
 }
 
-/// Why a scenario could not be loaded.
-#[derive(Debug, thiserror::Error)]
-pub enum ScenarioError {
-    /// The file could not be read.
-    #[error("{file}: cannot read: {error}")]
-    Io {
-        /// The file.
-        file: String,
-        /// The I/O error.
-        error: std::io::Error,
-    },
-    /// Not TOML, or not this format (unknown key, wrong type, missing key); the message is the
-    /// toml crate's, with the line and a caret under the offending span.
-    #[error("{file}: {message}")]
-    Syntax {
-        /// The file.
-        file: String,
-        /// The toml crate's message.
-        message: String,
-    },
-    /// Values out of their allowed range, one line each.
-    #[error("{}", .0.join("\n"))]
-    Invalid(Vec<String>),
-}
+/// Why a scenario could not be loaded (the error every kairos TOML file shares).
+pub type ScenarioError = TomlFileError;
 
 impl Scenario {
     /// Reads, parses and validates the scenario at `path`.
     pub fn load(path: impl AsRef<Path>) -> Result<Scenario, ScenarioError> {
-        let path = path.as_ref();
-        let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| ScenarioError::Io {
-            file: file.clone(),
-            error,
-        })?;
+        let (text, file) = toml_file::read(path.as_ref())?;
         Scenario::parse(&text, &file)
     }
 
-    /// Parses and validates scenario text; `file` names it in error messages.
+    /// Parses and validates scenario text; `file` names it in error messages, and the
+    /// messages about values give the line of the key in `text`.
     pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
-        let s: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Syntax {
-            file: file.to_string(),
-            message: e.to_string().trim_end().to_string(),
-        })?;
-        s.validate(file)?;
+        let s: Scenario = toml_file::parse(text, file)?;
+        let mut c = Checker::new(file, text);
+        s.check(&mut c);
+        c.finish()?;
         Ok(s)
     }
 
     /// Checks every value against its range; `file` names the scenario in the messages.
     pub fn validate(&self, file: &str) -> Result<(), ScenarioError> {
-        let mut c = Checker {
-            file,
-            errors: Vec::new(),
-        };
+        let mut c = Checker::without_text(file);
+        self.check(&mut c);
+        c.finish()
+    }
+
+    fn check(&self, c: &mut Checker<'_>) {
         if self.name.trim().is_empty() {
             c.fail("name", "\"\"", "must not be empty");
         }
-        self.platform.check(&mut c);
-        self.workload.check(&mut c, &self.platform);
-        self.simulation.check(&mut c);
-        if c.errors.is_empty() {
-            Ok(())
-        } else {
-            Err(ScenarioError::Invalid(c.errors))
-        }
+        self.platform.check(c);
+        self.workload.check(c, &self.platform);
+        self.simulation.check(c);
     }
 
     /// Total task types a trial draws: the general ones and the special ones of every special
@@ -358,65 +329,6 @@ impl Scenario {
             .count();
         self.workload.task_types.general as usize
             + special * self.workload.task_types.special_per_cluster as usize
-    }
-}
-
-/// Collects range errors as `file: key = value: rule` lines.
-struct Checker<'a> {
-    file: &'a str,
-    errors: Vec<String>,
-}
-
-impl Checker<'_> {
-    fn fail(&mut self, key: &str, value: impl fmt::Display, rule: impl fmt::Display) {
-        self.errors
-            .push(format!("{}: {key} = {value}: {rule}", self.file));
-    }
-    fn int(&mut self, key: &str, v: u64, lo: u64, hi: u64) {
-        if v < lo || v > hi {
-            self.fail(key, v, format_args!("must be between {lo} and {hi}"));
-        }
-    }
-    /// `lo <= v <= hi`, finite.
-    fn float(&mut self, key: &str, v: f64, lo: f64, hi: f64) {
-        if !(v >= lo && v <= hi) {
-            self.fail(key, v, format_args!("must be between {lo} and {hi}"));
-        }
-    }
-    /// `lo < v <= hi`, finite.
-    fn float_above(&mut self, key: &str, v: f64, lo: f64, hi: f64) {
-        if !(v > lo && v <= hi) {
-            self.fail(
-                key,
-                v,
-                format_args!("must be greater than {lo} and at most {hi}"),
-            );
-        }
-    }
-    /// A `[lo, hi]` pair with `lo <= hi`, each in `[min, max]`.
-    fn float_range(&mut self, key: &str, v: [f64; 2], min: f64, max: f64) {
-        let before = self.errors.len();
-        self.float(&format!("{key}[0]"), v[0], min, max);
-        self.float(&format!("{key}[1]"), v[1], min, max);
-        if self.errors.len() == before && v[0] > v[1] {
-            self.fail(
-                key,
-                format_args!("[{}, {}]", v[0], v[1]),
-                "the first bound must not exceed the second",
-            );
-        }
-    }
-    fn int_range(&mut self, key: &str, v: [u32; 2], min: u64, max: u64) {
-        let before = self.errors.len();
-        self.int(&format!("{key}[0]"), v[0] as u64, min, max);
-        self.int(&format!("{key}[1]"), v[1] as u64, min, max);
-        if self.errors.len() == before && v[0] > v[1] {
-            self.fail(
-                key,
-                format_args!("[{}, {}]", v[0], v[1]),
-                "the first bound must not exceed the second",
-            );
-        }
     }
 }
 

@@ -11,8 +11,8 @@ mod essc {
     use kairos_core::policy::{Heuristic, Reservations};
     use kairos_core::units::{Micros, Utility};
     use kairos_core::utility::prorate;
-    use kairos_host::cmd::run::{run_trial, RunOptions, RunSummary};
     use kairos_host::generate::generate;
+    use kairos_host::run::{run_trial, RunOptions, RunSummary};
     use kairos_host::scenario::Scenario;
     use std::path::PathBuf;
 

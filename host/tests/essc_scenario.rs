@@ -87,11 +87,11 @@ task_types = { general = 3, special_per_cluster = 0 }
     }
 
     #[test]
-    fn out_of_range_values_name_the_key_and_the_range() {
+    fn out_of_range_values_name_the_line_the_key_and_the_range() {
         let text = format!("{MINIMAL}\n[simulation]\nmapping_interval_s = 0\n");
         assert_eq!(
             err(&text),
-            "scenarios/x.toml: simulation.mapping_interval_s = 0: must be between 1 and 86400"
+            "scenarios/x.toml:16: simulation.mapping_interval_s = 0: must be between 1 and 86400"
         );
         let text = format!(
         "{MINIMAL}\n[simulation]\nhorizon_hours = 10\nwarmup_hours = 10\ndropping_threshold = -1\n\
@@ -103,22 +103,22 @@ task_types = { general = 3, special_per_cluster = 0 }
         assert_eq!(
         lines,
         [
-            "scenarios/x.toml: simulation.warmup_hours = 10: must be between 0 and 9",
-            "scenarios/x.toml: simulation.dropping_threshold = -1: must be between 0 and 1000",
-            "scenarios/x.toml: simulation.leniency.per_resource = NaN: must be between 0 and 1000",
-            "scenarios/x.toml: simulation.energy_budget_joules = 0: must be greater than 0 and \
+            "scenarios/x.toml:17: simulation.warmup_hours = 10: must be between 0 and 9",
+            "scenarios/x.toml:18: simulation.dropping_threshold = -1: must be between 0 and 1000",
+            "scenarios/x.toml:23: simulation.leniency.per_resource = NaN: must be between 0 and 1000",
+            "scenarios/x.toml:19: simulation.energy_budget_joules = 0: must be greater than 0 and \
              at most 10000000000000000",
         ]
     );
         let e = err(&MINIMAL.replace("cores_per_node = 8", "cores_per_node = 0"));
         assert_eq!(
         e,
-        "scenarios/x.toml: platform.clusters[0].cores_per_node = 0: must be between 1 and 65536"
+        "scenarios/x.toml:9: platform.clusters[0].cores_per_node = 0: must be between 1 and 65536"
     );
         let e = err(&format!("{MINIMAL}downey_sigma = [10.0, 4.0]\n"));
         assert_eq!(
             e,
-            "scenarios/x.toml: workload.downey_sigma = [10, 4]: the first bound must not exceed \
+            "scenarios/x.toml:14: workload.downey_sigma = [10, 4]: the first bound must not exceed \
          the second"
         );
         // Special types per special cluster: none on a platform without one, which is fine.
@@ -127,7 +127,7 @@ task_types = { general = 3, special_per_cluster = 0 }
         let e = err(&MINIMAL.replace("general = 3", "general = 0"));
         assert_eq!(
         e,
-        "scenarios/x.toml: workload.task_types = 0 types in all: general + special_per_cluster \
+        "scenarios/x.toml:13: workload.task_types = 0 types in all: general + special_per_cluster \
          x 0 special clusters must be between 1 and 128"
     );
     }

@@ -4,10 +4,10 @@
 
 /// Named so that `cargo test -p kairos-host experiment` selects these tests.
 mod experiment {
-    use kairos_host::cmd::run::run_trial;
     use kairos_host::experiment::runner::{self, Failure, Quiet};
     use kairos_host::experiment::Experiment;
     use kairos_host::report;
+    use kairos_host::run::run_trial;
     use std::path::{Path, PathBuf};
     use std::process::{Command, Output};
 

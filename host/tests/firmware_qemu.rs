@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, Once};
 
-use kairos_host::fwscenario;
+use kairos_host::firmware_scenarios;
 
 /// The image variants share one target directory and ELF path: build and run one at a time.
 static FIRMWARE: Mutex<()> = Mutex::new(());
@@ -110,8 +110,9 @@ fn run_firmware(features: &str) -> FwRun {
 
 /// The firmware's run of scenario `name` (built with `features`) equals the host's.
 fn firmware_matches_host(name: &str, features: &str) {
-    let bytes = std::fs::read(fwscenario::scenario_dir().join(format!("{name}.bin"))).unwrap();
-    let host = fwscenario::run(&bytes).unwrap();
+    let bytes =
+        std::fs::read(firmware_scenarios::scenario_dir().join(format!("{name}.bin"))).unwrap();
+    let host = firmware_scenarios::run(&bytes).unwrap();
     let fw = run_firmware(features);
     assert_eq!(
         fw.code,
@@ -148,12 +149,12 @@ fn firmware_matches_host(name: &str, features: &str) {
     assert!(n >= 2, "{name}: log too short");
     assert_eq!(
         info[n - 2],
-        fwscenario::totals_line(&host.report),
+        firmware_scenarios::totals_line(&host.report),
         "{name}: totals"
     );
     assert_eq!(
         info[n - 1],
-        fwscenario::digest_line(&host.report),
+        firmware_scenarios::digest_line(&host.report),
         "{name}: digest"
     );
 }
@@ -171,9 +172,9 @@ fn upe_firmware_digest_and_totals_equal_the_hosts() {
 #[test]
 fn overcap_scenario_fails_cleanly_on_the_firmware() {
     // The host sizes its storage to the scenario and runs it to the end.
-    let bytes = std::fs::read(fwscenario::scenario_dir().join("overcap.bin")).unwrap();
-    let host = fwscenario::run(&bytes).unwrap();
-    assert_eq!(host.report.arrived, fwscenario::OVERCAP_TASKS);
+    let bytes = std::fs::read(firmware_scenarios::scenario_dir().join("overcap.bin")).unwrap();
+    let host = firmware_scenarios::run(&bytes).unwrap();
+    assert_eq!(host.report.arrived, firmware_scenarios::OVERCAP_TASKS);
 
     let fw = run_firmware("scenario-overcap");
     assert_eq!(

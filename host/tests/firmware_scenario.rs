@@ -3,17 +3,17 @@
 
 use kairos_core::controller::{Controller, MemoEntry, Storage, TaskSlot, TaskState, Work};
 use kairos_core::engine::{self, NoObserver};
-use kairos_core::scenario::Encoded;
+use kairos_core::packed::PackedScenario;
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
-use kairos_host::fwscenario::{self, NAMES};
+use kairos_host::firmware_scenarios::{self, NAMES};
 
 #[test]
 fn embedded_scenarios_are_up_to_date() {
-    let dir = fwscenario::scenario_dir();
+    let dir = firmware_scenarios::scenario_dir();
     let mut stale = Vec::new();
     for name in NAMES {
         let path = dir.join(format!("{name}.bin"));
-        let want = fwscenario::encoded(name).unwrap();
+        let want = firmware_scenarios::encoded(name).unwrap();
         match std::fs::read(&path) {
             Ok(got) if got == want => {}
             Ok(got) => stale.push(format!(
@@ -36,11 +36,11 @@ fn embedded_scenarios_are_up_to_date() {
 #[test]
 fn reference_scenarios_exercise_what_the_firmware_must() {
     for name in ["ph", "upe"] {
-        let run = fwscenario::run(&fwscenario::encoded(name).unwrap()).unwrap();
+        let run = firmware_scenarios::run(&firmware_scenarios::encoded(name).unwrap()).unwrap();
         let (h, r) = (&run.header, &run.report);
         assert_eq!(h.platform.clusters().len(), 3, "{name}");
         assert_eq!(h.platform.pstates(), 3, "{name}");
-        assert_eq!(r.arrived, fwscenario::TASKS, "{name}");
+        assert_eq!(r.arrived, firmware_scenarios::TASKS, "{name}");
         assert!(r.completed > 100 && r.dropped > 0, "{name}: {r:?}");
         assert_eq!(r.mapping_events as usize, run.events.len());
         // The budget binds: the run spends most of it, and without it the run differs.
@@ -49,18 +49,23 @@ fn reference_scenarios_exercise_what_the_firmware_must() {
             "{name}: {r:?} budget {}",
             h.config.budget.0
         );
-        let mut s = fwscenario::scenario(name).unwrap();
+        let mut s = firmware_scenarios::scenario(name).unwrap();
         s.header.config.budget = kairos_core::units::MilliJoules::MAX;
-        let free = fwscenario::run(&fwscenario::encode(&s)).unwrap().report;
+        let free = firmware_scenarios::run(&firmware_scenarios::encode(&s))
+            .unwrap()
+            .report;
         assert!(free.energy > h.config.budget, "{name}: {free:?}");
-        assert_eq!(fwscenario::digest_line(r).len(), "digest ".len() + 16);
+        assert_eq!(
+            firmware_scenarios::digest_line(r).len(),
+            "digest ".len() + 16
+        );
     }
-    let ph = fwscenario::scenario("ph").unwrap();
+    let ph = firmware_scenarios::scenario("ph").unwrap();
     assert_eq!(
         ph.header.config.reservations,
         kairos_core::policy::Reservations::PlaceHolder
     );
-    let upe = fwscenario::scenario("upe").unwrap();
+    let upe = firmware_scenarios::scenario("upe").unwrap();
     assert_eq!(
         upe.header.config.heuristic,
         kairos_core::policy::Heuristic::MaxUpe
@@ -73,9 +78,9 @@ fn reference_scenarios_exercise_what_the_firmware_must() {
 #[test]
 fn digest_does_not_depend_on_storage_sizes() {
     for name in NAMES {
-        let bytes = fwscenario::encoded(name).unwrap();
-        let host = fwscenario::run(&bytes).unwrap().report;
-        let enc = Encoded::decode(&bytes).unwrap();
+        let bytes = firmware_scenarios::encoded(name).unwrap();
+        let host = firmware_scenarios::run(&bytes).unwrap().report;
+        let enc = PackedScenario::decode(&bytes).unwrap();
         let h = enc.header();
         let first = enc.tasks().next().unwrap().unwrap();
         // (task headroom, nodes, largest cluster, memo entries): firmware-like and extremes.
@@ -126,9 +131,9 @@ fn digest_does_not_depend_on_storage_sizes() {
 
 #[test]
 fn a_truncated_scenario_fails_cleanly_on_the_host() {
-    let bytes = fwscenario::encoded("ph").unwrap();
+    let bytes = firmware_scenarios::encoded("ph").unwrap();
     for cut in [0, 3, 5, 100, bytes.len() / 2, bytes.len() - 1] {
-        let err = fwscenario::run(&bytes[..cut]).unwrap_err();
+        let err = firmware_scenarios::run(&bytes[..cut]).unwrap_err();
         assert!(
             matches!(
                 err,

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use kairos_core::policy::{Heuristic, Reservations};
 use kairos_host::experiment::runner::{self, Quiet};
 use kairos_host::experiment::Experiment;
-use kairos_host::value;
+use kairos_host::seed001;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -49,7 +49,7 @@ fn value_experiment_files_load() {
         assert_eq!(e.configs[4].reservations, Reservations::PlaceHolder);
         assert_eq!(e.configs[5].reservations, Reservations::Permanent);
         let t = e.trace.as_ref().unwrap();
-        assert_eq!((t.seed, t.step), (1, value::SCENARIO_STEP));
+        assert_eq!((t.seed, t.step), (1, seed001::SCENARIO_STEP));
         assert_eq!(e.scenario.name, "CEA-Curie-2011-2.1-sample");
         assert_eq!(
             e.scenario_key,
@@ -132,11 +132,11 @@ fn value_reduced_experiment_shows_the_robust_claims() {
         );
         assert!((0.0..=100.0).contains(&ph));
     }
-    // Scenario 1 alone, as `value::build` and `value::run` give it.
+    // Scenario 1 alone, as `seed001::build` and `seed001::run` give it.
     let tr = e.trace.as_ref().unwrap();
-    let w = value::windows(&tr.jobs, 2, tr.step).unwrap();
-    let sc = value::build(&tr.jobs, tr.max_runtime, &w[1], 0.2, tr.seed).unwrap();
-    let alone = value::run(&sc, Heuristic::MaxUpr, Reservations::PlaceHolder, "x").unwrap();
+    let w = seed001::windows(&tr.jobs, 2, tr.step).unwrap();
+    let sc = seed001::build(&tr.jobs, tr.max_runtime, &w[1], 0.2, tr.seed).unwrap();
+    let alone = seed001::run(&sc, Heuristic::MaxUpr, Reservations::PlaceHolder, "x").unwrap();
     let row = &out
         .rows
         .iter()

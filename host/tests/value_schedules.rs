@@ -12,9 +12,9 @@ use kairos_core::policy::Reservations;
 use kairos_core::units::Micros;
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
 use kairos_host::generate::rng::Stream;
+use kairos_host::seed001::{self, ValueParams, Window};
 use kairos_host::swf::ReplayJob;
 use kairos_host::trace::{self, LoadOptions, Policy, ReplayOptions, TraceResult};
-use kairos_host::value::{self, ValueParams, Window};
 
 fn curie() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -153,14 +153,14 @@ fn value_generator_follows_seed_001() {
     let p = ValueParams::default();
     let max = secs(86_400);
     // The mean: 5 at 1 s, 50 at the longest run time, linear between, clamped.
-    assert_eq!(value::mean_start_value(secs(1), max, &p), 5.0);
-    assert_eq!(value::mean_start_value(Micros::ZERO, max, &p), 5.0);
-    assert_eq!(value::mean_start_value(max, max, &p), 50.0);
-    assert_eq!(value::mean_start_value(secs(200_000), max, &p), 50.0);
-    let mid = value::mean_start_value(secs(43_200), max, &p);
+    assert_eq!(seed001::mean_start_value(secs(1), max, &p), 5.0);
+    assert_eq!(seed001::mean_start_value(Micros::ZERO, max, &p), 5.0);
+    assert_eq!(seed001::mean_start_value(max, max, &p), 50.0);
+    assert_eq!(seed001::mean_start_value(secs(200_000), max, &p), 50.0);
+    let mid = seed001::mean_start_value(secs(43_200), max, &p);
     assert!((mid - (5.0 + 45.0 * 43_199.0 / 86_399.0)).abs() < 1e-9);
     // A trace whose longest run is 1 s: every mean is 5.
-    assert_eq!(value::mean_start_value(secs(1), secs(1), &p), 5.0);
+    assert_eq!(seed001::mean_start_value(secs(1), secs(1), &p), 5.0);
     // Draws: start in [1, 100], final in [0.01, 0.8] x start, soft in [0.9, 1.2] x avg,
     // hard - soft in [0, 1.5] x avg; COV 2.5 clamps many starts to 1.
     let mut s = Stream::new(3, 0, "test", 0);
@@ -174,7 +174,7 @@ fn value_generator_follows_seed_001() {
             soft,
             hard,
             final_value,
-        } = value::value_curve(&mut s, avg, max, &p)
+        } = seed001::value_curve(&mut s, avg, max, &p)
         else {
             panic!("a linear curve");
         };
@@ -193,7 +193,7 @@ fn value_generator_follows_seed_001() {
     let mean = sum / n as f64;
     assert!((3.0..12.0).contains(&mean), "{mean}");
     // A zero average execution time gives zero deadlines: the value is earned only at 0.
-    let c = value::value_curve(&mut s, Micros::ZERO, max, &p);
+    let c = seed001::value_curve(&mut s, Micros::ZERO, max, &p);
     assert!(matches!(
         c,
         UtilityCurve::Linear {
@@ -208,19 +208,19 @@ fn value_generator_follows_seed_001() {
 fn value_platform_draw_follows_seed_001() {
     for k in 0..200 {
         let mut s = Stream::new(9, k, "seed001-platform", 0);
-        let cl = value::draw_platform(&mut s, 18_432.0);
+        let cl = seed001::draw_platform(&mut s, 18_432.0);
         assert!((2..=4).contains(&cl.len()));
         let cores: u64 = cl.iter().map(|c| c.cores().0).sum();
         // Gamma with COV 0.05: within 25% of the mean, less whatever rounding down to whole
         // nodes loses (under 32 cores a cluster).
         assert!((13_800..=23_100).contains(&cores), "{cores}");
         for c in &cl {
-            assert!(value::CORES_PER_NODE.contains(&c.cores_per_node));
+            assert!(seed001::CORES_PER_NODE.contains(&c.cores_per_node));
             assert!(c.nodes.0 >= 1);
         }
         // Every level of the sweep shares the draws: only the scale differs.
         let mut s15 = Stream::new(9, k, "seed001-platform", 0);
-        let c15 = value::draw_platform(&mut s15, 13_824.0);
+        let c15 = seed001::draw_platform(&mut s15, 13_824.0);
         assert_eq!(c15.len(), cl.len());
         for (a, b) in c15.iter().zip(&cl) {
             assert_eq!(a.cores_per_node, b.cores_per_node);
@@ -228,11 +228,11 @@ fn value_platform_draw_follows_seed_001() {
     }
     // The ETC row: the run time first, then the COV method around it.
     let mut s = Stream::new(9, 0, "seed001-etc", 0);
-    let row = value::etc_row(&mut s, secs(100), 4);
+    let row = seed001::etc_row(&mut s, secs(100), 4);
     assert_eq!(row[0], secs(100));
     assert!(row[1..].iter().all(|&m| m > Micros::ZERO && m != secs(100)));
-    assert_eq!(value::etc_row(&mut s, Micros::ZERO, 2)[0], Micros(1));
-    assert_eq!(value::average(&[secs(1), secs(2)]), Micros(1_500_000));
+    assert_eq!(seed001::etc_row(&mut s, Micros::ZERO, 2)[0], Micros(1));
+    assert_eq!(seed001::average(&[secs(1), secs(2)]), Micros(1_500_000));
 }
 
 fn job(id: u64, submit_s: u64, procs: u32, run_s: u64) -> ReplayJob {
@@ -253,10 +253,10 @@ fn value_windows_and_scenarios_are_formed_as_documented() {
     // window must end by the last submit (77 h): days at 24, 35, 46 h fit (46 + 24 = 70),
     // 57 h does not (81 > 77).
     let jobs: Vec<ReplayJob> = (0..68).map(|h| job(h, (10 + h) * 3600, 8, 600)).collect();
-    let w = value::windows(&jobs, 3, value::SCENARIO_STEP).unwrap();
+    let w = seed001::windows(&jobs, 3, seed001::SCENARIO_STEP).unwrap();
     let starts: Vec<u64> = w.iter().map(|w| w.day_start.0 / 3_600_000_000).collect();
     assert_eq!(starts, [24, 35, 46]);
-    let e = value::windows(&jobs, 4, value::SCENARIO_STEP).unwrap_err();
+    let e = seed001::windows(&jobs, 4, seed001::SCENARIO_STEP).unwrap_err();
     assert!(
         format!("{e:#}").contains("only 3 28 h windows fit"),
         "{e:#}"
@@ -270,7 +270,7 @@ fn value_windows_and_scenarios_are_formed_as_documented() {
         index: 0,
         day_start: Micros::from_hours(24),
     };
-    let sc = value::build(&jobs, secs(600), &win, 0.2, 1).unwrap();
+    let sc = seed001::build(&jobs, secs(600), &win, 0.2, 1).unwrap();
     // Window [20 h, 48 h): submits at 20, 21, ..., 47 h: 28 jobs, 24 of them (24 h to
     // 47 h) in the day; the 4,097-core job at 30 h is removed.
     assert_eq!(
@@ -283,7 +283,7 @@ fn value_windows_and_scenarios_are_formed_as_documented() {
     let bound: f64 = sc.tasks[4..].iter().map(|t| t.curve.max_value()).sum();
     assert!((sc.bound - bound).abs() < 1e-9);
     // Reproducible alone: the same (seed, index) gives the same scenario.
-    let again = value::build(&jobs, secs(600), &win, 0.2, 1).unwrap();
+    let again = seed001::build(&jobs, secs(600), &win, 0.2, 1).unwrap();
     assert_eq!(again.tasks, sc.tasks);
     assert_eq!(again.platform, sc.platform);
 }
@@ -293,17 +293,17 @@ fn value_windows_and_scenarios_are_formed_as_documented() {
 #[test]
 fn value_curie_forms_48_scenarios() {
     let t = trace::load(&curie(), &LoadOptions::default()).unwrap();
-    let w = value::windows(&t.jobs, value::SCENARIOS, value::SCENARIO_STEP).unwrap();
+    let w = seed001::windows(&t.jobs, seed001::SCENARIOS, seed001::SCENARIO_STEP).unwrap();
     assert_eq!(w.len(), 48);
     assert_eq!(w[0].day_start, Micros::from_hours(505 * 24));
     assert_eq!(w[47].day_start, Micros::from_hours(505 * 24 + 47 * 11));
     assert!(w[0].start().0 >= t.jobs[0].submit);
     assert!(w[47].end().0 <= t.jobs.last().unwrap().submit);
     // 49 do not fit.
-    assert!(value::windows(&t.jobs, 49, value::SCENARIO_STEP).is_err());
+    assert!(seed001::windows(&t.jobs, 49, seed001::SCENARIO_STEP).is_err());
     let max = Micros(t.jobs.iter().map(|j| j.runtime).max().unwrap());
     assert_eq!(max, secs(86_400));
-    let sc = value::build(&t.jobs, max, &w[0], 0.2, 1).unwrap();
+    let sc = seed001::build(&t.jobs, max, &w[0], 0.2, 1).unwrap();
     assert!(sc.day_tasks > 800 && sc.tasks.iter().all(|t| t.arrival < Micros::from_hours(28)));
 }
 
@@ -441,12 +441,12 @@ fn value_max_value_breaks_ties_by_earliest_completion() {
         (Heuristic::MaxUtil, 0, 100, DecisionKind::Reserve),
     ] {
         let mut log = Log(Vec::new());
-        let cfg = value::config(h, Reservations::Permanent);
+        let cfg = seed001::config(h, Reservations::Permanent);
         kairos_host::storage::simulate(
             &platform,
             &classes,
             cfg,
-            value::schedule(),
+            seed001::schedule(),
             &tasks,
             &mut log,
         )

@@ -3,12 +3,12 @@
 //! later tasks backfill the voids, which never delays an earlier reservation because those
 //! are booked. P-state 0, no dropping.
 
-use super::{compress, place_earliest, TypesSeen};
-use crate::controller::{Controller, Decision};
+use super::common::{compress, place_earliest, TypesSeen};
 use crate::error::Error;
+use crate::plan::{Decision, Planner};
 
 pub(super) fn run(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     early_completions: bool,
     sink: &mut dyn FnMut(&Decision),
 ) -> Result<(), Error> {

@@ -4,13 +4,14 @@
 //! At every event the reservation, if it has not started, is recomputed: taken back and
 //! given again in arrival order, which can only bring it earlier. P-state 0, no dropping.
 
-use super::{earliest_anywhere, start_now_anywhere, Reservations, TypesSeen};
-use crate::controller::{Controller, Decision};
+use super::common::{earliest_anywhere, start_now_anywhere, TypesSeen};
+use crate::config::Reservations;
 use crate::error::Error;
+use crate::plan::{Decision, Planner};
 use crate::platform::ClusterId;
 use crate::units::Micros;
 
-pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
+pub(super) fn run(ctl: &mut Planner<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
     // EASY holds at most one reservation: each pass gives at most one, and first takes back
     // the last pass's unless it has started (the mapping event made that one running). So the
     // scan ends at the first that starts after now instead of reading every open slot (on
@@ -59,7 +60,7 @@ pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> 
 
 /// Whether some node of some cluster is free now, over the next microsecond: every task
 /// needs at least one node for at least that long, so none can start now if this is false.
-fn free_now(ctl: &Controller<'_>) -> bool {
+fn free_now(ctl: &Planner<'_>) -> bool {
     let now = ctl.now();
     let next = now.saturating_add(Micros(1));
     (0..ctl.cluster_count())

@@ -4,11 +4,12 @@
 //! next mapping event, so the caller must run one whenever nodes free up (every completion).
 //! P-state 0, no dropping.
 
-use super::{start_now_anywhere, Reservations};
-use crate::controller::{Controller, Decision, TaskState};
+use super::common::start_now_anywhere;
+use crate::config::Reservations;
 use crate::error::Error;
+use crate::plan::{Decision, Planner, TaskState};
 
-pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
+pub(super) fn run(ctl: &mut Planner<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
     // The queue is read in place up to the first task that cannot start, not collected
     // whole at every event (it holds thousands of tasks on a busy trace).
     for k in 0..ctl.open_count() {

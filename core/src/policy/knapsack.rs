@@ -15,7 +15,7 @@
 //!   lines 10-11). Lower-priority jobs only get processors that no higher-priority job can use
 //!   in this cycle, so they never delay one (the paper's backfilling). The host's exhaustive
 //!   parameter sweep runs this (`kairos sweep-knapsack`).
-//! - [`run`], the [`Heuristic::Knapsack`](super::Heuristic::Knapsack) of the controller, for
+//! - [`run`], the [`Heuristic::Knapsack`](crate::config::Heuristic::Knapsack) of the controller, for
 //!   trace replay (`kairos replay --policy knapsack`): SWF jobs are *rigid* (all their
 //!   processors start together), so the fraction step cannot split a job. In priority-per-node
 //!   order a job starts now if it fits; the first that does not gets the single reservation
@@ -36,62 +36,16 @@
 //! runtime^-gamma` in a cycle, so they do not change the order: the key leaves them out
 //! exactly (computing them would only add rounding noise where Eq. 1 ties, e.g. alpha = 1).
 
-use super::{earliest_anywhere, Reservations};
-use crate::controller::{Controller, Decision};
-use crate::error::{full, Capacity, Error, InputError};
+use super::common::earliest_anywhere;
+pub use crate::config::KnapsackParams;
+use crate::config::Reservations;
+use crate::error::{full, Capacity, Error};
+use crate::plan::{Decision, Planner};
 use crate::units::Micros;
 use core::cmp::Ordering;
 
 /// The floor, in seconds, of the wait and the runtime in Eq. 1 (the zero guard).
 pub const FLOOR_S: f64 = 1.0;
-
-/// The knobs of Eq. 1 and the per-job share of the knapsack.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct KnapsackParams {
-    /// Exponent of the size term (tasks / average tasks).
-    pub alpha: f64,
-    /// Exponent of the wait term (seconds waited).
-    pub beta: f64,
-    /// Exponent of the runtime term (runtime / average runtime).
-    pub gamma: f64,
-    /// Largest fraction of its tasks a job may start in one cycle, in (0, 1]; only the
-    /// malleable form ([`select`]) uses it (a rigid job starts whole or not at all).
-    pub share: f64,
-}
-
-impl Default for KnapsackParams {
-    /// The paper's Fig. 3 setting (alpha 0.9, beta 0.1, gamma 0.1), share 1.
-    fn default() -> Self {
-        KnapsackParams {
-            alpha: 0.9,
-            beta: 0.1,
-            gamma: 0.1,
-            share: 1.0,
-        }
-    }
-}
-
-impl KnapsackParams {
-    /// The exponents with a share of 1.
-    pub const fn new(alpha: f64, beta: f64, gamma: f64) -> KnapsackParams {
-        KnapsackParams {
-            alpha,
-            beta,
-            gamma,
-            share: 1.0,
-        }
-    }
-
-    /// Finite exponents and a share in (0, 1], or [`InputError::BadNumber`].
-    pub fn validate(&self) -> Result<(), Error> {
-        let finite = self.alpha.is_finite() && self.beta.is_finite() && self.gamma.is_finite();
-        if finite && self.share > 0.0 && self.share <= 1.0 {
-            Ok(())
-        } else {
-            Err(InputError::BadNumber.into())
-        }
-    }
-}
 
 /// Eq. 1 with its guards: `tasks` and `avg_tasks` in tasks, the rest in seconds.
 pub fn priority(
@@ -241,7 +195,7 @@ pub fn select(
 }
 
 /// Runs one cycle of the rigid form on the controller (see the module doc).
-pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
+pub(super) fn run(ctl: &mut Planner<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
     let p = ctl.knapsack();
     p.validate()?;
     for k in 0..ctl.open_count() {
@@ -302,6 +256,7 @@ pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::InputError;
 
     const P0: KnapsackParams = KnapsackParams::new(0.0, 0.0, 0.0);
 

@@ -2,8 +2,8 @@
 //! Across P-states this is what trades speed for efficiency.
 
 use super::greedy::Objective;
-use crate::controller::{Choice, Controller};
 use crate::error::Error;
+use crate::plan::{Choice, Planner};
 
 /// Energy below this (joules) counts as this much, so a zero-power table cannot divide by 0.
 const MIN_JOULES: f64 = 1e-3;
@@ -19,7 +19,7 @@ impl Objective for MaxUpe {
     // that day 2.4% more instructions than it saved.
     const CHECK_UNREAD: bool = false;
 
-    fn cost(self, _: &Controller<'_>, ch: &Choice) -> Result<f64, Error> {
+    fn cost(self, _: &Planner<'_>, ch: &Choice) -> Result<f64, Error> {
         Ok(f64::max(ch.energy.as_joules_f64(), MIN_JOULES))
     }
 }

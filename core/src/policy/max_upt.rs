@@ -1,8 +1,8 @@
 //! Max Utility-per-Time (seed 000 Eq. 3): utility over execution time (seconds).
 
 use super::greedy::Objective;
-use crate::controller::{Choice, Controller};
 use crate::error::Error;
+use crate::plan::{Choice, Planner};
 
 /// Max Utility-per-Time's objective.
 #[derive(Clone, Copy)]
@@ -11,7 +11,7 @@ pub(super) struct MaxUpt;
 impl Objective for MaxUpt {
     const PER_COST: bool = true;
 
-    fn cost(self, _: &Controller<'_>, ch: &Choice) -> Result<f64, Error> {
+    fn cost(self, _: &Planner<'_>, ch: &Choice) -> Result<f64, Error> {
         Ok(ch.duration.as_secs_f64())
     }
 }

@@ -11,8 +11,8 @@
 //! micro-units (8,589); above that the ordering by value still holds up to rounding.
 
 use super::greedy::Objective;
-use crate::controller::{Choice, Controller};
 use crate::error::Error;
+use crate::plan::{Choice, Planner};
 
 /// Completion seconds a tie-break can tell apart: 2^20 (about 12 days).
 const COMPLETION_SPAN: f64 = (1u64 << 20) as f64;
@@ -25,7 +25,7 @@ impl Objective for MaxValue {
     // The completion is packed in: no cost of the option alone divides the utility.
     const PER_COST: bool = false;
 
-    fn value(self, _: &Controller<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
+    fn value(self, _: &Planner<'_>, ch: &Choice, u: f64) -> Result<f64, Error> {
         let end = ch.start.saturating_add(ch.duration);
         let micro = libm::round(u * 1e6);
         let secs = libm::floor(end.as_secs_f64()).min(COMPLETION_SPAN - 1.0);

@@ -3,9 +3,9 @@
 //! the largest such average); each cycle takes at most 1 large, then 4 medium, then 8 small
 //! task, round robin, each placed as Conservative Backfilling places it.
 
-use super::{compress, place_earliest, TypesSeen};
-use crate::controller::{Controller, Decision};
+use super::common::{compress, place_earliest, TypesSeen};
 use crate::error::Error;
+use crate::plan::{Decision, Planner};
 use crate::platform::{ClusterId, PState, Platform, TaskType};
 
 /// Tasks taken from the large, medium and small queues in one cycle.
@@ -31,7 +31,7 @@ pub(crate) fn average_resources(platform: &Platform, t: &TaskType) -> f64 {
 }
 
 pub(super) fn run(
-    ctl: &mut Controller<'_>,
+    ctl: &mut Planner<'_>,
     early_completions: bool,
     sink: &mut dyn FnMut(&Decision),
 ) -> Result<(), Error> {
@@ -59,8 +59,8 @@ pub(super) fn run(
     );
     let n = ctl.collect_mappable()?;
     // A task's queue depends only on its table: a platform type's is worked out once.
-    let mut type_queue = [u8::MAX; crate::config::MAX_TASK_TYPES];
-    let mut queue_of = |ctl: &Controller<'_>, i: u32| -> usize {
+    let mut type_queue = [u8::MAX; crate::limits::MAX_TASK_TYPES];
+    let mut queue_of = |ctl: &Planner<'_>, i: u32| -> usize {
         let ty = ctl.task_type(i).map(|t| t.0 as usize);
         if let Some(&q) = ty
             .and_then(|t| type_queue.get(t))

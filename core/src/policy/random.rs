@@ -3,18 +3,18 @@
 //! reservation if later than now). The draws come from the controller's seeded ChaCha
 //! stream, so a run is reproducible from its seed.
 
-use super::Reservations;
-use crate::controller::{Controller, Decision};
+use crate::config::Reservations;
 use crate::error::Error;
+use crate::plan::{Decision, Planner};
 use crate::platform::{ClusterId, PState};
 use rand_chacha::rand_core::RngCore;
 
-pub(super) fn run(ctl: &mut Controller<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
+pub(super) fn run(ctl: &mut Planner<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
     let n = ctl.collect_mappable()?;
-    let filtered = super::filtered(ctl);
+    let filtered = super::common::filtered(ctl);
     for w in 0..n {
         let i = ctl.work()[w].slot;
-        let mut eligible = [0u8; crate::config::MAX_CLUSTERS];
+        let mut eligible = [0u8; crate::limits::MAX_CLUSTERS];
         let mut m = 0;
         for c in 0..ctl.cluster_count() {
             if ctl.placement(i, ClusterId(c)).is_some() {

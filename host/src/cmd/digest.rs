@@ -7,12 +7,12 @@
 //! The scenario is a name (`ph`, `upe`, `overcap`: generated in memory, encoded, and run from
 //! those bytes, exactly what `kairos firmware-scenario` writes) or the path of an encoded file
 //! (`firmware/scenarios/ph.bin`). The heuristic settings are the scenario's own (its header),
-//! so the host and the firmware run the same configuration.
+//! so the host and the firmware run the same configuration. The replay is
+//! [`crate::firmware_scenarios::run`]; this file prints what it gives.
 
 use std::io::Write;
-use std::path::Path;
 
-use crate::fwscenario;
+use crate::firmware_scenarios;
 use anyhow::Context;
 
 /// Flags of `kairos digest`.
@@ -30,8 +30,8 @@ pub struct Args {
 
 /// Runs `kairos digest`.
 pub fn main(args: Args) -> anyhow::Result<()> {
-    let bytes = load(&args.scenario)?;
-    let run = fwscenario::run(&bytes)
+    let bytes = firmware_scenarios::load(&args.scenario)?;
+    let run = firmware_scenarios::run(&bytes)
         .map_err(|e| anyhow::anyhow!("{e}"))
         .with_context(|| format!("replaying scenario {}", args.scenario))?;
     let (h, r) = (&run.header, &run.report);
@@ -79,17 +79,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             writeln!(out, "{e}")?;
         }
     }
-    writeln!(out, "{}", fwscenario::totals_line(r))?;
-    writeln!(out, "{}", fwscenario::digest_line(r))?;
+    writeln!(out, "{}", firmware_scenarios::totals_line(r))?;
+    writeln!(out, "{}", firmware_scenarios::digest_line(r))?;
     Ok(())
-}
-
-/// The encoded bytes of `scenario`: a file if it names one (or looks like a path), else a
-/// built-in scenario's name.
-fn load(scenario: &str) -> anyhow::Result<Vec<u8>> {
-    let path = Path::new(scenario);
-    if path.is_file() || scenario.contains('/') || scenario.ends_with(".bin") {
-        return std::fs::read(path).with_context(|| format!("reading {}", path.display()));
-    }
-    fwscenario::encoded(scenario)
 }

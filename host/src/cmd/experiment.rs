@@ -109,10 +109,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if args.jobs == Some(0) {
         bail!("--jobs 0: must be at least 1");
     }
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("out").join(&exp.name));
+    let out_dir = args.out.clone().unwrap_or_else(|| exp.default_out_dir());
     let runs_total = exp.trials as u64 * exp.configs.len() as u64;
     eprintln!(
         "{}: {} configurations x {} trials of {} ({} runs), budget {}",

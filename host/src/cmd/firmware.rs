@@ -1,12 +1,13 @@
 //! `kairos firmware-scenario [--out-dir DIR] [--check]`: writes the firmware's reference
-//! scenarios ([`crate::fwscenario::NAMES`]) encoded, one `<name>.bin` each, to
+//! scenarios ([`crate::firmware_scenarios::NAMES`]) encoded, one `<name>.bin` each, to
 //! `firmware/scenarios/` (the firmware embeds them at build time); `--check` only compares
-//! and fails if a file is missing or stale.
+//! and fails if a file is missing or stale. The work is
+//! [`crate::firmware_scenarios::write_files`].
 
 use std::path::PathBuf;
 
-use crate::fwscenario;
-use anyhow::{bail, Context};
+use crate::firmware_scenarios::{self, FileState};
+use anyhow::bail;
 
 /// Flags of `kairos firmware-scenario`.
 #[derive(clap::Args, Debug)]
@@ -21,29 +22,25 @@ pub struct Args {
 
 /// Runs `kairos firmware-scenario`.
 pub fn main(args: Args) -> anyhow::Result<()> {
-    let dir = args.out_dir.unwrap_or_else(fwscenario::scenario_dir);
-    if !args.check {
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let mut stale = Vec::new();
-    for name in fwscenario::NAMES {
-        let bytes = fwscenario::encoded(name)?;
-        let path = dir.join(format!("{name}.bin"));
-        let current = std::fs::read(&path).ok();
-        if current.as_deref() == Some(&bytes[..]) {
-            println!("{}: up to date ({} bytes)", path.display(), bytes.len());
-        } else if args.check {
-            println!("{}: stale or missing", path.display());
-            stale.push(path);
-        } else {
-            std::fs::write(&path, &bytes).with_context(|| format!("writing {}", path.display()))?;
-            println!("{}: written ({} bytes)", path.display(), bytes.len());
+    let dir = args
+        .out_dir
+        .unwrap_or_else(firmware_scenarios::scenario_dir);
+    let files = firmware_scenarios::write_files(&dir, args.check)?;
+    let mut stale = 0;
+    for f in &files {
+        let path = f.path.display();
+        match f.state {
+            FileState::UpToDate => println!("{path}: up to date ({} bytes)", f.bytes),
+            FileState::Written => println!("{path}: written ({} bytes)", f.bytes),
+            FileState::Stale => {
+                println!("{path}: stale or missing");
+                stale += 1;
+            }
         }
     }
-    if !stale.is_empty() {
+    if stale > 0 {
         bail!(
-            "{} scenario file(s) stale: run `cargo run -p kairos-host -- firmware-scenario`",
-            stale.len()
+            "{stale} scenario file(s) stale: run `cargo run -p kairos-host -- firmware-scenario`"
         );
     }
     Ok(())

@@ -12,15 +12,6 @@ use kairos_core::policy::Reservations;
 
 use crate::trace::{self, LoadOptions, Policy, ReplayOptions, SummaryFile};
 
-/// A finite number for `--alpha`, `--beta`, `--gamma` (clap's value parser).
-pub fn finite(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() => Ok(x),
-        Ok(_) => Err(format!("{s:?} is not a finite number")),
-        Err(_) => Err(format!("{s:?} is not a number")),
-    }
-}
-
 /// Cleaning presets of `--clean`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum CleanPreset {
@@ -40,7 +31,7 @@ pub struct Args {
     pub policy: Policy,
     /// permanent or place-holder (utility-aware policies; default place-holder). The others
     /// only reserve permanently.
-    #[arg(long, value_parser = parse_reservations)]
+    #[arg(long, value_parser = super::parse_reservations)]
     pub reservations: Option<Reservations>,
     /// Attach seed 001 value functions drawn from this seed (default 1 under the
     /// utility-aware policies; with the others, only to report the value they earn).
@@ -62,13 +53,13 @@ pub struct Args {
     #[arg(long, value_name = "FILE.json")]
     pub summary_out: Option<PathBuf>,
     /// Knapsack: exponent of the size term (tasks / average tasks) [default: 0.9].
-    #[arg(long, value_parser = finite, allow_hyphen_values = true)]
+    #[arg(long, value_parser = super::finite, allow_hyphen_values = true)]
     pub alpha: Option<f64>,
     /// Knapsack: exponent of the wait term [default: 0.1].
-    #[arg(long, value_parser = finite, allow_hyphen_values = true)]
+    #[arg(long, value_parser = super::finite, allow_hyphen_values = true)]
     pub beta: Option<f64>,
     /// Knapsack: exponent of the runtime term (runtime / average runtime) [default: 0.1].
-    #[arg(long, value_parser = finite, allow_hyphen_values = true)]
+    #[arg(long, value_parser = super::finite, allow_hyphen_values = true)]
     pub gamma: Option<f64>,
 }
 
@@ -83,11 +74,6 @@ impl Args {
             share: 1.0,
         }
     }
-}
-
-fn parse_reservations(s: &str) -> Result<Reservations, String> {
-    s.parse()
-        .map_err(|_| format!("unknown reservations {s:?} (expected permanent or place-holder)"))
 }
 
 /// The replay options of `args`: the policy's defaults, then the flags.

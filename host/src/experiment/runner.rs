@@ -10,8 +10,8 @@
 //! reports of the runs that succeeded, then exits with an error listing the failures).
 
 use super::Experiment;
-use crate::cmd::run::{run_generated, RunSummary};
 use crate::generate;
+use crate::run::{run_generated, RunSummary};
 use anyhow::Context;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -87,7 +87,7 @@ pub fn run(
         .context("starting the worker threads")?;
     let t0 = Instant::now();
     let windows = match &exp.trace {
-        Some(tr) => crate::value::windows(&tr.jobs, exp.trials, tr.step)
+        Some(tr) => crate::seed001::windows(&tr.jobs, exp.trials, tr.step)
             .with_context(|| format!("{}: forming the scenarios", tr.path.display()))?,
         None => Vec::new(),
     };
@@ -129,7 +129,7 @@ pub fn run(
 fn run_one_scenario(
     exp: &Experiment,
     tr: &super::TraceSource,
-    w: &crate::value::Window,
+    w: &crate::seed001::Window,
     progress: &dyn Progress,
 ) -> anyhow::Result<(f64, Vec<Result<Row, Failure>>)> {
     let g0 = Instant::now();
@@ -137,7 +137,7 @@ fn run_one_scenario(
     for c in &exp.configs {
         let f = c
             .cores_fraction
-            .unwrap_or(crate::value::DEFAULT_CORES_FRACTION);
+            .unwrap_or(crate::seed001::DEFAULT_CORES_FRACTION);
         if !levels.contains(&f) {
             levels.push(f);
         }
@@ -145,7 +145,7 @@ fn run_one_scenario(
     let scenarios = levels
         .iter()
         .map(|&f| {
-            crate::value::build(&tr.jobs, tr.max_runtime, w, f, tr.seed)
+            crate::seed001::build(&tr.jobs, tr.max_runtime, w, f, tr.seed)
                 .with_context(|| format!("building scenario {} at {f} of the cores", w.index))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
@@ -156,10 +156,14 @@ fn run_one_scenario(
             let cfg = &exp.configs[c];
             let f = cfg
                 .cores_fraction
-                .unwrap_or(crate::value::DEFAULT_CORES_FRACTION);
+                .unwrap_or(crate::seed001::DEFAULT_CORES_FRACTION);
             let sc = &scenarios[levels.iter().position(|&x| x == f).unwrap_or(0)];
-            let r = match crate::value::run(sc, cfg.heuristic, cfg.reservations, &exp.scenario.name)
-            {
+            let r = match crate::seed001::run(
+                sc,
+                cfg.heuristic,
+                cfg.reservations,
+                &exp.scenario.name,
+            ) {
                 Ok(mut summary) => {
                     summary.generate_s = generate_s;
                     Ok(Row { config: c, summary })

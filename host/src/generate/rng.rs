@@ -134,7 +134,7 @@ impl Stream {
     }
 
     /// Gamma with mean `mean` and coefficient of variation `cov` (shape 1 / cov^2, scale
-    /// mean x cov^2): the COV method's draw (Ali et al., seed 000 ref [1]). A COV of 0 gives
+    /// mean x cov^2): the COV method's draw (Ali et al., seed 000 ref \[1\]). A COV of 0 gives
     /// the mean itself and draws nothing.
     pub fn gamma_mean_cov(&mut self, mean: f64, cov: f64) -> f64 {
         if cov <= 0.0 || mean <= 0.0 {

@@ -9,7 +9,7 @@
 
 use super::rng::Stream;
 use crate::scenario::Scenario;
-use kairos_core::config::MAX_PSTATES;
+use kairos_core::limits::MAX_PSTATES;
 use kairos_core::platform::{Cluster, ClusterKind, Placement};
 use kairos_core::units::{Cores, Micros, MilliWatts};
 use kairos_core::utility::Urgency;
@@ -79,7 +79,7 @@ pub fn table_ii(max: u64) -> [(u32, u64, u64); 5] {
 }
 
 /// Downey's speedup S(n) of a program of average parallelism `a` and variance `sigma` on
-/// `n` processors (Downey 1997, seed 000 ref [4]): the high-variance form for sigma >= 1,
+/// `n` processors (Downey 1997, seed 000 ref \[4\]): the high-variance form for sigma >= 1,
 /// the low-variance form below. S(1) = 1 and S(n) = a once n is large enough.
 pub fn downey_speedup(n: f64, a: f64, sigma: f64) -> f64 {
     if sigma >= 1.0 {

@@ -9,7 +9,7 @@
 //!   events; the JSON adds the experiment, the sweeps and the calibration.
 //! - `timing.json`: wall times of the runs and the generation, mapping-event percentiles.
 //! - `utility.svg`, `energy.svg`, and for a leniency sweep `leniency.svg` and
-//!   `leniency-energy.svg` (see [`svg`](crate::report::svg)).
+//!   `leniency-energy.svg` (see [`svg`]).
 //!
 //! Every float is written with six decimals (`{:.6}`), and every row and key comes in a fixed
 //! order, so the same inputs give byte-identical CSV, JSON and SVG files: only `timing.json`
@@ -68,7 +68,7 @@ pub fn summarize(exp: &Experiment, out: &Outcome) -> Vec<ConfigSummary> {
         .enumerate()
         .map(|(i, cfg)| {
             let rows: Vec<_> = out.rows_of(i).map(|r| &r.summary).collect();
-            let col = |f: &dyn Fn(&crate::cmd::run::RunSummary) -> f64| -> Vec<f64> {
+            let col = |f: &dyn Fn(&crate::run::RunSummary) -> f64| -> Vec<f64> {
                 rows.iter().map(|s| f(s)).collect()
             };
             let mean = |v: Vec<f64>| mean_ci(&v).mean;
@@ -391,7 +391,7 @@ pub fn timing_json(exp: &Experiment, out: &Outcome) -> String {
             let walls: Vec<f64> = rows.iter().map(|s| s.wall_time_s).collect();
             cpu += walls.iter().sum::<f64>();
             let n = rows.len().max(1) as f64;
-            let ev = |f: &dyn Fn(&crate::cmd::run::EventTimes) -> f64| {
+            let ev = |f: &dyn Fn(&crate::run::EventTimes) -> f64| {
                 rows.iter().map(|s| f(&s.mapping_event_us)).sum::<f64>() / n
             };
             Json::obj([

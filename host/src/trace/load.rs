@@ -116,8 +116,8 @@ pub fn job_task(job: &ReplayJob) -> Task {
 pub fn job_task_valued(job: &ReplayJob, curve: UtilityCurve) -> Task {
     let mut placement = Placement {
         nodes: NodeCount(job.procs),
-        etc: [Micros::ZERO; kairos_core::config::MAX_PSTATES],
-        apc: [MilliWatts(0); kairos_core::config::MAX_PSTATES],
+        etc: [Micros::ZERO; kairos_core::limits::MAX_PSTATES],
+        apc: [MilliWatts(0); kairos_core::limits::MAX_PSTATES],
     };
     placement.etc[0] = Micros(job.request);
     Task {
@@ -136,10 +136,10 @@ pub fn job_task_valued(job: &ReplayJob, curve: UtilityCurve) -> Task {
 /// the longest such time of `jobs` is the generator's upper reference.
 pub fn job_values(jobs: &[ReplayJob], seed: u64) -> Vec<UtilityCurve> {
     let max = Micros(jobs.iter().map(run_time).max().unwrap_or(0));
-    let params = crate::value::ValueParams::default();
+    let params = crate::seed001::ValueParams::default();
     let mut s = crate::generate::rng::Stream::new(seed, 0, "seed001-value", 0);
     jobs.iter()
-        .map(|j| crate::value::value_curve(&mut s, Micros(run_time(j)), max, &params))
+        .map(|j| crate::seed001::value_curve(&mut s, Micros(run_time(j)), max, &params))
         .collect()
 }
 

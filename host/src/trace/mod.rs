@@ -24,7 +24,7 @@
 //!   [`crate::swf::CleanOptions::clamp_runtime_to_request`] makes explicit);
 //! - its utility curve is a constant 1 (these policies ignore utility), or, with value
 //!   functions ([`ReplayOptions::value_seed`]; always under the utility-aware policies), a
-//!   seed 001 value function drawn for its run time ([`crate::value::value_curve`]);
+//!   seed 001 value function drawn for its run time ([`crate::seed001::value_curve`]);
 //! - under the utility-aware policies, a job that could earn only zero value even started now
 //!   is dropped (seed 001 §3.1): it never runs and is reported apart;
 //! - the day is `[0, Micros::MAX)`: there is no horizon, every job must start and finish.

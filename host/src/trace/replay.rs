@@ -122,7 +122,7 @@ fn replay_inner(
     config.reservations = options.reservations;
     config.drop_threshold = policy
         .is_utility_aware()
-        .then_some(crate::value::ZERO_VALUE_THRESHOLD);
+        .then_some(crate::seed001::ZERO_VALUE_THRESHOLD);
     // Value functions in submission order.
     let curves: Option<Vec<UtilityCurve>> =
         curves.map(|c| order.iter().map(|&i| c[i as usize]).collect());

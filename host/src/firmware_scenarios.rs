@@ -1,5 +1,5 @@
 //! The firmware's reference scenarios: generated here, encoded with
-//! [`kairos_core::scenario`], embedded in the firmware image, and replayed on the host by
+//! [`kairos_core::packed`], embedded in the firmware image, and replayed on the host by
 //! `kairos digest` from the same bytes, so that host and firmware read identical inputs.
 //!
 //! # The scenarios
@@ -37,9 +37,9 @@ use kairos_core::controller::{Config, Controller};
 use kairos_core::energy::{EnergyFilter, FilterKind};
 use kairos_core::engine::{self, Observer, Report, Schedule};
 use kairos_core::error::Error;
+use kairos_core::packed::{encode_header, encode_task, EncodeError, PackedHeader, PackedScenario};
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskTypeId};
 use kairos_core::policy::{Heuristic, Reservations};
-use kairos_core::scenario::{encode_header, encode_task, EncodeError, Encoded, ScenarioHeader};
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::units::{Micros, MilliJoules, MilliWatts, NodeCount};
 use kairos_core::utility::{Urgency, UtilityClasses, UtilityCurve};
@@ -70,17 +70,17 @@ pub fn scenario_dir() -> PathBuf {
 
 /// A scenario before encoding.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Scenario {
+pub struct FirmwareScenario {
     /// Its name (one of [`NAMES`]).
     pub name: &'static str,
     /// Platform, classes, configuration, schedule and task count.
-    pub header: ScenarioHeader,
+    pub header: PackedHeader,
     /// The tasks, in arrival order.
     pub tasks: Vec<Task>,
 }
 
 /// The scenario called `name` (one of [`NAMES`]).
-pub fn scenario(name: &str) -> anyhow::Result<Scenario> {
+pub fn scenario(name: &str) -> anyhow::Result<FirmwareScenario> {
     let (name, heuristic, reservations, filter, n) = match name {
         "ph" => (
             "ph",
@@ -115,22 +115,22 @@ pub fn scenario(name: &str) -> anyhow::Result<Scenario> {
     config.reservations = reservations;
     config.filter = EnergyFilter::with_default_leniency(filter);
     config.budget = budget(&platform, &tasks, day_start, day_end);
-    let header = ScenarioHeader {
+    let header = PackedHeader {
         platform,
         classes: UtilityClasses::essc20(),
         config,
         schedule: Schedule::every(Micros::MINUTE),
         tasks: n,
     };
-    Ok(Scenario {
+    Ok(FirmwareScenario {
         name,
         header,
         tasks,
     })
 }
 
-/// The encoding of `s` ([`kairos_core::scenario`]): what the firmware embeds.
-pub fn encode(s: &Scenario) -> Vec<u8> {
+/// The encoding of `s` ([`kairos_core::packed`]): what the firmware embeds.
+pub fn encode(s: &FirmwareScenario) -> Vec<u8> {
     let mut out = Vec::new();
     let mut buf = vec![0u8; 1 << 16];
     let n = encode_grow(&mut buf, |b| encode_header(&s.header, b));
@@ -158,6 +158,67 @@ fn encode_grow(buf: &mut Vec<u8>, f: impl Fn(&mut [u8]) -> Result<usize, EncodeE
 /// The encoded scenario called `name`.
 pub fn encoded(name: &str) -> anyhow::Result<Vec<u8>> {
     Ok(encode(&scenario(name)?))
+}
+
+/// The encoded bytes `scenario` names: a file if it names one (or looks like a path: it has a
+/// `/` or ends in `.bin`), else a reference scenario's name (`kairos digest`'s argument).
+pub fn load(scenario: &str) -> anyhow::Result<Vec<u8>> {
+    let path = Path::new(scenario);
+    if path.is_file() || scenario.contains('/') || scenario.ends_with(".bin") {
+        return std::fs::read(path).with_context(|| format!("reading {}", path.display()));
+    }
+    encoded(scenario)
+}
+
+/// What [`write_files`] found for one scenario's file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileState {
+    /// It already held the scenario's bytes.
+    UpToDate,
+    /// It was written (it was missing or stale).
+    Written,
+    /// Missing or stale, and left so (a check only).
+    Stale,
+}
+
+/// One scenario's file as [`write_files`] left it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileReport {
+    /// `<dir>/<name>.bin`.
+    pub path: PathBuf,
+    /// The length of the scenario's encoding.
+    pub bytes: usize,
+    /// Whether it was up to date, written or stale.
+    pub state: FileState,
+}
+
+/// Encodes every scenario of [`NAMES`] and writes it to `<dir>/<name>.bin` where the file is
+/// missing or differs (creating `dir`); with `check_only`, writes nothing and reports such
+/// files as [`FileState::Stale`]. Returns one report a scenario, in [`NAMES`] order.
+pub fn write_files(dir: &Path, check_only: bool) -> anyhow::Result<Vec<FileReport>> {
+    if !check_only {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let mut out = Vec::with_capacity(NAMES.len());
+    for name in NAMES {
+        let bytes = encoded(name)?;
+        let path = dir.join(format!("{name}.bin"));
+        let current = std::fs::read(&path).ok();
+        let state = if current.as_deref() == Some(&bytes[..]) {
+            FileState::UpToDate
+        } else if check_only {
+            FileState::Stale
+        } else {
+            std::fs::write(&path, &bytes).with_context(|| format!("writing {}", path.display()))?;
+            FileState::Written
+        };
+        out.push(FileReport {
+            path,
+            bytes: bytes.len(),
+            state,
+        });
+    }
+    Ok(out)
 }
 
 // ----- Running an encoded scenario, as the firmware does. -----
@@ -203,7 +264,7 @@ pub fn digest_line(r: &Report) -> String {
 #[derive(Clone, Debug)]
 pub struct HostRun {
     /// The scenario's header.
-    pub header: ScenarioHeader,
+    pub header: PackedHeader,
     /// One line per mapping event.
     pub events: Vec<EventLine>,
     /// The replay's report (totals and digest).
@@ -230,7 +291,7 @@ impl Observer for Recorder {
 /// Decodes `bytes` and replays the scenario through the core's engine with host
 /// storage sized to it, decoding the tasks one at a time as the firmware does.
 pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
-    let enc = Encoded::decode(bytes)?;
+    let enc = PackedScenario::decode(bytes)?;
     let header = enc.header().clone();
     // Task slots are overwritten on arrival; any task fills them until then.
     let template = match enc.tasks().next() {
@@ -451,7 +512,7 @@ mod tests {
             let a = encoded(name).unwrap();
             assert_eq!(a, encoded(name).unwrap(), "{name}");
             let s = scenario(name).unwrap();
-            let enc = Encoded::decode(&a).unwrap();
+            let enc = PackedScenario::decode(&a).unwrap();
             assert_eq!(enc.header(), &s.header);
             let tasks: Vec<Task> = enc.tasks().map(|t| t.unwrap()).collect();
             assert_eq!(tasks, s.tasks);

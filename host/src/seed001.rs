@@ -2,6 +2,11 @@
 //! their generator, the heterogeneous platform cut from a fraction of Curie's cores, ETC rows
 //! by the COV method, and the 28 h windows (4 h of warm-up) that make its scenarios.
 //!
+//! Seed 001 calls each window a scenario; drawn at one oversubscription level it is an
+//! [`Environment`] ([`build`]), which [`run`] simulates through [`crate::storage`] into a
+//! [`RunSummary`] (the experiment runner, [`crate::experiment::runner`], calls both). Trace
+//! replay ([`crate::trace`]) borrows [`value_curve`] to attach values to a log's jobs.
+//!
 //! Seed 001 §4, as this module reads it (docs/model.md lists every choice):
 //! - **Platform.** Total cores ~ Gamma(mean = fraction x [`CURIE_CORES`], COV 0.05), rounded;
 //!   2, 3 or 4 clusters (uniform); each cluster's cores per node uniform in
@@ -31,13 +36,13 @@
 //!   heuristic drops the tasks that could earn only zero value even started now on their
 //!   fastest cluster ([`ZERO_VALUE_THRESHOLD`]).
 
-use crate::cmd::run::{RunSummary, Watch};
 use crate::generate::rng::Stream;
+use crate::run::{RunSummary, Watch};
 use crate::swf::ReplayJob;
 use anyhow::{bail, Context};
-use kairos_core::config::MAX_PSTATES;
 use kairos_core::controller::Config;
 use kairos_core::engine::Schedule;
+use kairos_core::limits::MAX_PSTATES;
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskType};
 use kairos_core::policy::{Heuristic, Reservations};
 use kairos_core::task::{Demand, Task, TaskId};
@@ -235,9 +240,10 @@ pub fn windows(jobs: &[ReplayJob], count: u32, step: Micros) -> anyhow::Result<V
         .collect())
 }
 
-/// One scenario: a window of the trace with a drawn platform, ETC rows and values.
+/// What one seed 001 run simulates: one of the paper's scenarios (a window of the trace) at
+/// one oversubscription level, with its drawn platform, ETC rows and value functions.
 #[derive(Clone, Debug)]
-pub struct ValueScenario {
+pub struct Environment {
     /// The window.
     pub window: Window,
     /// The fraction of Curie's cores.
@@ -269,7 +275,7 @@ pub fn build(
     window: &Window,
     cores_fraction: f64,
     seed: u64,
-) -> anyhow::Result<ValueScenario> {
+) -> anyhow::Result<Environment> {
     let params = ValueParams::default();
     let k = window.index;
     let clusters = draw_platform(
@@ -280,7 +286,7 @@ pub fn build(
     let mut etc_s = Stream::new(seed, k, "seed001-etc", 0);
     let mut val_s = Stream::new(seed, k, "seed001-value", 0);
     let (w0, w1) = (window.start(), window.end());
-    let mut out = ValueScenario {
+    let mut out = Environment {
         window: *window,
         cores_fraction,
         platform,
@@ -373,7 +379,7 @@ pub fn schedule() -> Schedule {
 
 /// Runs scenario `sc` under `h` with `r`, as one row of an experiment (`name` names it).
 pub fn run(
-    sc: &ValueScenario,
+    sc: &Environment,
     h: Heuristic,
     r: Reservations,
     name: &str,

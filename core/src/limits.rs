@@ -1,0 +1,44 @@
+//! Compile-time capacity limits of the core's fixed-capacity structures.
+//!
+//! As in smoltcp, limits are constants in one place: raising one costs memory in every
+//! structure sized by it, which matters on the firmware. Exceeding any of them is a
+//! [`CapacityError`](crate::error::CapacityError), never a panic.
+
+/// Most clusters a platform may have.
+pub const MAX_CLUSTERS: usize = 8;
+/// Most P-states a node may offer.
+pub const MAX_PSTATES: usize = 4;
+/// Most task types a platform may describe.
+pub const MAX_TASK_TYPES: usize = 128;
+/// Most listed node counts in one ETC curve (seed 000 Fig. 2).
+pub const MAX_ETC_POINTS: usize = 8;
+/// Most utility classes a scenario may define (seed 000 uses 20).
+pub const MAX_UTILITY_CLASSES: usize = 32;
+/// Most intervals after the first in one utility class (seed 002 Table C.1 uses 6).
+pub const MAX_CLASS_INTERVALS: usize = 8;
+/// Most bookings (running, reserved or place-held) one node may carry at once.
+///
+/// Conservative Backfilling reserves every waiting task, so at ESSC 10k one node of trial 0
+/// carries 281 (74 at 5k). The host enables the `host-limits` feature (1024, 24 KiB a node);
+/// the firmware keeps 256 (6 KiB a node), which its reference scenarios never approach.
+#[cfg(feature = "host-limits")]
+pub const MAX_BOOKINGS_PER_NODE: usize = 1024;
+/// Most bookings (running, reserved or place-held) one node may carry at once (see the
+/// `host-limits` feature for the host's larger limit).
+#[cfg(not(feature = "host-limits"))]
+pub const MAX_BOOKINGS_PER_NODE: usize = 256;
+
+/// Bookings each cluster remembers (when, and on how many nodes) so that the controller's fit
+/// memo can check a cached answer against the bookings made since, at lookup, instead of
+/// visiting every memo entry at every booking. An answer older than this many bookings of its
+/// cluster is recomputed. A power of two (the log is a ring indexed by a wrapping counter).
+/// The host (`host-limits`) keeps 512 (12 KiB a cluster): an ESSC 10k place-holder event
+/// books about 100 times a cluster.
+#[cfg(feature = "host-limits")]
+pub const BOOKING_LOG: usize = 512;
+/// Bookings each cluster remembers for the fit memo (see the `host-limits` feature): 16 on
+/// the firmware (384 B a cluster, inside the controller, which lives on the stack there).
+#[cfg(not(feature = "host-limits"))]
+pub const BOOKING_LOG: usize = 16;
+
+const _: () = assert!(BOOKING_LOG.is_power_of_two());

@@ -1,0 +1,404 @@
+//! The planner's state: what a mapping event works on, over the caller's storage.
+//!
+//! The task slots and their states, the open list of the tasks that may still wait, the
+//! clusters' timelines, the energy ledger and the filter's verdicts, the fit memo, the
+//! event's work list, the clock and the random stream. The operations on it live beside it,
+//! one file an idea: `options.rs` (what a task could do), `assign.rs` (doing it, or taking
+//! it back) and `events.rs` (what an arrival, a completion and the start of a mapping event
+//! do to the plan).
+
+use super::choice::Work;
+use super::memo::{FitMemo, MemoEntry};
+use super::slots::{Assignment, TaskSlot, TaskState};
+use super::storage::{Storage, StorageSizes};
+use crate::config::{Config, KnapsackParams};
+use crate::energy::{Averages, Budget, EnergyLedger, Verdicts};
+use crate::error::{full, Capacity, Error};
+use crate::limits::MAX_CLUSTERS;
+use crate::platform::{ClusterId, Placement, Platform, TaskType, TaskTypeId};
+use crate::task::Demand;
+use crate::timeline::{ClusterTimeline, Void};
+use crate::units::{Micros, MilliJoules};
+use crate::utility::UtilityClasses;
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+/// What a mapping event works on, and the operations a heuristic needs.
+pub struct Planner<'a> {
+    pub(super) platform: &'a Platform,
+    pub(super) classes: &'a UtilityClasses,
+    pub(super) config: Config,
+    pub(super) averages: Averages,
+    pub(super) tasks: &'a mut [TaskSlot],
+    /// Tasks so far: `tasks[..len]`, in arrival order.
+    pub(super) len: usize,
+    pub(super) clusters: heapless::Vec<ClusterTimeline<'a>, MAX_CLUSTERS>,
+    pub(super) scratch_a: &'a mut [u64],
+    pub(super) scratch_b: &'a mut [u64],
+    /// The event's working entries, `work[..work_len]`.
+    pub(super) work: &'a mut [Work],
+    pub(super) work_len: usize,
+    pub(super) memo: FitMemo<'a>,
+    /// Bumped at every event and whenever a booking is taken back: while it stays, bookings
+    /// are only added, so counts of idle nodes only fall.
+    pub(super) epoch: u32,
+    pub(super) ledger: EnergyLedger,
+    /// Energy planned for place-holders in the current event (not committed).
+    pub(super) planned: MilliJoules,
+    pub(super) now: Micros,
+    pub(super) rng: ChaCha8Rng,
+    /// The event's filter budget and its verdicts on the task types' options.
+    pub(super) verdicts: Verdicts,
+    /// The slots of the tasks that may still wait (mappable, place-held or reserved; and
+    /// those that stopped waiting since the last event), `open[..open_len]`, in slot order.
+    /// Scans of the waiting tasks read these slots only: a task slot is large, and most
+    /// slots between the oldest waiting task and the newest hold tasks that started.
+    pub(super) open: &'a mut [u32],
+    pub(super) open_len: usize,
+    /// How many tasks of the open list are not mappable: an event's clean-up of the list
+    /// stops after the last of them (the rest only move down).
+    pub(super) unsettled: usize,
+    /// Assignments made so far.
+    pub(super) seq: u32,
+    /// Nodes of each cluster idle at `now` when last counted: an upper bound of how many
+    /// can start a task now, while bookings are only added (so within one `epoch`).
+    pub(super) idle: [u32; MAX_CLUSTERS],
+    /// The `epoch` `idle` was counted in (0: never).
+    pub(super) idle_epoch: u32,
+    /// Parameters of the knapsack heuristic (seed 004).
+    pub(super) knapsack: KnapsackParams,
+}
+
+impl<'a> Planner<'a> {
+    /// A planner over `storage` for `platform`, with no task yet.
+    pub fn new(
+        platform: &'a Platform,
+        classes: &'a UtilityClasses,
+        config: Config,
+        storage: Storage<'a>,
+    ) -> Result<Planner<'a>, Error> {
+        let sizes = StorageSizes::of(platform, 0);
+        if storage.nodes.len() < sizes.nodes {
+            return Err(full(Capacity::Nodes, storage.nodes.len()).into());
+        }
+        if storage.members.len() < sizes.members {
+            return Err(full(Capacity::Nodes, storage.members.len()).into());
+        }
+        if storage.scratch_a.len() < sizes.scratch || storage.scratch_b.len() < sizes.scratch {
+            let short = storage.scratch_a.len().min(storage.scratch_b.len());
+            return Err(full(Capacity::Nodes, short).into());
+        }
+        let mut clusters = heapless::Vec::new();
+        let (mut rest, mut more) = (storage.nodes, storage.members);
+        for c in platform.clusters() {
+            let n = c.nodes.0 as usize;
+            let (head, tail) = rest.split_at_mut(n);
+            rest = tail;
+            let (mine, others) = more.split_at_mut(ClusterTimeline::members_len(n));
+            more = others;
+            let _ = clusters.push(ClusterTimeline::new(head, mine)?);
+        }
+        Ok(Planner {
+            platform,
+            classes,
+            config,
+            averages: Averages::of_platform(platform),
+            tasks: storage.tasks,
+            len: 0,
+            clusters,
+            scratch_a: storage.scratch_a,
+            scratch_b: storage.scratch_b,
+            work: storage.work,
+            work_len: 0,
+            open: storage.open,
+            open_len: 0,
+            unsettled: 0,
+            memo: FitMemo::new(storage.memo),
+            epoch: 0,
+            ledger: EnergyLedger::new(config.budget),
+            planned: MilliJoules::ZERO,
+            now: Micros::ZERO,
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            verdicts: Verdicts::new(Budget::Unlimited),
+            seq: 0,
+            idle: [0; MAX_CLUSTERS],
+            idle_epoch: 0,
+            knapsack: KnapsackParams::default(),
+        })
+    }
+
+    /// Gives the clusters a void index over `voids` (split in proportion to their nodes): the
+    /// earliest-start queries then need no sort. Decisions do not change; a cluster whose
+    /// voids outgrow its share falls back to sorting. Each cluster's share holds
+    /// [`ClusterTimeline::index_work_len`] work entries, then the index's two sorted arrays.
+    pub fn with_void_index(mut self, voids: &'a mut [Void]) -> Planner<'a> {
+        let total = self.platform.total_nodes().max(1) as usize;
+        let mut rest = voids;
+        let all = rest.len();
+        for (i, c) in self.platform.clusters().iter().enumerate() {
+            let share = (all * c.nodes.0 as usize / total).min(rest.len());
+            let (mine, tail) = core::mem::take(&mut rest).split_at_mut(share);
+            rest = tail;
+            let work = ClusterTimeline::index_work_len(c.nodes.0 as usize).min(mine.len());
+            let (w, sorted) = mine.split_at_mut(work);
+            let (a, b) = sorted.split_at_mut(sorted.len() / 2);
+            self.clusters[i].set_index(a, b, w);
+        }
+        self
+    }
+
+    /// A copy over `storage` that plans as this one does from here on (see
+    /// [`Controller::clone_into`](crate::controller::Controller::clone_into)).
+    pub(crate) fn clone_into<'b>(&self, storage: Storage<'b>) -> Result<Planner<'b>, Error>
+    where
+        'a: 'b,
+    {
+        if storage.tasks.len() < self.len {
+            return Err(full(Capacity::Tasks, storage.tasks.len()).into());
+        }
+        if storage.work.len() < self.work_len {
+            return Err(full(Capacity::Tasks, storage.work.len()).into());
+        }
+        if storage.open.len() < self.open_len {
+            return Err(full(Capacity::Tasks, storage.open.len()).into());
+        }
+        let Storage {
+            tasks,
+            nodes,
+            members,
+            scratch_a,
+            scratch_b,
+            work,
+            open,
+            memo,
+        } = storage;
+        tasks[..self.len].clone_from_slice(&self.tasks[..self.len]);
+        work[..self.work_len].copy_from_slice(&self.work[..self.work_len]);
+        open[..self.open_len].copy_from_slice(&self.open[..self.open_len]);
+        if memo.len() == self.memo.len() {
+            memo.copy_from_slice(self.memo.entries());
+        } else {
+            memo.fill(MemoEntry::default());
+        }
+        let mut copy = Planner::new(
+            self.platform,
+            self.classes,
+            self.config,
+            Storage {
+                tasks,
+                nodes,
+                members,
+                scratch_a,
+                scratch_b,
+                work,
+                open,
+                memo,
+            },
+        )?;
+        for (src, dst) in self.clusters.iter().zip(copy.clusters.iter_mut()) {
+            dst.copy_from(src)?;
+        }
+        // Every field by name, so that a new one cannot be forgotten here.
+        let Planner {
+            platform: _,
+            classes: _,
+            config: _,
+            averages,
+            tasks: _,
+            len,
+            clusters: _,
+            scratch_a: _,
+            scratch_b: _,
+            work: _,
+            work_len,
+            memo: _,
+            epoch,
+            ledger,
+            planned,
+            now,
+            rng,
+            verdicts,
+            open: _,
+            open_len,
+            unsettled,
+            seq,
+            idle,
+            idle_epoch,
+            knapsack,
+        } = self;
+        copy.averages = *averages;
+        copy.len = *len;
+        copy.work_len = *work_len;
+        copy.epoch = *epoch;
+        copy.ledger = *ledger;
+        copy.planned = *planned;
+        copy.now = *now;
+        copy.rng = rng.clone();
+        copy.verdicts = *verdicts;
+        copy.open_len = *open_len;
+        copy.unsettled = *unsettled;
+        copy.seq = *seq;
+        copy.idle = *idle;
+        copy.idle_epoch = *idle_epoch;
+        copy.knapsack = *knapsack;
+        Ok(copy)
+    }
+
+    /// Sets the knapsack heuristic's parameters (checked when it runs).
+    pub fn set_knapsack(&mut self, params: KnapsackParams) {
+        self.knapsack = params;
+    }
+
+    /// The knapsack heuristic's parameters.
+    pub fn knapsack(&self) -> KnapsackParams {
+        self.knapsack
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+    /// The platform.
+    pub fn platform(&self) -> &'a Platform {
+        self.platform
+    }
+    /// The utility classes.
+    pub fn classes(&self) -> &'a UtilityClasses {
+        self.classes
+    }
+    /// The energy ledger.
+    pub fn ledger(&self) -> &EnergyLedger {
+        &self.ledger
+    }
+    /// The clock: the time of the last event.
+    pub fn now(&self) -> Micros {
+        self.now
+    }
+    /// The tasks so far, in arrival order (index = task id).
+    pub fn tasks(&self) -> &[TaskSlot] {
+        &self.tasks[..self.len]
+    }
+    /// One cluster's timeline.
+    pub fn timeline(&self, c: ClusterId) -> Option<&ClusterTimeline<'a>> {
+        self.clusters.get(c.0 as usize)
+    }
+    /// The budget the energy filter computed at the start of the current or last event.
+    pub fn filter_budget(&self) -> Budget {
+        self.verdicts.budget()
+    }
+
+    // ----- What a heuristic reads of the tasks. -----
+
+    /// Fills the work list with the mappable tasks in arrival order; returns how many.
+    pub(crate) fn collect_mappable(&mut self) -> Result<usize, Error> {
+        let mut n = 0;
+        for k in 0..self.open_len {
+            let i = self.open[k] as usize;
+            if self.tasks[i].state == TaskState::Mappable {
+                let w = self.work.get_mut(n).ok_or(full(Capacity::Tasks, n))?;
+                *w = Work {
+                    slot: i as u32,
+                    best: None,
+                    may_start_now: false,
+                    stamp: 0,
+                    bound_u: f64::NAN,
+                };
+                n += 1;
+            }
+        }
+        self.work_len = n;
+        Ok(n)
+    }
+
+    /// The work list of the current event.
+    pub(crate) fn work(&mut self) -> &mut [Work] {
+        &mut self.work[..self.work_len]
+    }
+
+    /// A task slot.
+    pub(crate) fn slot(&self, i: u32) -> &TaskSlot {
+        &self.tasks[i as usize]
+    }
+
+    /// The Random heuristic's stream.
+    pub(crate) fn rng(&mut self) -> &mut ChaCha8Rng {
+        &mut self.rng
+    }
+
+    /// The platform task type task slot `i` runs as (`None`: a table of its own).
+    pub(crate) fn task_type(&self, i: u32) -> Option<TaskTypeId> {
+        match self.tasks[i as usize].task.demand {
+            Demand::Typed(t) => Some(t),
+            Demand::Own(_) => None,
+        }
+    }
+
+    /// The placement of task slot `i` on cluster `c`.
+    pub(crate) fn placement(&self, i: u32, c: ClusterId) -> Option<Placement> {
+        self.tasks[i as usize].task.on(self.platform, c).copied()
+    }
+
+    /// Whether task slot `i` may run on cluster `c` (its placement is not copied).
+    pub(crate) fn runs_on(&self, i: u32, c: ClusterId) -> bool {
+        self.tasks[i as usize].task.on(self.platform, c).is_some()
+    }
+
+    /// Task slot `i`'s table (its type's, or its own), read in place: no placement copied.
+    pub(crate) fn table(&self, i: u32) -> Option<&TaskType> {
+        self.tasks[i as usize].task.table(self.platform).ok()
+    }
+
+    /// Number of P-states.
+    pub(crate) fn pstates(&self) -> u8 {
+        self.platform.pstates()
+    }
+
+    /// Number of clusters.
+    pub(crate) fn cluster_count(&self) -> u8 {
+        self.clusters.len() as u8
+    }
+
+    /// Whether slot `i` holds a reservation that starts after now.
+    pub(crate) fn reserved_after_now(&self, i: usize) -> bool {
+        let s = &self.tasks[i];
+        s.state == TaskState::Reserved && s.assignment.is_some_and(|a| a.start > self.now)
+    }
+
+    /// How many slots the open list holds (see [`open_slot`](Self::open_slot)).
+    pub(crate) fn open_count(&self) -> usize {
+        self.open_len
+    }
+
+    /// The `k`-th slot, in slot order, of those that may still wait (be mappable,
+    /// place-held or reserved; a few may have stopped since the event began).
+    pub(crate) fn open_slot(&self, k: usize) -> usize {
+        self.open[k] as usize
+    }
+
+    /// The assignment of slot `i`, if any.
+    pub(crate) fn assignment(&self, i: u32) -> Option<Assignment> {
+        self.tasks[i as usize].assignment
+    }
+
+    /// Holds the open list to its promise: every waiting task is in it, in slot order, and
+    /// `unsettled` counts its entries that are not mappable (the event's clean-up stops
+    /// after the last of them).
+    #[cfg(test)]
+    pub(crate) fn check_open_list(&self) {
+        let open = &self.open[..self.open_len];
+        assert!(open.windows(2).all(|w| w[0] < w[1]), "in slot order");
+        for (i, s) in self.tasks().iter().enumerate() {
+            if matches!(
+                s.state,
+                TaskState::Mappable | TaskState::PlaceHeld | TaskState::Reserved
+            ) {
+                assert!(open.contains(&(i as u32)), "waiting task {i} is open");
+            }
+        }
+        let unsettled = open
+            .iter()
+            .filter(|&&i| self.tasks[i as usize].state != TaskState::Mappable)
+            .count();
+        assert_eq!(self.unsettled, unsettled);
+    }
+}

@@ -1,0 +1,69 @@
+//! The caller's storage for a planner: every buffer it will ever use, handed over once.
+//!
+//! The core never allocates. Everything sized by the workload is a slice the caller owns, so
+//! the host can use `Vec`s and the firmware `static`s; [`StorageSizes`] says how long each
+//! must be for a platform and a task count.
+
+use super::choice::Work;
+use super::memo::MemoEntry;
+use super::slots::TaskSlot;
+use crate::platform::Platform;
+use crate::timeline::{ClusterTimeline, NodeTimeline};
+
+/// The caller's storage for a controller: every buffer it will ever use.
+pub struct Storage<'a> {
+    /// One slot per task the run may hold (fill with [`TaskSlot::EMPTY`]).
+    pub tasks: &'a mut [TaskSlot],
+    /// One timeline per node of the platform, clusters in order.
+    pub nodes: &'a mut [NodeTimeline],
+    /// Group bookkeeping: `ClusterTimeline::members_len` of each cluster, in order.
+    pub members: &'a mut [u32],
+    /// Sweep scratch: at least `ClusterTimeline::scratch_len(largest cluster)` each (the
+    /// first also holds node choice's keys).
+    pub scratch_a: &'a mut [u64],
+    /// Second sweep scratch, same length.
+    pub scratch_b: &'a mut [u64],
+    /// Working entries: at least as many as tasks.
+    pub work: &'a mut [Work],
+    /// The slots of the tasks that may still wait: at least as many as tasks.
+    pub open: &'a mut [u32],
+    /// The fit memo; any length (a power of two spreads best); empty disables it.
+    pub memo: &'a mut [MemoEntry],
+}
+
+/// Sizes of the storage a platform and a task count need.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorageSizes {
+    /// Task slots.
+    pub tasks: usize,
+    /// Node timelines.
+    pub nodes: usize,
+    /// Group bookkeeping entries.
+    pub members: usize,
+    /// Each sweep scratch buffer.
+    pub scratch: usize,
+    /// Work entries.
+    pub work: usize,
+    /// Open-slot entries.
+    pub open: usize,
+}
+
+impl StorageSizes {
+    /// What `tasks` tasks on `platform` need.
+    pub fn of(platform: &Platform, tasks: usize) -> StorageSizes {
+        let largest = platform
+            .clusters()
+            .iter()
+            .map(|c| c.nodes.0 as usize)
+            .max()
+            .unwrap_or(0);
+        StorageSizes {
+            tasks,
+            nodes: platform.total_nodes() as usize,
+            members: ClusterTimeline::members_len(platform.total_nodes() as usize),
+            scratch: ClusterTimeline::scratch_len(largest),
+            work: tasks,
+            open: tasks,
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! Node timelines: what each node of a cluster is doing or holding, now and later.
+//!
+//! A node carries a short, sorted list of [`Booking`]s: running tasks, permanent reservations
+//! and place-holders (seed 000 §III.B). The free stretches between them are *voids*. The
+//! cluster answers two questions for the heuristics (seed 000 §III.F, seed 001 §3.2):
+//!
+//! - the earliest start at or after `t` at which `k` nodes are all free for a duration `d`;
+//! - which `k` nodes to take when more are free then: fewest new idle voids, then the
+//!   smallest void, then the lowest node index (so the choice is deterministic).
+//!
+//! Nodes with the same bookings are kept as one *group*, named by its lowest node and
+//! stored once, in that node's slot. A parallel task's booking takes whole groups, and at
+//! most the lowest nodes of the groups at the margin of the choice (nodes with equal voids
+//! differ only in their index, the last key), so a booking splits a few groups rather than
+//! writing to every node it takes, and a cluster holds far fewer groups than nodes. Groups
+//! whose bookings become equal again (place-holders cleared, tasks ended) are merged. Every
+//! answer is the node-by-node one.
+//!
+//! The earliest-start query turns every void `[a, b)` into the interval of starts it admits,
+//! `[max(a, t), b - d]`, and looks for the first start covered by `k` nodes' voids. Voids of
+//! one node are disjoint, so coverage counts distinct nodes. With the admitted intervals
+//! sorted by their first and by their last start, coverage at `s` is `#{first <= s} -
+//! #{last < s}`, and a single two-pointer sweep finds the answer: O(V log V) for V voids, or
+//! O(log V) plus the walk to the answer with the void index (every distinct void once,
+//! weighted by the nodes that have it, kept sorted both ways). Queries start at or after the
+//! last prune's `now` (the horizon), so the index leaves out the voids that end by then.
+//!
+//! # Files, one idea each
+//!
+//! - `node.rs`: a [`Booking`] and a [`NodeTimeline`], one node's (or group's) sorted
+//!   bookings and the voids between them. It knows nothing of clusters.
+//! - `groups.rs`: the partition of the nodes into groups with equal bookings, over the
+//!   caller's `members` storage; a group split in two by a booking that takes part of it,
+//!   and groups merged once their bookings are equal again.
+//! - `void_index.rs`: the [`Void`] index, every node's voids counted by void and sorted by
+//!   start and by end, rebuilt from the groups or kept current by each change's edits.
+//! - `earliest.rs`: the earliest start ([`Fit`]), from the index or by sorting in the
+//!   caller's [`Scratch`] (a sweep by groups, or by nodes when times are too far to pack),
+//!   and the counts of free nodes and free node-time.
+//! - `choice.rs`: node choice and booking: which nodes a booking takes, and adding it.
+//! - `release.rs`: bookings given back (place-holders cleared, tasks ended or taken back,
+//!   ended bookings pruned) and reservations that start running.
+//! - this file: the [`ClusterTimeline`] itself, its constructor and copy, the change counts
+//!   the controller's fit memo reads, and the helpers every file shares (a group's void, the
+//!   version that says whether the index is fresh).
+//!
+//! # Invariants
+//!
+//! - A node's bookings are sorted by start and never overlap.
+//! - Every node is in exactly one group; a group's members have equal bookings and form a
+//!   list in node order from its name, its lowest node, whose slot alone holds the bookings.
+//!   A group's span (what node choice reads first) is brought up to date after every change
+//!   to its bookings.
+//! - `version` changes with every change to a booking or to the groups; the void index is
+//!   fresh when it was built for the current version, and then holds exactly the voids of
+//!   every node that end after the horizon, each once, weighted by its nodes.
+//! - `held` and `booked` count place-holders and bookings node by node; no booking ends
+//!   before `first_end`.
+//! - `loosened` and `base_loosened` change whenever time is freed, `tightened` (and the log)
+//!   whenever a booking is added: between two changes of the first, answers only move later.
+//!
+//! # Which way data flows
+//!
+//! The queries (`earliest.rs`, and the choice in `choice.rs`) read the groups' bookings and
+//! the index and change nothing but a stale index, which they rebuild. The changes
+//! (`choice.rs` adds bookings, `release.rs` takes them away) write the bookings, then keep the
+//! groups (`groups.rs`: split, merge), the index (`void_index.rs`: edits, or left stale for a
+//! rebuild) and the counts here current. `node.rs` depends on nothing here; `groups.rs` on
+//! `node.rs`; the index reads the groups and their bookings; the queries and changes use all
+//! three. The files below this one import no sibling that imports them back.
+//!
+//! A few small functions called on the hot paths from another file (or, like the index's
+//! `edit`, from a function the other files call) carry `#[inline]`: the compiler splits a
+//! crate's code by module, and without the hint they would no longer be inlined where they
+//! were when the timeline was one file.
+
+mod choice;
+mod earliest;
+mod groups;
+mod node;
+mod release;
+mod void_index;
+
+#[cfg(test)]
+mod tests;
+
+pub use earliest::{Fit, Scratch};
+pub use node::{Booking, BookingKind, NodeTimeline};
+pub use void_index::Void;
+
+use crate::error::{full, Capacity, Error};
+use crate::limits::BOOKING_LOG;
+use crate::units::{Micros, NodeCount};
+use groups::{Groups, GROUP_ARRAYS, TAKEN};
+use void_index::VoidIndex;
+
+/// A booking as the fit memo replays it: its span and how many nodes it took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Logged {
+    /// First instant held.
+    pub(crate) start: u64,
+    /// First instant free again.
+    pub(crate) end: u64,
+    /// Nodes taken.
+    pub(crate) nodes: u32,
+}
+
+/// The timelines of every node of one cluster, over storage the caller provides.
+pub struct ClusterTimeline<'a> {
+    /// Slot `g` holds the bookings of group `g` (see [`Groups`]); the others are unused.
+    slots: &'a mut [NodeTimeline],
+    groups: Groups<'a>,
+    index: Option<VoidIndex<'a>>,
+    /// Bumped by every change to a booking or to the groups, so the void index knows when
+    /// it is stale.
+    version: u32,
+    /// Bumped whenever time from some instant on is freed (a place-holder cleared, a
+    /// reservation taken back, a task ending before its planned end). Between two bumps
+    /// bookings are only added, so an earliest start found earlier is a lower bound of the
+    /// current one: the controller's memo keeps answers across events on that promise.
+    loosened: u32,
+    /// Bumped by every booking added; the last [`BOOKING_LOG`] of them are in `log`, at
+    /// their count modulo its length.
+    tightened: u32,
+    log: [Logged; BOOKING_LOG],
+    /// Bumped whenever time held by something other than a place-holder is freed: between
+    /// two bumps, an earliest start found without place-holders on the cluster stays a lower
+    /// bound through any number of place-holders booked and cleared.
+    base_loosened: u32,
+    /// Place-holder bookings (one per node) on the cluster now.
+    held: u32,
+    /// Bookings (one per node) on the cluster now.
+    booked: u32,
+    /// No booking ends before this (a lower bound: removals leave it), so pruning up to it
+    /// has nothing to do.
+    first_end: Micros,
+    /// The latest `now` given to [`prune`](Self::prune): no query starts before it, so a
+    /// void that ends by it adds as much to the voids opened by any query's start as to
+    /// those ended before its end, and the void index leaves it out.
+    horizon: Micros,
+    /// `booked` when the void index last failed to fit: it is not rebuilt again until the
+    /// cluster holds notably fewer bookings (the sweep answers meanwhile, and a rebuild that
+    /// runs out of room half-way is pure waste).
+    overflowed: Option<u32>,
+    /// Groups after the last merge: removals merge again once there are twice as many.
+    merged_at: usize,
+}
+
+impl<'a> ClusterTimeline<'a> {
+    /// A cluster whose nodes are the given storage (cleared), with `members` (at least
+    /// [`members_len`](Self::members_len)) to keep track of which nodes share bookings.
+    pub fn new(
+        nodes: &'a mut [NodeTimeline],
+        members: &'a mut [u32],
+    ) -> Result<ClusterTimeline<'a>, Error> {
+        let n = nodes.len();
+        if members.len() < Self::members_len(n) || n >= (1 << 20) {
+            return Err(full(Capacity::Nodes, members.len() / GROUP_ARRAYS).into());
+        }
+        for s in nodes.iter_mut() {
+            s.bookings.clear();
+        }
+        let mut c = ClusterTimeline {
+            slots: nodes,
+            groups: Groups::new(members, n),
+            index: None,
+            version: 0,
+            loosened: 0,
+            tightened: 0,
+            log: [Logged::default(); BOOKING_LOG],
+            base_loosened: 0,
+            held: 0,
+            booked: 0,
+            first_end: Micros::MAX,
+            horizon: Micros::ZERO,
+            overflowed: None,
+            merged_at: 1,
+        };
+        if n > 0 {
+            c.sync(0);
+        }
+        Ok(c)
+    }
+
+    /// Entries of `members` a cluster of `nodes` nodes needs.
+    pub const fn members_len(nodes: usize) -> usize {
+        GROUP_ARRAYS * nodes
+    }
+
+    /// How many times time held by running tasks or reservations has been freed (see the
+    /// field's doc).
+    pub(crate) fn base_loosened(&self) -> u32 {
+        self.base_loosened
+    }
+
+    /// Place-holder bookings on the cluster now (one per node).
+    pub(crate) fn held(&self) -> u32 {
+        self.held
+    }
+
+    /// How many times time on this cluster has been freed (see the field's doc): answers
+    /// computed under the same count only move later.
+    pub(crate) fn loosened(&self) -> u32 {
+        self.loosened
+    }
+
+    /// How many bookings were added (see the field's doc).
+    pub(crate) fn tightened(&self) -> u32 {
+        self.tightened
+    }
+
+    /// The bookings added since the count was `since`, oldest first; `None` if the log no
+    /// longer holds them all.
+    pub(crate) fn booked_since(&self, since: u32) -> Option<impl Iterator<Item = Logged> + '_> {
+        let n = self.tightened.wrapping_sub(since);
+        if n as usize > BOOKING_LOG {
+            return None;
+        }
+        Some((0..n).map(move |j| self.log[since.wrapping_add(j) as usize % BOOKING_LOG]))
+    }
+
+    /// Makes this cluster (of as many nodes) a copy of `from`: bookings, groups and the
+    /// history the fit memo reads. The void index is not copied (it is rebuilt when asked).
+    pub fn copy_from(&mut self, from: &ClusterTimeline<'_>) -> Result<(), Error> {
+        let n = self.slots.len();
+        if from.slots.len() != n {
+            return Err(full(Capacity::Nodes, n).into());
+        }
+        for s in self.slots.iter_mut() {
+            s.bookings.clear();
+        }
+        for &g in from.groups.live() {
+            let to = &mut self.slots[g as usize].bookings;
+            // Room enough: both sides have the same capacity.
+            let _ = to.extend_from_slice(&from.slots[g as usize].bookings);
+        }
+        self.groups.copy_from(&from.groups, n);
+        self.changed();
+        self.loosened = from.loosened;
+        self.base_loosened = from.base_loosened;
+        self.tightened = from.tightened;
+        self.log = from.log;
+        self.held = from.held;
+        self.booked = from.booked;
+        self.first_end = from.first_end;
+        self.horizon = from.horizon;
+        self.merged_at = from.merged_at;
+        Ok(())
+    }
+
+    /// Notes a change to a booking or to the groups: the void index is stale from now on,
+    /// unless the change keeps it current (see [`mark_fresh`](Self::mark_fresh)).
+    fn changed(&mut self) {
+        self.version = self.version.wrapping_add(1);
+    }
+
+    /// Whether the index is fresh (a change can then keep it so).
+    fn index_fresh(&self) -> bool {
+        self.index
+            .as_ref()
+            .is_some_and(|ix| ix.built == Some(self.version))
+    }
+
+    /// Marks the index fresh after a change that left every void as it was.
+    fn mark_fresh(&mut self) {
+        let version = self.version;
+        if let Some(ix) = self.index.as_mut() {
+            ix.built = Some(version);
+        }
+    }
+
+    /// [`NodeTimeline::void_around`] for group `g`. While every booking ends after `s`
+    /// (always from now on, once pruned to now), the void is the one before the first
+    /// booking: no search in the group's bookings.
+    fn void_of(&self, g: u32, s: Micros, e: Micros) -> Option<(Micros, Micros)> {
+        let node = &self.slots[g as usize];
+        match node.bookings.first() {
+            Some(b) if s < self.first_end => (b.start >= e).then_some((Micros::ZERO, b.start)),
+            _ => node.void_around(s, e),
+        }
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> NodeCount {
+        NodeCount(self.slots.len() as u32)
+    }
+
+    /// Whether the cluster has no node.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// One node's timeline (its group's).
+    #[cfg(test)]
+    pub(crate) fn node(&self, i: u32) -> Option<&NodeTimeline> {
+        let g = *self.groups.of.get(i as usize)? & !TAKEN;
+        self.slots.get(g as usize)
+    }
+
+    /// Every node's timeline, in node order.
+    pub fn nodes(&self) -> impl ExactSizeIterator<Item = &NodeTimeline> + '_ {
+        self.groups
+            .of
+            .iter()
+            .map(|&g| &self.slots[(g & !TAKEN) as usize])
+    }
+
+    /// Number of groups of nodes with equal bookings (see the module doc).
+    pub fn groups(&self) -> usize {
+        self.groups.count
+    }
+}
