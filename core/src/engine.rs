@@ -100,6 +100,8 @@ pub trait Observer {
     fn after_mapping(&mut self, _now: Micros, _ctl: &Controller<'_>, _decisions: u32) {}
     /// Every decision, in order.
     fn on_decision(&mut self, _d: &Decision) {}
+    /// A task arrived and got its id (the controller has queued it).
+    fn on_arrival(&mut self, _task: TaskId, _at: Micros) {}
     /// A task completed at `at` (the controller has settled it).
     fn on_completion(&mut self, _task: TaskId, _at: Micros) {}
 }
@@ -110,7 +112,7 @@ impl Observer for NoObserver {}
 
 /// When mapping events happen.
 ///
-/// Its encoding is part of the firmware's embedded scenarios ([`crate::scenario`]): a field
+/// Its encoding is part of the firmware's embedded scenarios ([`crate::packed`]): a field
 /// added here is skipped by the encoding, with a default that keeps an encoded schedule's
 /// meaning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -230,8 +232,9 @@ impl<'b> Engine<'b> {
     }
 
     /// With `ends` (an entry a task) for the table of each task's latest pending end, so that
-    /// a task committed again to the same end is queued once. A cache only: the events and
-    /// decisions are the same without it (tasks past its end are queued at every commitment).
+    /// a task committed again to the same end is queued once; give it before the first event.
+    /// A cache only: the events and decisions are the same without it, and a task past the
+    /// table's length is queued at every commitment.
     pub fn with_pending_ends(mut self, ends: &'b mut [Micros]) -> Engine<'b> {
         ends.fill(NO_END);
         self.ends = ends;
@@ -368,15 +371,17 @@ impl<'b> Engine<'b> {
         &mut self,
         ctl: &mut Controller<'_>,
         task: Task,
-        _observer: &mut O,
+        observer: &mut O,
     ) -> Result<TaskId, Error> {
         // Every arrival's best case, prorated to the day like earned utility, so that the
         // maximum bounds what the day can earn (warm-up arrivals earn inside it too).
         self.max_utility += best_case(ctl, &task)?;
+        let at = task.arrival;
         let id = ctl.on_arrival(task)?;
         if self.schedule.on_arrival {
             self.map_now = true;
         }
+        observer.on_arrival(id, at);
         Ok(id)
     }
 
