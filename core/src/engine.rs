@@ -11,7 +11,7 @@
 //!
 //! Events at the same instant run in a fixed order: completions (nodes freed at `t` are
 //! usable at `t`), then arrivals (a task arriving at `t` is mappable at `t`), then the
-//! mapping event. Completions wait in the core's heap ([`crate::heap`]) over the caller's
+//! mapping event. Completions wait in the core's heap (`heap.rs`) over the caller's
 //! buffer, ordered by (time, task). An entry is live while its task runs or holds a
 //! reservation and still has the assignment the entry was queued for (its sequence number);
 //! one whose task was since re-placed (EASY recomputes its reservation, Conservative

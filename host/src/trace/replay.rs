@@ -25,7 +25,7 @@ use crate::swf::ReplayJob;
 pub const TRACE_MEMO_ENTRIES: usize = 256;
 
 /// Replays `jobs` on a machine of `procs` processors under `policy`: a pass at every instant
-/// where jobs complete or arrive (see the module doc). Jobs need not be sorted; they are
+/// where jobs complete or arrive ([`crate::trace`]). Jobs need not be sorted; they are
 /// submitted in (submit, line) order. Every job must start and complete, or it is an error.
 pub fn replay_trace(
     jobs: &[ReplayJob],
