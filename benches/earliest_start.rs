@@ -30,7 +30,7 @@ use kairos_core::controller::{Controller, TaskState};
 use kairos_core::platform::ClusterId;
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline, Scratch, Void};
 use kairos_core::units::{Micros, NodeCount};
-use kairos_host::sim::VOIDS_PER_NODE;
+use kairos_host::storage::VOIDS_PER_NODE;
 use kairos_suite::{cases, copy_into, essc, selected, smoke_test, Setup};
 use std::time::Duration;
 
@@ -152,8 +152,7 @@ fn earliest_start(c: &mut Criterion) {
             .expect("a cluster");
         let sp2 = ClusterId(largest as u8);
         let mut storage = setup.storage();
-        let mut ctl = setup.controller(&mut storage);
-        let mut driver = setup.driver();
+        let (mut ctl, mut driver) = setup.start(&mut storage);
         let at = driver
             .run_until(&mut ctl, MIDDAY)
             .expect("the replay to mid-day")

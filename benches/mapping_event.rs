@@ -47,8 +47,7 @@ fn mapping_event(c: &mut Criterion) {
             let t0 = Instant::now();
             let setup = Setup::new(essc(load), &case.opts);
             let mut storage = setup.storage();
-            let mut ctl = setup.controller(&mut storage);
-            let mut driver = setup.driver();
+            let (mut ctl, mut driver) = setup.start(&mut storage);
             let at = driver
                 .run_until(&mut ctl, MIDDAY)
                 .expect("the replay to mid-day")

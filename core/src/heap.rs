@@ -1,6 +1,6 @@
 //! The one binary heap of the core, over a slice the caller owns.
 //!
-//! Three loops need a priority queue and none may allocate: the replay engine's pending
+//! Three loops need a priority queue and none may allocate: the event loop's pending
 //! completions, the timeline's merges of node lists (node choice, joining equal groups) and
 //! the utility-aware pass's heap of tasks by their best option. Each keeps its entries in a
 //! slice it was given and orders them by its own `before(a, b)` ("`a` comes out first").
@@ -56,21 +56,32 @@ pub(crate) fn sift_up<T: Copy>(h: &mut [T], mut at: usize, before: impl Fn(&T, &
     h[at] = x;
 }
 
-/// A heap over `buf[..len]`; the rest of `buf` is room to grow.
-pub(crate) struct Heap<'b, T: Copy, F: Fn(&T, &T) -> bool> {
-    buf: &'b mut [T],
-    len: usize,
-    before: F,
+/// The order of a [`Heap`]: a closure `|a, b| ..`, or a type of its own for a heap kept in a
+/// struct (a closure's type has no name to write there, and a function pointer would be
+/// called indirectly at every comparison).
+pub(crate) trait Order<T> {
+    /// Whether `a` comes out before `b`.
+    fn before(&self, a: &T, b: &T) -> bool;
 }
 
-impl<'b, T: Copy, F: Fn(&T, &T) -> bool> Heap<'b, T, F> {
-    /// An empty heap over `buf`, ordered by `before`.
-    pub(crate) fn new(buf: &'b mut [T], before: F) -> Self {
-        Heap {
-            buf,
-            len: 0,
-            before,
-        }
+impl<T, F: Fn(&T, &T) -> bool> Order<T> for F {
+    #[inline]
+    fn before(&self, a: &T, b: &T) -> bool {
+        self(a, b)
+    }
+}
+
+/// A heap over `buf[..len]`; the rest of `buf` is room to grow.
+pub(crate) struct Heap<'b, T: Copy, O: Order<T>> {
+    buf: &'b mut [T],
+    len: usize,
+    order: O,
+}
+
+impl<'b, T: Copy, O: Order<T>> Heap<'b, T, O> {
+    /// An empty heap over `buf`, ordered by `order`.
+    pub(crate) fn new(buf: &'b mut [T], order: O) -> Self {
+        Heap { buf, len: 0, order }
     }
 
     /// How many entries it holds.
@@ -90,7 +101,10 @@ impl<'b, T: Copy, F: Fn(&T, &T) -> bool> Heap<'b, T, F> {
         };
         *slot = x;
         self.len += 1;
-        sift_up(&mut self.buf[..self.len], self.len - 1, &self.before);
+        let o = &self.order;
+        sift_up(&mut self.buf[..self.len], self.len - 1, |a, b| {
+            o.before(a, b)
+        });
         Ok(())
     }
 
@@ -107,7 +121,8 @@ impl<'b, T: Copy, F: Fn(&T, &T) -> bool> Heap<'b, T, F> {
         let top = self.buf[0];
         self.len -= 1;
         self.buf[0] = self.buf[self.len];
-        sift_down(&mut self.buf[..self.len], 0, &self.before);
+        let o = &self.order;
+        sift_down(&mut self.buf[..self.len], 0, |a, b| o.before(a, b));
         Some(top)
     }
 
@@ -122,8 +137,9 @@ impl<'b, T: Copy, F: Fn(&T, &T) -> bool> Heap<'b, T, F> {
             }
         }
         self.len = kept;
+        let o = &self.order;
         for i in (0..kept / 2).rev() {
-            sift_down(&mut self.buf[..kept], i, &self.before);
+            sift_down(&mut self.buf[..kept], i, |a, b| o.before(a, b));
         }
     }
 

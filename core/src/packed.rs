@@ -4,7 +4,7 @@
 //!
 //! The host builds the bytes (`kairos_host::firmware_scenarios`, through [`encode_header`]
 //! and [`encode_task`]); the firmware and the host read them back through
-//! [`PackedScenario`], whose tasks feed [`crate::replay::run`].
+//! [`PackedScenario`], whose tasks feed [`crate::engine::run`].
 //!
 //! # Format
 //!
@@ -32,7 +32,7 @@
 //!
 //! Tasks follow one after another, so a decoder holds one task at a time and needs no
 //! allocation: [`PackedTasks`] yields them as the `Result<Task, Error>` iterator that
-//! [`crate::replay::run`] takes.
+//! [`crate::engine::run`] takes.
 //!
 //! Nothing here panics on bad input: a wrong magic or version, a truncated buffer, a corrupt
 //! byte, a missing task or trailing bytes are all [`InputError::Undecodable`] with the byte
@@ -41,10 +41,10 @@
 //! the controller's to reject, as for any other input.
 
 use crate::config::Config;
+use crate::engine::Schedule;
 use crate::error::{Error, InputError};
 use crate::limits::MAX_CLUSTERS;
 use crate::platform::{Cluster, Platform, TaskType};
-use crate::replay::Schedule;
 use crate::task::Task;
 use crate::utility::UtilityClasses;
 use core::fmt;
@@ -178,7 +178,7 @@ mod erased {
 }
 
 /// Writes one task at the start of `buf`; returns the bytes written. Tasks follow the header
-/// in arrival order (the order [`crate::replay::run`] needs).
+/// in arrival order (the order [`crate::engine::run`] needs).
 pub fn encode_task(task: &Task, buf: &mut [u8]) -> Result<usize, EncodeError> {
     Ok(postcard::to_slice(task, buf).map_err(encode_error)?.len())
 }

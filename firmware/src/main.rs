@@ -1,12 +1,12 @@
-//! kairos firmware: runs the kairos-core replay engine on a Cortex-M4F over a scenario embedded
-//! at build time, and logs the result with defmt.
+//! kairos firmware: runs the kairos-core engine on a Cortex-M4F over a scenario embedded at
+//! build time, and logs the result with defmt.
 //!
 //! # Shape
 //! - [`scenario`] holds the encoded scenario (chosen by cargo feature); [`storage`] the
 //!   controller's `static` buffers; [`cycles`] a SysTick tick counter; [`stack`] the peak
 //!   stack measurement.
 //! - [`main`] decodes the scenario header into its static slot, builds the controller over the
-//!   static storage, and runs [`kairos_core::replay::run`], which decodes the tasks one at a
+//!   static storage, and runs [`kairos_core::engine::run`], which decodes the tasks one at a
 //!   time from flash. Success logs the totals and the digest and exits 0; any core error (a
 //!   capacity exceeded, an undecodable scenario, a bad input) is logged with `error!` and
 //!   exits non-zero.
@@ -46,9 +46,9 @@ use cortex_m_rt::{entry, exception, ExceptionFrame};
 use cortex_m_semihosting::debug::{self, ExitStatus, EXIT_FAILURE, EXIT_SUCCESS};
 use defmt::{error, info, Display2Format};
 use kairos_core::controller::Controller;
+use kairos_core::engine::{self, Observer, Report};
 use kairos_core::error::Error;
 use kairos_core::packed::{PackedHeader, PackedScenario, PackedTasks};
-use kairos_core::replay::{self, Observer, Report};
 use kairos_core::units::Micros;
 
 #[entry]
@@ -126,7 +126,7 @@ fn run() -> Result<Report, Error> {
     stack::paint();
     let mut log = LogEvents::default();
     let start = cycles::now();
-    let result = replay::run(&mut ctl, tasks, header.schedule, buffers.pending, &mut log);
+    let result = engine::run(&mut ctl, tasks, header.schedule, buffers.pending, &mut log);
     let total = cycles::now() - start;
     info!(
         "systick mapping_events {=u32} ticks_in_mapping {=u64} max_event {=u64} ticks_total {=u64}",

@@ -17,9 +17,9 @@ use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use kairos_core::controller::{MemoEntry, Storage, TaskSlot, TaskState, Work};
+use kairos_core::engine::Pending;
 use kairos_core::packed::PackedHeader;
 use kairos_core::platform::TaskTypeId;
-use kairos_core::replay::Pending;
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
 use kairos_core::units::Micros;
@@ -35,7 +35,7 @@ pub const LARGEST_CLUSTER: usize = 48;
 pub const SCRATCH: usize = ClusterTimeline::scratch_len(LARGEST_CLUSTER);
 /// Entries of the fit memo (a power of two).
 pub const MEMO: usize = 1024;
-/// Pending completions: the replay engine wants twice the tasks (re-placed reservations leave
+/// Pending completions: the engine wants twice the tasks (re-placed reservations leave
 /// stale entries until compacted) and room to stage one event's commitments.
 pub const PENDING: usize = 2 * TASKS + 16;
 
@@ -73,7 +73,7 @@ pub struct Buffers {
     pub header: &'static mut MaybeUninit<PackedHeader>,
     /// The controller's storage.
     pub storage: Storage<'static>,
-    /// The replay engine's completion buffer.
+    /// The engine's completion buffer.
     pub pending: &'static mut [Pending],
 }
 

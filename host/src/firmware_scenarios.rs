@@ -35,18 +35,18 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use kairos_core::controller::{Config, Controller};
 use kairos_core::energy::{EnergyFilter, FilterKind};
+use kairos_core::engine::{self, Observer, Report, Schedule};
 use kairos_core::error::Error;
 use kairos_core::packed::{encode_header, encode_task, EncodeError, PackedHeader, PackedScenario};
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskTypeId};
 use kairos_core::policy::{Heuristic, Reservations};
-use kairos_core::replay::{self, Observer, Report, Schedule};
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::units::{Micros, MilliJoules, MilliWatts, NodeCount};
 use kairos_core::utility::{Urgency, UtilityClasses, UtilityCurve};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 
-use crate::sim::HostStorage;
+use crate::storage::HostStorage;
 
 /// The scenarios `kairos firmware-scenario` writes, in order.
 pub const NAMES: [&str; 3] = ["ph", "upe", "overcap"];
@@ -119,11 +119,7 @@ pub fn scenario(name: &str) -> anyhow::Result<FirmwareScenario> {
         platform,
         classes: UtilityClasses::essc20(),
         config,
-        schedule: Schedule {
-            interval: Micros::MINUTE,
-            on_completion: false,
-            on_arrival: false,
-        },
+        schedule: Schedule::every(Micros::MINUTE),
         tasks: n,
     };
     Ok(FirmwareScenario {
@@ -292,7 +288,7 @@ impl Observer for Recorder {
     }
 }
 
-/// Decodes `bytes` and replays the scenario through the core's replay engine with host
+/// Decodes `bytes` and replays the scenario through the core's engine with host
 /// storage sized to it, decoding the tasks one at a time as the firmware does.
 pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
     let enc = PackedScenario::decode(bytes)?;
@@ -303,12 +299,24 @@ pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
         _ => empty_task(),
     };
     let mut storage = HostStorage::new(&header.platform, header.tasks as usize, &template);
-    let (st, pending, voids) = storage.split();
+    let parts = storage.split();
     let mut rec = Recorder::default();
     let report = {
-        let mut ctl = Controller::new(&header.platform, &header.classes, header.config, st)?
-            .with_void_index(voids);
-        replay::run(&mut ctl, enc.tasks(), header.schedule, pending, &mut rec)?
+        let mut ctl = Controller::new(
+            &header.platform,
+            &header.classes,
+            header.config,
+            parts.controller,
+        )?
+        .with_void_index(parts.voids);
+        // The firmware's engine, without the table of pending ends it has no room for.
+        engine::run(
+            &mut ctl,
+            enc.tasks(),
+            header.schedule,
+            parts.pending,
+            &mut rec,
+        )?
     };
     Ok(HostRun {
         header,

@@ -18,6 +18,13 @@
 //!
 //! Points are evaluated in parallel (rayon) and returned in grid order (alpha outer, gamma
 //! inner, as Algorithm 2's loops), so every output is the same bytes on any thread count.
+//!
+//! The malleable model keeps its own event loop ([`simulate`]) instead of the core's engine
+//! ([`kairos_core::engine`]): a malleable job is not one task with one assignment but a count
+//! of processor-tasks started in waves on whatever processors are free, so it needs no
+//! controller, timelines or reservations, only a free-processor count and a heap of task
+//! ends. The rigid mode ([`Mode::Rigid`]) goes through the engine, as `kairos replay
+//! --policy knapsack` does.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -64,7 +71,7 @@ pub enum Mode {
     /// The paper's malleable jobs: [`simulate`] over the core's [`select`].
     #[default]
     Malleable,
-    /// Rigid jobs through the trace replay driver and the core's `Heuristic::Knapsack`
+    /// Rigid jobs through trace replay (the core's engine) and `Heuristic::Knapsack`
     /// ([`trace::replay_trace_with`]); jobs must fit the machine.
     Rigid,
 }
@@ -390,7 +397,7 @@ pub struct Point {
     pub cost: Cost,
 }
 
-/// Schedules `w` as rigid jobs through the trace replay driver (the core's
+/// Schedules `w` as rigid jobs through trace replay (the core's engine and
 /// `Heuristic::Knapsack`); the times land in `s.times`.
 pub fn simulate_rigid(
     w: &Workload,

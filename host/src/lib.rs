@@ -23,19 +23,22 @@
 //!   experiments, the benches and the tests; it gives a [`run::RunSummary`].
 //!   [`experiment::runner`]: every configuration on every trial, in parallel, through [`run`]
 //!   (or [`seed001::run`] for a log). [`trace`]: SWF jobs on a homogeneous machine under
-//!   FCFS, EASY, Conservative or a utility-aware heuristic (`kairos replay`). [`knapsack`]:
-//!   seed 004's (alpha, beta, gamma) sweep over malleable jobs, with its own scheduling loop.
+//!   FCFS, EASY, Conservative, seed 004's knapsack or a utility-aware heuristic (`kairos
+//!   replay`): loading, the replay as an observer of the core's engine, and metrics.
+//!   [`knapsack`]: seed 004's (alpha, beta, gamma) sweep over malleable jobs, with its own
+//!   scheduling loop (a malleable job is not one task with one assignment).
 //! - Outputs. [`report`]: an experiment's CSV and JSON tables, statistics and SVG plots
 //!   (`knapsack` and `trace` write their own small files).
 //!
 //! # Where the core is called
 //!
-//! [`sim`] holds the one hand-over to the core's replay engine: it allocates the storage a
-//! controller needs and runs `kairos_core::replay` over a task list. [`run`] and [`seed001`]
-//! go through it; [`firmware_scenarios`] builds the same storage and replays packed bytes;
-//! [`trace`] drives a controller's events itself. [`generate`], [`seed001`] and [`trace`]
-//! build the core's types (platforms, task types, utility curves); [`knapsack`] calls the
-//! core's knapsack selection directly. Everything else sees only summaries.
+//! Every run goes through the core's one event loop, `kairos_core::engine`. [`storage`] holds
+//! the one hand-over of storage to the core: it allocates what a controller and its engine
+//! need and runs a task list through the engine. [`run`] and [`seed001`] go through it;
+//! [`firmware_scenarios`] takes the same storage and runs packed bytes, as the firmware does;
+//! [`trace`] takes it too and watches the engine as an observer. [`generate`], [`seed001`]
+//! and [`trace`] build the core's types (platforms, task types, utility curves); [`knapsack`]
+//! calls the core's knapsack selection directly. Everything else sees only summaries.
 
 pub mod cmd;
 pub mod experiment;
@@ -46,7 +49,7 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod seed001;
-pub mod sim;
+pub mod storage;
 pub mod swf;
 pub mod toml_file;
 pub mod trace;

@@ -3,8 +3,9 @@
 //!
 //! Data flows one way: [`RunOptions`] (what `kairos run`'s flags and an experiment's
 //! configurations both become) and a [`Scenario`] go in; [`config`] turns them into the
-//! core's `Config`; [`run_generated`] hands the trial to [`crate::sim`], which drives the
-//! core's replay engine, and times its mapping events through `Watch` (an `Observer`);
+//! core's `Config`; [`run_generated`] hands the trial to [`crate::storage::simulate`], which
+//! runs it through the core's engine, and times its mapping events through `Watch` (an
+//! `Observer`);
 //! a [`RunSummary`] comes out. `kairos run`, the experiment runner,
 //! seed 001's runs ([`crate::seed001`]), the benches and the tests all call this module.
 //!
@@ -18,8 +19,8 @@ use crate::scenario::Scenario;
 use anyhow::{bail, Context};
 use kairos_core::controller::{Config, Controller};
 use kairos_core::energy::{EnergyFilter, FilterKind};
+use kairos_core::engine::{Observer, Schedule};
 use kairos_core::policy::{Heuristic, Reservations};
-use kairos_core::replay::{Observer, Schedule};
 use kairos_core::units::{Micros, MilliJoules};
 use serde::Serialize;
 use std::path::Path;
@@ -268,14 +269,12 @@ pub fn run_generated(
     generate_s: f64,
 ) -> anyhow::Result<RunSummary> {
     let cfg = config(scenario, opts, trial)?;
-    let schedule = Schedule {
-        interval: Micros::from_secs(scenario.simulation.mapping_interval_s as u64),
-        on_completion: false,
-        on_arrival: false,
-    };
+    let schedule = Schedule::every(Micros::from_secs(
+        scenario.simulation.mapping_interval_s as u64,
+    ));
     let mut watch = Watch::new();
     let t0 = Instant::now();
-    let report = crate::sim::simulate(
+    let report = crate::storage::simulate(
         &trial.platform,
         &trial.classes,
         cfg,

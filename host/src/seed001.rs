@@ -3,7 +3,7 @@
 //! by the COV method, and the 28 h windows (4 h of warm-up) that make its scenarios.
 //!
 //! Seed 001 calls each window a scenario; drawn at one oversubscription level it is an
-//! [`Environment`] ([`build`]), which [`run`] simulates through [`crate::sim`] into a
+//! [`Environment`] ([`build`]), which [`run`] simulates through [`crate::storage`] into a
 //! [`RunSummary`] (the experiment runner, [`crate::experiment::runner`], calls both). Trace
 //! replay ([`crate::trace`]) borrows [`value_curve`] to attach values to a log's jobs.
 //!
@@ -41,10 +41,10 @@ use crate::run::{RunSummary, Watch};
 use crate::swf::ReplayJob;
 use anyhow::{bail, Context};
 use kairos_core::controller::Config;
+use kairos_core::engine::Schedule;
 use kairos_core::limits::MAX_PSTATES;
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskType};
 use kairos_core::policy::{Heuristic, Reservations};
-use kairos_core::replay::Schedule;
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::units::{Micros, MilliWatts, NodeCount};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
@@ -371,9 +371,9 @@ pub fn config(h: Heuristic, r: Reservations) -> Config {
 /// When seed 001 maps: at every arrival and every completion, and once at time 0.
 pub fn schedule() -> Schedule {
     Schedule {
-        interval: WARMUP.saturating_add(DAY),
         on_completion: true,
         on_arrival: true,
+        ..Schedule::every(WARMUP.saturating_add(DAY))
     }
 }
 
@@ -388,7 +388,7 @@ pub fn run(
     let classes = UtilityClasses::new();
     let mut timer = Watch::new();
     let t0 = Instant::now();
-    let report = crate::sim::simulate(
+    let report = crate::storage::simulate(
         &sc.platform,
         &classes,
         cfg,

@@ -2,8 +2,8 @@
 //! host replay `kairos digest` uses against storage of the firmware's sizes.
 
 use kairos_core::controller::{Controller, MemoEntry, Storage, TaskSlot, TaskState, Work};
+use kairos_core::engine::{self, NoObserver};
 use kairos_core::packed::PackedScenario;
-use kairos_core::replay::{self, NoObserver};
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
 use kairos_host::firmware_scenarios::{self, NAMES};
 
@@ -113,7 +113,7 @@ fn digest_does_not_depend_on_storage_sizes() {
                 memo: &mut memo_v,
             };
             let mut ctl = Controller::new(&h.platform, &h.classes, h.config, storage).unwrap();
-            let r = replay::run(
+            let r = engine::run(
                 &mut ctl,
                 enc.tasks(),
                 h.schedule,

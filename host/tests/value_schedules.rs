@@ -395,9 +395,9 @@ fn value_replay_cli_errors() {
 #[test]
 fn value_max_value_breaks_ties_by_earliest_completion() {
     use kairos_core::controller::{Decision, DecisionKind};
+    use kairos_core::engine::Observer;
     use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskType};
     use kairos_core::policy::Heuristic;
-    use kairos_core::replay::Observer;
     use kairos_core::task::{Demand, Task, TaskId};
     use kairos_core::units::{MilliWatts, NodeCount};
 
@@ -442,7 +442,7 @@ fn value_max_value_breaks_ties_by_earliest_completion() {
     ] {
         let mut log = Log(Vec::new());
         let cfg = seed001::config(h, Reservations::Permanent);
-        kairos_host::sim::simulate(
+        kairos_host::storage::simulate(
             &platform,
             &classes,
             cfg,

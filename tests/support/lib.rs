@@ -1,25 +1,22 @@
 //! Helpers shared by the integration tests and the benchmarks.
 //!
 //! The benchmarks measure states captured in the middle of a generated ESSC day. [`Driver`]
-//! steps a [`Controller`] through a trial as `kairos_core::replay::run` does (completions,
-//! then arrivals, then a mapping event every interval; completions from a heap at each
-//! commitment's real end) but can stop just before any mapping event, and is `Clone`, so a
-//! run can be copied ([`Controller::clone_into`] plus a clone of the driver) and continued.
-//! Run to the end, it yields `replay::run`'s digest (`tests/clone_replay.rs` checks both).
+//! steps the core's engine ([`kairos_core::engine::Engine`]) through a trial as `kairos run`
+//! does, but stops just before any mapping event, and a run can be copied there
+//! ([`copy_run`]: `Controller::clone_into` and `Engine::clone_into`) and continued. Run to
+//! the end, it yields `engine::run`'s digest (`tests/clone_replay.rs` checks both).
 
-use kairos_core::controller::{Config, Controller, DecisionKind, TaskState};
-use kairos_core::digest::Digest;
+use kairos_core::controller::{Config, Controller, TaskState};
 use kairos_core::energy::FilterKind;
-use kairos_core::error::{Error, InputError};
+use kairos_core::engine::{Engine, Event, NoObserver, Schedule};
+use kairos_core::error::Error;
 use kairos_core::policy::{Heuristic, Reservations};
-use kairos_core::task::{Task, TaskId};
+use kairos_core::task::Task;
 use kairos_core::units::Micros;
 use kairos_host::generate::{self, Trial};
 use kairos_host::run::{self, RunOptions};
 use kairos_host::scenario::Scenario;
-use kairos_host::sim::HostStorage;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use kairos_host::storage::HostStorage;
 use std::path::PathBuf;
 
 /// A path relative to the repository's root.
@@ -113,66 +110,68 @@ impl Setup {
         )
     }
 
-    /// A fresh controller over `storage`, with its void index (as `kairos run` builds it).
-    pub fn controller<'s>(&'s self, storage: &'s mut HostStorage) -> Controller<'s> {
-        let (st, _, voids) = storage.split();
-        Controller::new(&self.trial.platform, &self.trial.classes, self.config, st)
-            .expect("a controller")
-            .with_void_index(voids)
-    }
-
-    /// A driver over this trial's tasks.
-    pub fn driver(&self) -> Driver<'_> {
-        Driver::new(&self.trial.tasks, self.interval, self.config.day_end)
-    }
-}
-
-/// A copy of `ctl` over `storage`, with a void index, as [`Setup::controller`] builds one.
-pub fn copy_into<'a: 's, 's>(ctl: &Controller<'a>, storage: &'s mut HostStorage) -> Controller<'s> {
-    let (st, _, voids) = storage.split();
-    ctl.clone_into(st)
-        .expect("the copy fits")
-        .with_void_index(voids)
-}
-
-/// Drives a controller through a trial's events in `replay::run`'s order and hashes its
-/// decisions and final ledgers as `replay::run` does.
-#[derive(Clone, Debug)]
-pub struct Driver<'t> {
-    tasks: &'t [Task],
-    next: usize,
-    /// Pending completions: (time, task, sequence number of the assignment they end).
-    pending: BinaryHeap<Reverse<(u64, u32, u32)>>,
-    next_map: Micros,
-    interval: Micros,
-    horizon: Micros,
-    digest: Digest,
-    completed: u32,
-    commitments: Vec<TaskId>,
-}
-
-impl<'t> Driver<'t> {
-    /// A driver of `tasks` (in arrival order) with a mapping event every `interval` from time
-    /// zero until `horizon`.
-    pub fn new(tasks: &'t [Task], interval: Micros, horizon: Micros) -> Driver<'t> {
-        Driver {
-            tasks,
+    /// A fresh controller with its void index (as `kairos run` builds it) and a driver of
+    /// this trial's tasks, both over `storage`.
+    pub fn start<'s>(&'s self, storage: &'s mut HostStorage) -> (Controller<'s>, Driver<'s>) {
+        let parts = storage.split();
+        let ctl = Controller::new(
+            &self.trial.platform,
+            &self.trial.classes,
+            self.config,
+            parts.controller,
+        )
+        .expect("a controller")
+        .with_void_index(parts.voids);
+        let driver = Driver {
+            tasks: &self.trial.tasks,
             next: 0,
-            pending: BinaryHeap::new(),
-            next_map: Micros::ZERO,
-            interval,
-            horizon,
-            digest: Digest::new(),
-            completed: 0,
-            commitments: Vec::new(),
-        }
+            engine: Engine::new(Schedule::every(self.interval), parts.pending)
+                .with_pending_ends(parts.ends),
+        };
+        (ctl, driver)
     }
+}
 
-    /// The time of the next scheduled mapping event.
-    pub fn next_mapping(&self) -> Micros {
-        self.next_map
-    }
+/// A copy of `ctl` over `storage`, with a void index, as [`Setup::start`] builds one.
+pub fn copy_into<'a: 's, 's>(ctl: &Controller<'a>, storage: &'s mut HostStorage) -> Controller<'s> {
+    let parts = storage.split();
+    ctl.clone_into(parts.controller)
+        .expect("the copy fits")
+        .with_void_index(parts.voids)
+}
 
+/// A copy of a run stopped by `driver` over `storage`, to continue apart from the original.
+pub fn copy_run<'a: 's, 't: 's, 's>(
+    ctl: &Controller<'a>,
+    driver: &Driver<'t>,
+    storage: &'s mut HostStorage,
+) -> (Controller<'s>, Driver<'s>) {
+    let parts = storage.split();
+    let copy = ctl
+        .clone_into(parts.controller)
+        .expect("the copy fits")
+        .with_void_index(parts.voids);
+    let driver = Driver {
+        tasks: driver.tasks,
+        next: driver.next,
+        engine: driver
+            .engine
+            .clone_into(parts.pending, parts.ends)
+            .expect("the pending copy fits"),
+    };
+    (copy, driver)
+}
+
+/// Steps the core's engine through a trial's tasks with a mapping event every interval, as
+/// `kairos run` runs it, stopping when asked just before a mapping event.
+pub struct Driver<'s> {
+    tasks: &'s [Task],
+    /// The next task to arrive.
+    next: usize,
+    engine: Engine<'s>,
+}
+
+impl Driver<'_> {
     /// Runs every event until the next one is the mapping event at or after `until` (its
     /// time's completions and arrivals are done), or to the horizon. Returns that mapping
     /// event's time, `None` at the horizon.
@@ -182,91 +181,25 @@ impl<'t> Driver<'t> {
         until: Micros,
     ) -> Result<Option<Micros>, Error> {
         loop {
-            let t_arrival = self
-                .tasks
-                .get(self.next)
-                .map(|t| t.arrival)
-                .filter(|&a| a < self.horizon);
-            let t_map = (self.next_map < self.horizon).then_some(self.next_map);
-            let t_done = self.pending.peek().map(|Reverse(p)| Micros(p.0));
-            let Some(t) = [t_done, t_arrival, t_map].into_iter().flatten().min() else {
-                return Ok(None);
-            };
-            if t_done == Some(t) {
-                let Some(Reverse((at, id, seq))) = self.pending.pop() else {
-                    unreachable!("peeked")
-                };
-                let slot = &ctl.tasks()[id as usize];
-                let live = matches!(slot.state, TaskState::Running | TaskState::Reserved)
-                    && slot.assignment.is_some_and(|a| a.seq == seq);
-                if live {
-                    ctl.on_completion(TaskId(id), Micros(at))?;
-                    if Micros(at) <= self.horizon {
-                        self.completed += 1;
-                    }
+            let arrival = self.tasks.get(self.next).map(|t| t.arrival);
+            match self.engine.next_event(ctl, arrival) {
+                None => return Ok(None),
+                Some(Event::Completion(_)) => self.engine.complete_next(ctl, &mut NoObserver)?,
+                Some(Event::Arrival(_)) => {
+                    self.engine
+                        .arrive(ctl, self.tasks[self.next].clone(), &mut NoObserver)?;
+                    self.next += 1;
                 }
-                continue;
+                Some(Event::Mapping(t)) if t >= until => return Ok(Some(t)),
+                Some(Event::Mapping(t)) => self.engine.map(ctl, t, &mut NoObserver)?,
             }
-            if t_arrival == Some(t) {
-                ctl.on_arrival(self.tasks[self.next].clone())?;
-                self.next += 1;
-                continue;
-            }
-            if t >= until {
-                return Ok(Some(t));
-            }
-            self.mapping_event(ctl)?;
         }
     }
 
-    /// Runs the next scheduled mapping event (call it when [`run_until`](Self::run_until)
-    /// stopped before it) and queues the completions of its commitments.
-    pub fn mapping_event(&mut self, ctl: &mut Controller<'_>) -> Result<(), Error> {
-        let t = self.next_map;
-        self.next_map = t + self.interval;
-        self.commitments.clear();
-        let (digest, commitments) = (&mut self.digest, &mut self.commitments);
-        ctl.on_mapping_event(t, &mut |d| {
-            if d.kind != DecisionKind::PlaceHold {
-                digest.decision(d);
-            }
-            if matches!(d.kind, DecisionKind::Start | DecisionKind::Reserve) {
-                commitments.push(d.task);
-            }
-        })?;
-        for &id in &self.commitments {
-            let slot = &ctl.tasks()[id.0 as usize];
-            let a = slot.assignment.ok_or(InputError::BadTaskState(id.0))?;
-            // A task ends at its real run time, not at its planned one.
-            let run = slot.task.run_time(a.end - a.start);
-            self.pending.push(Reverse(((a.start + run).0, id.0, a.seq)));
-        }
-        Ok(())
-    }
-
-    /// Runs to the horizon and lets the started tasks finish; returns `replay::run`'s digest.
-    pub fn finish(mut self, ctl: &mut Controller<'_>) -> Result<u64, Error> {
-        self.run_until(ctl, Micros::MAX)?;
-        while let Some(Reverse((at, id, seq))) = self.pending.pop() {
-            let slot = &ctl.tasks()[id as usize];
-            let live = matches!(slot.state, TaskState::Running | TaskState::Reserved)
-                && slot.assignment.is_some_and(|a| a.seq == seq);
-            if live {
-                ctl.on_completion(TaskId(id), Micros(at))?;
-                if Micros(at) <= self.horizon {
-                    self.completed += 1;
-                }
-            }
-        }
-        let counts = ctl.counts();
-        let mut digest = self.digest;
-        digest.u64(ctl.utility().0);
-        digest.u64(ctl.ledger().consumed().0);
-        digest.u32(self.completed);
-        digest.u32(counts.dropped);
-        digest.u32(counts.arrived - self.completed - counts.dropped);
-        digest.u32(counts.mapping_events);
-        Ok(digest.value())
+    /// Runs to the horizon and lets the started tasks finish; returns `engine::run`'s digest.
+    pub fn finish(self, ctl: &mut Controller<'_>) -> Result<u64, Error> {
+        let rest = self.tasks[self.next..].iter().cloned().map(Ok);
+        Ok(self.engine.run(ctl, rest, &mut NoObserver)?.digest)
     }
 }
 

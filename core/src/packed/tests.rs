@@ -36,11 +36,7 @@ fn header(tasks: u32) -> PackedHeader {
         platform,
         classes: UtilityClasses::essc20(),
         config: Config::new(Heuristic::MaxUpr, Micros::ZERO, Micros::from_hours(2)),
-        schedule: Schedule {
-            interval: Micros::MINUTE,
-            on_completion: false,
-            on_arrival: false,
-        },
+        schedule: Schedule::every(Micros::MINUTE),
         tasks,
     }
 }

@@ -15,9 +15,9 @@
 use super::groups::{Groups, NONE, TAKEN};
 use super::node::{Booking, BookingKind};
 use super::{ClusterTimeline, Logged};
-use crate::limits::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE};
 use crate::error::{full, Capacity, Error, InputError};
 use crate::heap::{sift_down, sift_up};
+use crate::limits::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE};
 use crate::units::Micros;
 
 impl<'a> ClusterTimeline<'a> {

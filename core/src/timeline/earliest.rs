@@ -14,8 +14,8 @@
 
 use super::void_index::Void;
 use super::ClusterTimeline;
-use crate::limits::MAX_BOOKINGS_PER_NODE;
 use crate::error::{full, Capacity, Error};
+use crate::limits::MAX_BOOKINGS_PER_NODE;
 use crate::units::{Micros, NodeCount};
 
 /// Where `k` nodes can start together: the start, and how many nodes are free then.

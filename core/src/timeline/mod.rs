@@ -88,8 +88,8 @@ pub use earliest::{Fit, Scratch};
 pub use node::{Booking, BookingKind, NodeTimeline};
 pub use void_index::Void;
 
-use crate::limits::BOOKING_LOG;
 use crate::error::{full, Capacity, Error};
+use crate::limits::BOOKING_LOG;
 use crate::units::{Micros, NodeCount};
 use groups::{Groups, GROUP_ARRAYS, TAKEN};
 use void_index::VoidIndex;

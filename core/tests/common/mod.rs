@@ -4,9 +4,9 @@
 use kairos_core::controller::{
     Config, Controller, Decision, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
 };
+use kairos_core::engine::{self, Observer, Pending, Report, Schedule};
 use kairos_core::error::Error;
 use kairos_core::platform::{Cluster, ClusterId, ClusterKind, Placement, Platform, TaskTypeId};
-use kairos_core::replay::{self, Observer, Pending, Report, Schedule};
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::timeline::{NodeTimeline, Void};
 use kairos_core::units::{Micros, MilliWatts, NodeCount};
@@ -190,11 +190,11 @@ pub fn replay_with_memo(
         after: Vec::new(),
     };
     let schedule = Schedule {
-        interval,
         on_completion: interval > Micros::from_hours(1),
         on_arrival: interval > Micros::from_hours(1),
+        ..Schedule::every(interval)
     };
-    let report = replay::run(
+    let report = engine::run(
         &mut ctl,
         tasks.iter().cloned().map(Ok),
         schedule,

@@ -1,14 +1,16 @@
-//! Runs the core's replay engine on the host: allocates the storage a platform and a task
-//! list need, and hands the tasks over in arrival order.
+//! The core's storage on the host: [`HostStorage`] allocates, as `Vec`s, the buffers a
+//! controller and its engine need for a platform and a task count, and [`simulate`] runs a
+//! task list through the core's engine over it ([`kairos_core::engine`]).
 
 use kairos_core::controller::{
     Config, Controller, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
 };
+use kairos_core::engine::{Engine, Observer, Pending, Report, Schedule};
 use kairos_core::error::Error;
 use kairos_core::platform::Platform;
-use kairos_core::replay::{self, Observer, Pending, Report, Schedule};
 use kairos_core::task::Task;
 use kairos_core::timeline::{NodeTimeline, Void};
+use kairos_core::units::Micros;
 use kairos_core::utility::UtilityClasses;
 
 /// Entries of the fit memo: enough for every (cluster, task type, P-state) of the largest
@@ -20,7 +22,7 @@ pub const MEMO_ENTRIES: usize = 16384;
 /// decisions do not depend on it.
 pub const VOIDS_PER_NODE: usize = 64;
 
-/// Heap-allocated storage for one controller.
+/// Heap-allocated storage for one controller and its engine.
 pub struct HostStorage {
     tasks: Vec<TaskSlot>,
     nodes: Vec<NodeTimeline>,
@@ -31,34 +33,26 @@ pub struct HostStorage {
     open: Vec<u32>,
     memo: Vec<MemoEntry>,
     pending: Vec<Pending>,
+    ends: Vec<Micros>,
     voids: Vec<Void>,
 }
 
 impl HostStorage {
-    /// Storage for `tasks` tasks on `platform`, run by [`replay::run`]; `template` fills the
+    /// Storage for `tasks` tasks on `platform`, run by [`Engine`]; `template` fills the
     /// task slots.
     pub fn new(platform: &Platform, tasks: usize, template: &Task) -> HostStorage {
-        HostStorage::with_caches(
-            platform,
-            tasks,
-            template,
-            MEMO_ENTRIES,
-            VOIDS_PER_NODE,
-            completions_for(tasks),
-        )
+        HostStorage::with_caches(platform, tasks, template, MEMO_ENTRIES, VOIDS_PER_NODE)
     }
 
     /// As [`HostStorage::new`], with a fit memo of `memo` entries and a void index of
-    /// `voids_per_node` a node (0 for none), cache sizes only (decisions do not depend on
-    /// them), and a completion buffer of `completions` entries: [`completions_for`] the tasks
-    /// for [`replay::run`], 0 for a caller that keeps its own (trace replay).
+    /// `voids_per_node` a node (0 for none): cache sizes only, decisions do not depend on
+    /// them.
     pub fn with_caches(
         platform: &Platform,
         tasks: usize,
         template: &Task,
         memo: usize,
         voids_per_node: usize,
-        completions: usize,
     ) -> HostStorage {
         let s = StorageSizes::of(platform, tasks);
         let slot = TaskSlot {
@@ -76,17 +70,16 @@ impl HostStorage {
             work: vec![Work::default(); s.work],
             open: vec![0; s.open],
             memo: vec![MemoEntry::default(); memo],
-            // Written in full when allocated, so only a caller that uses it asks for one (at
-            // 28,481 tasks it is 0.9 MB, 222 page faults).
-            pending: vec![Default::default(); completions],
+            pending: vec![Pending::default(); completions_for(tasks)],
+            ends: vec![Micros::MAX; tasks],
             voids: vec![Void::default(); 2 * voids_per_node * s.nodes],
         }
     }
 
-    /// The controller's view of this storage, the completion buffer and the void index.
-    pub fn split(&mut self) -> (Storage<'_>, &mut [Pending], &mut [Void]) {
-        (
-            Storage {
+    /// This storage handed out: the controller's, the engine's and the void index.
+    pub fn split(&mut self) -> Split<'_> {
+        Split {
+            controller: Storage {
                 tasks: &mut self.tasks,
                 nodes: &mut self.nodes,
                 members: &mut self.members,
@@ -96,13 +89,26 @@ impl HostStorage {
                 open: &mut self.open,
                 memo: &mut self.memo,
             },
-            &mut self.pending,
-            &mut self.voids,
-        )
+            pending: &mut self.pending,
+            ends: &mut self.ends,
+            voids: &mut self.voids,
+        }
     }
 }
 
-/// The completion buffer [`replay::run`] needs for `tasks` tasks: every task can be
+/// A [`HostStorage`] handed out, one part to each user.
+pub struct Split<'s> {
+    /// The controller's storage ([`Controller::new`]).
+    pub controller: Storage<'s>,
+    /// The engine's pending completions ([`Engine::new`]).
+    pub pending: &'s mut [Pending],
+    /// The engine's table of pending ends ([`Engine::with_pending_ends`]).
+    pub ends: &'s mut [Micros],
+    /// The controller's void index ([`Controller::with_void_index`]; empty for none).
+    pub voids: &'s mut [Void],
+}
+
+/// The completion buffer [`Engine`] needs for `tasks` tasks: every task can be
 /// committed, and re-committed once per reservation it loses.
 pub fn completions_for(tasks: usize) -> usize {
     2 * tasks + 16
@@ -117,28 +123,20 @@ pub fn simulate(
     tasks: &[Task],
     observer: &mut dyn Observer,
 ) -> Result<Report, Error> {
-    let Some(first) = tasks.first() else {
-        let mut storage = HostStorage::new(platform, 0, &placeholder_task());
-        let (st, pending, voids) = storage.split();
-        let mut ctl = Controller::new(platform, classes, config, st)?.with_void_index(voids);
-        return replay::run(&mut ctl, core::iter::empty(), schedule, pending, observer);
-    };
-    let mut storage = HostStorage::new(platform, tasks.len(), first);
-    let (st, pending, voids) = storage.split();
-    let mut ctl = Controller::new(platform, classes, config, st)?.with_void_index(voids);
-    replay::run(
-        &mut ctl,
-        tasks.iter().cloned().map(Ok),
-        schedule,
-        pending,
-        observer,
-    )
+    let placeholder = placeholder_task();
+    let template = tasks.first().unwrap_or(&placeholder);
+    let mut storage = HostStorage::new(platform, tasks.len(), template);
+    let parts = storage.split();
+    let mut ctl =
+        Controller::new(platform, classes, config, parts.controller)?.with_void_index(parts.voids);
+    Engine::new(schedule, parts.pending)
+        .with_pending_ends(parts.ends)
+        .run(&mut ctl, tasks.iter().cloned().map(Ok), observer)
 }
 
 fn placeholder_task() -> Task {
     use kairos_core::platform::TaskTypeId;
     use kairos_core::task::{Demand, TaskId};
-    use kairos_core::units::Micros;
     use kairos_core::utility::UtilityCurve;
     Task {
         id: TaskId(0),

@@ -1,0 +1,339 @@
+//! The replay: a controller for the machine, the jobs through the core's engine
+//! ([`kairos_core::engine`]) in submission order on [`Schedule::on_events`], and a
+//! [`Recorder`] that watches the engine and keeps what the results need. The loop is the
+//! engine's; nothing here orders events.
+
+use std::time::Instant;
+
+use kairos_core::controller::{Config, Controller, Decision, DecisionKind, TaskState};
+use kairos_core::engine::{Engine, Observer, Schedule};
+use kairos_core::policy::Reservations;
+use kairos_core::task::TaskId;
+use kairos_core::units::Micros;
+use kairos_core::utility::{UtilityClasses, UtilityCurve};
+
+use super::load::{job_task, job_task_valued, job_values, machine, run_time};
+use super::metrics::{summarize, JobRecord};
+use super::{Policy, ReplayCounts, ReplayOptions, TraceError, TraceResult, ValueOutcome};
+use crate::storage::{HostStorage, VOIDS_PER_NODE};
+use crate::swf::ReplayJob;
+
+/// Entries of the controller's fit memo, a cache size only (decisions do not depend on it).
+/// Trace jobs each carry their own size and request, so the questions that repeat are few
+/// and recent, and a small memo answers them as well as the host's usual
+/// [`crate::storage::MEMO_ENTRIES`].
+pub const TRACE_MEMO_ENTRIES: usize = 256;
+
+/// Replays `jobs` on a machine of `procs` processors under `policy`: a pass at every instant
+/// where jobs complete or arrive ([`crate::trace`]). Jobs need not be sorted; they are
+/// submitted in (submit, line) order. Every job must start and complete, or it is an error.
+pub fn replay_trace(
+    jobs: &[ReplayJob],
+    procs: u32,
+    policy: Policy,
+) -> Result<TraceResult, TraceError> {
+    replay_trace_with(jobs, procs, &ReplayOptions::new(policy))
+}
+
+/// As [`replay_trace`], with value functions and reservations as `options` say. Under a
+/// utility-aware policy, jobs that could earn only zero value are dropped and reported in
+/// [`TraceResult::value`], not in the job records.
+pub fn replay_trace_with(
+    jobs: &[ReplayJob],
+    procs: u32,
+    options: &ReplayOptions,
+) -> Result<TraceResult, TraceError> {
+    let curves = options.value_seed.map(|seed| {
+        // Drawn in submission order, so that the file's line order does not matter.
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by_key(|&i| (jobs[i].submit, jobs[i].line));
+        let sorted: Vec<ReplayJob> = order.iter().map(|&i| jobs[i]).collect();
+        let drawn = job_values(&sorted, seed);
+        let mut out = drawn.clone();
+        for (k, &i) in order.iter().enumerate() {
+            out[i] = drawn[k];
+        }
+        out
+    });
+    replay_inner(jobs, procs, options, curves)
+}
+
+/// As [`replay_trace_with`], with the value function of each job given (in the order of
+/// `jobs`) instead of drawn; `options.value_seed` only labels the outcome.
+pub fn replay_trace_curves(
+    jobs: &[ReplayJob],
+    procs: u32,
+    options: &ReplayOptions,
+    curves: &[UtilityCurve],
+) -> Result<TraceResult, TraceError> {
+    if curves.len() != jobs.len() {
+        return Err(TraceError::BadOptions(format!(
+            "{} value functions for {} jobs",
+            curves.len(),
+            jobs.len()
+        )));
+    }
+    let options = ReplayOptions {
+        value_seed: Some(options.value_seed.unwrap_or(0)),
+        ..*options
+    };
+    replay_inner(jobs, procs, &options, Some(curves.to_vec()))
+}
+/// The replay itself; `curves`, if any, are in the order of `jobs`.
+fn replay_inner(
+    jobs: &[ReplayJob],
+    procs: u32,
+    options: &ReplayOptions,
+    curves: Option<Vec<UtilityCurve>>,
+) -> Result<TraceResult, TraceError> {
+    let policy = options.policy;
+    options.knapsack.validate()?;
+    if !policy.is_utility_aware() && options.reservations == Reservations::PlaceHolder {
+        return Err(TraceError::BadOptions(format!(
+            "{policy} only reserves permanently (place-holders are for max-util, max-value, \
+             max-upt, max-upr and max-upe)"
+        )));
+    }
+    if policy.is_utility_aware() && options.value_seed.is_none() {
+        return Err(TraceError::BadOptions(format!(
+            "{policy} needs value functions: give a value seed"
+        )));
+    }
+    let clock = Instant::now();
+    let platform = machine(procs)?;
+    if let Some(j) = jobs.iter().find(|j| j.procs > procs) {
+        return Err(TraceError::JobTooLarge {
+            line: j.line,
+            id: j.id,
+            procs: j.procs,
+            machine: procs,
+        });
+    }
+    if u32::try_from(jobs.len()).is_err() {
+        return Err(TraceError::TooManyJobs(jobs.len()));
+    }
+    // Submission order; task ids are positions in it.
+    let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
+    order.sort_by_key(|&i| (jobs[i as usize].submit, jobs[i as usize].line));
+    let submitted = |k: usize| &jobs[order[k] as usize];
+
+    let classes = UtilityClasses::new();
+    let mut config = Config::new(policy.heuristic(), Micros::ZERO, Micros::MAX);
+    config.reservations = options.reservations;
+    config.drop_threshold = policy
+        .is_utility_aware()
+        .then_some(crate::seed001::ZERO_VALUE_THRESHOLD);
+    // Value functions in submission order.
+    let curves: Option<Vec<UtilityCurve>> =
+        curves.map(|c| order.iter().map(|&i| c[i as usize]).collect());
+    let task_of = |k: usize| match &curves {
+        Some(c) => job_task_valued(submitted(k), c[k]),
+        None => job_task(submitted(k)),
+    };
+    let template = jobs.first().map(job_task).unwrap_or_else(|| {
+        job_task(&ReplayJob {
+            id: 0,
+            submit: 0,
+            runtime: 1,
+            request: 1,
+            procs: 1,
+            line: 0,
+        })
+    });
+    // The void index (`Controller::with_void_index`; decisions are the same either way) for
+    // Conservative only: it pays where reservations pile up far ahead, as Conservative's do
+    // (one for every waiting job), and costs more upkeep than it saves under the others.
+    let index = policy == Policy::Conservative;
+    let mut storage = HostStorage::with_caches(
+        &platform,
+        jobs.len(),
+        &template,
+        TRACE_MEMO_ENTRIES,
+        if index { VOIDS_PER_NODE } else { 0 },
+    );
+    let parts = storage.split();
+    let ctl = Controller::new(&platform, &classes, config, parts.controller)?;
+    let mut ctl = if index {
+        ctl.with_void_index(parts.voids)
+    } else {
+        ctl
+    };
+    ctl.set_knapsack(options.knapsack);
+
+    let mut rec = Recorder::new(jobs, &order);
+    let run = Engine::new(Schedule::on_events(), parts.pending)
+        .with_pending_ends(parts.ends)
+        .run(&mut ctl, (0..jobs.len()).map(|k| Ok(task_of(k))), &mut rec);
+    if let Some(e) = rec.wrong_end.take() {
+        return Err(e);
+    }
+    if let Err(error) = run {
+        return Err(match rec.pass {
+            Some(t) => {
+                let waiting = ctl
+                    .tasks()
+                    .iter()
+                    .filter(|s| match s.state {
+                        TaskState::Mappable | TaskState::PlaceHeld => true,
+                        TaskState::Reserved => s.assignment.is_some_and(|a| a.start.0 > t),
+                        _ => false,
+                    })
+                    .count();
+                TraceError::Pass {
+                    at: t,
+                    waiting,
+                    completed: rec.counts.completions,
+                    error,
+                }
+            }
+            None => TraceError::Core(error),
+        });
+    }
+    let Recorder {
+        start,
+        end,
+        dropped,
+        counts,
+        ..
+    } = rec;
+    if let Some(k) = (0..jobs.len()).find(|&k| end[k] == NONE && !dropped[k]) {
+        return Err(TraceError::Incomplete {
+            missing: (0..jobs.len())
+                .filter(|&k| end[k] == NONE && !dropped[k])
+                .count(),
+            jobs: jobs.len(),
+            first_id: submitted(k).id,
+        });
+    }
+    let value = curves.as_ref().map(|c| {
+        let earned = ctl.utility().as_f64();
+        let bound: f64 = c.iter().map(|v| v.max_value()).sum();
+        ValueOutcome {
+            seed: options.value_seed.unwrap_or(0),
+            reservations: options.reservations.name().to_string(),
+            earned,
+            bound,
+            percent: if bound > 0.0 {
+                100.0 * earned / bound
+            } else {
+                0.0
+            },
+            dropped: dropped.iter().filter(|&&d| d).count(),
+            dropped_ids: (0..jobs.len())
+                .filter(|&k| dropped[k])
+                .map(|k| submitted(k).id)
+                .collect(),
+        }
+    });
+    drop(ctl);
+    drop(storage);
+    // The records in the order of `jobs`, written once: each job's position in submission
+    // order, then one pass over `jobs`.
+    let mut position = vec![0u32; jobs.len()];
+    for (k, &i) in order.iter().enumerate() {
+        position[i as usize] = k as u32;
+    }
+    let kept = dropped.iter().filter(|&&d| !d).count();
+    let mut records: Vec<JobRecord> = Vec::with_capacity(kept);
+    for (j, &k) in jobs.iter().zip(&position) {
+        let k = k as usize;
+        if !dropped[k] {
+            records.push(JobRecord {
+                id: j.id,
+                line: j.line,
+                submit: j.submit,
+                start: start[k],
+                end: end[k],
+                procs: j.procs,
+                request: j.request,
+            });
+        }
+    }
+    let wall = clock.elapsed().as_secs_f64();
+    let summary = summarize(&records, procs, wall);
+    Ok(TraceResult {
+        policy,
+        procs,
+        jobs: records,
+        summary,
+        counts,
+        value,
+    })
+}
+
+/// No time yet.
+const NONE: u64 = u64::MAX;
+
+/// Watches the engine for the results: per task (submission order), its start from its
+/// latest commitment, its end and whether it was dropped, and the counts.
+struct Recorder<'j> {
+    jobs: &'j [ReplayJob],
+    /// Submission order: task `k` is `jobs[order[k]]`.
+    order: &'j [u32],
+    start: Vec<u64>,
+    end: Vec<u64>,
+    /// Kept from the decisions (a drop is final), so that the results do not read every
+    /// task slot back.
+    dropped: Vec<bool>,
+    counts: ReplayCounts,
+    /// The time of the pass under way, if any (for [`TraceError::Pass`]).
+    pass: Option<u64>,
+    /// The first completion that came at another time than its start and run time say.
+    wrong_end: Option<TraceError>,
+}
+
+impl<'j> Recorder<'j> {
+    fn new(jobs: &'j [ReplayJob], order: &'j [u32]) -> Recorder<'j> {
+        Recorder {
+            jobs,
+            order,
+            start: vec![NONE; jobs.len()],
+            end: vec![NONE; jobs.len()],
+            dropped: vec![false; jobs.len()],
+            counts: ReplayCounts::default(),
+            pass: None,
+            wrong_end: None,
+        }
+    }
+}
+
+impl Observer for Recorder<'_> {
+    fn before_mapping(&mut self, now: Micros) {
+        self.counts.passes += 1;
+        self.pass = Some(now.0);
+    }
+
+    fn after_mapping(&mut self, _now: Micros, _ctl: &Controller<'_>, _decisions: u32) {
+        self.pass = None;
+    }
+
+    fn on_decision(&mut self, d: &Decision) {
+        let k = d.task.0 as usize;
+        if d.kind == DecisionKind::Drop {
+            self.counts.dropped += 1;
+            if let Some(x) = self.dropped.get_mut(k) {
+                *x = true;
+            }
+        }
+        if matches!(d.kind, DecisionKind::Start | DecisionKind::Reserve) {
+            self.start[k] = d.start.0;
+            self.counts.commitments += 1;
+            self.counts.reservations += u64::from(d.kind == DecisionKind::Reserve);
+        }
+    }
+
+    fn on_completion(&mut self, task: TaskId, at: Micros) {
+        let k = task.0 as usize;
+        let job = &self.jobs[self.order[k] as usize];
+        let expected = self.start[k].saturating_add(run_time(job));
+        if at.0 != expected && self.wrong_end.is_none() {
+            self.wrong_end = Some(TraceError::WrongEnd {
+                id: job.id,
+                at: at.0,
+                expected,
+            });
+        }
+        self.end[k] = at.0;
+        self.counts.completions += 1;
+    }
+}
