@@ -44,6 +44,10 @@ pub struct Config {
     /// until nothing more can start.
     #[serde(skip)]
     pub full_plan: bool,
+    /// The knapsack heuristic's parameters (seed 004; checked when it runs). Not serialized
+    /// (the firmware runs no knapsack): a decoded config has the paper's defaults.
+    #[serde(skip)]
+    pub knapsack: KnapsackParams,
 }
 
 impl Config {
@@ -69,6 +73,7 @@ impl Config {
             small_fraction: 0.3,
             large_fraction: 0.6,
             full_plan: false,
+            knapsack: KnapsackParams::default(),
         }
     }
 }
@@ -97,7 +102,7 @@ pub enum Heuristic {
     /// seed 000's heuristics, so not in [`Heuristic::ALL`]).
     Fcfs,
     /// Dynamic priority with a greedy knapsack (seed 004), rigid jobs (trace replay only, so
-    /// not in [`Heuristic::ALL`]); its parameters are [`Controller::set_knapsack`]'s.
+    /// not in [`Heuristic::ALL`]); its parameters are [`Config::knapsack`].
     Knapsack,
     /// Max Value (seed 001 §3.3): Max Utility whose ties go to the earliest completion, as
     /// seed 001 asks (Max Util's go to the lower cluster index); not in [`Heuristic::ALL`].

@@ -9,7 +9,6 @@
 //! decisions as they go out.
 
 pub use crate::config::Config;
-use crate::config::KnapsackParams;
 use crate::energy::{Budget, EnergyLedger, FilterInputs, FilterKind};
 use crate::error::Error;
 use crate::plan::Planner;
@@ -20,7 +19,7 @@ pub use crate::plan::{
 use crate::platform::{ClusterId, Platform};
 use crate::policy;
 use crate::task::{Task, TaskId};
-use crate::timeline::{ClusterTimeline, Void};
+use crate::timeline::ClusterTimeline;
 use crate::units::{Micros, Utility};
 use crate::utility::UtilityClasses;
 use serde::{Deserialize, Serialize};
@@ -78,15 +77,6 @@ impl<'a> Controller<'a> {
         })
     }
 
-    /// Gives the clusters a void index over `voids` (see [`Planner::with_void_index`]): a
-    /// cache, decisions do not depend on it.
-    pub fn with_void_index(self, voids: &'a mut [Void]) -> Controller<'a> {
-        Controller {
-            planner: self.planner.with_void_index(voids),
-            ..self
-        }
-    }
-
     /// A copy of this controller over `storage`: the tasks, every node's bookings, the
     /// ledgers, counts, clock, random stream, assignment count, fit memo and every other
     /// field, so that the copy makes the same decisions as the original from here on.
@@ -94,8 +84,8 @@ impl<'a> Controller<'a> {
     /// `storage` needs room for the tasks so far, every node and the largest cluster's
     /// scratch (a [`CapacityError`](crate::error::CapacityError) otherwise). The memo is
     /// copied when it has the original's length and starts empty otherwise (it only caches
-    /// answers). The copy has no void index: give it one with
-    /// [`with_void_index`](Self::with_void_index) (a cache: decisions do not depend on it).
+    /// answers); the void index is built afresh in `storage`'s (caches: decisions do not
+    /// depend on them).
     pub fn clone_into<'b>(&self, storage: Storage<'b>) -> Result<Controller<'b>, Error>
     where
         'a: 'b,
@@ -112,16 +102,6 @@ impl<'a> Controller<'a> {
             counts: *counts,
             early_completions: *early_completions,
         })
-    }
-
-    /// Sets the knapsack heuristic's parameters (checked when it runs).
-    pub fn set_knapsack(&mut self, params: KnapsackParams) {
-        self.planner.set_knapsack(params);
-    }
-
-    /// The knapsack heuristic's parameters.
-    pub fn knapsack(&self) -> KnapsackParams {
-        self.planner.knapsack()
     }
 
     /// The configuration.

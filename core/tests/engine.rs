@@ -3,7 +3,7 @@
 mod common;
 use common::*;
 use kairos_core::controller::{
-    Config, Controller, Decision, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
+    Config, Controller, Decision, MemoEntry, Storage, StorageSizes, TaskSlot, Work,
 };
 use kairos_core::engine::{self, Engine, Event, NoObserver, Observer, Pending, Report, Schedule};
 use kairos_core::platform::Platform;
@@ -30,14 +30,8 @@ struct Bufs {
 impl Bufs {
     fn new(p: &Platform, tasks: &[Task]) -> Bufs {
         let s = StorageSizes::of(p, tasks.len());
-        let slot = TaskSlot {
-            task: tasks[0].clone(),
-            state: TaskState::Completed,
-            assignment: None,
-            point: None,
-        };
         Bufs {
-            tasks: vec![slot; s.tasks],
+            tasks: vec![TaskSlot::EMPTY; s.tasks],
             nodes: vec![NodeTimeline::new(); s.nodes],
             members: vec![0; s.members],
             a: vec![0; s.scratch],
@@ -62,6 +56,7 @@ impl Bufs {
                 work: &mut self.work,
                 open: &mut self.open,
                 memo: &mut self.memo,
+                voids: &mut [],
             },
             &mut self.pending,
             &mut self.ends,

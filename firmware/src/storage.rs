@@ -16,14 +16,10 @@ use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicBool, Ordering};
 
-use kairos_core::controller::{MemoEntry, Storage, TaskSlot, TaskState, Work};
+use kairos_core::controller::{MemoEntry, Storage, TaskSlot, Work};
 use kairos_core::engine::Pending;
 use kairos_core::packed::PackedHeader;
-use kairos_core::platform::TaskTypeId;
-use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
-use kairos_core::units::Micros;
-use kairos_core::utility::UtilityCurve;
 
 /// Task slots: the most tasks a scenario may have.
 pub const TASKS: usize = 512;
@@ -87,7 +83,7 @@ pub fn take() -> Option<Buffers> {
         Some(Buffers {
             header: &mut *HEADER.0.get(),
             storage: Storage {
-                tasks: fill(TASK_SLOTS.ptr(), empty_slot),
+                tasks: fill(TASK_SLOTS.ptr(), || TaskSlot::EMPTY),
                 nodes: fill(NODE_TIMELINES.ptr(), NodeTimeline::new),
                 members: fill(MEMBERS.ptr(), || 0),
                 scratch_a: fill(SCRATCH_A.ptr(), || 0),
@@ -95,6 +91,8 @@ pub fn take() -> Option<Buffers> {
                 work: fill(WORK.ptr(), Work::default),
                 open: fill(OPEN.ptr(), || 0),
                 memo: fill(MEMO_ENTRIES.ptr(), MemoEntry::default),
+                // No void index: the firmware's clusters are small enough to sort.
+                voids: &mut [],
             },
             pending: fill(PENDING_BUF.ptr(), Pending::default),
         })
@@ -113,27 +111,6 @@ unsafe fn fill<T, const N: usize>(
         p.add(i).write(f());
     }
     core::slice::from_raw_parts_mut(p, N)
-}
-
-/// What fills a task slot until a task arrives in it.
-fn empty_slot() -> TaskSlot {
-    TaskSlot {
-        task: Task {
-            id: TaskId(0),
-            arrival: Micros::ZERO,
-            demand: Demand::Typed(TaskTypeId(0)),
-            curve: UtilityCurve::Linear {
-                start: 0.0,
-                soft: Micros::ZERO,
-                hard: Micros::ZERO,
-                final_value: 0.0,
-            },
-            actual: None,
-        },
-        state: TaskState::Completed,
-        assignment: None,
-        point: None,
-    }
 }
 
 /// Bytes of one task's storage (slot, work entry, two pending entries): what each more task

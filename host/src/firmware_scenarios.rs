@@ -293,12 +293,7 @@ impl Observer for Recorder {
 pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
     let enc = PackedScenario::decode(bytes)?;
     let header = enc.header().clone();
-    // Task slots are overwritten on arrival; any task fills them until then.
-    let template = match enc.tasks().next() {
-        Some(Ok(t)) => t,
-        _ => empty_task(),
-    };
-    let mut storage = HostStorage::new(&header.platform, header.tasks as usize, &template);
+    let mut storage = HostStorage::new(&header.platform, header.tasks as usize);
     let parts = storage.split();
     let mut rec = Recorder::default();
     let report = {
@@ -307,8 +302,7 @@ pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
             &header.classes,
             header.config,
             parts.controller,
-        )?
-        .with_void_index(parts.voids);
+        )?;
         // The firmware's engine, without the table of pending ends it has no room for.
         engine::run(
             &mut ctl,
@@ -323,21 +317,6 @@ pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
         events: rec.events,
         report,
     })
-}
-
-fn empty_task() -> Task {
-    Task {
-        id: TaskId(0),
-        arrival: Micros::ZERO,
-        demand: Demand::Typed(TaskTypeId(0)),
-        curve: UtilityCurve::Linear {
-            start: 0.0,
-            soft: Micros::ZERO,
-            hard: Micros::ZERO,
-            final_value: 0.0,
-        },
-        actual: None,
-    }
 }
 
 // ----- The generator. -----

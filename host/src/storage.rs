@@ -3,7 +3,7 @@
 //! task list through the core's engine over it ([`kairos_core::engine`]).
 
 use kairos_core::controller::{
-    Config, Controller, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
+    Config, Controller, MemoEntry, Storage, StorageSizes, TaskSlot, Work,
 };
 use kairos_core::engine::{Engine, Observer, Pending, Report, Schedule};
 use kairos_core::error::Error;
@@ -18,7 +18,7 @@ use kairos_core::utility::UtilityClasses;
 pub const MEMO_ENTRIES: usize = 16384;
 
 /// Void-index entries a node, halved: the buffer holds twice this many a node (see
-/// `Controller::with_void_index` for how a cluster splits its share). A cache size only:
+/// `Storage::voids` for how the clusters split it). A cache size only:
 /// decisions do not depend on it.
 pub const VOIDS_PER_NODE: usize = 64;
 
@@ -38,10 +38,9 @@ pub struct HostStorage {
 }
 
 impl HostStorage {
-    /// Storage for `tasks` tasks on `platform`, run by [`Engine`]; `template` fills the
-    /// task slots.
-    pub fn new(platform: &Platform, tasks: usize, template: &Task) -> HostStorage {
-        HostStorage::with_caches(platform, tasks, template, MEMO_ENTRIES, VOIDS_PER_NODE)
+    /// Storage for `tasks` tasks on `platform`, run by [`Engine`].
+    pub fn new(platform: &Platform, tasks: usize) -> HostStorage {
+        HostStorage::with_caches(platform, tasks, MEMO_ENTRIES, VOIDS_PER_NODE)
     }
 
     /// As [`HostStorage::new`], with a fit memo of `memo` entries and a void index of
@@ -50,19 +49,12 @@ impl HostStorage {
     pub fn with_caches(
         platform: &Platform,
         tasks: usize,
-        template: &Task,
         memo: usize,
         voids_per_node: usize,
     ) -> HostStorage {
         let s = StorageSizes::of(platform, tasks);
-        let slot = TaskSlot {
-            task: template.clone(),
-            state: TaskState::Completed,
-            assignment: None,
-            point: None,
-        };
         HostStorage {
-            tasks: vec![slot; s.tasks],
+            tasks: vec![TaskSlot::EMPTY; s.tasks],
             nodes: vec![NodeTimeline::new(); s.nodes],
             members: vec![0; s.members],
             scratch_a: vec![0; s.scratch],
@@ -76,7 +68,7 @@ impl HostStorage {
         }
     }
 
-    /// This storage handed out: the controller's, the engine's and the void index.
+    /// This storage handed out: the controller's and the engine's.
     pub fn split(&mut self) -> Split<'_> {
         Split {
             controller: Storage {
@@ -88,10 +80,10 @@ impl HostStorage {
                 work: &mut self.work,
                 open: &mut self.open,
                 memo: &mut self.memo,
+                voids: &mut self.voids,
             },
             pending: &mut self.pending,
             ends: &mut self.ends,
-            voids: &mut self.voids,
         }
     }
 }
@@ -104,8 +96,6 @@ pub struct Split<'s> {
     pub pending: &'s mut [Pending],
     /// The engine's table of pending ends ([`Engine::with_pending_ends`]).
     pub ends: &'s mut [Micros],
-    /// The controller's void index ([`Controller::with_void_index`]; empty for none).
-    pub voids: &'s mut [Void],
 }
 
 /// The completion buffer [`Engine`] needs for `tasks` tasks: every task can be
@@ -123,31 +113,10 @@ pub fn simulate(
     tasks: &[Task],
     observer: &mut dyn Observer,
 ) -> Result<Report, Error> {
-    let placeholder = placeholder_task();
-    let template = tasks.first().unwrap_or(&placeholder);
-    let mut storage = HostStorage::new(platform, tasks.len(), template);
+    let mut storage = HostStorage::new(platform, tasks.len());
     let parts = storage.split();
-    let mut ctl =
-        Controller::new(platform, classes, config, parts.controller)?.with_void_index(parts.voids);
+    let mut ctl = Controller::new(platform, classes, config, parts.controller)?;
     Engine::new(schedule, parts.pending)
         .with_pending_ends(parts.ends)
         .run(&mut ctl, tasks.iter().cloned().map(Ok), observer)
-}
-
-fn placeholder_task() -> Task {
-    use kairos_core::platform::TaskTypeId;
-    use kairos_core::task::{Demand, TaskId};
-    use kairos_core::utility::UtilityCurve;
-    Task {
-        id: TaskId(0),
-        arrival: Micros::ZERO,
-        demand: Demand::Typed(TaskTypeId(0)),
-        curve: UtilityCurve::Linear {
-            start: 0.0,
-            soft: Micros::ZERO,
-            hard: Micros::ZERO,
-            final_value: 0.0,
-        },
-        actual: None,
-    }
 }

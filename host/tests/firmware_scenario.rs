@@ -1,7 +1,7 @@
 //! The firmware's embedded scenarios (firmware/scenarios/*.bin) against the generator, and the
 //! host replay `kairos digest` uses against storage of the firmware's sizes.
 
-use kairos_core::controller::{Controller, MemoEntry, Storage, TaskSlot, TaskState, Work};
+use kairos_core::controller::{Controller, MemoEntry, Storage, TaskSlot, Work};
 use kairos_core::engine::{self, NoObserver};
 use kairos_core::packed::PackedScenario;
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
@@ -82,18 +82,11 @@ fn digest_does_not_depend_on_storage_sizes() {
         let host = firmware_scenarios::run(&bytes).unwrap().report;
         let enc = PackedScenario::decode(&bytes).unwrap();
         let h = enc.header();
-        let first = enc.tasks().next().unwrap().unwrap();
         // (task headroom, nodes, largest cluster, memo entries): firmware-like and extremes.
         for (extra, nodes, largest, memo) in [(152, 96, 48, 1024), (0, 72, 32, 0), (7, 80, 40, 61)]
         {
             let n = h.tasks as usize + extra;
-            let slot = TaskSlot {
-                task: first.clone(),
-                state: TaskState::Completed,
-                assignment: None,
-                point: None,
-            };
-            let mut tasks = vec![slot; n];
+            let mut tasks = vec![TaskSlot::EMPTY; n];
             let mut node_tl = vec![NodeTimeline::new(); nodes];
             let mut members = vec![0u32; ClusterTimeline::members_len(nodes)];
             let len = ClusterTimeline::scratch_len(largest);
@@ -111,6 +104,7 @@ fn digest_does_not_depend_on_storage_sizes() {
                 work: &mut work,
                 open: &mut open,
                 memo: &mut memo_v,
+                voids: &mut [],
             };
             let mut ctl = Controller::new(&h.platform, &h.classes, h.config, storage).unwrap();
             let r = engine::run(

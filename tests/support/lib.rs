@@ -103,11 +103,7 @@ impl Setup {
 
     /// Storage for one controller of this trial (as `kairos run` allocates it).
     pub fn storage(&self) -> HostStorage {
-        HostStorage::new(
-            &self.trial.platform,
-            self.trial.tasks.len(),
-            &self.trial.tasks[0],
-        )
+        HostStorage::new(&self.trial.platform, self.trial.tasks.len())
     }
 
     /// A fresh controller with its void index (as `kairos run` builds it) and a driver of
@@ -120,8 +116,7 @@ impl Setup {
             self.config,
             parts.controller,
         )
-        .expect("a controller")
-        .with_void_index(parts.voids);
+        .expect("a controller");
         let driver = Driver {
             tasks: &self.trial.tasks,
             next: 0,
@@ -135,9 +130,7 @@ impl Setup {
 /// A copy of `ctl` over `storage`, with a void index, as [`Setup::start`] builds one.
 pub fn copy_into<'a: 's, 's>(ctl: &Controller<'a>, storage: &'s mut HostStorage) -> Controller<'s> {
     let parts = storage.split();
-    ctl.clone_into(parts.controller)
-        .expect("the copy fits")
-        .with_void_index(parts.voids)
+    ctl.clone_into(parts.controller).expect("the copy fits")
 }
 
 /// A copy of a run stopped by `driver` over `storage`, to continue apart from the original.
@@ -147,10 +140,7 @@ pub fn copy_run<'a: 's, 't: 's, 's>(
     storage: &'s mut HostStorage,
 ) -> (Controller<'s>, Driver<'s>) {
     let parts = storage.split();
-    let copy = ctl
-        .clone_into(parts.controller)
-        .expect("the copy fits")
-        .with_void_index(parts.voids);
+    let copy = ctl.clone_into(parts.controller).expect("the copy fits");
     let driver = Driver {
         tasks: driver.tasks,
         next: driver.next,

@@ -24,19 +24,15 @@ struct Bufs {
     work: Vec<Work>,
     open: Vec<u32>,
     memo: Vec<MemoEntry>,
+    voids: Vec<crate::timeline::Void>,
 }
 
 impl Bufs {
-    fn new(platform: &Platform, tasks: usize, memo: usize, template: &Task) -> Bufs {
+    /// Buffers for `tasks` tasks, a memo of `memo` entries and no void index.
+    fn new(platform: &Platform, tasks: usize, memo: usize) -> Bufs {
         let s = StorageSizes::of(platform, tasks);
-        let slot = TaskSlot {
-            task: template.clone(),
-            state: TaskState::Completed,
-            assignment: None,
-            point: None,
-        };
         Bufs {
-            tasks: vec![slot; s.tasks],
+            tasks: vec![TaskSlot::EMPTY; s.tasks],
             nodes: vec![NodeTimeline::new(); s.nodes],
             members: vec![0; s.members],
             a: vec![0; s.scratch],
@@ -44,6 +40,7 @@ impl Bufs {
             work: vec![Work::default(); s.work],
             open: vec![0; s.open],
             memo: vec![MemoEntry::default(); memo],
+            voids: Vec::new(),
         }
     }
     fn storage(&mut self) -> Storage<'_> {
@@ -56,6 +53,7 @@ impl Bufs {
             work: &mut self.work,
             open: &mut self.open,
             memo: &mut self.memo,
+            voids: &mut self.voids,
         }
     }
 }
@@ -249,7 +247,7 @@ fn a_clone_decides_as_the_original() {
         // Memo sizes of the original and the copy (0: none; a different size starts empty).
         for (memo, copy_memo) in [(64, 64), (64, 32), (0, 0)] {
             for mid in [false, true] {
-                let mut bufs = Bufs::new(&platform, tasks.len(), memo, &tasks[0]);
+                let mut bufs = Bufs::new(&platform, tasks.len(), memo);
                 let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
                 let (mut next, mut before) = (0, Vec::new());
                 drive(&mut ctl, &tasks, &mut next, (0, 45, false), &mut before);
@@ -282,7 +280,7 @@ fn a_clone_decides_as_the_original() {
                 if config.filter.kind == FilterKind::PerResource {
                     assert!(matches!(ctl.filter_budget(), Budget::PerResource(_)));
                 }
-                let mut copy_bufs = Bufs::new(&platform, tasks.len() + 5, copy_memo, &tasks[0]);
+                let mut copy_bufs = Bufs::new(&platform, tasks.len() + 5, copy_memo);
                 let mut copy = ctl.clone_into(copy_bufs.storage()).unwrap();
                 assert_eq!(outcome(&copy), outcome(&ctl));
                 let mut next_copy = next;
@@ -333,7 +331,7 @@ fn verdicts_follow_each_events_budget() {
         .into_iter()
         .find(|c| c.filter.kind == FilterKind::PerResource)
         .unwrap();
-    let mut bufs = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+    let mut bufs = Bufs::new(&platform, tasks.len(), 64);
     let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
     let (mut next, mut log) = (0, Vec::new());
     let mut seen: Vec<Vec<u32>> = vec![Vec::new(); tasks.len()];
@@ -391,7 +389,7 @@ fn ending_the_plan_early_changes_no_decision() {
                 full_plan,
                 ..config
             };
-            let mut bufs = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+            let mut bufs = Bufs::new(&platform, tasks.len(), 64);
             let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
             let (mut next, mut log) = (0, Vec::new());
             drive(&mut ctl, &tasks, &mut next, (0, 240, false), &mut log);
@@ -436,7 +434,7 @@ fn the_memo_changes_no_decision() {
     for config in configs() {
         let mut runs = Vec::new();
         for memo in [0, 2, 64, 4096] {
-            let mut bufs = Bufs::new(&platform, tasks.len(), memo, &tasks[0]);
+            let mut bufs = Bufs::new(&platform, tasks.len(), memo);
             let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
             let (mut next, mut log) = (0, Vec::new());
             drive(&mut ctl, &tasks, &mut next, (0, 240, false), &mut log);
@@ -466,7 +464,7 @@ fn pruning_picks_as_the_exhaustive_loop() {
     let mut over = 0;
     for config in all.into_iter().filter(|c| c.heuristic.is_utility_aware()) {
         let h = config.heuristic;
-        let mut bufs = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+        let mut bufs = Bufs::new(&platform, tasks.len(), 64);
         let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
         let (mut next, mut log, mut compared) = (0, Vec::new(), 0);
         for m in 0..240 {
@@ -528,7 +526,7 @@ fn a_types_least_cost_bounds_as_its_options() {
     ];
     for config in all.into_iter().filter(|c| c.heuristic.is_utility_aware()) {
         let h = config.heuristic;
-        let mut bufs = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+        let mut bufs = Bufs::new(&platform, tasks.len(), 64);
         let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
         let (mut next, mut log, mut compared) = (0, Vec::new(), 0);
         for m in 0..240 {
@@ -558,7 +556,7 @@ fn the_dropping_checks_point_is_the_curves_value_there() {
     let classes = UtilityClasses::essc20();
     let tasks = tasks(60);
     let config = Config::new(Heuristic::MaxUpt, Micros::ZERO, Micros::from_mins(150));
-    let mut bufs = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+    let mut bufs = Bufs::new(&platform, tasks.len(), 64);
     let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
     let (mut next, mut log) = (0, Vec::new());
     let mut points = 0;
@@ -587,11 +585,11 @@ fn a_clone_needs_room_for_the_tasks() {
     let classes = UtilityClasses::essc20();
     let tasks = tasks(40);
     let config = Config::new(Heuristic::MaxUpe, Micros::ZERO, Micros::from_mins(150));
-    let mut bufs = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+    let mut bufs = Bufs::new(&platform, tasks.len(), 64);
     let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
     let (mut next, mut log) = (0, Vec::new());
     drive(&mut ctl, &tasks, &mut next, (0, 60, false), &mut log);
-    let mut small = Bufs::new(&platform, 10, 64, &tasks[0]);
+    let mut small = Bufs::new(&platform, 10, 64);
     let err = ctl.clone_into(small.storage()).err();
     assert_eq!(
         err,
@@ -600,7 +598,7 @@ fn a_clone_needs_room_for_the_tasks() {
             capacity: 10
         }))
     );
-    let mut few_nodes = Bufs::new(&platform, tasks.len(), 64, &tasks[0]);
+    let mut few_nodes = Bufs::new(&platform, tasks.len(), 64);
     few_nodes.nodes.truncate(20);
     assert!(matches!(
         ctl.clone_into(few_nodes.storage()),

@@ -11,7 +11,7 @@ use super::choice::Work;
 use super::memo::{FitMemo, MemoEntry};
 use super::slots::{Assignment, TaskSlot, TaskState};
 use super::storage::{Storage, StorageSizes};
-use crate::config::{Config, KnapsackParams};
+use crate::config::Config;
 use crate::energy::{Averages, Budget, EnergyLedger, Verdicts};
 use crate::error::{full, Capacity, Error};
 use crate::limits::MAX_CLUSTERS;
@@ -65,8 +65,6 @@ pub struct Planner<'a> {
     pub(super) idle: [u32; MAX_CLUSTERS],
     /// The `epoch` `idle` was counted in (0: never).
     pub(super) idle_epoch: u32,
-    /// Parameters of the knapsack heuristic (seed 004).
-    pub(super) knapsack: KnapsackParams,
 }
 
 impl<'a> Planner<'a> {
@@ -88,7 +86,7 @@ impl<'a> Planner<'a> {
             let short = storage.scratch_a.len().min(storage.scratch_b.len());
             return Err(full(Capacity::Nodes, short).into());
         }
-        let mut clusters = heapless::Vec::new();
+        let mut clusters: heapless::Vec<ClusterTimeline<'a>, MAX_CLUSTERS> = heapless::Vec::new();
         let (mut rest, mut more) = (storage.nodes, storage.members);
         for c in platform.clusters() {
             let n = c.nodes.0 as usize;
@@ -98,7 +96,7 @@ impl<'a> Planner<'a> {
             more = others;
             let _ = clusters.push(ClusterTimeline::new(head, mine)?);
         }
-        Ok(Planner {
+        let mut planner = Planner {
             platform,
             classes,
             config,
@@ -123,15 +121,16 @@ impl<'a> Planner<'a> {
             seq: 0,
             idle: [0; MAX_CLUSTERS],
             idle_epoch: 0,
-            knapsack: KnapsackParams::default(),
-        })
+        };
+        planner.index_voids(storage.voids);
+        Ok(planner)
     }
 
-    /// Gives the clusters a void index over `voids` (split in proportion to their nodes): the
-    /// earliest-start queries then need no sort. Decisions do not change; a cluster whose
-    /// voids outgrow its share falls back to sorting. Each cluster's share holds
-    /// [`ClusterTimeline::index_work_len`] work entries, then the index's two sorted arrays.
-    pub fn with_void_index(mut self, voids: &'a mut [Void]) -> Planner<'a> {
+    /// Gives the clusters a void index over `voids` (see [`Storage::voids`]).
+    fn index_voids(&mut self, voids: &'a mut [Void]) {
+        if voids.is_empty() {
+            return;
+        }
         let total = self.platform.total_nodes().max(1) as usize;
         let mut rest = voids;
         let all = rest.len();
@@ -144,7 +143,6 @@ impl<'a> Planner<'a> {
             let (a, b) = sorted.split_at_mut(sorted.len() / 2);
             self.clusters[i].set_index(a, b, w);
         }
-        self
     }
 
     /// A copy over `storage` that plans as this one does from here on (see
@@ -171,6 +169,7 @@ impl<'a> Planner<'a> {
             work,
             open,
             memo,
+            voids,
         } = storage;
         tasks[..self.len].clone_from_slice(&self.tasks[..self.len]);
         work[..self.work_len].copy_from_slice(&self.work[..self.work_len]);
@@ -193,11 +192,14 @@ impl<'a> Planner<'a> {
                 work,
                 open,
                 memo,
+                voids: &mut [],
             },
         )?;
         for (src, dst) in self.clusters.iter().zip(copy.clusters.iter_mut()) {
             dst.copy_from(src)?;
         }
+        // Indexed once the bookings are copied: the index is built from them.
+        copy.index_voids(voids);
         // Every field by name, so that a new one cannot be forgotten here.
         let Planner {
             platform: _,
@@ -224,7 +226,6 @@ impl<'a> Planner<'a> {
             seq,
             idle,
             idle_epoch,
-            knapsack,
         } = self;
         copy.averages = *averages;
         copy.len = *len;
@@ -240,18 +241,7 @@ impl<'a> Planner<'a> {
         copy.seq = *seq;
         copy.idle = *idle;
         copy.idle_epoch = *idle_epoch;
-        copy.knapsack = *knapsack;
         Ok(copy)
-    }
-
-    /// Sets the knapsack heuristic's parameters (checked when it runs).
-    pub fn set_knapsack(&mut self, params: KnapsackParams) {
-        self.knapsack = params;
-    }
-
-    /// The knapsack heuristic's parameters.
-    pub fn knapsack(&self) -> KnapsackParams {
-        self.knapsack
     }
 
     /// The configuration.

@@ -8,7 +8,7 @@ use super::choice::Work;
 use super::memo::MemoEntry;
 use super::slots::TaskSlot;
 use crate::platform::Platform;
-use crate::timeline::{ClusterTimeline, NodeTimeline};
+use crate::timeline::{ClusterTimeline, NodeTimeline, Void};
 
 /// The caller's storage for a controller: every buffer it will ever use.
 pub struct Storage<'a> {
@@ -29,6 +29,12 @@ pub struct Storage<'a> {
     pub open: &'a mut [u32],
     /// The fit memo; any length (a power of two spreads best); empty disables it.
     pub memo: &'a mut [MemoEntry],
+    /// The clusters' void index, split among them in proportion to their nodes (empty for
+    /// none): the earliest-start queries then need no sort. A cache, like the memo: any
+    /// length, decisions do not depend on it; a cluster whose voids outgrow its share falls
+    /// back to sorting. Each cluster's share holds `ClusterTimeline::index_work_len` work
+    /// entries, then the index's two sorted arrays.
+    pub voids: &'a mut [Void],
 }
 
 /// Sizes of the storage a platform and a task count need.

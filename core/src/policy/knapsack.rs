@@ -196,7 +196,7 @@ pub fn select(
 
 /// Runs one cycle of the rigid form on the controller (see the module doc).
 pub(super) fn run(ctl: &mut Planner<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
-    let p = ctl.knapsack();
+    let p = ctl.config().knapsack;
     p.validate()?;
     for k in 0..ctl.open_count() {
         let i = ctl.open_slot(k);

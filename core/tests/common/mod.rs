@@ -154,16 +154,7 @@ pub fn replay_with_memo(
     voids_per_node: usize,
 ) -> Result<Run, Error> {
     let sizes = StorageSizes::of(platform, tasks.len().max(1));
-    let slot = TaskSlot {
-        task: tasks
-            .first()
-            .cloned()
-            .unwrap_or_else(|| task(0, 0, linear(0.0, 0, 0))),
-        state: TaskState::Completed,
-        assignment: None,
-        point: None,
-    };
-    let mut tslots = vec![slot; sizes.tasks];
+    let mut tslots = vec![TaskSlot::EMPTY; sizes.tasks];
     let mut nodes = vec![NodeTimeline::new(); sizes.nodes];
     let mut members = vec![0u32; sizes.members];
     let mut a = vec![0u64; sizes.scratch];
@@ -172,6 +163,7 @@ pub fn replay_with_memo(
     let mut open = vec![0u32; sizes.open];
     let mut memo = vec![MemoEntry::default(); memo];
     let mut pending: Vec<Pending> = vec![Default::default(); 2 * tasks.len() + 4];
+    let mut voids = vec![Void::default(); 2 * voids_per_node * sizes.nodes];
     let storage = Storage {
         tasks: &mut tslots,
         nodes: &mut nodes,
@@ -181,9 +173,9 @@ pub fn replay_with_memo(
         work: &mut work,
         open: &mut open,
         memo: &mut memo,
+        voids: &mut voids,
     };
-    let mut voids = vec![Void::default(); 2 * voids_per_node * sizes.nodes];
-    let mut ctl = Controller::new(platform, classes, config, storage)?.with_void_index(&mut voids);
+    let mut ctl = Controller::new(platform, classes, config, storage)?;
     let mut log = Log {
         now: Micros::ZERO,
         decisions: Vec::new(),

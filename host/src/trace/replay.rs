@@ -119,6 +119,7 @@ fn replay_inner(
 
     let classes = UtilityClasses::new();
     let mut config = Config::new(policy.heuristic(), Micros::ZERO, Micros::MAX);
+    config.knapsack = options.knapsack;
     config.reservations = options.reservations;
     config.drop_threshold = policy
         .is_utility_aware()
@@ -130,35 +131,18 @@ fn replay_inner(
         Some(c) => job_task_valued(submitted(k), c[k]),
         None => job_task(submitted(k)),
     };
-    let template = jobs.first().map(job_task).unwrap_or_else(|| {
-        job_task(&ReplayJob {
-            id: 0,
-            submit: 0,
-            runtime: 1,
-            request: 1,
-            procs: 1,
-            line: 0,
-        })
-    });
-    // The void index (`Controller::with_void_index`; decisions are the same either way) for
+    // The void index (`Storage::voids`; decisions are the same either way) for
     // Conservative only: it pays where reservations pile up far ahead, as Conservative's do
     // (one for every waiting job), and costs more upkeep than it saves under the others.
     let index = policy == Policy::Conservative;
     let mut storage = HostStorage::with_caches(
         &platform,
         jobs.len(),
-        &template,
         TRACE_MEMO_ENTRIES,
         if index { VOIDS_PER_NODE } else { 0 },
     );
     let parts = storage.split();
-    let ctl = Controller::new(&platform, &classes, config, parts.controller)?;
-    let mut ctl = if index {
-        ctl.with_void_index(parts.voids)
-    } else {
-        ctl
-    };
-    ctl.set_knapsack(options.knapsack);
+    let mut ctl = Controller::new(&platform, &classes, config, parts.controller)?;
 
     let mut rec = Recorder::new(jobs, &order);
     let run = Engine::new(Schedule::on_events(), parts.pending)
