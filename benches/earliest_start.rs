@@ -26,10 +26,10 @@
 //! ```
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use kairos_core::controller::{Controller, TaskState};
 use kairos_core::platform::ClusterId;
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline, Scratch, Void};
 use kairos_core::units::{Micros, NodeCount};
+use kairos_core::{Controller, TaskState};
 use kairos_host::storage::VOIDS_PER_NODE;
 use kairos_suite::{cases, copy_into, essc, selected, smoke_test, Setup};
 use std::time::Duration;

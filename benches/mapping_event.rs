@@ -18,8 +18,8 @@
 //! Before each case it prints the captured backlog and what one event decides.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use kairos_core::controller::DecisionKind;
 use kairos_core::units::Micros;
+use kairos_core::DecisionKind;
 use kairos_suite::{backlog, cases, copy_into, essc, selected, smoke_test, Setup};
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,7 @@
 //! and the claims that do not hold here are in docs/results.md.
 
 use kairos_core::energy::FilterKind;
-use kairos_core::policy::{Heuristic, Reservations};
+use kairos_core::{Heuristic, Reservations};
 use kairos_host::run::{run_trial, RunOptions};
 use kairos_host::scenario::Scenario;
 

@@ -8,7 +8,7 @@
 //! each before the memo and sweep redesign of docs/performance.md ("Round 2"); they now take
 //! 2-16 s of CPU each on this 2-core machine, so they run with every `cargo test`.
 
-use kairos_core::policy::Heuristic;
+use kairos_core::Heuristic;
 use kairos_host::run::{run_trial, RunOptions};
 use kairos_host::scenario::Scenario;
 

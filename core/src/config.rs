@@ -224,7 +224,7 @@ pub struct KnapsackParams {
     /// Exponent of the runtime term (runtime / average runtime).
     pub gamma: f64,
     /// Largest fraction of its tasks a job may start in one cycle, in (0, 1]; only the
-    /// malleable form ([`select`]) uses it (a rigid job starts whole or not at all).
+    /// malleable form ([`select`](crate::knapsack::select)) uses it (a rigid job starts whole or not at all).
     pub share: f64,
 }
 

@@ -8,14 +8,11 @@
 //! only the events see: the utility earned and the run's counters, counted from the
 //! decisions as they go out.
 
-pub use crate::config::Config;
+use crate::config::Config;
 use crate::energy::{Budget, EnergyLedger, FilterInputs, FilterKind};
 use crate::error::Error;
 use crate::plan::Planner;
-pub use crate::plan::{
-    Assignment, Choice, Decision, DecisionKind, MemoEntry, Storage, StorageSizes, TaskSlot,
-    TaskState, Work,
-};
+use crate::plan::{Decision, DecisionKind, Storage, TaskSlot};
 use crate::platform::{ClusterId, Platform};
 use crate::policy;
 use crate::task::{Task, TaskId};

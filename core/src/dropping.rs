@@ -24,16 +24,9 @@ pub struct CurvePoint {
     pub value: f64,
 }
 
-/// Whether `task` should be dropped at `now`: the utility it would earn starting now on its
-/// fastest cluster and P-state ([`Task::fastest`]) is strictly below `threshold` (a task that
-/// could earn exactly the threshold is kept, as seed 002 §4.3.2 says: "not less than the
-/// threshold ... remains").
-///
-/// Errors: `now` before the task's arrival is [`InputError::TimeWentBackwards`]; a NaN
-/// threshold is [`InputError::BadNumber`]; an unknown task type, or a task with no cluster to
-/// run on ([`InputError::NoEligibleCluster`], with `u16::MAX` for a task's own table), or a
-/// curve error from [`crate::utility::UtilityCurve::value_at`].
-pub fn should_drop(
+/// [`drop_check`], working out the task's fastest duration itself.
+#[cfg(test)]
+pub(crate) fn should_drop(
     task: &Task,
     now: Micros,
     platform: &Platform,
@@ -44,9 +37,19 @@ pub fn should_drop(
     drop_check(task, fastest, now, platform, classes, threshold).map(|(drop, _)| drop)
 }
 
-/// [`should_drop`], given the task's fastest duration (`Task::fastest`, which depends on its
-/// type alone: the caller may keep it per type), with the point of its curve it read (its
-/// best case).
+/// Whether `task` should be dropped at `now`: the utility it would earn starting now on its
+/// fastest cluster and P-state ([`Task::fastest`]) is strictly below `threshold` (a task that
+/// could earn exactly the threshold is kept, as seed 002 §4.3.2 says: "not less than the
+/// threshold ... remains").
+///
+/// Errors: `now` before the task's arrival is [`InputError::TimeWentBackwards`]; a NaN
+/// threshold is [`InputError::BadNumber`]; an unknown task type, or a task with no cluster to
+/// run on ([`InputError::NoEligibleCluster`], with `u16::MAX` for a task's own table), or a
+/// curve error from [`crate::utility::UtilityCurve::value_at`].
+///
+/// `fastest` is the task's fastest duration (`Task::fastest`, which depends on its type
+/// alone: the caller may keep it per type); the point of its curve read (its best case)
+/// comes back with the answer.
 pub fn drop_check(
     task: &Task,
     fastest: Option<Micros>,

@@ -316,7 +316,7 @@ impl Budget {
 }
 
 /// The bit of option (c, p) in a mask of a task's options (0 for an option no platform has).
-pub const fn option_bit(c: ClusterId, p: PState) -> u32 {
+pub(crate) const fn option_bit(c: ClusterId, p: PState) -> u32 {
     if (c.0 as usize) < MAX_CLUSTERS && (p.0 as usize) < MAX_PSTATES {
         1 << (c.0 as usize * MAX_PSTATES + p.0 as usize)
     } else {
@@ -325,7 +325,7 @@ pub const fn option_bit(c: ClusterId, p: PState) -> u32 {
 }
 
 /// The option whose bit is bit `place` of a mask of options (see [`option_bit`]).
-pub const fn option_at(place: u32) -> (ClusterId, PState) {
+pub(crate) const fn option_at(place: u32) -> (ClusterId, PState) {
     let place = place as usize;
     (
         ClusterId((place / MAX_PSTATES) as u8),
@@ -344,7 +344,7 @@ const _: () = assert!(MAX_CLUSTERS * MAX_PSTATES <= 32);
 /// at most 32 options a type instead of two divisions and a 128-bit conversion for every
 /// task, option and query. The verdicts are [`Budget::admits`]'s, bit for bit.
 #[derive(Clone, Copy, Debug)]
-pub struct Verdicts {
+pub(crate) struct Verdicts {
     budget: Budget,
     /// Type `t`'s admitted options (bits [`option_bit`]); meaningful only where `known`.
     admitted: [u32; MAX_TASK_TYPES],
@@ -354,7 +354,7 @@ pub struct Verdicts {
 
 impl Verdicts {
     /// Verdicts of `budget`, none worked out yet.
-    pub const fn new(budget: Budget) -> Verdicts {
+    pub(crate) const fn new(budget: Budget) -> Verdicts {
         Verdicts {
             budget,
             admitted: [0; MAX_TASK_TYPES],
@@ -363,12 +363,12 @@ impl Verdicts {
     }
 
     /// The budget.
-    pub fn budget(&self) -> Budget {
+    pub(crate) fn budget(&self) -> Budget {
         self.budget
     }
 
     /// Sets the budget and forgets every verdict (they were the old budget's).
-    pub fn set_budget(&mut self, budget: Budget) {
+    pub(crate) fn set_budget(&mut self, budget: Budget) {
         self.budget = budget;
         self.known = [0; MAX_TASK_TYPES.div_ceil(64)];
     }
@@ -376,7 +376,7 @@ impl Verdicts {
     /// The options of task type `t` on `platform` that the budget admits (bits
     /// [`option_bit`]; none for a type the platform lacks), worked out at the first call
     /// after the budget was set.
-    pub fn of_type(&mut self, platform: &Platform, t: TaskTypeId) -> u32 {
+    pub(crate) fn of_type(&mut self, platform: &Platform, t: TaskTypeId) -> u32 {
         let at = t.0 as usize;
         let bit = 1u64 << (at % 64);
         let cached = self.known.get(at / 64).map(|w| w & bit != 0);
@@ -402,7 +402,7 @@ impl Verdicts {
 
     /// The options of `table` on `platform` that the budget admits (bits [`option_bit`]),
     /// worked out now: a task with a table of its own has no type to keep them under.
-    pub fn of_table(&self, platform: &Platform, table: &TaskType) -> u32 {
+    pub(crate) fn of_table(&self, platform: &Platform, table: &TaskType) -> u32 {
         let mut mask = 0;
         for (c, pl) in table.placements.iter().enumerate() {
             let (Some(pl), Ok(c)) = (pl, u8::try_from(c)) else {

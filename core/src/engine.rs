@@ -29,10 +29,11 @@
 //! started run to their end, so that their share of utility and energy inside the day is
 //! counted (seed 000 §II.D); they count as unfinished.
 
-use crate::controller::{Controller, Decision, DecisionKind, TaskState};
+use crate::controller::Controller;
 use crate::digest::Digest;
 use crate::error::{full, Capacity, Error, InputError};
 use crate::heap::{Heap, Order};
+use crate::plan::{Decision, DecisionKind, TaskState};
 use crate::task::{Task, TaskId};
 use crate::units::{Micros, MilliJoules, Utility};
 use crate::utility::prorate;

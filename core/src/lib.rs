@@ -9,33 +9,47 @@
 //!
 //! # Layers, bottom up
 //!
-//! - [`units`]: what a number is. Integer microseconds, millijoules, milliwatts, micro-utility:
-//!   every ledger is an exact integer sum, so results do not depend on summation order.
-//! - [`platform`] and [`task`]: clusters of identical nodes with P-states; task types with an
-//!   execution time (ETC, interpolated over node counts) and a power (APC) per cluster and
-//!   P-state; tasks with an arrival, a demand and a utility curve.
-//! - [`utility`]: the piecewise-exponential utility functions of seed 002 and the linear value
-//!   functions of seed 001, evaluated with `libm`; proration across the day's edges.
-//! - [`timeline`]: per-node bookings (running, reserved, place-held) and the two queries every
-//!   heuristic needs: the earliest start of `k` nodes for a duration, and which nodes to take.
-//! - [`energy`] and [`dropping`]: the day's ledger, the energy-per-task, energy-per-resource
-//!   and adaptive filters, and the dropping threshold.
-//! - [`policy`]: the heuristics, one per file: Random, Conservative, EASY, multiple queues,
-//!   and Max Util / UPT / UPR / UPE over the Min-Min framework.
-//! - [`controller`]: the state between events and the three events that drive it
-//!   (`on_arrival`, `on_completion`, `on_mapping_event`): what a live management controller
-//!   calls. [`engine`] is the one event loop every caller runs: it drives arrivals,
-//!   completions and mapping events through the controller, step by step or to the end,
-//!   and hashes the result ([`digest`]).
+//! Each layer imports only the ones above it in this list, never one below: a heuristic uses
+//! the planner and the planner knows no heuristic; the controller calls the heuristic; the
+//! engine drives the controller.
+//!
+//! - The vocabulary. [`units`]: what a number is (integer microseconds, millijoules,
+//!   milliwatts, micro-utility: every ledger is an exact integer sum). [`limits`]: the
+//!   compile-time capacities. [`platform`] and [`task`]: clusters of identical nodes with
+//!   P-states, task types with an execution time (ETC) and a power (APC) per cluster and
+//!   P-state, tasks with an arrival, a demand and a utility curve. [`utility`]: seed 002's
+//!   piecewise-exponential utility and seed 001's linear value functions, with `libm`.
+//!   [`config`]: how a run decides ([`Config`], [`Heuristic`], [`Reservations`]).
+//! - [`timeline`]: each cluster's node bookings (running, reserved, place-held) and the two
+//!   queries every heuristic needs: the earliest start of `k` nodes for a duration, and which
+//!   nodes to take.
+//! - [`energy`] and `dropping`: the day's energy ledger, the energy filters' budgets and
+//!   verdicts, and the dropping check.
+//! - `plan`: the planner, what a mapping event works on: the task slots and their states,
+//!   the timelines, the ledger and the filter's verdicts, the fit memo (a cache of
+//!   earliest-start answers), and what a heuristic may do (a task's options, assign, take a
+//!   reservation back).
+//! - `policy`: the heuristics, one a file, each over the planner: Random, Conservative, EASY,
+//!   FCFS, multiple queues, the knapsack ([`knapsack`], seed 004) and the utility-aware Max
+//!   Util / UPT / UPR / UPE / Value over one pass (`policy/greedy/`).
+//! - [`Controller`]: the configuration, the planner and the three events a resource manager
+//!   sees (`on_arrival`, `on_completion`, `on_mapping_event`); it calls the heuristic.
+//! - [`engine`]: the one event loop that drives a controller through arrivals, completions
+//!   and mapping events, for every caller (the firmware, `kairos run`, trace replay, the
+//!   benchmarks), and hashes the decisions ([`digest`]). [`packed`]: a scenario packed for the
+//!   firmware.
+//!
+//! `docs/architecture.md` follows one task from arrival to completion through these files.
 //!
 //! # Storage and errors
 //!
-//! The core never allocates. Small tables are fixed-capacity (`heapless`, limits in
+//! The core never allocates. Small tables are fixed-capacity (`heapless`, sized by
 //! [`limits`]); everything sized by the workload (task slots, node timelines, sweep scratch,
-//! the fit memo, pending completions) is a slice the caller provides ([`controller::Storage`],
-//! [`controller::StorageSizes`]), so the host can use `Vec`s and the firmware `static`s. A full
-//! buffer is a [`error::CapacityError`], an inconsistent input an [`error::InputError`]: the
-//! core returns errors and does not panic on input.
+//! the fit memo, the void index, pending completions) is a slice the caller hands over once
+//! ([`Storage`], sized by [`StorageSizes`]; the engine's [`engine::Pending`]), so the host can
+//! use `Vec`s and the firmware `static`s. A full buffer is a [`error::CapacityError`], an
+//! inconsistent input an [`error::InputError`]: the core returns errors and does not panic on
+//! input.
 //!
 //! # Determinism
 //!
@@ -46,19 +60,28 @@
 #![deny(missing_docs)]
 
 pub mod config;
-pub mod controller;
+mod controller;
 pub mod digest;
-pub mod dropping;
+mod dropping;
 pub mod energy;
 pub mod engine;
 pub mod error;
 mod heap;
 pub mod limits;
 pub mod packed;
-pub mod plan;
+mod plan;
 pub mod platform;
-pub mod policy;
+mod policy;
 pub mod task;
 pub mod timeline;
 pub mod units;
 pub mod utility;
+
+pub use config::{Config, Heuristic, KnapsackParams, Reservations, UnknownName};
+pub use controller::{Controller, Counts};
+pub use plan::{
+    Assignment, Decision, DecisionKind, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
+};
+/// Seed 004's dynamic priority and greedy knapsack: the rigid heuristic the controller runs,
+/// and the malleable selection the host's sweep drives.
+pub use policy::knapsack;

@@ -2,16 +2,14 @@
 //! [`engine::run`], and the table of pending ends changes nothing.
 mod common;
 use common::*;
-use kairos_core::controller::{
-    Config, Controller, Decision, MemoEntry, Storage, StorageSizes, TaskSlot, Work,
-};
 use kairos_core::engine::{self, Engine, Event, NoObserver, Observer, Pending, Report, Schedule};
 use kairos_core::platform::Platform;
-use kairos_core::policy::{Heuristic, Reservations};
 use kairos_core::task::{Task, TaskId};
 use kairos_core::timeline::NodeTimeline;
 use kairos_core::units::Micros;
 use kairos_core::utility::UtilityClasses;
+use kairos_core::{Config, Controller, Decision, MemoEntry, Storage, StorageSizes, TaskSlot, Work};
+use kairos_core::{Heuristic, Reservations};
 
 /// Owned buffers for one controller and its engine.
 struct Bufs {

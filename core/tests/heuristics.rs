@@ -1,13 +1,13 @@
 //! Hand-checkable tests, one per defining property of each heuristic (seed 000 §III).
 mod common;
 use common::*;
-use kairos_core::controller::{Config, DecisionKind};
 use kairos_core::energy::{Budget, EnergyFilter, FilterKind};
 use kairos_core::platform::{ClusterId, PState, Platform};
-use kairos_core::policy::{Heuristic, Reservations};
 use kairos_core::task::TaskId;
 use kairos_core::units::{Micros, MilliJoules};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
+use kairos_core::{Config, DecisionKind};
+use kairos_core::{Heuristic, Reservations};
 
 fn cfg(h: Heuristic, end_min: u64) -> Config {
     Config::new(h, mins(0), mins(end_min))

@@ -2,13 +2,13 @@
 //! task started before its arrival, energy never over budget, every task accounted for once.
 mod common;
 use common::*;
-use kairos_core::controller::{Config, TaskState};
 use kairos_core::energy::{EnergyFilter, FilterKind};
 use kairos_core::platform::{Placement, Platform};
-use kairos_core::policy::{Heuristic, Reservations};
 use kairos_core::task::Task;
 use kairos_core::units::{Micros, MilliJoules, MilliWatts, NodeCount};
 use kairos_core::utility::UtilityClasses;
+use kairos_core::{Config, TaskState};
+use kairos_core::{Heuristic, Reservations};
 use proptest::prelude::*;
 
 /// A random placement: nodes, minutes per P-state, watts per P-state.

@@ -1,10 +1,10 @@
 //! Every heuristic on one small day, against golden digests.
 mod common;
 use common::*;
-use kairos_core::controller::Config;
 use kairos_core::platform::Platform;
-use kairos_core::policy::{Heuristic, Reservations};
 use kairos_core::utility::UtilityClasses;
+use kairos_core::Config;
+use kairos_core::{Heuristic, Reservations};
 
 /// Golden digests: a change here is a change in some decision; if it is intended, update
 /// the table and say why in the commit.

@@ -45,11 +45,11 @@ use defmt_semihosting as _;
 use cortex_m_rt::{entry, exception, ExceptionFrame};
 use cortex_m_semihosting::debug::{self, ExitStatus, EXIT_FAILURE, EXIT_SUCCESS};
 use defmt::{error, info, Display2Format};
-use kairos_core::controller::Controller;
 use kairos_core::engine::{self, Observer, Report};
 use kairos_core::error::Error;
 use kairos_core::packed::{PackedHeader, PackedScenario, PackedTasks};
 use kairos_core::units::Micros;
+use kairos_core::Controller;
 
 #[entry]
 fn main() -> ! {

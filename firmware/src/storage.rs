@@ -16,10 +16,10 @@ use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicBool, Ordering};
 
-use kairos_core::controller::{MemoEntry, Storage, TaskSlot, Work};
 use kairos_core::engine::Pending;
 use kairos_core::packed::PackedHeader;
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
+use kairos_core::{MemoEntry, Storage, TaskSlot, Work};
 
 /// Task slots: the most tasks a scenario may have.
 pub const TASKS: usize = 512;

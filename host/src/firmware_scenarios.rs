@@ -33,16 +33,16 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use kairos_core::controller::{Config, Controller};
 use kairos_core::energy::{EnergyFilter, FilterKind};
 use kairos_core::engine::{self, Observer, Report, Schedule};
 use kairos_core::error::Error;
 use kairos_core::packed::{encode_header, encode_task, EncodeError, PackedHeader, PackedScenario};
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskTypeId};
-use kairos_core::policy::{Heuristic, Reservations};
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::units::{Micros, MilliJoules, MilliWatts, NodeCount};
 use kairos_core::utility::{Urgency, UtilityClasses, UtilityCurve};
+use kairos_core::{Config, Controller};
+use kairos_core::{Heuristic, Reservations};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 

@@ -1,6 +1,6 @@
 //! Seed 004's exhaustive parameter search: every (alpha, beta, gamma) of a grid over [-2, 2]
 //! scheduled with the malleable greedy fractional knapsack (the core's
-//! [`kairos_core::policy::knapsack::select`]), the cost vector of each schedule (workload
+//! [`kairos_core::knapsack::select`]), the cost vector of each schedule (workload
 //! response time and the mean expansion factor of each job class), and the Pareto fronts.
 //!
 //! The model (`docs/results.md`, "Seed 004"):
@@ -33,7 +33,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use kairos_core::error::Error;
-use kairos_core::policy::knapsack::{select, KnapsackParams, MalleableJob};
+use kairos_core::knapsack::{select, KnapsackParams, MalleableJob};
 use kairos_core::units::Micros;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};

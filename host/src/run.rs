@@ -17,11 +17,11 @@
 use crate::generate::{self, Trial};
 use crate::scenario::Scenario;
 use anyhow::{bail, Context};
-use kairos_core::controller::{Config, Controller};
 use kairos_core::energy::{EnergyFilter, FilterKind};
 use kairos_core::engine::{Observer, Schedule};
-use kairos_core::policy::{Heuristic, Reservations};
 use kairos_core::units::{Micros, MilliJoules};
+use kairos_core::{Config, Controller};
+use kairos_core::{Heuristic, Reservations};
 use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;

@@ -40,14 +40,14 @@ use crate::generate::rng::Stream;
 use crate::run::{RunSummary, Watch};
 use crate::swf::ReplayJob;
 use anyhow::{bail, Context};
-use kairos_core::controller::Config;
 use kairos_core::engine::Schedule;
 use kairos_core::limits::MAX_PSTATES;
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskType};
-use kairos_core::policy::{Heuristic, Reservations};
 use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::units::{Micros, MilliWatts, NodeCount};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
+use kairos_core::Config;
+use kairos_core::{Heuristic, Reservations};
 use std::time::Instant;
 
 /// The core count whose 20% is seed 001's 18,432 cores (§4); the fractions scale it.

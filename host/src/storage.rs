@@ -2,9 +2,6 @@
 //! controller and its engine need for a platform and a task count, and [`simulate`] runs a
 //! task list through the core's engine over it ([`kairos_core::engine`]).
 
-use kairos_core::controller::{
-    Config, Controller, MemoEntry, Storage, StorageSizes, TaskSlot, Work,
-};
 use kairos_core::engine::{Engine, Observer, Pending, Report, Schedule};
 use kairos_core::error::Error;
 use kairos_core::platform::Platform;
@@ -12,6 +9,7 @@ use kairos_core::task::Task;
 use kairos_core::timeline::{NodeTimeline, Void};
 use kairos_core::units::Micros;
 use kairos_core::utility::UtilityClasses;
+use kairos_core::{Config, Controller, MemoEntry, Storage, StorageSizes, TaskSlot, Work};
 
 /// Entries of the fit memo: enough for every (cluster, task type, P-state) of the largest
 /// platforms with room to spare, so collisions are rare.

@@ -8,9 +8,9 @@ mod essc {
     use super::common::kairos;
 
     use kairos_core::energy::FilterKind;
-    use kairos_core::policy::{Heuristic, Reservations};
     use kairos_core::units::{Micros, Utility};
     use kairos_core::utility::prorate;
+    use kairos_core::{Heuristic, Reservations};
     use kairos_host::generate::generate;
     use kairos_host::run::{run_trial, RunOptions, RunSummary};
     use kairos_host::scenario::Scenario;

@@ -4,7 +4,7 @@
 /// Named so that `cargo test -p kairos-host experiment` selects these tests.
 mod experiment {
     use kairos_core::energy::FilterKind;
-    use kairos_core::policy::{Heuristic, Reservations};
+    use kairos_core::{Heuristic, Reservations};
     use kairos_host::experiment::{BudgetSpec, Experiment, DEFAULT_TRIALS};
     use std::path::{Path, PathBuf};
 

@@ -1,10 +1,10 @@
 //! The firmware's embedded scenarios (firmware/scenarios/*.bin) against the generator, and the
 //! host replay `kairos digest` uses against storage of the firmware's sizes.
 
-use kairos_core::controller::{Controller, MemoEntry, Storage, TaskSlot, Work};
 use kairos_core::engine::{self, NoObserver};
 use kairos_core::packed::PackedScenario;
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
+use kairos_core::{Controller, MemoEntry, Storage, TaskSlot, Work};
 use kairos_host::firmware_scenarios::{self, NAMES};
 
 #[test]
@@ -63,13 +63,10 @@ fn reference_scenarios_exercise_what_the_firmware_must() {
     let ph = firmware_scenarios::scenario("ph").unwrap();
     assert_eq!(
         ph.header.config.reservations,
-        kairos_core::policy::Reservations::PlaceHolder
+        kairos_core::Reservations::PlaceHolder
     );
     let upe = firmware_scenarios::scenario("upe").unwrap();
-    assert_eq!(
-        upe.header.config.heuristic,
-        kairos_core::policy::Heuristic::MaxUpe
-    );
+    assert_eq!(upe.header.config.heuristic, kairos_core::Heuristic::MaxUpe);
 }
 
 /// The firmware gives the controller storage of its own sizes (a task table with headroom,

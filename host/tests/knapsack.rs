@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use kairos_core::policy::knapsack::KnapsackParams;
+use kairos_core::knapsack::KnapsackParams;
 use kairos_host::trace::{self, LoadOptions, Policy};
 
 mod common;

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use kairos_core::policy::{Heuristic, Reservations};
+use kairos_core::{Heuristic, Reservations};
 use kairos_host::experiment::runner::{self, Quiet};
 use kairos_host::experiment::Experiment;
 use kairos_host::seed001;

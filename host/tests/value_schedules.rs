@@ -8,9 +8,9 @@ use std::path::PathBuf;
 mod common;
 use common::{kairos, swf as data};
 
-use kairos_core::policy::Reservations;
 use kairos_core::units::Micros;
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
+use kairos_core::Reservations;
 use kairos_host::generate::rng::Stream;
 use kairos_host::seed001::{self, ValueParams, Window};
 use kairos_host::swf::ReplayJob;
@@ -394,12 +394,12 @@ fn value_replay_cli_errors() {
 /// Util reserves cluster 0 at 100.
 #[test]
 fn value_max_value_breaks_ties_by_earliest_completion() {
-    use kairos_core::controller::{Decision, DecisionKind};
     use kairos_core::engine::Observer;
     use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskType};
-    use kairos_core::policy::Heuristic;
     use kairos_core::task::{Demand, Task, TaskId};
     use kairos_core::units::{MilliWatts, NodeCount};
+    use kairos_core::Heuristic;
+    use kairos_core::{Decision, DecisionKind};
 
     struct Log(Vec<Decision>);
     impl Observer for Log {

@@ -6,13 +6,13 @@
 //! ([`copy_run`]: `Controller::clone_into` and `Engine::clone_into`) and continued. Run to
 //! the end, it yields `engine::run`'s digest (`tests/clone_replay.rs` checks both).
 
-use kairos_core::controller::{Config, Controller, TaskState};
 use kairos_core::energy::FilterKind;
 use kairos_core::engine::{Engine, Event, NoObserver, Schedule};
 use kairos_core::error::Error;
-use kairos_core::policy::{Heuristic, Reservations};
 use kairos_core::task::Task;
 use kairos_core::units::Micros;
+use kairos_core::{Config, Controller, TaskState};
+use kairos_core::{Heuristic, Reservations};
 use kairos_host::generate::{self, Trial};
 use kairos_host::run::{self, RunOptions};
 use kairos_host::scenario::Scenario;

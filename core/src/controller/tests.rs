@@ -5,6 +5,7 @@ use super::*;
 use crate::config::{Heuristic, Reservations};
 use crate::energy::{option_bit, EnergyFilter};
 use crate::error::{Capacity, CapacityError};
+use crate::plan::{Assignment, Choice, MemoEntry, StorageSizes, TaskState, Work};
 use crate::platform::{Cluster, ClusterKind, TaskTypeId};
 use crate::platform::{PState, Placement};
 use crate::task::Demand;

@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::config::Config;
+use crate::config::Heuristic;
 use crate::platform::{Cluster, ClusterKind, Placement, TaskTypeId};
-use crate::policy::Heuristic;
 use crate::task::{Demand, TaskId};
 use crate::units::{Micros, MilliWatts, NodeCount};
 use crate::utility::{Urgency, UtilityCurve};

@@ -15,7 +15,7 @@
 //!   lines 10-11). Lower-priority jobs only get processors that no higher-priority job can use
 //!   in this cycle, so they never delay one (the paper's backfilling). The host's exhaustive
 //!   parameter sweep runs this (`kairos sweep-knapsack`).
-//! - [`run`], the [`Heuristic::Knapsack`](crate::config::Heuristic::Knapsack) of the controller, for
+//! - `run`, the [`Heuristic::Knapsack`](crate::config::Heuristic::Knapsack) of the controller, for
 //!   trace replay (`kairos replay --policy knapsack`): SWF jobs are *rigid* (all their
 //!   processors start together), so the fraction step cannot split a job. In priority-per-node
 //!   order a job starts now if it fits; the first that does not gets the single reservation

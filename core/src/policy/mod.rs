@@ -5,7 +5,7 @@
 //! order at P-state 0 and reserve permanently; the utility-aware ones run the Min-Min
 //! framework of Algorithm 1 (`greedy`) with one objective each.
 
-pub use crate::config::{Heuristic, Reservations, UnknownName};
+use crate::config::Heuristic;
 use crate::error::Error;
 #[cfg(test)]
 use crate::plan::Choice;

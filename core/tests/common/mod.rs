@@ -1,9 +1,6 @@
 //! Small platforms and task lists for the core's integration tests (std only here).
 #![allow(dead_code)]
 
-use kairos_core::controller::{
-    Config, Controller, Decision, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
-};
 use kairos_core::engine::{self, Observer, Pending, Report, Schedule};
 use kairos_core::error::Error;
 use kairos_core::platform::{Cluster, ClusterId, ClusterKind, Placement, Platform, TaskTypeId};
@@ -11,6 +8,9 @@ use kairos_core::task::{Demand, Task, TaskId};
 use kairos_core::timeline::{NodeTimeline, Void};
 use kairos_core::units::{Micros, MilliWatts, NodeCount};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
+use kairos_core::{
+    Config, Controller, Decision, MemoEntry, Storage, StorageSizes, TaskSlot, TaskState, Work,
+};
 
 pub fn mins(m: u64) -> Micros {
     Micros::from_mins(m)

@@ -11,7 +11,7 @@ pub mod replay;
 pub mod run;
 pub mod sweep_knapsack;
 
-use kairos_core::policy::Reservations;
+use kairos_core::Reservations;
 
 /// A finite number (clap's value parser for `--alpha`, `--beta`, `--gamma`, `--step`,
 /// `--share`).

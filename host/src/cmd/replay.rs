@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use kairos_core::policy::knapsack::KnapsackParams;
-use kairos_core::policy::Reservations;
+use kairos_core::knapsack::KnapsackParams;
+use kairos_core::Reservations;
 
 use crate::trace::{self, LoadOptions, Policy, ReplayOptions, SummaryFile};
 

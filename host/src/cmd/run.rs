@@ -5,7 +5,7 @@
 use crate::run::{self, RunOptions};
 use crate::scenario::Scenario;
 use kairos_core::energy::FilterKind;
-use kairos_core::policy::{Heuristic, Reservations};
+use kairos_core::{Heuristic, Reservations};
 use std::io::Write;
 use std::path::PathBuf;
 

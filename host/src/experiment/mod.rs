@@ -74,7 +74,7 @@ pub mod runner;
 use crate::scenario::Scenario;
 use crate::toml_file::{self, TomlFileError};
 use kairos_core::energy::FilterKind;
-use kairos_core::policy::{Heuristic, Reservations};
+use kairos_core::{Heuristic, Reservations};
 use std::path::{Path, PathBuf};
 
 /// Trials an experiment runs when its file does not say (seed 000: 48).

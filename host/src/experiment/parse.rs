@@ -13,8 +13,8 @@ use super::{
 use crate::scenario::Scenario;
 use crate::toml_file::{self, Checker};
 use kairos_core::energy::FilterKind;
-use kairos_core::policy::{Heuristic, Reservations};
 use kairos_core::units::Micros;
+use kairos_core::{Heuristic, Reservations};
 use serde::Deserialize;
 use std::fmt;
 use std::path::{Path, PathBuf};

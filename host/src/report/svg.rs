@@ -14,7 +14,7 @@
 use super::ConfigSummary;
 use crate::experiment::Experiment;
 use kairos_core::energy::FilterKind;
-use kairos_core::policy::Reservations;
+use kairos_core::Reservations;
 use std::fmt::Write as _;
 
 const FONT: &str = "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\"";

@@ -49,8 +49,8 @@
 
 use std::fmt;
 
-use kairos_core::policy::knapsack::KnapsackParams;
-use kairos_core::policy::{Heuristic, Reservations};
+use kairos_core::knapsack::KnapsackParams;
+use kairos_core::{Heuristic, Reservations};
 use serde::Serialize;
 
 mod load;

@@ -5,12 +5,12 @@
 
 use std::time::Instant;
 
-use kairos_core::controller::{Config, Controller, Decision, DecisionKind, TaskState};
 use kairos_core::engine::{Engine, Observer, Schedule};
-use kairos_core::policy::Reservations;
 use kairos_core::task::TaskId;
 use kairos_core::units::Micros;
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
+use kairos_core::Reservations;
+use kairos_core::{Config, Controller, Decision, DecisionKind, TaskState};
 
 use super::load::{job_task, job_task_valued, job_values, machine, run_time};
 use super::metrics::{summarize, JobRecord};
