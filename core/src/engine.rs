@@ -250,7 +250,7 @@ impl<'b> Engine<'b> {
         ends: &'c mut [Micros],
     ) -> Result<Engine<'c>, Error> {
         if pending.len() < self.pending.len() {
-            return Err(full(Capacity::Tasks, pending.len()).into());
+            return Err(full(Capacity::Pending, pending.len()).into());
         }
         // An entry kept for a later assignment is live only by the table's say-so.
         let Some(table) = ends.get_mut(..self.ends.len()) else {
@@ -275,7 +275,7 @@ impl<'b> Engine<'b> {
         for &p in self.pending.as_slice() {
             copy.pending
                 .push(p)
-                .map_err(|_| full(Capacity::Tasks, copy.pending.capacity()))?;
+                .map_err(|_| full(Capacity::Pending, copy.pending.capacity()))?;
         }
         Ok(copy)
     }
@@ -445,7 +445,7 @@ impl<'b> Engine<'b> {
             ctl.on_mapping_event(now, &mut record)?;
         }
         if overflow {
-            return Err(full(Capacity::Tasks, self.pending.capacity()).into());
+            return Err(full(Capacity::Pending, self.pending.capacity()).into());
         }
         let mut queued = 0;
         for s in 0..staged {
@@ -469,7 +469,7 @@ impl<'b> Engine<'b> {
                     task: id,
                     seq: a.seq,
                 })
-                .map_err(|_| full(Capacity::Tasks, self.pending.capacity()))?;
+                .map_err(|_| full(Capacity::Pending, self.pending.capacity()))?;
             queued += 1;
         }
         observer.after_mapping(now, ctl, n);

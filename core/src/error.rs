@@ -24,8 +24,8 @@ pub enum Capacity {
     Nodes,
     /// The task table the caller gave the controller.
     Tasks,
-    /// The decision buffer the caller gave a mapping event.
-    Decisions,
+    /// The pending-completion buffer the caller gave the engine.
+    Pending,
 }
 
 /// A fixed-capacity structure is full; the value says which, and the limit it hit.
@@ -46,8 +46,8 @@ impl fmt::Display for CapacityError {
             }
             Capacity::Tasks => "give the controller a larger task table",
             Capacity::Nodes => "give the timeline storage for every node of the platform",
-            Capacity::Decisions => "give the mapping event a larger decision buffer",
-            _ => "raise the matching limit in kairos_core::config",
+            Capacity::Pending => "give the engine a larger pending buffer (twice the tasks)",
+            _ => "raise the matching limit in kairos_core::limits",
         };
         write!(
             f,

@@ -14,8 +14,8 @@ use crate::units::Micros;
 pub(super) fn run(ctl: &mut Planner<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
     // EASY holds at most one reservation: each pass gives at most one, and first takes back
     // the last pass's unless it has started (the mapping event made that one running). So the
-    // scan ends at the first that starts after now instead of reading every open slot (on
-    // KTH-SP2 the full scan was 23 M of the replay's 1.38 G instructions).
+    // scan ends at the first that starts after now instead of reading every open slot (a
+    // trace's queue holds thousands, and this runs at every pass).
     if let Some(i) = (0..ctl.open_count())
         .map(|k| ctl.open_slot(k))
         .find(|&i| ctl.reserved_after_now(i))

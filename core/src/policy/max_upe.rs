@@ -15,8 +15,7 @@ pub(super) struct MaxUpe;
 impl Objective for MaxUpe {
     const PER_COST: bool = true;
     // A slower P-state's run can take less energy, so it often wins: the check before a
-    // query ruled out 17% of the options it saw on the essc-10k day (Max UPT: 97%) and cost
-    // that day 2.4% more instructions than it saved.
+    // query seldom rules an option out here and costs more than it saves (docs/performance.md).
     const CHECK_UNREAD: bool = false;
 
     fn cost(self, _: &Planner<'_>, ch: &Choice) -> Result<f64, Error> {

@@ -42,9 +42,8 @@
 //! task's best, and a task with no option leaves the heap for the rest of the event). The
 //! up-front loop caches every best at the event's start and misses the most; the lazy loop
 //! works a best out when the task's bound reaches the top, later, and so sees more of them.
-//! Of the 1,152 runs of the default experiment the switch changed one (Max UPT PH + EPT,
-//! trial 41, near the day's end). Permanent reservations keep the up-front loop and their
-//! decisions.
+//! The switch to the lazy loop changed one run of the default experiment, near the day's end
+//! (docs/model.md). Permanent reservations keep the up-front loop and their decisions.
 
 mod best;
 mod bounds;
