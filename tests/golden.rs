@@ -4,9 +4,8 @@
 //! intended, update the table (`kairos run scenarios/<s>.toml --heuristic <h> --json`) and say
 //! why in the commit.
 //!
-//! The 10k days of Random, the multiple queues and the utility-aware heuristics took 35-130 s
-//! each before the memo and sweep redesign of docs/performance.md ("Round 2"); they now take
-//! 2-16 s of CPU each on this 2-core machine, so they run with every `cargo test`.
+//! The scheduling crates are optimized in tests too (the workspace's `Cargo.toml`), so every
+//! day, 10k included, runs with every `cargo test` (docs/performance.md has their cost).
 
 use kairos_core::Heuristic;
 use kairos_host::run::{run_trial, RunOptions};
