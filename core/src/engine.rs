@@ -312,7 +312,7 @@ impl<'b> Engine<'b> {
         observer: &mut O,
     ) -> Result<(), Error> {
         match self.pop(ctl) {
-            Some((p, true)) => self.settle(ctl, p.task, p.at, observer).map(|_| ()),
+            Some((p, true)) => self.complete(ctl, p.task, p.at, observer).map(|_| ()),
             _ => Ok(()),
         }
     }
@@ -338,16 +338,6 @@ impl<'b> Engine<'b> {
     /// Task `task` completed at `at`, before its pending completion (a live system's task
     /// that ends early); that entry goes stale. Returns the utility earned.
     pub fn complete<O: Observer + ?Sized>(
-        &mut self,
-        ctl: &mut Controller<'_>,
-        task: TaskId,
-        at: Micros,
-        observer: &mut O,
-    ) -> Result<Utility, Error> {
-        self.settle(ctl, task, at, observer)
-    }
-
-    fn settle<O: Observer + ?Sized>(
         &mut self,
         ctl: &mut Controller<'_>,
         task: TaskId,
@@ -484,7 +474,7 @@ impl<'b> Engine<'b> {
     ) -> Result<Report, Error> {
         while let Some((p, live)) = self.pop(ctl) {
             if live {
-                self.settle(ctl, p.task, p.at, observer)?;
+                self.complete(ctl, p.task, p.at, observer)?;
             }
         }
         let counts = ctl.counts();

@@ -147,7 +147,7 @@ impl<'a> Planner<'a> {
 
     /// A copy over `storage` that plans as this one does from here on (see
     /// [`Controller::clone_into`](crate::controller::Controller::clone_into)).
-    pub(crate) fn clone_into<'b>(&self, storage: Storage<'b>) -> Result<Planner<'b>, Error>
+    pub(crate) fn clone_into<'b>(&self, mut storage: Storage<'b>) -> Result<Planner<'b>, Error>
     where
         'a: 'b,
     {
@@ -160,45 +160,20 @@ impl<'a> Planner<'a> {
         if storage.open.len() < self.open_len {
             return Err(full(Capacity::Tasks, storage.open.len()).into());
         }
-        let Storage {
-            tasks,
-            nodes,
-            members,
-            scratch_a,
-            scratch_b,
-            work,
-            open,
-            memo,
-            voids,
-        } = storage;
-        tasks[..self.len].clone_from_slice(&self.tasks[..self.len]);
-        work[..self.work_len].copy_from_slice(&self.work[..self.work_len]);
-        open[..self.open_len].copy_from_slice(&self.open[..self.open_len]);
-        if memo.len() == self.memo.len() {
-            memo.copy_from_slice(self.memo.entries());
+        storage.tasks[..self.len].clone_from_slice(&self.tasks[..self.len]);
+        storage.work[..self.work_len].copy_from_slice(&self.work[..self.work_len]);
+        storage.open[..self.open_len].copy_from_slice(&self.open[..self.open_len]);
+        if storage.memo.len() == self.memo.len() {
+            storage.memo.copy_from_slice(self.memo.entries());
         } else {
-            memo.fill(MemoEntry::default());
+            storage.memo.fill(MemoEntry::default());
         }
-        let mut copy = Planner::new(
-            self.platform,
-            self.classes,
-            self.config,
-            Storage {
-                tasks,
-                nodes,
-                members,
-                scratch_a,
-                scratch_b,
-                work,
-                open,
-                memo,
-                voids: &mut [],
-            },
-        )?;
+        // The index is built from the bookings, so it is given once they are copied.
+        let voids = core::mem::take(&mut storage.voids);
+        let mut copy = Planner::new(self.platform, self.classes, self.config, storage)?;
         for (src, dst) in self.clusters.iter().zip(copy.clusters.iter_mut()) {
             dst.copy_from(src)?;
         }
-        // Indexed once the bookings are copied: the index is built from them.
         copy.index_voids(voids);
         // Every field by name, so that a new one cannot be forgotten here.
         let Planner {

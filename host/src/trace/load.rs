@@ -64,15 +64,7 @@ pub fn load(path: &Path, options: &LoadOptions) -> anyhow::Result<LoadedTrace> {
             }
         )
     })?;
-    if let Some(j) = jobs.iter().find(|j| j.procs > procs) {
-        return Err(TraceError::JobTooLarge {
-            line: j.line,
-            id: j.id,
-            procs: j.procs,
-            machine: procs,
-        })
-        .with_context(|| format!("{}: cannot replay", log.file));
-    }
+    fit_machine(&jobs, procs).with_context(|| format!("{}: cannot replay", log.file))?;
     if jobs.is_empty() {
         anyhow::bail!("{}: no jobs left to replay after cleaning", log.file);
     }
@@ -83,6 +75,20 @@ pub fn load(path: &Path, options: &LoadOptions) -> anyhow::Result<LoadedTrace> {
         skipped_bad_lines: log.skipped,
         clean,
     })
+}
+
+/// Whether every job fits a machine of `procs` processors ([`TraceError::JobTooLarge`] names
+/// the first that does not).
+pub(super) fn fit_machine(jobs: &[ReplayJob], procs: u32) -> Result<(), TraceError> {
+    match jobs.iter().find(|j| j.procs > procs) {
+        Some(j) => Err(TraceError::JobTooLarge {
+            line: j.line,
+            id: j.id,
+            procs: j.procs,
+            machine: procs,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// The machine: one cluster of `procs` one-core nodes with one 0 W P-state.

@@ -12,7 +12,7 @@ use kairos_core::utility::{UtilityClasses, UtilityCurve};
 use kairos_core::Reservations;
 use kairos_core::{Config, Controller, Decision, DecisionKind, TaskState};
 
-use super::load::{job_task, job_task_valued, job_values, machine, run_time};
+use super::load::{fit_machine, job_task, job_task_valued, job_values, machine, run_time};
 use super::metrics::{summarize, JobRecord};
 use super::{Policy, ReplayCounts, ReplayOptions, TraceError, TraceResult, ValueOutcome};
 use crate::storage::{HostStorage, VOIDS_PER_NODE};
@@ -101,14 +101,7 @@ fn replay_inner(
     }
     let clock = Instant::now();
     let platform = machine(procs)?;
-    if let Some(j) = jobs.iter().find(|j| j.procs > procs) {
-        return Err(TraceError::JobTooLarge {
-            line: j.line,
-            id: j.id,
-            procs: j.procs,
-            machine: procs,
-        });
-    }
+    fit_machine(jobs, procs)?;
     if u32::try_from(jobs.len()).is_err() {
         return Err(TraceError::TooManyJobs(jobs.len()));
     }
