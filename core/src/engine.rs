@@ -254,7 +254,7 @@ impl<'b> Engine<'b> {
         }
         // An entry kept for a later assignment is live only by the table's say-so.
         let Some(table) = ends.get_mut(..self.ends.len()) else {
-            return Err(full(Capacity::Tasks, ends.len()).into());
+            return Err(full(Capacity::Pending, ends.len()).into());
         };
         table.copy_from_slice(self.ends);
         ends[self.ends.len()..].fill(NO_END);
