@@ -25,7 +25,7 @@ strip() { python3 -c '
 import json, sys
 def clean(x):
     if isinstance(x, dict):
-        return {k: clean(v) for k, v in x.items() if "wall" not in k and "time_s" not in k and "per_second" not in k and not k.endswith("_us")}
+        return {k: clean(v) for k, v in x.items() if "wall" not in k and "time_s" not in k and "per_second" not in k and k != "generate_s" and not k.endswith("_us")}
     if isinstance(x, list):
         return [clean(v) for v in x]
     return x
