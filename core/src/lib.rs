@@ -72,6 +72,7 @@ pub mod packed;
 mod plan;
 pub mod platform;
 mod policy;
+pub mod serial;
 pub mod task;
 pub mod timeline;
 pub mod units;

@@ -49,6 +49,7 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod seed001;
+pub mod seed002;
 pub mod storage;
 pub mod swf;
 pub mod toml_file;

@@ -96,6 +96,9 @@ impl Progress for Bar {
 
 /// Runs `kairos experiment`.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    if crate::seed002::experiment::is_serial(&args.file) {
+        return serial(args);
+    }
     let mut exp = Experiment::load(&args.file)?;
     if let Some(n) = args.trials {
         if n == 0 || n > crate::experiment::MAX_TRIALS {
@@ -197,5 +200,23 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             outcome.failures.len()
         );
     }
+    Ok(())
+}
+
+/// A seed 002 file (`system = "serial"`): one line per finished trial, the table to stdout.
+fn serial(args: Args) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let done = AtomicU64::new(0);
+    let progress = |t: u32| {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        eprintln!(
+            "trial {t} done ({n} so far, {} elapsed)",
+            duration_text(start.elapsed())
+        );
+    };
+    let (table, dir) =
+        crate::seed002::run_file(&args.file, args.trials, args.out, args.jobs, &progress)?;
+    print!("{table}");
+    eprintln!("reports written to {}", dir.display());
     Ok(())
 }

@@ -1,0 +1,44 @@
+//! Seed 002's serial system (Friese's dissertation, Chapter 2): serial tasks on single
+//! machines with FIFO queues, beside seed 000's cluster system and sharing only its
+//! vocabulary (units, utility curves, the digest).
+//!
+//! # What each file owns
+//!
+//! - [`env`]: the environment a run is given: machine types (the first few special-purpose),
+//!   machines grouped by type, the ETC table over task types and machine types, the tasks
+//!   with their utility curves; and the run's configuration ([`SerialConfig`]: heuristic,
+//!   dropping threshold, trigger, event cost, App. A's permutation).
+//! - `queue`: one machine's queue (Fig. 2.3): the executing task, the pending task that is
+//!   never remapped, and the virtual queue that a batch event empties and remaps.
+//! - `view`: what a heuristic sees at an event: each machine's ready time, the best and
+//!   second-best machine of every machine type, completions and utilities. The heuristics
+//!   use it; it knows no heuristic.
+//! - `two_stage`: the two-stage batch pass (stage 1: a machine per task; stage 2: the best
+//!   pair) that Min-Min Comp, Max-Max Util, Max-Max UPT and MET-Max Util-Max UPT share.
+//! - `policy/`: the twelve heuristics, one a file, and App. A's permutation.
+//! - [`cost`]: the deterministic model of a mapping event's own duration (spec §2).
+//! - [`sim`]: the event loop: completions, arrivals, mapping events (immediate: one per
+//!   arrival; batch: by trigger), dropping, the window's ledgers and the digest.
+//!
+//! Imports go down: `sim` calls `policy`, `policy` uses `two_stage` and `view`, and those
+//! use `env` and `queue`. Storage is the caller's ([`SerialStorage`]): the core allocates
+//! nothing, and per-machine state is fixed-capacity ([`MAX_SERIAL_MACHINES`]).
+
+pub mod cost;
+pub mod env;
+mod heuristic;
+mod policy;
+mod queue;
+pub mod sim;
+mod two_stage;
+mod view;
+
+pub use cost::EventCost;
+pub use env::{
+    Heuristic as SerialHeuristic, Mode, SerialConfig, SerialEnv, SerialError, SerialTask, Trigger,
+    MAX_SERIAL_MACHINES, MAX_SERIAL_MACHINE_TYPES,
+};
+pub use sim::{SerialReport, SerialStorage, Sim, TaskOutcome};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,199 @@
+//! What a heuristic sees at a mapping event: each machine's ready time, the two
+//! earliest-ready machines of every machine type, and the completion and utility of a task
+//! on a machine. The heuristics use this; it knows no heuristic.
+//!
+//! Machines of one type run a task equally fast, so within a type the earliest-ready machine
+//! (lower index on ties) is the best for every objective that prefers earlier completion
+//! among equal execution times; a query looks at one machine per type instead of every
+//! machine. Machine ties are broken by earlier completion, then lower machine index
+//! (`docs/model.md`).
+
+use super::env::{SerialEnv, SerialTask, MAX_SERIAL_MACHINES, MAX_SERIAL_MACHINE_TYPES};
+use crate::units::Micros;
+use heapless::Vec;
+
+/// No machine.
+pub(crate) const NO_MACHINE: u16 = u16::MAX;
+
+pub(crate) struct View<'v> {
+    pub env: SerialEnv<'v>,
+    pub tasks: &'v [SerialTask],
+    ready: Vec<Micros, MAX_SERIAL_MACHINES>,
+    /// First machine of each type, and one past the last.
+    start: Vec<u16, { MAX_SERIAL_MACHINE_TYPES + 1 }>,
+    /// The earliest- and second-earliest-ready machine of each type.
+    best: Vec<[u16; 2], MAX_SERIAL_MACHINE_TYPES>,
+}
+
+impl<'v> View<'v> {
+    /// A view at `now` with machine `m` ready at `ready(m)` (never before `now`).
+    pub fn new(
+        env: SerialEnv<'v>,
+        tasks: &'v [SerialTask],
+        now: Micros,
+        ready: impl Fn(usize) -> Micros,
+    ) -> View<'v> {
+        let mut v = View {
+            env,
+            tasks,
+            ready: Vec::new(),
+            start: Vec::new(),
+            best: Vec::new(),
+        };
+        // Capacities hold: SerialEnv::check bounds machines and types.
+        for m in 0..env.machine_type.len() {
+            let r = ready(m);
+            let _ = v.ready.push(if r > now { r } else { now });
+        }
+        let mut m = 0usize;
+        for j in 0..env.machine_types {
+            let _ = v.start.push(m as u16);
+            while m < env.machine_type.len() && env.machine_type[m] == j {
+                m += 1;
+            }
+            let _ = v.best.push([NO_MACHINE; 2]);
+        }
+        let _ = v.start.push(m as u16);
+        for j in 0..env.machine_types {
+            v.refresh(j);
+        }
+        v
+    }
+
+    /// Machine `m` takes task `t`: its ready time moves to `t`'s completion there.
+    pub fn take(&mut self, t: u32, m: u16) -> Micros {
+        let c = self.completion(t, m);
+        self.ready[m as usize] = c;
+        self.refresh(self.env.machine_type[m as usize]);
+        c
+    }
+
+    fn refresh(&mut self, j: u8) {
+        let (a, b) = (self.start[j as usize], self.start[j as usize + 1]);
+        let mut best = [NO_MACHINE; 2];
+        for m in a..b {
+            let r = self.ready[m as usize];
+            if best[0] == NO_MACHINE || r < self.ready[best[0] as usize] {
+                best[1] = best[0];
+                best[0] = m;
+            } else if best[1] == NO_MACHINE || r < self.ready[best[1] as usize] {
+                best[1] = m;
+            }
+        }
+        self.best[j as usize] = best;
+    }
+
+    /// The machines of type `j`.
+    pub fn machines_of(&self, j: u8) -> core::ops::Range<u16> {
+        self.start[j as usize]..self.start[j as usize + 1]
+    }
+
+    /// Task `t`'s execution time on machine `m` ([`Micros::MAX`]: cannot run).
+    #[inline]
+    pub fn etc(&self, t: u32, m: u16) -> Micros {
+        self.env
+            .etc(self.tasks[t as usize].ty, self.env.machine_type[m as usize])
+    }
+
+    /// Task `t`'s completion if appended to machine `m` now.
+    #[inline]
+    pub fn completion(&self, t: u32, m: u16) -> Micros {
+        self.ready[m as usize].saturating_add(self.etc(t, m))
+    }
+
+    /// Task `t`'s utility if it completes at `c`.
+    pub fn utility(&self, t: u32, c: Micros) -> f64 {
+        let task = &self.tasks[t as usize];
+        // Curves were checked by SerialEnv::check, so evaluation cannot fail.
+        task.curve
+            .value_at(c.saturating_sub(task.arrival), self.env.classes)
+            .unwrap_or(0.0)
+    }
+
+    /// How many machines can run task `t` (a textbook heuristic's evaluations for it).
+    pub fn eligible(&self, t: u32) -> u64 {
+        let ty = self.tasks[t as usize].ty;
+        (0..self.env.machine_types)
+            .filter(|&j| self.env.runs(ty, j))
+            .map(|j| self.machines_of(j).len() as u64)
+            .sum()
+    }
+
+    /// The machine of type `j` that completes task `t` first, with the completion.
+    pub fn min_completion_in(&self, t: u32, j: u8) -> Option<(u16, Micros)> {
+        let m = self.best[j as usize][0];
+        if m == NO_MACHINE || !self.env.runs(self.tasks[t as usize].ty, j) {
+            return None;
+        }
+        Some((m, self.completion(t, m)))
+    }
+
+    /// The machine that completes task `t` first (lower index on ties), among the machine
+    /// types `allowed` accepts.
+    pub fn min_completion_where(
+        &self,
+        t: u32,
+        allowed: impl Fn(u8) -> bool,
+    ) -> Option<(u16, Micros)> {
+        let mut best: Option<(u16, Micros)> = None;
+        for j in 0..self.env.machine_types {
+            if !allowed(j) {
+                continue;
+            }
+            if let Some((m, c)) = self.min_completion_in(t, j) {
+                if best.is_none_or(|(bm, bc)| (c, m) < (bc, bm)) {
+                    best = Some((m, c));
+                }
+            }
+        }
+        best
+    }
+
+    /// The machine that completes task `t` first (lower index on ties).
+    pub fn min_completion(&self, t: u32) -> Option<(u16, Micros)> {
+        self.min_completion_where(t, |_| true)
+    }
+
+    /// The first and the second completion of task `t` over all machines: (machine,
+    /// completion) of the first, and the second completion on any other machine.
+    pub fn two_completions(&self, t: u32) -> Option<((u16, Micros), Option<Micros>)> {
+        let (m1, c1) = self.min_completion(t)?;
+        let j1 = self.env.machine_type[m1 as usize];
+        // The runner-up is the second machine of the winner's type or another type's first.
+        let mut second: Option<Micros> = None;
+        let m2 = self.best[j1 as usize][1];
+        if m2 != NO_MACHINE {
+            second = Some(self.completion(t, m2));
+        }
+        for j in 0..self.env.machine_types {
+            if j == j1 {
+                continue;
+            }
+            if let Some((_, c)) = self.min_completion_in(t, j) {
+                if second.is_none_or(|s| c < s) {
+                    second = Some(c);
+                }
+            }
+        }
+        Some(((m1, c1), second))
+    }
+
+    /// The machine with the highest utility / execution time for task `t` (ties: earlier
+    /// completion, then lower machine), with that value.
+    pub fn max_upt(&self, t: u32) -> Option<(u16, f64)> {
+        let mut best: Option<(u16, f64, Micros)> = None;
+        for j in 0..self.env.machine_types {
+            if let Some((m, c)) = self.min_completion_in(t, j) {
+                let v = self.utility(t, c) / self.etc(t, m).0 as f64;
+                let better = match best {
+                    None => true,
+                    Some((bm, bv, bc)) => v > bv || (v == bv && (c, m) < (bc, bm)),
+                };
+                if better {
+                    best = Some((m, v, c));
+                }
+            }
+        }
+        best.map(|(m, v, _)| (m, v))
+    }
+}

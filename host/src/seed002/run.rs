@@ -1,0 +1,55 @@
+//! One serial run: allocate the core's storage for a trial and run it.
+
+use super::generate::Trial;
+use kairos_core::serial::{
+    SerialConfig, SerialError, SerialReport, SerialStorage, Sim, TaskOutcome,
+};
+
+/// The buffers the core's serial loop works in, sized for `n` tasks.
+pub struct Buffers {
+    outcome: Vec<TaskOutcome>,
+    link: Vec<u32>,
+    slots: Vec<u32>,
+    key: Vec<f64>,
+    choice: Vec<u16>,
+    next: Vec<u32>,
+    prev: Vec<u32>,
+    tree: Vec<u32>,
+}
+
+impl Buffers {
+    /// Buffers for `n` tasks.
+    pub fn new(n: usize) -> Buffers {
+        Buffers {
+            outcome: vec![TaskOutcome::Waiting; n],
+            link: vec![0; n],
+            slots: vec![0; n],
+            key: vec![0.0; n],
+            choice: vec![0; n],
+            next: vec![0; n],
+            prev: vec![0; n],
+            tree: vec![0; 2 * n],
+        }
+    }
+
+    /// The core's view of them.
+    pub fn storage(&mut self) -> SerialStorage<'_> {
+        SerialStorage {
+            outcome: &mut self.outcome,
+            link: &mut self.link,
+            slots: &mut self.slots,
+            key: &mut self.key,
+            choice: &mut self.choice,
+            next: &mut self.next,
+            prev: &mut self.prev,
+            tree: &mut self.tree,
+        }
+    }
+}
+
+/// Runs `trial` under `cfg` to the end of its window.
+pub fn run(trial: &Trial, cfg: SerialConfig) -> Result<SerialReport, SerialError> {
+    let mut b = Buffers::new(trial.tasks.len());
+    let sim = Sim::new(trial.env(), &trial.tasks, cfg, b.storage())?;
+    Ok(sim.run())
+}
