@@ -529,3 +529,69 @@ proptest! {
         prop_assert_eq!(r.report, again.report);
     }
 }
+
+/// A stage with its per-type shortcut turned off: the per-task pass.
+struct PerTask<S>(S);
+
+impl<S: super::two_stage::Stage> super::two_stage::Stage for PerTask<S> {
+    fn choose(&self, v: &View<'_>, t: u32) -> Option<(u16, f64)> {
+        self.0.choose(v, t)
+    }
+    fn evals(&self, v: &View<'_>, t: u32) -> u64 {
+        self.0.evals(v, t)
+    }
+}
+
+fn pass(
+    stage: &impl super::two_stage::Stage,
+    e: SerialEnv<'_>,
+    tasks: &[SerialTask],
+    ready: &[u64],
+) -> (Vec<(u32, u16)>, u64) {
+    let n = tasks.len();
+    let (mut slots, mut key, mut choice) = (vec![0u32; n], vec![0.0; n], vec![0u16; n]);
+    let (mut next, mut prev, mut tree) = (vec![0u32; n], vec![0u32; n], vec![0u32; 2 * n]);
+    for (i, s) in slots.iter_mut().enumerate() {
+        *s = i as u32;
+    }
+    let mut sc = Scratch {
+        slots: &mut slots,
+        key: &mut key,
+        choice: &mut choice,
+        next: &mut next,
+        prev: &mut prev,
+        tree: &mut tree,
+    };
+    let mut v = View::new(e, tasks, Micros::ZERO, |m| Micros(ready[m]));
+    let mut out = Vec::new();
+    let evals = super::two_stage::run(&mut v, &mut sc, n, stage, &mut |t, m| out.push((t, m)));
+    (out, evals)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// The per-type pass makes the per-task pass's decisions and counts its evaluations.
+    #[test]
+    fn per_type_pass_equals_per_task_pass(
+        seed in 0u64..10_000,
+        n in 1usize..300,
+        ready in prop::collection::vec(0u64..3_000_000_000, 8),
+    ) {
+        use super::policy::{max_max_util::MaxMaxUtil, met_max_util_max_upt::MetMaxUtilMaxUpt,
+            min_min_comp::MinMinComp};
+        let classes = UtilityClasses::essc20();
+        let (etc, mut tasks) = reference(n, seed);
+        // All arrived by the event at 6 h.
+        for t in tasks.iter_mut() {
+            t.arrival = Micros(t.arrival.0.min(6 * 3_600_000_000));
+        }
+        let e = reference_env(&etc, &classes);
+        prop_assert_eq!(pass(&MinMinComp, e, &tasks, &ready), pass(&PerTask(MinMinComp), e, &tasks, &ready));
+        prop_assert_eq!(pass(&MaxMaxUtil, e, &tasks, &ready), pass(&PerTask(MaxMaxUtil), e, &tasks, &ready));
+        prop_assert_eq!(
+            pass(&MetMaxUtilMaxUpt, e, &tasks, &ready),
+            pass(&PerTask(MetMaxUtilMaxUpt), e, &tasks, &ready)
+        );
+    }
+}

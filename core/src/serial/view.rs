@@ -121,11 +121,40 @@ impl<'v> View<'v> {
 
     /// The machine of type `j` that completes task `t` first, with the completion.
     pub fn min_completion_in(&self, t: u32, j: u8) -> Option<(u16, Micros)> {
+        self.type_min_completion_in(self.tasks[t as usize].ty, j)
+    }
+
+    /// The machine of type `j` that completes a task of type `ty` first.
+    pub fn type_min_completion_in(&self, ty: u16, j: u8) -> Option<(u16, Micros)> {
         let m = self.best[j as usize][0];
-        if m == NO_MACHINE || !self.env.runs(self.tasks[t as usize].ty, j) {
+        if m == NO_MACHINE || !self.env.runs(ty, j) {
             return None;
         }
-        Some((m, self.completion(t, m)))
+        Some((
+            m,
+            self.ready[m as usize].saturating_add(self.env.etc(ty, j)),
+        ))
+    }
+
+    /// The machine that completes a task of type `ty` first (lower index on ties), among the
+    /// machine types `allowed` accepts.
+    pub fn type_min_completion_where(
+        &self,
+        ty: u16,
+        allowed: impl Fn(u8) -> bool,
+    ) -> Option<(u16, Micros)> {
+        let mut best: Option<(u16, Micros)> = None;
+        for j in 0..self.env.machine_types {
+            if !allowed(j) {
+                continue;
+            }
+            if let Some((m, c)) = self.type_min_completion_in(ty, j) {
+                if best.is_none_or(|(bm, bc)| (c, m) < (bc, bm)) {
+                    best = Some((m, c));
+                }
+            }
+        }
+        best
     }
 
     /// The machine that completes task `t` first (lower index on ties), among the machine
@@ -135,18 +164,7 @@ impl<'v> View<'v> {
         t: u32,
         allowed: impl Fn(u8) -> bool,
     ) -> Option<(u16, Micros)> {
-        let mut best: Option<(u16, Micros)> = None;
-        for j in 0..self.env.machine_types {
-            if !allowed(j) {
-                continue;
-            }
-            if let Some((m, c)) = self.min_completion_in(t, j) {
-                if best.is_none_or(|(bm, bc)| (c, m) < (bc, bm)) {
-                    best = Some((m, c));
-                }
-            }
-        }
-        best
+        self.type_min_completion_where(self.tasks[t as usize].ty, allowed)
     }
 
     /// The machine that completes task `t` first (lower index on ties).

@@ -3,13 +3,13 @@
 
 mod k_best_types;
 mod max_max_upt;
-mod max_max_util;
+pub(crate) mod max_max_util;
 mod max_upt;
 mod max_util;
 mod met_max_util;
-mod met_max_util_max_upt;
+pub(crate) mod met_max_util_max_upt;
 mod met_random;
-mod min_min_comp;
+pub(crate) mod min_min_comp;
 pub(crate) mod permute;
 mod random;
 mod round_robin;
