@@ -34,3 +34,6 @@ pub fn run_file(
     report::write_all(&dir, &exp, &rows)?;
     Ok((report::text_table(&exp, &rows), dir))
 }
+
+#[cfg(test)]
+mod tests;

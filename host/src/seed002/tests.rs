@@ -1,0 +1,63 @@
+//! Experiment files: errors that name the file and line, and reruns that write the same bytes.
+
+use super::experiment::{is_serial, SerialExperiment};
+use std::path::PathBuf;
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kairos-s002-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("exp.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const SMALL: &str = r#"
+name = "s002-small"
+system = "serial"
+seed = 7
+tasks_per_day = 1500
+trials = 2
+heuristics = ["max-util", "min-min-comp", "sufferage", "max-max-upt"]
+thetas = [0, 0.5]
+"#;
+
+#[test]
+fn bad_values_name_the_file_line_and_key() {
+    let p = write(
+        "bad",
+        "name = \"x\"\nsystem = \"serial\"\nseed = 1\ntasks_per_day = 100\nheuristics = [\"max-util\", \"fastest\"]\nthetas = [-1]\n",
+    );
+    assert!(is_serial(&p));
+    let e = SerialExperiment::load(&p).unwrap_err().to_string();
+    assert!(
+        e.contains("exp.toml:5: heuristics[1] = fastest: unknown heuristic"),
+        "{e}"
+    );
+    assert!(
+        e.contains("exp.toml:6: thetas[0] = -1: must be between 0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_rerun_writes_the_same_bytes() {
+    let p = write("small", SMALL);
+    let out1 = p.parent().unwrap().join("out1");
+    let out2 = p.parent().unwrap().join("out2");
+    super::run_file(&p, None, Some(out1.clone()), Some(2), &|_| {}).unwrap();
+    super::run_file(&p, None, Some(out2.clone()), Some(1), &|_| {}).unwrap();
+    for f in [
+        "trials.csv",
+        "summary.csv",
+        "summary.json",
+        "utility.svg",
+        "events.svg",
+    ] {
+        let a = std::fs::read(out1.join(f)).unwrap();
+        let b = std::fs::read(out2.join(f)).unwrap();
+        assert!(!a.is_empty() && a == b, "{f} differs between reruns");
+    }
+    let csv = std::fs::read_to_string(out1.join("trials.csv")).unwrap();
+    // 4 heuristics x 2 thresholds x 2 trials, and a header.
+    assert_eq!(csv.lines().count(), 17);
+}
