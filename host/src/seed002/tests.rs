@@ -61,3 +61,20 @@ fn a_rerun_writes_the_same_bytes() {
     // 4 heuristics x 2 thresholds x 2 trials, and a header.
     assert_eq!(csv.lines().count(), 17);
 }
+
+#[test]
+fn every_seed002_experiment_file_loads() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with("s002-") && name.ends_with(".toml") {
+            assert!(is_serial(&p), "{name}");
+            let exp = SerialExperiment::load(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(!exp.configs.is_empty(), "{name}");
+            n += 1;
+        }
+    }
+    assert_eq!(n, 9);
+}
