@@ -37,7 +37,7 @@
 //! - [`engine`]: the one event loop that drives a controller through arrivals, completions
 //!   and mapping events, for every caller (the firmware, `kairos run`, trace replay, the
 //!   benchmarks), and hashes the decisions ([`digest`]). [`packed`]: a scenario packed for the
-//!   firmware.
+//!   firmware. [`wire`]: the protocol between a host and a live controller.
 //!
 //! `docs/architecture.md` follows one task from arrival to completion through these files.
 //!
@@ -76,6 +76,7 @@ pub mod task;
 pub mod timeline;
 pub mod units;
 pub mod utility;
+pub mod wire;
 
 pub use config::{Config, Heuristic, KnapsackParams, Reservations, UnknownName};
 pub use controller::{Controller, Counts};
