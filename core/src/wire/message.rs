@@ -42,6 +42,8 @@ pub struct Envelope<T> {
 }
 
 /// What the host asks of the controller.
+// One message is alive at a time and the core cannot box: the size gap costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Request<'a> {
     /// Starts a session: a packed scenario header ([`crate::packed::encode_header`]: the
@@ -213,6 +215,8 @@ impl core::fmt::Display for Fault {
 }
 
 /// What the controller answers.
+// One message is alive at a time and the core cannot box: the size gap costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Response {
     /// A session started.

@@ -88,6 +88,8 @@ pub struct Buffers<'s> {
 }
 
 /// A request, decoded and owned.
+// One request is alive at a time and the core cannot box: the size gap costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Cmd {
     /// A hello: its bytes stay in the reader ([`Reader::last`]).
     Hello,
