@@ -45,6 +45,7 @@ pub mod experiment;
 pub mod firmware_scenarios;
 pub mod generate;
 pub mod knapsack;
+pub mod live;
 pub mod report;
 pub mod run;
 pub mod scenario;
