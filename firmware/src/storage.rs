@@ -36,16 +36,16 @@ pub const MEMO: usize = 1024;
 pub const PENDING: usize = 2 * TASKS + 16;
 
 /// A `static` that starts uninitialised and is handed out once, as `&'static mut`.
-struct Static<T>(UnsafeCell<MaybeUninit<T>>);
+pub struct Static<T>(UnsafeCell<MaybeUninit<T>>);
 
 // Safety: each `Static` is only reached through `take`, which hands it out at most once.
 unsafe impl<T> Sync for Static<T> {}
 
 impl<T> Static<T> {
-    const fn new() -> Static<T> {
+    pub const fn new() -> Static<T> {
         Static(UnsafeCell::new(MaybeUninit::uninit()))
     }
-    fn ptr(&self) -> *mut T {
+    pub fn ptr(&self) -> *mut T {
         self.0.get().cast()
     }
 }
@@ -102,7 +102,7 @@ pub fn take() -> Option<Buffers> {
 /// Initialises every element of the static array at `array` with `f` and borrows it for good.
 ///
 /// Safety: `array` points to a `static`, which the caller borrows only once.
-unsafe fn fill<T, const N: usize>(
+pub unsafe fn fill<T, const N: usize>(
     array: *mut [T; N],
     mut f: impl FnMut() -> T,
 ) -> &'static mut [T] {

@@ -138,6 +138,22 @@ pub struct Decided {
     pub fate: Fate,
 }
 
+impl Decided {
+    /// A placeholder to fill a caller's decision buffer with.
+    pub const BLANK: Decided = Decided {
+        decision: Decision {
+            task: TaskId(0),
+            kind: crate::plan::DecisionKind::Drop,
+            cluster: crate::platform::ClusterId(0),
+            nodes: crate::units::NodeCount(0),
+            pstate: crate::platform::PState(0),
+            start: Micros::ZERO,
+            end: Micros::ZERO,
+        },
+        fate: Fate::None,
+    };
+}
+
 /// Part of a mapping event's decisions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Page {

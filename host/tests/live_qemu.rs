@@ -1,0 +1,131 @@
+//! The firmware as a live controller under QEMU: builds the live image (firmware/live.sh),
+//! starts it in QEMU (mps2-an386) with its UART0 on a socket, and drives the `ph` and `upe`
+//! scenarios through it over the serial link: the digest, totals and event lines must equal
+//! the in-process run's. Also through a link that damages, drops and duplicates frames.
+//!
+//! Installs what it needs if missing (scripts/setup-firmware.sh), like firmware_qemu.rs.
+
+use kairos_core::engine::{Observer, Report};
+use kairos_core::units::Micros;
+use kairos_core::Controller;
+use kairos_host::firmware_scenarios::{self, FirmwareScenario};
+use kairos_host::live::{self, Client, ControllerSpec, EventLine, FaultRates, Faults};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("host/ is inside the project")
+        .to_path_buf()
+}
+
+/// The live image, set up and built once.
+fn image() -> &'static Path {
+    static IMAGE: OnceLock<PathBuf> = OnceLock::new();
+    IMAGE.get_or_init(|| {
+        let qemu = Command::new("qemu-system-arm")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+        let target = Command::new("rustup")
+            .args(["target", "list", "--installed"])
+            .output()
+            .is_ok_and(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .any(|l| l.trim() == "thumbv7em-none-eabihf")
+            });
+        if !(qemu && target) {
+            let out = Command::new("bash")
+                .arg(root().join("scripts/setup-firmware.sh"))
+                .output()
+                .expect("running scripts/setup-firmware.sh");
+            assert!(out.status.success(), "scripts/setup-firmware.sh failed");
+        }
+        let out = Command::new("bash")
+            .arg(root().join("firmware/live.sh"))
+            .output()
+            .expect("running firmware/live.sh");
+        assert!(
+            out.status.success(),
+            "firmware/live.sh failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    })
+}
+
+#[derive(Default)]
+struct Lines(Vec<EventLine>);
+
+impl Observer for Lines {
+    fn after_mapping(&mut self, now: Micros, ctl: &Controller<'_>, decisions: u32) {
+        self.0.push(EventLine {
+            at: now,
+            decisions,
+            utility: ctl.utility(),
+            consumed: ctl.ledger().consumed(),
+        });
+    }
+}
+
+fn in_process(s: &FirmwareScenario) -> (Report, Vec<EventLine>) {
+    let mut lines = Lines::default();
+    let report = kairos_host::storage::simulate(
+        &s.header.platform,
+        &s.header.classes,
+        s.header.config,
+        s.header.schedule,
+        &s.tasks,
+        &mut lines,
+    )
+    .unwrap();
+    (report, lines.0)
+}
+
+fn through_qemu(name: &str, faults: Option<FaultRates>) {
+    let s = firmware_scenarios::scenario(name).unwrap();
+    let (want, lines) = in_process(&s);
+    let link = live::connect(&ControllerSpec::Qemu, &s.header, image()).unwrap();
+    let mut client = Client::new(link, 1);
+    if let Some(rates) = faults {
+        client = client.with_faults(Faults::new(rates));
+        client.timeout = Duration::from_millis(500);
+        client.max_tries = 100;
+    }
+    let got = live::drive(&mut client, &s.header, s.header.schedule, &s.tasks).unwrap();
+    let stats = client.stats();
+    eprintln!("{name} through QEMU: {:?}; {stats:?}", got.report);
+    assert_eq!(got.report, want, "{name}: report and digest");
+    assert_eq!(got.events, lines, "{name}: event lines");
+    if faults.is_some() {
+        assert!(stats.retries > 0);
+    }
+}
+
+#[test]
+fn ph_through_qemu_equals_in_process() {
+    through_qemu("ph", None);
+}
+
+#[test]
+fn upe_through_qemu_equals_in_process() {
+    through_qemu("upe", None);
+}
+
+#[test]
+fn a_faulty_serial_link_to_qemu_reaches_the_same_digest() {
+    through_qemu(
+        "ph",
+        Some(FaultRates {
+            corrupt: 0.01,
+            truncate: 0.005,
+            drop: 0.01,
+            duplicate: 0.01,
+            seed: 2024,
+        }),
+    );
+}
