@@ -89,7 +89,7 @@ fn in_process(s: &FirmwareScenario) -> (Report, Vec<EventLine>) {
 fn through_qemu(name: &str, faults: Option<FaultRates>) {
     let s = firmware_scenarios::scenario(name).unwrap();
     let (want, lines) = in_process(&s);
-    let link = live::connect(&ControllerSpec::Qemu, &s.header, image()).unwrap();
+    let link = live::connect(&ControllerSpec::Qemu, &s.header, s.tasks.len(), image()).unwrap();
     let mut client = Client::new(link, 1);
     if let Some(rates) = faults {
         client = client.with_faults(Faults::new(rates));

@@ -22,7 +22,7 @@ pub const VERSION: u16 = 1;
 
 /// The largest message payload (postcard bytes inside a frame), either way. A hello carries a
 /// packed scenario header (clusters, classes, configuration, task types), the largest message.
-pub const MAX_PAYLOAD: usize = 4096;
+pub const MAX_PAYLOAD: usize = 16384;
 
 /// Decisions in one [`Page`]: a page stays well under [`MAX_PAYLOAD`] (a decision with its
 /// fate is at most 60 bytes).

@@ -70,11 +70,17 @@ pub fn default_image(root: &Path) -> PathBuf {
     root.join("firmware/target/live/thumbv7em-none-eabihf/release/kairos-firmware")
 }
 
-/// A link to the controller `spec` says, for a run of `header`'s platform (an inline
-/// controller is sized for it); `image` is the firmware ELF for QEMU.
-pub fn connect(spec: &ControllerSpec, header: &PackedHeader, image: &Path) -> anyhow::Result<Link> {
+/// A link to the controller `spec` says, for a run of `header`'s platform and `tasks`
+/// tasks (an inline controller is sized for them, at least [`INLINE_TASKS`] slots);
+/// `image` is the firmware ELF for QEMU.
+pub fn connect(
+    spec: &ControllerSpec,
+    header: &PackedHeader,
+    tasks: usize,
+    image: &Path,
+) -> anyhow::Result<Link> {
     match spec {
-        ControllerSpec::Inline => Ok(inline(header, INLINE_TASKS)),
+        ControllerSpec::Inline => Ok(inline(header, tasks.max(INLINE_TASKS))),
         ControllerSpec::Qemu => qemu(image),
         ControllerSpec::Serial(path) => serial(path),
     }
@@ -98,7 +104,7 @@ pub fn simulate(
     schedule: Schedule,
     tasks: &[Task],
 ) -> anyhow::Result<(Driven, LinkStats)> {
-    let link = connect(spec, header, image)?;
+    let link = connect(spec, header, tasks.len(), image)?;
     let mut client = Client::new(link, fresh_seq(spec));
     let driven = drive(&mut client, header, schedule, tasks)?;
     Ok((driven, client.stats()))
@@ -254,4 +260,43 @@ pub fn serial(path: &Path) -> anyhow::Result<Link> {
         .with_context(|| format!("opening {}", path.display()))?;
     let input = out.try_clone().context("cloning the serial device")?;
     Ok(Link::over(input, out))
+}
+
+/// `kairos run --controller`: generates trial `opts.trial` of `scenario` and simulates it with
+/// every decision from the controller `spec` says; the summary is the in-process run's
+/// (the mapping events' wall times are not measured: they are the link's), and the link's
+/// cost comes with it.
+pub fn run_trial(
+    scenario: &crate::scenario::Scenario,
+    opts: &crate::run::RunOptions,
+    spec: &ControllerSpec,
+    image: &Path,
+) -> anyhow::Result<(crate::run::RunSummary, LinkStats)> {
+    let t0 = Instant::now();
+    let trial = crate::generate::generate(scenario, opts.trial)
+        .with_context(|| format!("generating trial {} of {}", opts.trial, scenario.name))?;
+    let generate_s = t0.elapsed().as_secs_f64();
+    let mut stats = LinkStats::default();
+    let summary = crate::run::run_generated_with(
+        scenario,
+        opts,
+        &trial,
+        generate_s,
+        &mut |platform, classes, config, schedule, tasks, watch| {
+            let header = PackedHeader {
+                platform: platform.clone(),
+                classes: classes.clone(),
+                config,
+                schedule,
+                tasks: 0,
+            };
+            let (driven, s) = simulate(spec, image, &header, schedule, tasks)?;
+            stats = s;
+            for e in &driven.events {
+                watch.sample(e.at, e.utility.as_f64(), e.consumed.as_joules_f64());
+            }
+            Ok(driven.report)
+        },
+    )?;
+    Ok((summary, stats))
 }
