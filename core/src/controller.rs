@@ -129,9 +129,19 @@ impl<'a> Controller<'a> {
     pub fn now(&self) -> Micros {
         self.planner.now()
     }
-    /// The tasks so far, in arrival order (index = [`TaskId`]).
+    /// The tasks so far, in arrival order (index = [`TaskId`]) while the table has not
+    /// wrapped; then the table in slot order ([`Controller::task`] finds a task by id).
     pub fn tasks(&self) -> &[TaskSlot] {
         self.planner.tasks()
+    }
+    /// Task `id`'s slot, while the task table holds it (task slots are recycled once a
+    /// controller has seen more tasks than it has slots; see `Planner::tasks`).
+    pub fn task(&self, id: TaskId) -> Option<&TaskSlot> {
+        self.planner.task(id)
+    }
+    /// Task slots in use: tasks not yet completed or dropped.
+    pub fn slots_used(&self) -> usize {
+        self.planner.slots_used()
     }
     /// One cluster's timeline.
     pub fn timeline(&self, c: ClusterId) -> Option<&ClusterTimeline<'a>> {

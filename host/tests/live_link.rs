@@ -110,3 +110,17 @@ fn a_request_over_capacity_is_refused_and_the_controller_keeps_serving() {
         r => panic!("{r:?}"),
     }
 }
+
+#[test]
+fn more_tasks_than_slots_run_through_recycled_slots() {
+    // 600 tasks over the day through a controller of 512 slots (a firmware image's).
+    let s = firmware_scenarios::scenario("overcap").unwrap();
+    assert!(s.tasks.len() > live::INLINE_TASKS);
+    let (want, lines) = in_process(&s);
+    let link = live::inline(&s.header, live::INLINE_TASKS);
+    let mut client = Client::new(link, 1);
+    let got = live::drive(&mut client, &s.header, s.header.schedule, &s.tasks).unwrap();
+    assert_eq!(got.report, want);
+    assert_eq!(got.events, lines);
+    assert_eq!(got.capacities.tasks as usize, live::INLINE_TASKS);
+}

@@ -129,3 +129,10 @@ fn a_faulty_serial_link_to_qemu_reaches_the_same_digest() {
         }),
     );
 }
+
+#[test]
+fn more_tasks_than_the_firmware_has_slots_through_qemu() {
+    // `overcap`: 600 tasks over the day, more than the image's 512 task slots; the replay
+    // image fails on it (firmware_qemu.rs), the live controller recycles its slots.
+    through_qemu("overcap", None);
+}

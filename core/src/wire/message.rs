@@ -185,7 +185,7 @@ pub struct Status {
     pub budget: MilliJoules,
     /// The run's counters.
     pub counts: Counts,
-    /// Task slots in use (waiting, running, reserved, or not yet recycled).
+    /// Task slots in use: tasks that arrived and are not yet completed or dropped.
     pub slots_used: u32,
 }
 

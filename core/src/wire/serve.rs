@@ -354,7 +354,7 @@ fn session<P: Port, W: Watch>(
 /// A completion, if the task still holds assignment `seq` (running, or reserved with its
 /// start come); otherwise [`Response::Stale`].
 fn complete(ctl: &mut Controller<'_>, task: TaskId, at: Micros, seq: u32) -> Response {
-    let live = ctl.tasks().get(task.0 as usize).is_some_and(|s| {
+    let live = ctl.task(task).is_some_and(|s| {
         matches!(s.state, TaskState::Running | TaskState::Reserved)
             && s.assignment.is_some_and(|a| a.seq == seq)
     });
@@ -390,10 +390,7 @@ fn map(ctl: &mut Controller<'_>, now: Micros, decisions: &mut [Decided]) -> Resu
         if !matches!(dec.kind, DecisionKind::Start | DecisionKind::Reserve) {
             continue;
         }
-        let a = ctl
-            .tasks()
-            .get(dec.task.0 as usize)
-            .and_then(|s| s.assignment);
+        let a = ctl.task(dec.task).and_then(|s| s.assignment);
         d.fate = match a {
             None => Fate::Gone,
             Some(a) if a.start == dec.start && a.end == dec.end => Fate::Same { seq: a.seq },
@@ -436,6 +433,6 @@ fn status(ctl: &Controller<'_>) -> Status {
         committed: ledger.committed(),
         budget: ledger.budget(),
         counts: ctl.counts(),
-        slots_used: ctl.tasks().len() as u32,
+        slots_used: ctl.slots_used() as u32,
     }
 }

@@ -454,3 +454,70 @@ proptest! {
         prop_assert_eq!(env.body, Request::Arrival(task(i)));
     }
 }
+
+/// Storage of `tasks` slots for `h`'s platform, leaked (a test's controller lives to its end).
+fn leaked_storage(h: &PackedHeader, tasks: usize) -> Storage<'static> {
+    let s = StorageSizes::of(&h.platform, tasks);
+    Storage {
+        tasks: vec![TaskSlot::EMPTY; s.tasks].leak(),
+        nodes: vec![NodeTimeline::new(); s.nodes].leak(),
+        members: vec![0; s.members].leak(),
+        scratch_a: vec![0; s.scratch].leak(),
+        scratch_b: vec![0; s.scratch].leak(),
+        work: vec![Work::default(); s.work].leak(),
+        open: vec![0; s.open].leak(),
+        memo: vec![MemoEntry::default(); 64].leak(),
+        voids: &mut [],
+    }
+}
+
+#[test]
+fn slots_are_recycled_once_their_tasks_are_done() {
+    use crate::controller::Controller;
+    let h = Box::leak(Box::new(header()));
+    h.config = Config::new(Heuristic::Conservative, Micros::ZERO, Micros::from_hours(48));
+    let mut ctl = Controller::new(&h.platform, &h.classes, h.config, leaked_storage(h, 4)).unwrap();
+    // One task an hour for 40 hours through a table of 4: each runs and ends within its hour.
+    for i in 0..40u32 {
+        let t = Micros::from_hours(i as u64);
+        let mut task = task(i);
+        task.arrival = t;
+        assert_eq!(ctl.on_arrival(task).unwrap(), TaskId(i));
+        let mut started = Vec::new();
+        ctl.on_mapping_event(t, &mut |d| {
+            if d.kind == DecisionKind::Start {
+                started.push(*d)
+            }
+        })
+        .unwrap();
+        assert_eq!(started.len(), 1, "task {i} starts at once");
+        let d = started[0];
+        ctl.on_completion(d.task, d.end).unwrap();
+        assert_eq!(ctl.slots_used(), 0);
+        assert!(ctl.task(TaskId(i)).is_some());
+        if i >= 4 {
+            assert!(ctl.task(TaskId(i - 4)).is_none(), "slot of {} recycled", i - 4);
+            assert_eq!(
+                ctl.on_completion(TaskId(i - 4), d.end),
+                Err(crate::error::InputError::UnknownTask(i - 4).into())
+            );
+        }
+    }
+    assert_eq!(ctl.counts().completed, 40);
+    // A task done but still on the open list keeps its slot until the next event clears it.
+    let t = Micros::from_hours(41);
+    ctl.on_mapping_event(t, &mut |_| {}).unwrap();
+    // Four tasks waiting fill the table: a fifth is a capacity error, and the slots stay.
+    for i in 40..44 {
+        let mut task = task(i);
+        task.arrival = t;
+        ctl.on_arrival(task).unwrap();
+    }
+    let mut task = task(44);
+    task.arrival = t;
+    assert!(matches!(
+        ctl.on_arrival(task),
+        Err(crate::error::Error::Capacity(_))
+    ));
+    assert_eq!(ctl.slots_used(), 4);
+}

@@ -191,7 +191,9 @@ impl Port for ChannelPort {
 }
 
 /// The firmware image `image` under QEMU (mps2-an386), its UART0 on a Unix socket this
-/// process connects to; its defmt log (semihosting) goes to `<image>.live.log`.
+/// process connects to; its defmt log (semihosting) goes to `<image>.live.log` (decode it
+/// with `firmware/run.sh --decode <image>.live.log <image>`). With `KAIROS_QEMU_ICOUNT=1`
+/// QEMU runs with `-icount shift=0`, so that the log's SysTick ticks count instructions.
 pub fn qemu(image: &Path) -> anyhow::Result<Link> {
     if !image.is_file() {
         bail!(
@@ -209,7 +211,11 @@ pub fn qemu(image: &Path) -> anyhow::Result<Link> {
     let sock = dir.join("uart0.sock");
     let log = std::fs::File::create(image.with_extension("live.log"))
         .with_context(|| format!("creating the log beside {}", image.display()))?;
-    let child = Command::new("qemu-system-arm")
+    let mut cmd = Command::new("qemu-system-arm");
+    if std::env::var_os("KAIROS_QEMU_ICOUNT").is_some_and(|v| v == "1") {
+        cmd.args(["-icount", "shift=0"]);
+    }
+    let child = cmd
         .args(["-cpu", "cortex-m4", "-machine", "mps2-an386", "-nographic"])
         .args(["-semihosting-config", "enable=on,target=native"])
         .args(["-monitor", "none"])
