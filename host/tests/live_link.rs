@@ -124,3 +124,90 @@ fn more_tasks_than_slots_run_through_recycled_slots() {
     assert_eq!(got.events, lines);
     assert_eq!(got.capacities.tasks as usize, live::INLINE_TASKS);
 }
+
+/// Encoded frame bytes of `body` as request or answer `seq`.
+fn frame_len<T: serde::Serialize>(seq: u32, body: T) -> usize {
+    use kairos_core::wire::message::{self, Envelope, MAX_PAYLOAD};
+    let (mut scratch, mut out) = (vec![0u8; MAX_PAYLOAD], vec![0u8; 2 * MAX_PAYLOAD]);
+    message::encode(&Envelope { seq, body }, &mut scratch, &mut out).unwrap()
+}
+
+#[test]
+fn bytes_on_the_wire_per_task_and_per_decision() {
+    use kairos_core::task::TaskId;
+    use kairos_core::wire::message::{Decided, Decisions, Fate, Page, Request, Response, PAGE};
+    let s = firmware_scenarios::scenario("ph").unwrap();
+    let (driven, stats) = over_link(&s, None);
+    // A typical sequence number: the middle of the run's.
+    let seq = (stats.requests / 2) as u32;
+    let n = s.tasks.len();
+    let arrivals: usize = s
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            frame_len(seq, Request::Arrival(t.clone()))
+                + frame_len(seq, Response::Arrived(TaskId(i as u32)))
+        })
+        .sum();
+    let completion = frame_len(
+        seq,
+        Request::Completion {
+            task: TaskId(200),
+            at: s.header.config.day_end,
+            seq: 300,
+        },
+    ) + frame_len(
+        seq,
+        Response::Completed(kairos_core::units::Utility(3_000_000)),
+    );
+    let page = |decisions: &[Decided]| {
+        frame_len(
+            seq,
+            Response::Mapped(Page {
+                total: decisions.len() as u32,
+                from: 0,
+                utility: kairos_core::units::Utility(1_000_000_000),
+                consumed: kairos_core::units::MilliJoules(80_000_000_000),
+                decisions: Decisions::from_slice(decisions).unwrap(),
+            }),
+        )
+    };
+    let decided: Vec<Decided> = driven
+        .decisions
+        .iter()
+        .map(|d| Decided {
+            decision: *d,
+            fate: if matches!(
+                d.kind,
+                kairos_core::DecisionKind::Start | kairos_core::DecisionKind::Reserve
+            ) {
+                Fate::Same { seq: 300 }
+            } else {
+                Fate::None
+            },
+        })
+        .collect();
+    let empty_event = frame_len(
+        seq,
+        Request::Map {
+            now: s.header.config.day_end,
+        },
+    ) + page(&[]);
+    let mut decision_bytes = 0;
+    for chunk in decided.chunks(PAGE) {
+        decision_bytes += page(chunk) - page(&[]);
+    }
+    let per_task = arrivals as f64 / n as f64;
+    let per_decision = decision_bytes as f64 / decided.len() as f64;
+    eprintln!(
+        "ph on the wire: arrival {per_task:.1} B a task (request and answer), completion \
+         {completion} B, an event with no decision {empty_event} B, {per_decision:.1} B a \
+         decision ({} decisions)",
+        decided.len()
+    );
+    // The bounds docs/firmware.md and message.rs state.
+    assert!(per_task < 120.0);
+    assert!(per_decision < 60.0);
+    assert!(completion < 40 && empty_event < 40);
+}

@@ -372,17 +372,26 @@ impl<'a> Planner<'a> {
 
     /// The placement of task slot `i` on cluster `c`.
     pub(crate) fn placement(&self, i: u32, c: ClusterId) -> Option<Placement> {
-        self.tasks[self.at(i as usize)].task.on(self.platform, c).copied()
+        self.tasks[self.at(i as usize)]
+            .task
+            .on(self.platform, c)
+            .copied()
     }
 
     /// Whether task slot `i` may run on cluster `c` (its placement is not copied).
     pub(crate) fn runs_on(&self, i: u32, c: ClusterId) -> bool {
-        self.tasks[self.at(i as usize)].task.on(self.platform, c).is_some()
+        self.tasks[self.at(i as usize)]
+            .task
+            .on(self.platform, c)
+            .is_some()
     }
 
     /// Task slot `i`'s table (its type's, or its own), read in place: no placement copied.
     pub(crate) fn table(&self, i: u32) -> Option<&TaskType> {
-        self.tasks[self.at(i as usize)].task.table(self.platform).ok()
+        self.tasks[self.at(i as usize)]
+            .task
+            .table(self.platform)
+            .ok()
     }
 
     /// Number of P-states.

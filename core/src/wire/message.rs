@@ -166,8 +166,11 @@ pub struct Page {
     /// Energy consumed inside the day so far, after the event.
     pub consumed: MilliJoules,
     /// Decisions `from..from + decisions.len()`.
-    pub decisions: heapless::Vec<Decided, PAGE>,
+    pub decisions: Decisions,
 }
+
+/// The decisions of one [`Page`].
+pub type Decisions = heapless::Vec<Decided, PAGE>;
 
 /// The ledgers and counts ([`Request::Status`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

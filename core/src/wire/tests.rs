@@ -475,7 +475,11 @@ fn leaked_storage(h: &PackedHeader, tasks: usize) -> Storage<'static> {
 fn slots_are_recycled_once_their_tasks_are_done() {
     use crate::controller::Controller;
     let h = Box::leak(Box::new(header()));
-    h.config = Config::new(Heuristic::Conservative, Micros::ZERO, Micros::from_hours(48));
+    h.config = Config::new(
+        Heuristic::Conservative,
+        Micros::ZERO,
+        Micros::from_hours(48),
+    );
     let mut ctl = Controller::new(&h.platform, &h.classes, h.config, leaked_storage(h, 4)).unwrap();
     // One task an hour for 40 hours through a table of 4: each runs and ends within its hour.
     for i in 0..40u32 {
@@ -496,7 +500,11 @@ fn slots_are_recycled_once_their_tasks_are_done() {
         assert_eq!(ctl.slots_used(), 0);
         assert!(ctl.task(TaskId(i)).is_some());
         if i >= 4 {
-            assert!(ctl.task(TaskId(i - 4)).is_none(), "slot of {} recycled", i - 4);
+            assert!(
+                ctl.task(TaskId(i - 4)).is_none(),
+                "slot of {} recycled",
+                i - 4
+            );
             assert_eq!(
                 ctl.on_completion(TaskId(i - 4), d.end),
                 Err(crate::error::InputError::UnknownTask(i - 4).into())
