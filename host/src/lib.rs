@@ -27,6 +27,9 @@
 //!   replay`): loading, the replay as an observer of the core's engine, and metrics.
 //!   [`knapsack`]: seed 004's (alpha, beta, gamma) sweep over malleable jobs, with its own
 //!   scheduling loop (a malleable job is not one task with one assignment).
+//!   [`live`]: a run whose decisions come from a live controller over a serial link (the
+//!   firmware under QEMU, a board, or the core's serve loop in a thread): `kairos run
+//!   --controller`, the engine's loop kept on the host, the wire protocol's client.
 //! - Outputs. [`report`]: an experiment's CSV and JSON tables, statistics and SVG plots
 //!   (`knapsack` and `trace` write their own small files).
 //!
@@ -38,7 +41,8 @@
 //! [`firmware_scenarios`] takes the same storage and runs packed bytes, as the firmware does;
 //! [`trace`] takes it too and watches the engine as an observer. [`generate`], [`seed001`]
 //! and [`trace`] build the core's types (platforms, task types, utility curves); [`knapsack`]
-//! calls the core's knapsack selection directly. Everything else sees only summaries.
+//! calls the core's knapsack selection directly. [`live`] runs the engine's loop on the host
+//! and the controller at the other end of a link. Everything else sees only summaries.
 
 pub mod cmd;
 pub mod experiment;
