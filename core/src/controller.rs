@@ -139,6 +139,13 @@ impl<'a> Controller<'a> {
     pub fn task(&self, id: TaskId) -> Option<&TaskSlot> {
         self.planner.task(id)
     }
+    /// From now on, gives a task slot to a new task once the slot's task is completed or
+    /// dropped (and past a mapping event since), so that a controller that runs for ever
+    /// (the firmware's live mode) needs slots for the tasks it holds at once, not for all it
+    /// has seen. Without it, the task table refuses arrivals once full.
+    pub fn recycle_slots(&mut self) {
+        self.planner.recycle_slots();
+    }
     /// Task slots in use: tasks not yet completed or dropped.
     pub fn slots_used(&self) -> usize {
         self.planner.slots_used()

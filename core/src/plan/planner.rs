@@ -65,6 +65,9 @@ pub struct Planner<'a> {
     pub(super) idle: [u32; MAX_CLUSTERS],
     /// The `epoch` `idle` was counted in (0: never).
     pub(super) idle_epoch: u32,
+    /// Whether a task slot is given again once its task is done (see `slot_free`); off,
+    /// a full table refuses arrivals, as a replay of a day expects.
+    pub(super) recycle: bool,
 }
 
 impl<'a> Planner<'a> {
@@ -121,6 +124,7 @@ impl<'a> Planner<'a> {
             seq: 0,
             idle: [0; MAX_CLUSTERS],
             idle_epoch: 0,
+            recycle: false,
         };
         planner.index_voids(storage.voids);
         Ok(planner)
@@ -209,7 +213,9 @@ impl<'a> Planner<'a> {
             seq,
             idle,
             idle_epoch,
+            recycle,
         } = self;
+        copy.recycle = *recycle;
         copy.averages = *averages;
         copy.len = *len;
         copy.work_len = *work_len;
@@ -266,7 +272,13 @@ impl<'a> Planner<'a> {
     // A task takes its slot only once the slot's last task is done with (completed or
     // dropped, and out of the open list); otherwise the arrival is a capacity error. While
     // the tasks so far fit the table (every host run) `id` is its own slot, and nothing
-    // changes.
+    // changes. Recycling is the caller's choice (`recycle_slots`: the live controller's);
+    // without it a full table refuses arrivals.
+
+    /// Gives task slots again once their tasks are done.
+    pub fn recycle_slots(&mut self) {
+        self.recycle = true;
+    }
 
     /// The slot of task `id` (or of the id the next arrival will get).
     #[inline]
@@ -295,6 +307,9 @@ impl<'a> Planner<'a> {
         }
         if id < self.tasks.len() {
             return true;
+        }
+        if !self.recycle {
+            return false;
         }
         let s = &self.tasks[self.at(id)];
         let old = (id - self.tasks.len()) as u32;

@@ -297,7 +297,10 @@ fn session<P: Port, W: Watch>(
         Controller::new(&h.platform, &h.classes, h.config, storage)
     });
     let mut ctl = match built {
-        Ok(ctl) => ctl,
+        Ok(mut ctl) => {
+            ctl.recycle_slots();
+            ctl
+        }
         Err(e) => {
             link.answer(seq, Kind::Hello, Response::Fault(Fault::Core(e)));
             return End::Over;

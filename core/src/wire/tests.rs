@@ -472,6 +472,32 @@ fn leaked_storage(h: &PackedHeader, tasks: usize) -> Storage<'static> {
 }
 
 #[test]
+fn without_recycling_a_full_table_refuses_arrivals() {
+    use crate::controller::Controller;
+    let h = Box::leak(Box::new(header()));
+    h.config = Config::new(
+        Heuristic::Conservative,
+        Micros::ZERO,
+        Micros::from_hours(48),
+    );
+    let mut ctl = Controller::new(&h.platform, &h.classes, h.config, leaked_storage(h, 2)).unwrap();
+    for i in 0..3u32 {
+        let t = Micros::from_hours(i as u64);
+        let mut task = task(i);
+        task.arrival = t;
+        let got = ctl.on_arrival(task);
+        if i < 2 {
+            assert_eq!(got.unwrap(), TaskId(i));
+            let mut started = Vec::new();
+            ctl.on_mapping_event(t, &mut |d| started.push(*d)).unwrap();
+            ctl.on_completion(started[0].task, started[0].end).unwrap();
+        } else {
+            assert!(matches!(got, Err(crate::error::Error::Capacity(_))));
+        }
+    }
+}
+
+#[test]
 fn slots_are_recycled_once_their_tasks_are_done() {
     use crate::controller::Controller;
     let h = Box::leak(Box::new(header()));
@@ -481,6 +507,7 @@ fn slots_are_recycled_once_their_tasks_are_done() {
         Micros::from_hours(48),
     );
     let mut ctl = Controller::new(&h.platform, &h.classes, h.config, leaked_storage(h, 4)).unwrap();
+    ctl.recycle_slots();
     // One task an hour for 40 hours through a table of 4: each runs and ends within its hour.
     for i in 0..40u32 {
         let t = Micros::from_hours(i as u64);
