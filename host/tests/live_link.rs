@@ -211,3 +211,88 @@ fn bytes_on_the_wire_per_task_and_per_decision() {
     assert!(per_decision < 60.0);
     assert!(completion < 40 && empty_event < 40);
 }
+
+/// `kairos run --controller inline` on the small ESSC scenario, every heuristic: the summary
+/// (digest, totals, trace) is the in-process run's, all but the timings.
+#[test]
+fn kairos_run_with_an_inline_controller_equals_in_process() {
+    use kairos_core::Heuristic;
+    use kairos_host::run::{run_trial, RunOptions};
+    use kairos_host::scenario::Scenario;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/essc_small.toml");
+    let scenario = Scenario::load(&path).unwrap();
+    for h in Heuristic::ALL {
+        let opts = RunOptions::new(h);
+        let want = run_trial(&scenario, &opts).unwrap();
+        let (got, stats) = live::run_trial(
+            &scenario,
+            &opts,
+            &live::ControllerSpec::Inline,
+            std::path::Path::new("unused"),
+        )
+        .unwrap();
+        assert_eq!(got.digest, want.digest, "{h}");
+        assert_eq!(
+            (
+                got.arrived,
+                got.completed,
+                got.dropped,
+                got.unfinished,
+                got.mapping_events
+            ),
+            (
+                want.arrived,
+                want.completed,
+                want.dropped,
+                want.unfinished,
+                want.mapping_events
+            ),
+            "{h}"
+        );
+        assert_eq!(got.utility, want.utility, "{h}");
+        assert_eq!(got.energy_joules, want.energy_joules, "{h}");
+        assert_eq!(got.trace, want.trace, "{h}: the trace's lines");
+        assert!(stats.requests > 0 && stats.retries == 0);
+    }
+}
+
+#[test]
+fn bad_controller_flags_are_clear_errors() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kairos"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let small = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/essc_small.toml");
+    let out = run(&[
+        "run",
+        small,
+        "--heuristic",
+        "max-upe",
+        "--controller",
+        "usb",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("expected inline, qemu or serial:/dev/PATH"),
+        "{err}"
+    );
+    let out = run(&[
+        "run",
+        small,
+        "--heuristic",
+        "max-upe",
+        "--controller",
+        "qemu",
+        "--image",
+        "/nonexistent/kairos-firmware",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("/nonexistent/kairos-firmware: no live firmware image"),
+        "{err}"
+    );
+}
