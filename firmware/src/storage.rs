@@ -21,8 +21,26 @@ use kairos_core::packed::PackedHeader;
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
 use kairos_core::{MemoEntry, Storage, TaskSlot, Work};
 
-/// Task slots: the most tasks a scenario may have.
-pub const TASKS: usize = 512;
+/// Task slots: the most tasks a scenario may have (the live mode: may hold at once). 512,
+/// or `KAIROS_FW_TASKS` at build time (docs/firmware.md sizes the largest that links).
+pub const TASKS: usize = match option_env!("KAIROS_FW_TASKS") {
+    Some(s) => parse(s),
+    None => 512,
+};
+
+/// A decimal number, at compile time (a bad one fails the build).
+const fn parse(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut n = 0usize;
+    let mut i = 0;
+    assert!(!b.is_empty(), "KAIROS_FW_TASKS must be a decimal number");
+    while i < b.len() {
+        assert!(b[i].is_ascii_digit(), "KAIROS_FW_TASKS must be a decimal number");
+        n = n * 10 + (b[i] - b'0') as usize;
+        i += 1;
+    }
+    n
+}
 /// Node timelines: the most nodes over all clusters.
 pub const NODES: usize = 96;
 /// The largest cluster the sweep scratch (and node choice's keys in it) can serve.

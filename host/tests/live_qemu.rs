@@ -136,3 +136,51 @@ fn more_tasks_than_the_firmware_has_slots_through_qemu() {
     // image fails on it (firmware_qemu.rs), the live controller recycles its slots.
     through_qemu("overcap", None);
 }
+
+/// Measurement, not run by CI (`cargo test -p kairos-host --test live_qemu -- --ignored
+/// --nocapture`, with `KAIROS_QEMU_ICOUNT=1` for instruction counts): the live image with the
+/// most task slots that link (`KAIROS_FW_TASKS=3037`, docs/firmware.md), and a backlog that
+/// fills them: `ph`'s platform and configuration, its tasks cycled to 3,037 arrivals in the
+/// first 31 seconds. The digest must still be the in-process run's.
+#[test]
+#[ignore = "a measurement: builds a 4 MB image and runs a long day under QEMU"]
+fn largest_backlog_through_qemu() {
+    let tasks: usize = 3037;
+    image(); // setup, and the ordinary image
+    let fw = root().join("firmware");
+    let out = Command::new("cargo")
+        .current_dir(&fw)
+        .env("KAIROS_FW_TASKS", tasks.to_string())
+        .args(["build", "--release", "--quiet", "--features", "live"])
+        .args(["--target-dir", "target/live-big"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let elf = fw.join("target/live-big/thumbv7em-none-eabihf/release/kairos-firmware");
+    let mut s = firmware_scenarios::scenario("ph").unwrap();
+    let base = s.tasks.clone();
+    s.tasks = (0..tasks)
+        .map(|i| {
+            let mut t = base[i % base.len()].clone();
+            t.arrival = Micros(10_000 * i as u64);
+            t
+        })
+        .collect();
+    let (want, lines) = in_process(&s);
+    let link = live::connect(&ControllerSpec::Qemu, &s.header, s.tasks.len(), &elf).unwrap();
+    let mut client = Client::new(link, 1);
+    client.timeout = Duration::from_secs(120);
+    let got = live::drive(&mut client, &s.header, s.header.schedule, &s.tasks).unwrap();
+    eprintln!(
+        "largest backlog through QEMU: {:?}; {:?}; log {}",
+        got.report,
+        client.stats(),
+        elf.with_extension("live.log").display()
+    );
+    assert_eq!(got.report, want);
+    assert_eq!(got.events, lines);
+}
