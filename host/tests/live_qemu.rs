@@ -184,3 +184,40 @@ fn largest_backlog_through_qemu() {
     assert_eq!(got.report, want);
     assert_eq!(got.events, lines);
 }
+
+/// `kairos run --controller qemu` end to end on a scenario file sized for the board: the
+/// lines it prints (utility, energy, tasks, digest) are the in-process run's, for a
+/// utility-aware heuristic and a comparison one.
+#[test]
+fn kairos_run_with_the_qemu_controller_prints_the_in_process_summary() {
+    let scenario = root().join("host/tests/data/essc_board.toml");
+    let scenario = scenario.to_str().unwrap();
+    let image = image().to_str().unwrap();
+    let kept = |out: &std::process::Output| -> Vec<String> {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| !l.starts_with("mapping events:") && !l.starts_with("wall time:"))
+            .map(str::to_string)
+            .collect()
+    };
+    for h in ["max-upe", "easy"] {
+        let kairos = || Command::new(env!("CARGO_BIN_EXE_kairos"));
+        let want = kairos()
+            .args(["run", scenario, "--heuristic", h])
+            .output()
+            .unwrap();
+        let got = kairos()
+            .args(["run", scenario, "--heuristic", h, "--controller", "qemu"])
+            .args(["--image", image])
+            .output()
+            .unwrap();
+        let (want, got) = (kept(&want), kept(&got));
+        assert!(want.iter().any(|l| l.starts_with("digest:")));
+        assert_eq!(got, want, "{h}");
+    }
+}

@@ -222,7 +222,7 @@ impl core::fmt::Display for Fault {
             Fault::Undecodable => f.write_str("the request does not decode"),
             Fault::Version(v) => write!(f, "the controller speaks protocol version {v}"),
             Fault::NoSession => f.write_str("no session: send a hello first"),
-            Fault::Core(e) => write!(f, "the controller refused: {e}"),
+            Fault::Core(e) => write!(f, "{e}"),
             Fault::Lost(n) => write!(
                 f,
                 "a mapping event made more than {n} decisions, more than the controller keeps; \
