@@ -231,8 +231,21 @@ pub fn serve<P: Port, W: Watch>(port: &mut P, buffers: Buffers<'_>, watch: &mut 
         match cmd {
             Cmd::Hello => hello = Some(seq),
             Cmd::Reset => link.answer(seq, Kind::Reset, Response::Reset),
-            _ => link.answer(seq, Kind::Status, Response::Fault(Fault::NoSession)),
+            other => link.answer(seq, kind_of(&other), Response::Fault(Fault::NoSession)),
         }
+    }
+}
+
+/// What `cmd` is, for a watch.
+fn kind_of(cmd: &Cmd) -> Kind {
+    match cmd {
+        Cmd::Hello => Kind::Hello,
+        Cmd::Arrival(_) => Kind::Arrival,
+        Cmd::Completion { .. } => Kind::Completion,
+        Cmd::Map(_) => Kind::Map,
+        Cmd::Page(_) => Kind::Page,
+        Cmd::Status => Kind::Status,
+        Cmd::Reset => Kind::Reset,
     }
 }
 
@@ -312,44 +325,39 @@ fn session<P: Port, W: Watch>(
         let Some((seq, cmd)) = link.next() else {
             return End::Closed;
         };
-        let (kind, answer) = match cmd {
+        let kind = kind_of(&cmd);
+        if kind != Kind::Hello {
+            link.watch.before(kind);
+        }
+        let answer = match cmd {
             Cmd::Hello => return End::Hello(seq),
             Cmd::Reset => {
-                link.answer(seq, Kind::Reset, Response::Reset);
+                link.answer(seq, kind, Response::Reset);
                 return End::Over;
             }
-            Cmd::Arrival(task) => (
-                Kind::Arrival,
-                match ctl.on_arrival(task) {
-                    Ok(id) => Response::Arrived(id),
-                    Err(e) => Response::Fault(Fault::Core(e)),
-                },
-            ),
+            Cmd::Arrival(task) => match ctl.on_arrival(task) {
+                Ok(id) => Response::Arrived(id),
+                Err(e) => Response::Fault(Fault::Core(e)),
+            },
             Cmd::Completion {
                 task,
                 at,
                 seq: assignment,
-            } => (Kind::Completion, complete(&mut ctl, task, at, assignment)),
-            Cmd::Map(now) => {
-                link.watch.before(Kind::Map);
-                match map(&mut ctl, now, decisions) {
-                    Ok(n) => {
-                        made = n;
-                        (Kind::Map, page(&ctl, &decisions[..made], 0))
-                    }
-                    Err(fault @ Fault::Lost(_)) => {
-                        link.answer(seq, Kind::Map, Response::Fault(fault));
-                        return End::Over;
-                    }
-                    Err(fault) => (Kind::Map, Response::Fault(fault)),
+            } => complete(&mut ctl, task, at, assignment),
+            Cmd::Map(now) => match map(&mut ctl, now, decisions) {
+                Ok(n) => {
+                    made = n;
+                    page(&ctl, &decisions[..made], 0)
                 }
-            }
-            Cmd::Page(from) => (Kind::Page, page(&ctl, &decisions[..made], from)),
-            Cmd::Status => (Kind::Status, Response::Status(status(&ctl))),
+                Err(fault @ Fault::Lost(_)) => {
+                    link.answer(seq, kind, Response::Fault(fault));
+                    return End::Over;
+                }
+                Err(fault) => Response::Fault(fault),
+            },
+            Cmd::Page(from) => page(&ctl, &decisions[..made], from),
+            Cmd::Status => Response::Status(status(&ctl)),
         };
-        if kind != Kind::Map {
-            link.watch.before(kind);
-        }
         link.answer(seq, kind, answer);
     }
 }

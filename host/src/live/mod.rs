@@ -242,6 +242,8 @@ pub fn qemu(image: &Path) -> anyhow::Result<Link> {
             Err(_) => std::thread::sleep(Duration::from_millis(20)),
         }
     };
+    // Connected: the socket's name is no longer needed (the connection outlives it).
+    let _ = std::fs::remove_dir_all(&dir);
     let reader = stream.try_clone().context("cloning the UART socket")?;
     Ok(Link::over(reader, stream).with_child(child))
 }
