@@ -146,6 +146,17 @@ impl<'a> Controller<'a> {
     pub fn recycle_slots(&mut self) {
         self.planner.recycle_slots();
     }
+    /// Starts the day that contains `now` if `now` is at or past the day's end (the next
+    /// day as long as the configured one, a fresh energy ledger, the utility earned starting
+    /// again from zero); returns whether it did. What a controller that runs for ever calls
+    /// before each mapping event; a replay of one day never needs it.
+    pub fn roll_day(&mut self, now: Micros) -> bool {
+        let rolled = self.planner.roll_day(now);
+        if rolled {
+            self.utility = Utility::ZERO;
+        }
+        rolled
+    }
     /// Task slots in use: tasks not yet completed or dropped.
     pub fn slots_used(&self) -> usize {
         self.planner.slots_used()

@@ -188,6 +188,9 @@ pub struct Status {
     pub budget: MilliJoules,
     /// The run's counters.
     pub counts: Counts,
+    /// The end of the current energy day (the day rolls over at the first mapping event at
+    /// or past it, to the next day as long).
+    pub day_end: Micros,
     /// Task slots in use: tasks that arrived and are not yet completed or dropped.
     pub slots_used: u32,
 }

@@ -378,8 +378,12 @@ fn complete(ctl: &mut Controller<'_>, task: TaskId, at: Micros, seq: u32) -> Res
     }
 }
 
-/// Runs a mapping event into `decisions`; returns how many it made, with their fates.
+/// Runs a mapping event into `decisions` (starting the next energy day first if `now` is
+/// past this one's end); returns how many it made, with their fates.
 fn map(ctl: &mut Controller<'_>, now: Micros, decisions: &mut [Decided]) -> Result<usize, Fault> {
+    if now >= ctl.now() {
+        ctl.roll_day(now);
+    }
     let mut n = 0usize;
     let mut lost = false;
     ctl.on_mapping_event(now, &mut |d| match decisions.get_mut(n) {
@@ -444,6 +448,7 @@ fn status(ctl: &Controller<'_>) -> Status {
         committed: ledger.committed(),
         budget: ledger.budget(),
         counts: ctl.counts(),
+        day_end: ctl.config().day_end,
         slots_used: ctl.slots_used() as u32,
     }
 }

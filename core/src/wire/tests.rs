@@ -556,3 +556,54 @@ fn slots_are_recycled_once_their_tasks_are_done() {
     ));
     assert_eq!(ctl.slots_used(), 4);
 }
+
+#[test]
+fn the_energy_day_rolls_over_at_a_mapping_event_past_its_end() {
+    use crate::controller::Controller;
+    let h = Box::leak(Box::new(header()));
+    let day = Micros::from_hours(2);
+    h.config = Config::new(Heuristic::Conservative, Micros::ZERO, day);
+    let mut ctl = Controller::new(&h.platform, &h.classes, h.config, leaked_storage(h, 8)).unwrap();
+    ctl.recycle_slots();
+    // A task starts 3 minutes before the day's end and runs on into the next day.
+    let t0 = day - Micros::from_mins(3);
+    let mut first = task(0);
+    first.arrival = t0;
+    ctl.on_arrival(first).unwrap();
+    let mut started = Vec::new();
+    ctl.on_mapping_event(t0, &mut |d| started.push(*d)).unwrap();
+    let d = started[0];
+    assert_eq!(d.kind, DecisionKind::Start);
+    assert!(d.end > day);
+    let committed_before = ctl.ledger().committed();
+    assert!(committed_before > MilliJoules::ZERO);
+    // Past the end, a task that arrives cannot start without a new day.
+    let mut second = task(1);
+    second.arrival = day + Micros::from_mins(1);
+    ctl.on_arrival(second).unwrap();
+    assert!(!ctl.roll_day(day - Micros(1)));
+    assert!(ctl.roll_day(day + Micros::from_mins(1)));
+    assert_eq!(ctl.config().day_start, day);
+    assert_eq!(ctl.config().day_end, day + day);
+    assert_eq!(ctl.ledger().consumed(), MilliJoules::ZERO);
+    assert_eq!(ctl.utility(), Utility::ZERO);
+    // The running task's commitment is now its share of the new day, its run after `day`:
+    // committed before, 3 minutes' worth; now the rest.
+    let c = ctl.ledger().committed();
+    let run = (d.end - d.start).0 as u128;
+    let total = committed_before.0 as u128 * run / (day - d.start).0 as u128;
+    assert_eq!(c.0 as u128, total * (d.end - day).0 as u128 / run);
+    let mut again = Vec::new();
+    ctl.on_mapping_event(day + Micros::from_mins(1), &mut |d| again.push(*d))
+        .unwrap();
+    assert!(
+        again
+            .iter()
+            .any(|d| d.task == TaskId(1) && d.kind == DecisionKind::Start),
+        "the new day's task starts: {again:?}"
+    );
+    // The first task completes: it consumes its new-day share, at most what it committed.
+    ctl.on_completion(TaskId(0), d.end).unwrap();
+    assert!(ctl.ledger().consumed() > MilliJoules::ZERO);
+    assert!(ctl.ledger().consumed() <= c);
+}
