@@ -296,3 +296,90 @@ fn bad_controller_flags_are_clear_errors() {
         "{err}"
     );
 }
+
+/// A controller that runs for ever: three days of `ph`'s tasks (a day is its 7 hours)
+/// through a table of 16 slots, each started task's completion reported at its end. Slots
+/// are recycled and the energy day rolls over: the controller keeps starting tasks on the
+/// second and third days, and never runs out of slots.
+#[test]
+fn three_days_through_sixteen_slots() {
+    use kairos_core::wire::message::{Fate, Request, Response};
+    use kairos_core::DecisionKind;
+    let s = firmware_scenarios::scenario("ph").unwrap();
+    let mut header = s.header.clone();
+    header.config.budget = kairos_core::units::MilliJoules::MAX;
+    let cfg = header.config;
+    let day = cfg.day_end - cfg.day_start;
+    let mut client = Client::new(live::inline(&header, 16), 1);
+    let mut hello = vec![0u8; kairos_core::wire::message::MAX_PAYLOAD];
+    let n = kairos_core::packed::encode_header(&header, &mut hello).unwrap();
+    let r = client
+        .call(&Request::Hello {
+            version: kairos_core::wire::message::VERSION,
+            header: &hello[..n],
+        })
+        .unwrap();
+    assert!(matches!(r, Response::Hello(c) if c.tasks == 16));
+    // One task every 12 minutes from the first day's start, for three days.
+    let count = (3 * day.0 / Micros::from_mins(12).0) as usize;
+    let mut pending: Vec<(Micros, u32, u32)> = Vec::new();
+    let mut started_per_day = [0u32; 3];
+    for i in 0..count {
+        let at = cfg.day_start + Micros(i as u64 * Micros::from_mins(12).0);
+        // Completions due by now, in time order.
+        pending.sort();
+        while pending.first().is_some_and(|p| p.0 <= at) {
+            let (end, task, seq) = pending.remove(0);
+            let r = client
+                .call(&Request::Completion {
+                    task: kairos_core::task::TaskId(task),
+                    at: end,
+                    seq,
+                })
+                .unwrap();
+            assert!(
+                matches!(r, Response::Completed(_) | Response::Stale),
+                "{r:?}"
+            );
+        }
+        let mut t = s.tasks[i % s.tasks.len()].clone();
+        t.arrival = at;
+        t.actual = None;
+        let r = client.call(&Request::Arrival(t)).unwrap();
+        assert!(matches!(r, Response::Arrived(_)), "arrival {i}: {r:?}");
+        let Response::Mapped(page) = client.call(&Request::Map { now: at }).unwrap() else {
+            panic!("no page");
+        };
+        assert!(
+            page.total as usize <= page.decisions.len(),
+            "one page is enough here"
+        );
+        for d in &page.decisions {
+            let (end, seq) = match (d.decision.kind, d.fate) {
+                (DecisionKind::Start | DecisionKind::Reserve, Fate::Same { seq }) => {
+                    (d.decision.end, seq)
+                }
+                (DecisionKind::Start | DecisionKind::Reserve, Fate::Moved { end, seq, .. }) => {
+                    (end, seq)
+                }
+                _ => continue,
+            };
+            if d.decision.kind == DecisionKind::Start {
+                let k = ((at - cfg.day_start).0 / day.0) as usize;
+                started_per_day[k.min(2)] += 1;
+            }
+            pending.push((end, d.decision.task.0, seq));
+        }
+    }
+    let Response::Status(st) = client.call(&Request::Status).unwrap() else {
+        panic!("no status");
+    };
+    assert_eq!(st.counts.arrived as usize, count);
+    assert!(count > 6 * 16, "{count} tasks, six times the slots");
+    assert!(st.slots_used <= 16);
+    assert_eq!(st.day_end, cfg.day_end + day + day);
+    assert!(
+        started_per_day.iter().all(|&n| n > 10),
+        "{started_per_day:?}"
+    );
+}

@@ -607,3 +607,26 @@ fn the_energy_day_rolls_over_at_a_mapping_event_past_its_end() {
     assert!(ctl.ledger().consumed() > MilliJoules::ZERO);
     assert!(ctl.ledger().consumed() <= c);
 }
+
+#[test]
+fn a_mapping_event_past_the_day_rolls_it_over_in_a_session() {
+    let mut h = header();
+    h.config = Config::new(Heuristic::Conservative, Micros::ZERO, Micros::from_hours(2));
+    let hb = bytes_of(&h);
+    let mut input = frame_of(1, hello(&hb));
+    input.extend(frame_of(2, Request::Status));
+    input.extend(frame_of(
+        3,
+        Request::Map {
+            now: Micros::from_hours(5),
+        },
+    ));
+    input.extend(frame_of(4, Request::Status));
+    let out = run(input, 2, 64);
+    let day_end = |r: &Response| match r {
+        Response::Status(st) => st.day_end,
+        r => panic!("{r:?}"),
+    };
+    assert_eq!(day_end(&out[1].body), Micros::from_hours(2));
+    assert_eq!(day_end(&out[3].body), Micros::from_hours(6));
+}
