@@ -49,6 +49,8 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod seed001;
+pub mod shard;
+pub mod slurm;
 pub mod storage;
 pub mod swf;
 pub mod toml_file;

@@ -7,8 +7,10 @@
 pub mod digest;
 pub mod experiment;
 pub mod firmware;
+pub mod merge;
 pub mod replay;
 pub mod run;
+pub mod slurm;
 pub mod sweep_knapsack;
 
 use kairos_core::Reservations;
