@@ -102,7 +102,9 @@ impl std::str::FromStr for Slice {
             .parse()
             .map_err(|_| format!("{s:?}: N is not a whole number"))?;
         if n == 0 || k == 0 || k > n {
-            return Err(format!("{s:?}: K must be between 1 and N, and N at least 1"));
+            return Err(format!(
+                "{s:?}: K must be between 1 and N, and N at least 1"
+            ));
         }
         Ok(Slice { k, n })
     }
@@ -382,10 +384,7 @@ impl Text {
             )
         };
         let (a, b) = l.fields[0].split_once("..").ok_or_else(bad)?;
-        let (a, b): (u64, u64) = (
-            a.parse().map_err(|_| bad())?,
-            b.parse().map_err(|_| bad())?,
-        );
+        let (a, b): (u64, u64) = (a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?);
         if a > b {
             return Err(bad());
         }
@@ -461,7 +460,9 @@ impl Coverage {
             }
         }
         duplicated.sort();
-        let missing = (0..total).filter(|&x| owner[x as usize].is_none()).collect();
+        let missing = (0..total)
+            .filter(|&x| owner[x as usize].is_none())
+            .collect();
         Coverage {
             missing,
             duplicated,

@@ -55,8 +55,7 @@ pub struct Plan {
 /// A path or word quoted for a POSIX shell (single quotes).
 fn quote(s: &str) -> String {
     if !s.is_empty()
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c))
     {
         return s.to_string();
@@ -86,14 +85,21 @@ pub fn check(plan: &Plan) -> anyhow::Result<()> {
         }
     }
     if let Some(t) = &plan.time {
-        if t.is_empty() || !t.chars().all(|c| c.is_ascii_digit() || c == ':' || c == '-') {
+        if t.is_empty()
+            || !t
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == ':' || c == '-')
+        {
             bail!(
                 "--time {t:?}: expected a Slurm time limit: minutes, MM:SS, HH:MM:SS, D-HH, \
                  D-HH:MM or D-HH:MM:SS"
             );
         }
     }
-    for (what, p) in [("directory", &plan.dir), ("working directory", &plan.workdir)] {
+    for (what, p) in [
+        ("directory", &plan.dir),
+        ("working directory", &plan.workdir),
+    ] {
         let s = p.display().to_string();
         if s.chars().any(|c| c.is_whitespace() || c == '%') {
             bail!(
@@ -209,7 +215,8 @@ impl Plan {
     pub fn clear_shards(&self) -> anyhow::Result<usize> {
         let dir = self.shard_dir();
         let mut n = 0;
-        for e in std::fs::read_dir(&dir).with_context(|| format!("{}: cannot list", dir.display()))?
+        for e in
+            std::fs::read_dir(&dir).with_context(|| format!("{}: cannot list", dir.display()))?
         {
             let p = e?.path();
             if p.extension().is_some_and(|x| x == crate::shard::EXTENSION) {
@@ -273,7 +280,12 @@ fn sbatch(args: &[String]) -> anyhow::Result<String> {
 
 /// Submits the array job (every task, or the tasks `only`, as [`check_only`] formats them)
 /// and the merge job after it.
-pub fn submit(plan: &Plan, array: &Path, merge: &Path, only: Option<&str>) -> anyhow::Result<Submitted> {
+pub fn submit(
+    plan: &Plan,
+    array: &Path,
+    merge: &Path,
+    only: Option<&str>,
+) -> anyhow::Result<Submitted> {
     let tasks = only.map_or(format!("1-{}", plan.shards), str::to_string);
     let mut a = Vec::new();
     if only.is_some() {
@@ -331,7 +343,9 @@ mod tests {
         let first_cmd = s.find("set -euo").unwrap();
         assert!(s[first_cmd..].find("#SBATCH").is_none());
         let m = plan().merge_script();
-        assert!(m.contains("exec /opt/kairos merge /work/out/small/slurm/shards --out /work/out/small\n"));
+        assert!(m.contains(
+            "exec /opt/kairos merge /work/out/small/slurm/shards --out /work/out/small\n"
+        ));
         assert!(!m.contains("--array"));
     }
 
@@ -347,7 +361,10 @@ mod tests {
         p.shards = 0;
         assert!(check(&p).is_err());
         assert_eq!(check_only(&[3, 1, 3], 4).unwrap(), "1,3");
-        assert!(check_only(&[5], 4).unwrap_err().to_string().contains("1 to 4"));
+        assert!(check_only(&[5], 4)
+            .unwrap_err()
+            .to_string()
+            .contains("1 to 4"));
         assert!(check_only(&[0], 4).is_err());
     }
 }

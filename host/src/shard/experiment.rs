@@ -90,7 +90,8 @@ pub fn write(path: &Path, exp: &Experiment, slice: Slice, out: &Outcome) -> anyh
             .join(","),
     );
     w.header("columns", COLUMNS.join("\t"));
-    let index = |config: usize, trial: u32| crate::experiment::runner::run_index(exp, config, trial);
+    let index =
+        |config: usize, trial: u32| crate::experiment::runner::run_index(exp, config, trial);
     let mut lines: Vec<(u64, &str, Vec<String>)> = Vec::new();
     for r in &out.rows {
         let m = &r.summary;
@@ -185,10 +186,7 @@ pub fn read(path: &Path) -> anyhow::Result<Shard> {
     let t = Text::read(path)?;
     let kind = t.get("kind")?;
     if kind != KIND {
-        bail!(
-            "{}: a {kind} shard, not an {KIND} shard",
-            path.display()
-        );
+        bail!("{}: a {kind} shard, not an {KIND} shard", path.display());
     }
     let configs: usize = t.value("configs")?;
     let trials: u32 = t.value("trials")?;
@@ -364,7 +362,10 @@ fn runs_text(exp: &Experiment, v: &[u64]) -> String {
 /// Refuses shards of different sweeps (different files, contents or trial counts), an
 /// experiment file changed since the shards ran, and names the runs no shard holds or two
 /// shards hold.
-pub fn merge(paths: &[PathBuf], experiment: Option<&Path>) -> anyhow::Result<(Experiment, Outcome)> {
+pub fn merge(
+    paths: &[PathBuf],
+    experiment: Option<&Path>,
+) -> anyhow::Result<(Experiment, Outcome)> {
     let shards = paths
         .iter()
         .map(|p| read(p))
@@ -447,21 +448,19 @@ pub fn merge(paths: &[PathBuf], experiment: Option<&Path>) -> anyhow::Result<(Ex
                 "\n  they belong to shard{} {} of {n}: run `kairos experiment {} --shard K/{n}` \
                  for each (or `kairos slurm ... --only {}`)",
                 if ks.len() == 1 { "" } else { "s" },
-                ks.iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                ks.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
                 file.display(),
-                ks.iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(",")
+                ks.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
             ));
         }
         problems.push(s);
     }
     if !problems.is_empty() {
-        bail!("cannot merge {} shard files: {}", shards.len(), problems.join("\n"));
+        bail!(
+            "cannot merge {} shard files: {}",
+            shards.len(),
+            problems.join("\n")
+        );
     }
     let mut order: Vec<&Shard> = shards.iter().collect();
     order.sort_by_key(|s| s.runs.start);

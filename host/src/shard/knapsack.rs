@@ -237,7 +237,12 @@ pub fn read(path: &Path) -> anyhow::Result<Shard> {
     let mut costs = Vec::with_capacity(t.rows.len());
     for l in &t.rows {
         if l.tag != "row" {
-            bail!("{}:{}: {}: a knapsack shard has only rows", path.display(), l.number, l.tag);
+            bail!(
+                "{}:{}: {}: a knapsack shard has only rows",
+                path.display(),
+                l.number,
+                l.tag
+            );
         }
         t.check_width(l, COLUMNS.len())?;
         let index: u64 = t.parse(l, "point", &l.fields[0])?;
@@ -312,7 +317,11 @@ pub fn merge(paths: &[PathBuf]) -> anyhow::Result<(Sweep, Workload, Grid, Vec<Po
         bail!(
             "{}: the log changed since the shards ran (its hash is now {now}, the shards' {}); \
              run the shards again",
-            sweep.swf.as_deref().unwrap_or(Path::new("synthetic")).display(),
+            sweep
+                .swf
+                .as_deref()
+                .unwrap_or(Path::new("synthetic"))
+                .display(),
             first.hash
         );
     }
@@ -346,16 +355,17 @@ pub fn merge(paths: &[PathBuf]) -> anyhow::Result<(Sweep, Workload, Grid, Vec<Po
             ks.dedup();
             s.push_str(&format!(
                 "; they belong to shard(s) {} of {n}",
-                ks.iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                ks.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
             ));
         }
         problems.push(s);
     }
     if !problems.is_empty() {
-        bail!("cannot merge {} shard files: {}", shards.len(), problems.join("\n"));
+        bail!(
+            "cannot merge {} shard files: {}",
+            shards.len(),
+            problems.join("\n")
+        );
     }
     let mut costs: Vec<(usize, Cost)> = shards.iter().flat_map(|s| s.costs.clone()).collect();
     costs.sort_by_key(|c| c.0);
