@@ -29,6 +29,9 @@
 //!   scheduling loop (a malleable job is not one task with one assignment).
 //! - Outputs. [`report`]: an experiment's CSV and JSON tables, statistics and SVG plots
 //!   (`knapsack` and `trace` write their own small files).
+//! - Beyond one machine. [`shard`]: one slice of an experiment's runs or a knapsack grid's
+//!   points, its shard file, and the merge of shard files into the one-machine reports;
+//!   [`slurm`]: the job array and merge job that run the shards on a Slurm cluster.
 //!
 //! # Where the core is called
 //!

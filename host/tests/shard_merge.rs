@@ -230,3 +230,33 @@ fn shard_knapsack_merge_is_byte_identical_and_names_missing_points() {
         "{e}"
     );
 }
+
+/// A trace experiment (seed 001 on the Curie sample, two oversubscription levels) run in 3
+/// slices gives the rows of the whole run: each slice builds only the levels its
+/// configurations use, and the rows do not depend on it.
+#[test]
+fn shard_slices_of_a_trace_experiment_give_the_whole_run() {
+    use kairos_host::experiment::runner::{self, Quiet};
+    use kairos_host::experiment::Experiment;
+    use kairos_host::report;
+    use kairos_host::shard::Slice;
+    let body = "name = \"t\"\ntrials = 2\n\
+        [trace]\nswf = \"../../shared/traces/CEA-Curie-2011-2.1-sample.swf\"\nseed = 1\n\
+        [[runs]]\nheuristic = \"easy\"\n\
+        [[runs]]\nlabel = \"Max VPR PH 15%\"\nheuristic = \"max-upr\"\nreservations = \"place-holder\"\ncores_fraction = 0.15\n\
+        [[runs]]\nlabel = \"Max VPR PH\"\nheuristic = \"max-upr\"\nreservations = \"place-holder\"\n";
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let e = Experiment::parse(body, &root.join("experiments/test.toml")).unwrap();
+    let whole = runner::run(&e, Some(2), &Quiet).unwrap();
+    assert_eq!(whole.rows.len(), 6);
+    let mut parts = whole.clone();
+    parts.rows.clear();
+    for k in 1..=3 {
+        let runs = Slice { k, n: 3 }.range(runner::run_count(&e));
+        let o = runner::run_slice(&e, runs.clone(), Some(2), &Quiet).unwrap();
+        assert_eq!(o.rows.len() as u64, runs.end - runs.start);
+        parts.rows.extend(o.rows);
+    }
+    parts.rows.sort_by_key(|r| (r.config, r.summary.trial));
+    assert_eq!(report::trials_csv(&e, &whole), report::trials_csv(&e, &parts));
+}
