@@ -67,10 +67,22 @@ impl Slice {
 
     /// The slice of `n` that holds item `index` of `total`.
     pub fn holding(index: u64, total: u64, n: u32) -> Slice {
-        (1..=n)
-            .map(|k| Slice { k, n })
-            .find(|s| s.range(total).contains(&index))
-            .unwrap_or(Slice { k: n, n })
+        // Slice k starts at floor((k-1) total / n), so the holder is near index x n / total;
+        // step to it from there (at most a step or two) rather than scanning all n.
+        let n = n.max(1);
+        let guess = if total == 0 {
+            1
+        } else {
+            ((index as u128 * n as u128 / total as u128) as u32 + 1).min(n)
+        };
+        let mut s = Slice { k: guess, n };
+        while s.k > 1 && index < s.range(total).start {
+            s.k -= 1;
+        }
+        while s.k < n && index >= s.range(total).end {
+            s.k += 1;
+        }
+        s
     }
 
     /// The file name of this slice's shard: `shard-K-of-N.shard`.

@@ -258,5 +258,8 @@ fn shard_slices_of_a_trace_experiment_give_the_whole_run() {
         parts.rows.extend(o.rows);
     }
     parts.rows.sort_by_key(|r| (r.config, r.summary.trial));
-    assert_eq!(report::trials_csv(&e, &whole), report::trials_csv(&e, &parts));
+    assert_eq!(
+        report::trials_csv(&e, &whole),
+        report::trials_csv(&e, &parts)
+    );
 }
