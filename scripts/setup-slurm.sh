@@ -126,6 +126,10 @@ start_daemon() {
 start() {
     mkdir -p "$STATE"
     touch "$STATE/started"
+    # Forget daemons an earlier start recorded that are gone (a reboot, a crash).
+    local d kept=()
+    for d in $(cat "$STATE/started"); do alive "$d" && kept+=("$d"); done
+    printf '%s\n' "${kept[@]}" | grep . >"$STATE/started" || true
     install
     start_munge
     if node_idle; then

@@ -16,9 +16,14 @@ say() { printf 'test-slurm: %s\n' "$*"; }
 fail() { say "FAILED: $*"; exit 1; }
 
 state="${KAIROS_SLURM_STATE:-/run/kairos-slurm}"
-# Stop afterwards only what this run starts: nothing if daemons were started before.
-ours=0
-[ -s "$state/started" ] || ours=1
+# Stop afterwards only what this run starts: nothing if live daemons were started before.
+ours=1
+if [ -s "$state/started" ]; then
+    for d in $(cat "$state/started"); do
+        pidfile="$( [ "$d" = munged ] && echo /run/munge/munged.pid || echo "/run/$d.pid")"
+        [ -s "$pidfile" ] && [ -d "/proc/$(cat "$pidfile")" ] && ours=0
+    done
+fi
 if ! scripts/setup-slurm.sh start; then
     say "Slurm could not be started on this machine (see above): kairos slurm was NOT tested"
     if [ "${CI:-}" = "true" ]; then
