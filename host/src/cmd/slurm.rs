@@ -87,10 +87,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         Some(list) => Some(slurm::check_only(list, plan.shards)?),
         None => None,
     };
-    let runs = exp.trials as u64 * exp.configs.len() as u64;
-    let runs = args
-        .trials
-        .map_or(runs, |t| t as u64 * exp.configs.len() as u64);
+    let runs = args.trials.unwrap_or(exp.trials) as u64 * exp.configs.len() as u64;
     if runs < plan.shards as u64 {
         eprintln!(
             "note: {} shards for {runs} runs: {} shards will have no runs",
