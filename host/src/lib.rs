@@ -17,6 +17,8 @@
 //! - Environments: what the core is given. [`generate`]: the ESSC generator, a scenario's
 //!   trial (platform, task types, utility classes, tasks). [`seed001`]: seed 001's
 //!   environment over a log (value functions, platforms cut from Curie, 28 h windows).
+//!   [`seed003`]: seed 003's DAG jobs with per-task DVFS (generator, PBA's profiler, the
+//!   event loop, its experiments and reports).
 //!   [`firmware_scenarios`]: the reference scenarios the firmware embeds, in the core's packed
 //!   form (`kairos_core::packed`), and their host replay (`kairos digest`).
 //! - Runs. [`run`]: one trial under one configuration, the library behind `kairos run`, the
@@ -52,6 +54,7 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod seed001;
+pub mod seed003;
 pub mod shard;
 pub mod slurm;
 pub mod storage;

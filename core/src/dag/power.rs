@@ -99,8 +99,13 @@ impl DvfsTable {
         if l == 0 {
             return wcet;
         }
-        let (f0, fl) = (self.freq_mhz[0] as u128, self.freq_mhz[l] as u128);
-        let t = (wcet.0 as u128 * f0 + fl / 2) / fl;
+        let (f0, fl) = (self.freq_mhz[0] as u64, self.freq_mhz[l] as u64);
+        // The evaluator's inner loop: a 64-bit division when the product fits (every real
+        // job), the 128-bit routine otherwise; the quotient is the same.
+        if let Some(x) = wcet.0.checked_mul(f0).and_then(|x| x.checked_add(fl / 2)) {
+            return Micros(x / fl);
+        }
+        let t = (wcet.0 as u128 * f0 as u128 + fl as u128 / 2) / fl as u128;
         Micros(if t > u64::MAX as u128 {
             u64::MAX
         } else {

@@ -101,6 +101,9 @@ impl Progress for Bar {
 
 /// Runs `kairos experiment`.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    if crate::seed003::experiment::is_seed003(&args.file) {
+        return super::seed003::main(args);
+    }
     let mut exp = Experiment::load(&args.file)?;
     if let Some(n) = args.trials {
         if n == 0 || n > crate::experiment::MAX_TRIALS {

@@ -10,6 +10,7 @@ pub mod firmware;
 pub mod merge;
 pub mod replay;
 pub mod run;
+pub mod seed003;
 pub mod slurm;
 pub mod sweep_knapsack;
 

@@ -1,0 +1,194 @@
+//! PBA's design-time profiling (§7.2.1, R13): for each job and each core count k = 1..|T|, a
+//! mapping onto at most k cores and a level per task minimising RT x E_total, found by a
+//! genetic algorithm "as in [117]" (the paper gives no parameters).
+//!
+//! A chromosome is a (core in 0..k, level) pair per task, decoded by the core's evaluator in
+//! the job's list order. The population starts from the NBA list schedule on k cores at the
+//! fastest level and from Alg. 7.3's greedy on it under 1 / (RT x E), the rest random; then
+//! size-2 tournaments, uniform crossover, a per-value mutation rate of 1 / (2|T|) (one change a
+//! child on average), and elitism: the result is never worse than either seed. Ties in fitness
+//! keep the earlier individual (stable sorts). Each (job, k) has its own ChaCha stream
+//! (`seed003-ga`, index job x 16 + k), so the profiles are the same for any thread count and
+//! any order; jobs are profiled in parallel (rayon) and collected in job order.
+
+use super::generate::Job;
+use super::model::Ga;
+use crate::generate::rng::Stream;
+use kairos_core::dag::error::DagError;
+use kairos_core::dag::evaluator::{evaluate, Levels, Mapping, Schedule};
+use kairos_core::dag::job::DagJob;
+use kairos_core::dag::list::list_schedule;
+use kairos_core::dag::nba_ftps::greedy_tasks;
+use kairos_core::dag::pba::Profile;
+use kairos_core::dag::power::DvfsTable;
+use kairos_core::dag::value::Ratio;
+use kairos_core::limits::MAX_DAG_TASKS;
+use rayon::prelude::*;
+
+/// RT x E_total (microseconds x nanojoules), the profile's objective (lower is better).
+fn cost(s: &Schedule) -> u128 {
+    s.rt.0 as u128 * s.energy_nj as u128
+}
+
+#[derive(Clone, Copy)]
+struct Individual {
+    m: Mapping,
+    l: Levels,
+    cost: u128,
+}
+
+fn decode(job: &DagJob, t: &DvfsTable, m: Mapping, l: Levels) -> Result<Individual, DagError> {
+    let s = evaluate(job, t, &m, &l)?;
+    Ok(Individual {
+        m,
+        l,
+        cost: cost(&s),
+    })
+}
+
+/// The best allocation of `job` onto at most `k` cores under RT x E (R13), from stream `r`.
+pub fn profile_k(
+    job: &DagJob,
+    t: &DvfsTable,
+    k: usize,
+    ga: &Ga,
+    r: &mut Stream,
+) -> Result<Profile, DagError> {
+    let n = job.len();
+    let levels = t.levels() as u64;
+    let m0 = list_schedule(job, k)?;
+    let (l1, _, _) = greedy_tasks(job, t, &m0, &Levels::FASTEST, |s| {
+        Some(Ratio::new(1, cost(s)))
+    })?;
+    let mut pop = vec![
+        decode(job, t, m0, Levels::FASTEST)?,
+        decode(job, t, m0, l1)?,
+    ];
+    while pop.len() < ga.population as usize {
+        let mut m = Mapping::default();
+        let mut l = Levels::FASTEST;
+        for x in 0..n {
+            m.core[x] = r.int(0, k as u64 - 1) as u8;
+            l.level[x] = r.int(0, levels - 1) as u8;
+        }
+        pop.push(decode(job, t, m, l)?);
+    }
+    pop.truncate(ga.population as usize);
+    pop.sort_by_key(|i| i.cost);
+    let rate = 1.0 / (2.0 * n as f64);
+    for _ in 0..ga.generations {
+        let mut next: Vec<Individual> = pop[..ga.elitism as usize].to_vec();
+        while next.len() < pop.len() {
+            let mut pick = || {
+                let a = r.int(0, pop.len() as u64 - 1) as usize;
+                let b = r.int(0, pop.len() as u64 - 1) as usize;
+                // The population is sorted: the lower index is the fitter (or the equal).
+                pop[a.min(b)]
+            };
+            let (p, q) = (pick(), pick());
+            let mut child = p;
+            if r.unit() < ga.crossover {
+                for x in 0..n {
+                    if r.unit() < 0.5 {
+                        child.m.core[x] = q.m.core[x];
+                        child.l.level[x] = q.l.level[x];
+                    }
+                }
+            }
+            for x in 0..n {
+                if r.unit() < rate {
+                    child.m.core[x] = r.int(0, k as u64 - 1) as u8;
+                }
+                if r.unit() < rate {
+                    child.l.level[x] = r.int(0, levels - 1) as u8;
+                }
+            }
+            next.push(decode(job, t, child.m, child.l)?);
+        }
+        next.sort_by_key(|i| i.cost);
+        pop = next;
+    }
+    let best = pop[0];
+    Profile::of(job, t, &best.m, &best.l)
+}
+
+/// A job's profiles, k = 1..|T| (index k - 1).
+pub fn profile_job(
+    seed: u64,
+    trial: u32,
+    index: u32,
+    job: &DagJob,
+    t: &DvfsTable,
+    ga: &Ga,
+) -> Result<Vec<Profile>, DagError> {
+    (1..=job.len())
+        .map(|k| {
+            let mut r = Stream::new(
+                seed,
+                trial,
+                "seed003-ga",
+                index * MAX_DAG_TASKS as u32 + k as u32,
+            );
+            profile_k(job, t, k, ga, &mut r)
+        })
+        .collect()
+}
+
+/// Every job's profiles, in parallel over the jobs, in job order.
+pub fn profile_all(
+    seed: u64,
+    trial: u32,
+    jobs: &[Job],
+    t: &DvfsTable,
+    ga: &Ga,
+) -> Result<Vec<Vec<Profile>>, DagError> {
+    jobs.par_iter()
+        .enumerate()
+        .map(|(i, j)| profile_job(seed, trial, i as u32, &j.dag, t, ga))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::seed003::generate;
+    use crate::seed003::model::Workload;
+    use kairos_core::units::MilliWatts;
+
+    /// Never worse than the list schedule at the fastest level or the greedy on it (elitism),
+    /// within k cores, and the same for any thread count.
+    #[test]
+    fn profiles_beat_their_seeds_and_ignore_threads() {
+        let w = Workload::default();
+        let t = DvfsTable::r1(MilliWatts(600));
+        let ga = Ga {
+            generations: 10,
+            ..Ga::default()
+        };
+        let jobs: Vec<Job> = (0..6)
+            .map(|i| generate::job(9, 0, i, &w).unwrap())
+            .collect();
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap()
+            .install(|| profile_all(9, 0, &jobs, &t, &ga).unwrap());
+        let two = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap()
+            .install(|| profile_all(9, 0, &jobs, &t, &ga).unwrap());
+        assert_eq!(one, two);
+        for (j, ps) in jobs.iter().zip(&one) {
+            assert_eq!(ps.len(), j.dag.len());
+            for (i, p) in ps.iter().enumerate() {
+                let k = i + 1;
+                assert!(p.cores as usize <= k);
+                assert!((0..j.dag.len()).all(|x| (p.mapping.core[x] as usize) < k));
+                let m0 = list_schedule(&j.dag, k).unwrap();
+                let s0 = evaluate(&j.dag, &t, &m0, &Levels::FASTEST).unwrap();
+                assert!(p.rt.0 as u128 * p.energy_nj as u128 <= cost(&s0));
+            }
+        }
+    }
+}
