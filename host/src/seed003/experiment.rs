@@ -334,6 +334,9 @@ pub struct Outcome {
     pub threads: usize,
 }
 
+/// A unit's rows, profiling CPU seconds, jobs profiled, and run CPU seconds.
+type UnitOut = (Vec<Row>, f64, u64, f64);
+
 struct Unit {
     trial: u32,
     s_w: f64,
@@ -372,7 +375,7 @@ pub fn run(
     let pool = builder.build()?;
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = units.len();
-    let per_unit: Vec<anyhow::Result<(Vec<Row>, f64, u64, f64)>> = pool.install(|| {
+    let per_unit: Vec<anyhow::Result<UnitOut>> = pool.install(|| {
         units
             .par_iter()
             .map(|u| {
@@ -403,7 +406,7 @@ pub fn run(
     })
 }
 
-fn run_unit(exp: &Seed003Experiment, u: &Unit) -> anyhow::Result<(Vec<Row>, f64, u64, f64)> {
+fn run_unit(exp: &Seed003Experiment, u: &Unit) -> anyhow::Result<UnitOut> {
     let t0 = Instant::now();
     let mut m = exp.model.clone();
     m.workload.s_w = u.s_w;

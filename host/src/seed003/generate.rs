@@ -67,6 +67,8 @@ pub struct Job {
 /// R4: a DAG of `n` tasks: each forward pair an edge with probability `p`, a task without
 /// predecessor (but the first) given one, a task without successor (but the last) given one.
 /// Returns the edges as (from, to), sorted.
+// Indices are the matrix's coordinates (a row and a column each loop), clearer than iterators.
+#[allow(clippy::needless_range_loop)]
 fn draw_edges(r: &mut Stream, n: usize, p: f64) -> Vec<(u8, u8)> {
     let mut adj = vec![vec![false; n]; n];
     for (a, row) in adj.iter_mut().enumerate() {

@@ -70,7 +70,7 @@ fn vpe(r: &TrialResult) -> f64 {
 }
 
 /// The results of `(point, approach)`, by trial.
-fn results<'a>(out: &'a Outcome, point: usize, approach: usize) -> Vec<&'a TrialResult> {
+fn results(out: &Outcome, point: usize, approach: usize) -> Vec<&TrialResult> {
     out.rows
         .iter()
         .filter(|r: &&Row| r.point == point && r.approach == approach)
