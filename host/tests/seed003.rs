@@ -126,3 +126,36 @@ fn bad_files_name_the_file_line_and_key() {
     );
     assert!(experiment::is_seed003(&e));
 }
+
+#[test]
+fn cached_profiles_give_the_same_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "s.toml",
+        "[workload]\njobs = 40\n[ga]\ngenerations = 5\npopulation = 10\n",
+    );
+    let e = write(
+        dir.path(),
+        "e.toml",
+        "name = \"t\"\nscenario = \"s.toml\"\ntrials = 2\n[seed003]\n\
+         profile_cache = \"cache\"\naxis = \"rate\"\napproaches = [\"pba\"]\n",
+    );
+    let exp = Seed003Experiment::load(&e).unwrap();
+    let first = experiment::run(&exp, Some(1), &|_, _| {}).unwrap();
+    assert_eq!(first.profiled_jobs, 80);
+    let second = experiment::run(&exp, Some(1), &|_, _| {}).unwrap();
+    assert_eq!(second.profiled_jobs, 0, "the cache was not used");
+    let rows = |o: &experiment::Outcome| o.rows.iter().map(|r| r.result).collect::<Vec<_>>();
+    assert_eq!(rows(&first), rows(&second));
+    // A damaged file is recomputed, not trusted.
+    let m = exp.model.clone();
+    let f = profile::cache_file(exp.profile_cache.as_ref().unwrap(), &m, 0);
+    let mut b = std::fs::read(&f).unwrap();
+    let last = b.len() - 5;
+    b[last] ^= 0xff;
+    std::fs::write(&f, b).unwrap();
+    let third = experiment::run(&exp, Some(1), &|_, _| {}).unwrap();
+    assert_eq!(third.profiled_jobs, 40);
+    assert_eq!(rows(&first), rows(&third));
+}

@@ -17,6 +17,10 @@
 //! s_w = [0.6]                            # optional, default the scenario's
 //! s_d = [16.0]                           # optional, default the scenario's
 //! approaches = ["valopt", "nba-fcps", "nba-ftps", "pba"]  # optional, default all four
+//! profile_cache = "../out/seed003-profiles" # optional: keep PBA's profiles here, relative
+//!                                        # to this file; a trial's file is reused by any
+//!                                        # experiment with the same workload, static power
+//!                                        # and GA (profile.rs, `cache_file`)
 //!
 //! [seed003.calibrate]                    # optional: ValOpt's target rejections (spec §5.1)
 //! high = 49.0
@@ -75,6 +79,8 @@ struct GridSpec {
     approaches: Option<Vec<String>>,
     #[serde(default)]
     calibrate: Option<Targets>,
+    #[serde(default)]
+    profile_cache: Option<String>,
 }
 
 /// ValOpt's target rejection percentages (the paper's Table 7.1), for a calibration.
@@ -125,6 +131,8 @@ pub struct Seed003Experiment {
     pub approaches: Vec<Approach>,
     /// ValOpt's calibration targets, if this is a calibration.
     pub calibrate: Option<Targets>,
+    /// Where PBA's profiles are kept between experiments, if anywhere.
+    pub profile_cache: Option<PathBuf>,
 }
 
 const AXES: [&str; 6] = ["rate", "nodes", "cores", "p_static_w", "s_w", "s_d"];
@@ -283,6 +291,7 @@ impl Seed003Experiment {
             points,
             approaches,
             calibrate: g.calibrate,
+            profile_cache: g.profile_cache.as_ref().map(|p| dir.join(p)),
         })
     }
 
@@ -420,9 +429,25 @@ fn run_unit(exp: &Seed003Experiment, u: &Unit) -> anyhow::Result<UnitOut> {
         let t = Instant::now();
         // Nested in the pool's parallel units; the profiles are the same for any thread count
         // (profile.rs).
-        let p = profile::profile_all(m.seed, u.trial, &jobs, &table, &m.ga)
-            .with_context(|| format!("trial {}: profiling", u.trial))?;
-        (Some(p), t.elapsed().as_secs_f64(), jobs.len() as u64)
+        let file = exp
+            .profile_cache
+            .as_ref()
+            .map(|d| profile::cache_file(d, &m, u.trial));
+        match file
+            .as_ref()
+            .and_then(|f| profile::read_cache(f, &jobs, &table))
+        {
+            Some(p) => (Some(p), 0.0, 0),
+            None => {
+                let p = profile::profile_all(m.seed, u.trial, &jobs, &table, &m.ga)
+                    .with_context(|| format!("trial {}: profiling", u.trial))?;
+                if let Some(f) = &file {
+                    profile::write_cache(f, &p)
+                        .with_context(|| format!("{}: writing profiles", f.display()))?;
+                }
+                (Some(p), t.elapsed().as_secs_f64(), jobs.len() as u64)
+            }
+        }
     } else {
         (None, 0.0, 0)
     };

@@ -12,7 +12,7 @@
 //! any order; jobs are profiled in parallel (rayon) and collected in job order.
 
 use super::generate::Job;
-use super::model::Ga;
+use super::model::{Ga, Model};
 use crate::generate::rng::Stream;
 use kairos_core::dag::error::DagError;
 use kairos_core::dag::evaluator::{evaluate, Levels, Mapping, Schedule};
@@ -22,8 +22,10 @@ use kairos_core::dag::nba_ftps::greedy_tasks;
 use kairos_core::dag::pba::Profile;
 use kairos_core::dag::power::DvfsTable;
 use kairos_core::dag::value::Ratio;
+use kairos_core::digest::Digest;
 use kairos_core::limits::MAX_DAG_TASKS;
 use rayon::prelude::*;
+use std::path::{Path, PathBuf};
 
 /// RT x E_total (microseconds x nanojoules), the profile's objective (lower is better).
 fn cost(s: &Schedule) -> u128 {
@@ -146,6 +148,88 @@ pub fn profile_all(
         .enumerate()
         .map(|(i, j)| profile_job(seed, trial, i as u32, &j.dag, t, ga))
         .collect()
+}
+
+/// The profile cache's format version: part of every file's key, bumped whenever the GA, the
+/// generator or this format changes what a key's profiles would be.
+const CACHE_VERSION: u32 = 1;
+
+/// The file of a trial's profiles in the cache `dir`: named by a hash of everything the
+/// profiles depend on (the format version, the seed, the trial, the workload's knobs, the
+/// static power and the GA's parameters).
+pub fn cache_file(dir: &Path, m: &Model, trial: u32) -> PathBuf {
+    let mut d = Digest::new();
+    let key = format!(
+        "v{CACHE_VERSION}:{}:{trial}:{:?}:{}:{:?}",
+        m.seed, m.workload, m.platform.p_static_w, m.ga
+    );
+    d.bytes(key.as_bytes());
+    dir.join(format!("trial{trial}-{:016x}.bin", d.value()))
+}
+
+/// Writes a trial's profiles (per job: a count, then per profile 16 cores, 16 levels, RT,
+/// energy and used cores, little-endian).
+pub fn write_cache(path: &Path, profiles: &[Vec<Profile>]) -> std::io::Result<()> {
+    let mut b = Vec::new();
+    b.extend_from_slice(&(profiles.len() as u32).to_le_bytes());
+    for ps in profiles {
+        b.push(ps.len() as u8);
+        for p in ps {
+            b.extend_from_slice(&p.mapping.core);
+            b.extend_from_slice(&p.levels.level);
+            b.extend_from_slice(&p.rt.0.to_le_bytes());
+            b.extend_from_slice(&p.energy_nj.to_le_bytes());
+            b.extend_from_slice(&p.cores.to_le_bytes());
+        }
+    }
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    // Written aside and renamed, so a reader never sees half a file.
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, b)?;
+    std::fs::rename(tmp, path)
+}
+
+/// A trial's profiles from the cache, if the file exists and matches `jobs`: one list per
+/// job, one profile per task count, each re-evaluated to the stored RT and energy (a stale
+/// or damaged file is ignored, and the profiles recomputed).
+pub fn read_cache(path: &Path, jobs: &[Job], t: &DvfsTable) -> Option<Vec<Vec<Profile>>> {
+    let b = std::fs::read(path).ok()?;
+    let mut at = 0usize;
+    let mut take = |n: usize| {
+        let s = b.get(at..at + n)?;
+        at += n;
+        Some(s)
+    };
+    let count = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
+    if count != jobs.len() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(count);
+    for j in jobs {
+        let k = take(1)?[0] as usize;
+        if k != j.dag.len() {
+            return None;
+        }
+        let mut ps = Vec::with_capacity(k);
+        for _ in 0..k {
+            let mut m = Mapping::default();
+            let mut l = Levels::FASTEST;
+            m.core.copy_from_slice(take(MAX_DAG_TASKS)?);
+            l.level.copy_from_slice(take(MAX_DAG_TASKS)?);
+            let rt = u64::from_le_bytes(take(8)?.try_into().ok()?);
+            let e = u64::from_le_bytes(take(8)?.try_into().ok()?);
+            let c = u32::from_le_bytes(take(4)?.try_into().ok()?);
+            let p = Profile::of(&j.dag, t, &m, &l).ok()?;
+            if (p.rt.0, p.energy_nj, p.cores) != (rt, e, c) {
+                return None;
+            }
+            ps.push(p);
+        }
+        out.push(ps);
+    }
+    Some(out)
 }
 
 #[cfg(test)]
