@@ -102,7 +102,12 @@ impl Progress for Bar {
 /// Runs `kairos experiment`.
 pub fn main(args: Args) -> anyhow::Result<()> {
     if crate::seed003::experiment::is_seed003(&args.file) {
-        return super::seed003::main(args);
+        return super::seed003::main(super::seed003::Options {
+            file: args.file,
+            trials: args.trials,
+            out: args.out,
+            jobs: args.jobs,
+        });
     }
     let mut exp = Experiment::load(&args.file)?;
     if let Some(n) = args.trials {

@@ -2,15 +2,26 @@
 //! table (and a calibration's verdict) and writes the reports. The work is in
 //! [`crate::seed003`].
 
-use super::experiment::{duration_text, Args};
 use crate::seed003::experiment::{self, Seed003Experiment};
 use crate::seed003::report;
 use anyhow::bail;
 use std::io::Write;
-use std::time::Duration;
+use std::path::PathBuf;
+
+/// `kairos experiment`'s flags, as a seed 003 file uses them.
+pub struct Options {
+    /// The experiment file.
+    pub file: PathBuf,
+    /// `--trials`.
+    pub trials: Option<u32>,
+    /// `--out`.
+    pub out: Option<PathBuf>,
+    /// `--jobs`.
+    pub jobs: Option<usize>,
+}
 
 /// Runs a seed 003 experiment file.
-pub fn main(args: Args) -> anyhow::Result<()> {
+pub fn main(args: Options) -> anyhow::Result<()> {
     let mut exp = Seed003Experiment::load(&args.file)?;
     if let Some(n) = args.trials {
         if n == 0 || n > 100_000 {
@@ -44,7 +55,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if out.profiled_jobs > 0 {
         writeln!(
             stdout,
-            "PBA profiling: {} jobs, {:.1} s CPU, {:.2} ms CPU a job",
+            "PBA profiling: {} jobs, {:.1} worker-seconds, {:.2} ms a job",
             out.profiled_jobs,
             out.profile_cpu_s,
             1e3 * out.profile_cpu_s / out.profiled_jobs as f64
@@ -52,9 +63,9 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     }
     writeln!(
         stdout,
-        "{} runs in {} on {} threads ({:.1} s CPU without profiling); wrote {}",
+        "{} runs in {:.1} s on {} threads ({:.1} worker-seconds without profiling); wrote {}",
         out.rows.len(),
-        duration_text(Duration::from_secs_f64(out.wall_s)),
+        out.wall_s,
         out.threads,
         out.run_cpu_s,
         written

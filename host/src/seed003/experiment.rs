@@ -333,11 +333,12 @@ pub struct Outcome {
     pub rows: Vec<Row>,
     /// Wall time of the whole experiment, seconds.
     pub wall_s: f64,
-    /// CPU time of PBA's profiling, summed over the workers, seconds.
+    /// Time the workers spent profiling for PBA, seconds (wall time per unit, summed: an upper
+    /// bound of the CPU time on a loaded machine).
     pub profile_cpu_s: f64,
     /// Jobs profiled.
     pub profiled_jobs: u64,
-    /// CPU time of the runs (generation and simulation, no profiling), seconds.
+    /// Time the workers spent generating and simulating (no profiling), seconds, as above.
     pub run_cpu_s: f64,
     /// Worker threads.
     pub threads: usize,
