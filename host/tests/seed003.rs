@@ -159,3 +159,63 @@ fn cached_profiles_give_the_same_rows() {
     assert_eq!(third.profiled_jobs, 40);
     assert_eq!(rows(&first), rows(&third));
 }
+
+#[test]
+fn kairos_experiment_runs_a_seed003_file_and_rejects_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "s.toml",
+        "[workload]\njobs = 30\n[ga]\ngenerations = 3\npopulation = 6\n",
+    );
+    let e = write(
+        dir.path(),
+        "e.toml",
+        "name = \"t\"\nscenario = \"s.toml\"\ntrials = 2\n[seed003]\naxis = \"rate\"\n\
+         rates = [\"high\", \"low\"]\n",
+    );
+    let out = dir.path().join("out");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args([
+            "experiment",
+            e.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        stdout.contains("on average over the 2 points, versus ValOpt"),
+        "{stdout}"
+    );
+    for f in [
+        "summary.csv",
+        "trials.csv",
+        "value.svg",
+        "energy.svg",
+        "rejected.svg",
+    ] {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    let bad = write(
+        dir.path(),
+        "bad.toml",
+        "name = \"t\"\nscenario = \"s.toml\"\n[seed003]\naxis = \"speed\"\n",
+    );
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args(["experiment", bad.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!run.status.success());
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        err.contains("bad.toml:4: seed003.axis = \"speed\""),
+        "{err}"
+    );
+}

@@ -48,6 +48,12 @@ impl ValueCurve {
         Utility((self.max.0 as u128 * left / span) as u64)
     }
 
+    /// Whether a job that has waited `since` can still earn anything (completing at once): a
+    /// queued job that cannot is dropped and counts as rejected (§7.2.1).
+    pub fn can_earn(&self, since: Micros) -> bool {
+        self.value(since).0 > 0
+    }
+
     /// The most the job can earn.
     pub fn max(&self) -> Utility {
         self.max

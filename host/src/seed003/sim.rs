@@ -182,7 +182,7 @@ pub fn run(
             next += 1;
         }
         queue.retain(|&j| {
-            let keep = jobs[j].curve.value(now - arrivals[j]).0 > 0;
+            let keep = jobs[j].curve.can_earn(now - arrivals[j]);
             if !keep {
                 res.dropped += 1;
                 digest.u32(j as u32);
