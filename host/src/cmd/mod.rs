@@ -8,6 +8,7 @@ pub mod digest;
 pub mod experiment;
 pub mod firmware;
 pub mod merge;
+pub mod generate_swf;
 pub mod replay;
 pub mod run;
 pub mod slurm;
