@@ -18,7 +18,7 @@
 //!   the free-processor [`Profile`] from its arrival, at the earliest time it fits without
 //!   delaying any earlier reservation. When a job ends before its planned end, every
 //!   reservation is retaken in queue order at its earliest time (never later than it was).
-//!   A job starts when its reservation's time comes.
+//!   A job starts when its reservation's time comes, which is an event of its own.
 //!
 //! Jobs come in from a pull function, one at a time as the replay reaches their submit time,
 //! and leave through a push function as they start (a job's end is known then), so the
@@ -80,6 +80,10 @@ pub(crate) struct Pool {
     planned: BTreeMap<u64, u64>,
     /// Conservative: free processors over time.
     profile: Profile,
+    /// Conservative: the earliest reservation of a waiting job. Its time is an event of
+    /// its own (pyss's start events): retaking reservations in queue order can move the job
+    /// whose planned end another job was reserved at, and then nothing else happens then.
+    next_reserved: Option<u64>,
     counts: ReplayCounts,
 }
 
@@ -104,6 +108,7 @@ impl Pool {
             running: BinaryHeap::new(),
             planned: BTreeMap::new(),
             profile: Profile::new(procs),
+            next_reserved: None,
             counts: ReplayCounts::default(),
         })
     }
@@ -123,15 +128,15 @@ impl Pool {
         let mut ahead = next()?;
         let mut seq = 0u64;
         loop {
-            let t = match (
+            let t = [
                 ahead.map(|j| j.submit),
                 self.running.peek().map(|r| r.0.end),
-            ) {
-                (None, None) => break,
-                (Some(a), None) => a,
-                (None, Some(e)) => e,
-                (Some(a), Some(e)) => a.min(e),
-            };
+                self.next_reserved,
+            ]
+            .into_iter()
+            .flatten()
+            .min();
+            let Some(t) = t else { break };
             self.now = t;
             let mut early = false;
             while let Some(&Reverse(r)) = self.running.peek() {
@@ -302,11 +307,14 @@ impl Pool {
             self.counts.commitments += 1;
         }
         let mut i = 0;
+        self.next_reserved = None;
         while i < self.queue.len() {
-            if self.queue[i].reserved <= now {
+            let at = self.queue[i].reserved;
+            if at <= now {
                 let w = self.queue.remove(i).expect("in the queue");
                 self.start(w, started)?;
             } else {
+                self.next_reserved = Some(self.next_reserved.map_or(at, |n| n.min(at)));
                 i += 1;
             }
         }
