@@ -122,10 +122,12 @@ mod tests {
         assert_eq!(p.steps(), &[(0, 10), (5, 6), (15, 10)]);
         p.take(10, 20, 6);
         assert_eq!(p.steps(), &[(0, 10), (5, 6), (10, 0), (15, 4), (20, 10)]);
-        assert_eq!(p.earliest(5, 3), 0);
-        assert_eq!(p.earliest(5, 6), 20);
-        assert_eq!(p.earliest(4, 5), 15);
-        assert_eq!(p.earliest(1, 100), 20);
+        // 5 for 6 fits [0, 6); for 11 it would cross [10, 15) (0 free), and [15, 20) has 4.
+        assert_eq!(p.earliest(5, 6), 0);
+        assert_eq!(p.earliest(5, 11), 20);
+        assert_eq!(p.earliest(4, 12), 15);
+        assert_eq!(p.earliest(1, 100), 15);
+        assert_eq!(p.earliest(11, 1), u64::MAX);
         p.give(10, 20, 6);
         p.give(5, 15, 4);
         assert_eq!(p.steps(), &[(0, 10)]);
