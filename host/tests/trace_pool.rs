@@ -359,3 +359,41 @@ fn pool_conservative_starts_a_reservation_at_a_time_with_no_other_event() {
     assert_eq!(job3.start, 59_000_000);
     assert!(trace::peak_procs(&r.jobs) <= 8);
 }
+
+/// Bad lines: the stream's error is the batch reader's (a bad header value comes first
+/// from the stream, which finishes the header at the first job line, and last from the batch
+/// reader: docs/traces.md), and with `--skip-bad-lines` it skips and counts the same lines
+/// (a bad header value, a letter, a truncated line).
+#[test]
+fn the_stream_reports_and_skips_bad_lines_as_the_batch_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = format!("1 0 {LINE}\n2 x {LINE}\n3 5 -1 10\n4 9 {LINE}\n");
+    let strict = ReadOptions::default();
+    let first_error = |p: &Path| match SwfStream::open(p, &strict) {
+        Err(e) => e.to_string(),
+        Ok(mut s) => s.by_ref().find_map(Result::err).unwrap().to_string(),
+    };
+    let p = write(dir.path(), "bad.swf", &format!("; MaxProcs: 4\n{jobs}"));
+    let e = first_error(&p);
+    assert_eq!(e, swf::read(&p, &strict).unwrap_err().to_string());
+    assert!(
+        e.ends_with("bad.swf:3: field 2 (submit time): \"x\" is not a number"),
+        "{e}"
+    );
+    let p = write(
+        dir.path(),
+        "header.swf",
+        &format!("; MaxProcs: 4\n; MaxNodes: many\n{jobs}"),
+    );
+    assert!(first_error(&p).ends_with("header.swf:2: header MaxNodes: \"many\" is not a number"));
+    let skip = ReadOptions {
+        skip_bad_lines: true,
+    };
+    let read = swf::read(&p, &skip).unwrap();
+    let mut s = SwfStream::open(&p, &skip).unwrap();
+    let ids: Vec<u64> = s.by_ref().map(|j| j.unwrap().id).collect();
+    assert_eq!(ids, read.jobs.iter().map(|j| j.id).collect::<Vec<_>>());
+    assert_eq!(ids, [1, 4]);
+    assert_eq!(s.skipped(), read.skipped);
+    assert_eq!(s.skipped(), 3);
+}
