@@ -7,8 +7,8 @@
 pub mod digest;
 pub mod experiment;
 pub mod firmware;
-pub mod merge;
 pub mod generate_swf;
+pub mod merge;
 pub mod replay;
 pub mod run;
 pub mod slurm;
