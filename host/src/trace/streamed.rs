@@ -27,6 +27,9 @@ pub fn replay_pool(
 ) -> Result<TraceResult, TraceError> {
     let clock = Instant::now();
     let mut pool = Pool::new(procs, policy)?;
+    if u32::try_from(jobs.len()).is_err() {
+        return Err(TraceError::TooManyJobs(jobs.len()));
+    }
     let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
     order.sort_by_key(|&i| (jobs[i as usize].submit, jobs[i as usize].line));
     let mut by_seq: Vec<Option<JobRecord>> = vec![None; jobs.len()];
