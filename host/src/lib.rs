@@ -14,6 +14,7 @@
 //!   scenario or of a log) and their expansion into configurations. Both read and check their
 //!   TOML through [`toml_file`], whose errors name the file, the line and the key.
 //!   [`swf`]: Standard Workload Format logs (reading, cleaning, conversion to jobs).
+//!   [`lublin99`]: the Lublin-Feitelson model of rigid parallel jobs, written as SWF logs.
 //! - Environments: what the core is given. [`generate`]: the ESSC generator, a scenario's
 //!   trial (platform, task types, utility classes, tasks). [`seed001`]: seed 001's
 //!   environment over a log (value functions, platforms cut from Curie, 28 h windows).
@@ -50,6 +51,7 @@ pub mod experiment;
 pub mod firmware_scenarios;
 pub mod generate;
 pub mod knapsack;
+pub mod lublin99;
 pub mod report;
 pub mod run;
 pub mod scenario;

@@ -7,6 +7,7 @@
 pub mod digest;
 pub mod experiment;
 pub mod firmware;
+pub mod generate_swf;
 pub mod merge;
 pub mod replay;
 pub mod run;
