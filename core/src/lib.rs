@@ -39,6 +39,9 @@
 //!   benchmarks), and hashes the decisions ([`digest`]). [`packed`]: a scenario packed for the
 //!   firmware. [`wire`]: the protocol between a host and a live controller.
 //!
+//! - [`dag`]: seed 003's DAG jobs with per-task DVFS, beside the planner: its own job type,
+//!   evaluator, power model and allocators (ValOpt, NBA-FCPS, NBA-FTPS, PBA's run-time choice).
+//!
 //! `docs/architecture.md` follows one task from arrival to completion through these files.
 //!
 //! # Storage and errors
@@ -61,6 +64,7 @@
 
 pub mod config;
 mod controller;
+pub mod dag;
 pub mod digest;
 mod dropping;
 pub mod energy;
