@@ -538,19 +538,9 @@ proptest! {
     }
 }
 
-/// A stage with its per-type shortcut turned off: the per-task pass.
-struct PerTask<S>(S);
-
-impl<S: super::two_stage::Stage> super::two_stage::Stage for PerTask<S> {
-    fn choose(&self, v: &View<'_>, t: u32) -> Option<(u16, f64)> {
-        self.0.choose(v, t)
-    }
-    fn evals(&self, v: &View<'_>, t: u32) -> u64 {
-        self.0.evals(v, t)
-    }
-}
-
+/// A batch pass: grouped (`Some(kind)`) or the per-task reference (`None`).
 fn pass(
+    kind: Option<super::grouped::Kind>,
     stage: &impl super::two_stage::Stage,
     e: SerialEnv<'_>,
     tasks: &[SerialTask],
@@ -560,7 +550,7 @@ fn pass(
     let (mut slots, mut key, mut choice) = (vec![0u32; n], vec![0.0; n], vec![0u16; n]);
     let (mut next, mut prev, mut tree) = (vec![0u32; n], vec![0u32; n], vec![0u32; 2 * n]);
     let (mut group, mut group_task) = (vec![0u32; n], vec![0u32; n]);
-    let by_curve = !matches!(stage.grouped(), Some(super::grouped::Kind::MinMin));
+    let by_curve = kind != Some(super::grouped::Kind::MinMin);
     super::grouped::assign_groups(tasks, by_curve, &mut group, &mut slots);
     for (i, s) in slots.iter_mut().enumerate() {
         *s = i as u32;
@@ -577,7 +567,11 @@ fn pass(
     };
     let mut v = View::new(e, tasks, Micros::ZERO, |m| Micros(ready[m]));
     let mut out = Vec::new();
-    let evals = super::two_stage::run(&mut v, &mut sc, n, stage, &mut |t, m| out.push((t, m)));
+    let mut emit = |t, m| out.push((t, m));
+    let evals = match kind {
+        Some(k) => super::grouped::run(&mut v, &mut sc, n, k, &|v, t| stage.evals(v, t), &mut emit),
+        None => super::two_stage::run(&mut v, &mut sc, n, stage, &mut emit),
+    };
     (out, evals)
 }
 
@@ -622,6 +616,7 @@ proptest! {
         ready in prop::collection::vec(0u64..3_000_000_000, 8),
         spread_h in prop::sample::select(vec![0u64, 1, 6]),
     ) {
+        use super::grouped::Kind;
         use super::policy::{max_max_upt::MaxMaxUpt, max_max_util::MaxMaxUtil,
             met_max_util_max_upt::MetMaxUtilMaxUpt, min_min_comp::MinMinComp};
         let classes = UtilityClasses::essc20();
@@ -631,17 +626,17 @@ proptest! {
             t.arrival = Micros(t.arrival.0.min(spread_h * 3_600_000_000));
         }
         let e = reference_env(&etc, &classes);
-        let grouped = pass(&MinMinComp, e, &tasks, &ready);
-        prop_assert_eq!(&grouped, &pass(&PerTask(MinMinComp), e, &tasks, &ready));
+        let grouped = pass(Some(Kind::MinMin), &MinMinComp, e, &tasks, &ready);
+        prop_assert_eq!(&grouped, &pass(None, &MinMinComp, e, &tasks, &ready));
         prop_assert_eq!(&grouped.0, &textbook(&MinMinComp, e, &tasks, &ready));
-        let grouped = pass(&MaxMaxUtil, e, &tasks, &ready);
-        prop_assert_eq!(&grouped, &pass(&PerTask(MaxMaxUtil), e, &tasks, &ready));
+        let grouped = pass(Some(Kind::MaxUtil), &MaxMaxUtil, e, &tasks, &ready);
+        prop_assert_eq!(&grouped, &pass(None, &MaxMaxUtil, e, &tasks, &ready));
         prop_assert_eq!(&grouped.0, &textbook(&MaxMaxUtil, e, &tasks, &ready));
-        let grouped = pass(&MaxMaxUpt, e, &tasks, &ready);
-        prop_assert_eq!(&grouped, &pass(&PerTask(MaxMaxUpt), e, &tasks, &ready));
+        let grouped = pass(Some(Kind::MaxUpt), &MaxMaxUpt, e, &tasks, &ready);
+        prop_assert_eq!(&grouped, &pass(None, &MaxMaxUpt, e, &tasks, &ready));
         prop_assert_eq!(&grouped.0, &textbook(&MaxMaxUpt, e, &tasks, &ready));
-        let grouped = pass(&MetMaxUtilMaxUpt, e, &tasks, &ready);
-        prop_assert_eq!(&grouped, &pass(&PerTask(MetMaxUtilMaxUpt), e, &tasks, &ready));
+        let grouped = pass(Some(Kind::MetMaxUpt), &MetMaxUtilMaxUpt, e, &tasks, &ready);
+        prop_assert_eq!(&grouped, &pass(None, &MetMaxUtilMaxUpt, e, &tasks, &ready));
         prop_assert_eq!(&grouped.0, &textbook(&MetMaxUtilMaxUpt, e, &tasks, &ready));
     }
 }

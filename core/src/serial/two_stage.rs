@@ -11,23 +11,27 @@
 //! sit on that machine's list (a doubly linked list through the scratch slices) and are
 //! re-chosen; the best pair is the root of a tournament tree over the tasks' scores. The
 //! event's modelled cost still counts every pair a textbook pass examines (`cost.rs`).
+//!
+//! The heuristics run `grouped`, the same decisions over groups of tasks of one type and
+//! curve; this per-task pass is its reference in the tests.
 
+#[cfg(test)]
 use super::env::MAX_SERIAL_MACHINES;
-use super::grouped::{self, Kind};
+#[cfg(test)]
 use super::queue::NONE;
-use super::view::{View, NO_MACHINE};
+use super::view::View;
+#[cfg(test)]
+use super::view::NO_MACHINE;
 
 /// A heuristic's stage 1: the machine for a task and its stage-2 score (higher wins).
 pub(crate) trait Stage {
-    /// The machine for task `t` and the pair's score, or `None` if no machine can run it.
+    /// The machine for task `t` and the pair's score, or `None` if no machine can run it
+    /// (the per-task reference pass's; the grouped pass has it by `grouped::Kind`).
+    #[cfg_attr(not(test), allow(dead_code))]
     fn choose(&self, v: &View<'_>, t: u32) -> Option<(u16, f64)>;
     /// The pairs a textbook implementation examines for `t` at each iteration.
     fn evals(&self, v: &View<'_>, t: u32) -> u64 {
         v.eligible(t)
-    }
-    /// The grouped pass that makes this stage's decisions (`grouped`), if there is one.
-    fn grouped(&self) -> Option<Kind> {
-        None
     }
 }
 
@@ -46,6 +50,7 @@ pub(crate) struct Scratch<'s> {
     pub group_task: &'s mut [u32],
 }
 
+#[cfg(test)]
 impl Scratch<'_> {
     /// The better of slots `a` and `b`: higher score, then earlier task.
     #[inline]
@@ -98,6 +103,7 @@ impl Scratch<'_> {
     }
 }
 
+#[cfg(test)]
 /// Maps `sc.slots[..n]` by `stage`, calling `emit(task, machine)` in assignment order;
 /// returns the evaluations a textbook pass would make.
 pub(crate) fn run(
@@ -109,9 +115,6 @@ pub(crate) fn run(
 ) -> u64 {
     if n == 0 {
         return 0;
-    }
-    if let Some(kind) = stage.grouped() {
-        return grouped::run(v, sc, n, kind, &|v, t| stage.evals(v, t), emit);
     }
     let mut heads = [NONE; MAX_SERIAL_MACHINES];
     let mut pairs: u64 = 0;

@@ -2,16 +2,12 @@
 //! fastest type; stage 2, the pair of highest utility / execution time. Only the fastest
 //! type's machines are evaluated, which is why the dissertation's version is quick.
 
-use crate::serial::grouped::Kind;
 use crate::serial::two_stage::Stage;
 use crate::serial::view::View;
 
 pub(crate) struct MetMaxUtilMaxUpt;
 
 impl Stage for MetMaxUtilMaxUpt {
-    fn grouped(&self) -> Option<Kind> {
-        Some(Kind::MetMaxUpt)
-    }
     fn choose(&self, v: &View<'_>, t: u32) -> Option<(u16, f64)> {
         let j = v.env.met_type(v.tasks[t as usize].ty);
         v.min_completion_in(t, j)
