@@ -46,7 +46,7 @@ use crate::error::{Error, InputError};
 use crate::limits::MAX_CLUSTERS;
 use crate::platform::{Cluster, Platform, TaskType};
 use crate::task::Task;
-use crate::utility::UtilityClasses;
+use crate::utility::{UtilityClass, UtilityClasses};
 use core::fmt;
 use core::mem::MaybeUninit;
 use serde::{Deserialize, Serialize};
@@ -252,9 +252,15 @@ fn decode_with<'a, 's>(
     let mut at = PREFIX_LEN;
     let head: PlatformHead = take(bytes, &mut at)?;
     let tail: HeaderTail = take(bytes, &mut at)?;
+    // Every class through its constructor, as for any other input: a corrupt share or decay
+    // rate is an error here, not a utility above the maximum later.
+    let mut classes = UtilityClasses::new();
+    for class in &tail.classes.classes {
+        classes.push(UtilityClass::new(&class.intervals)?)?;
+    }
     let header = place(PackedHeader {
         platform: Platform::new(&head.clusters, head.pstates)?,
-        classes: tail.classes,
+        classes,
         config: tail.config,
         schedule: tail.schedule,
         tasks: tail.tasks,

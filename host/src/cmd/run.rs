@@ -24,8 +24,9 @@ pub struct Args {
     /// Energy filter: none, per-task, per-resource or adaptive.
     #[arg(long, value_parser = parse_filter, default_value = "none")]
     pub filter: FilterKind,
-    /// Leniency factor of the filter (default: the scenario's for that filter).
-    #[arg(long)]
+    /// Leniency factor of the filter, 0 to 1000 as in a scenario file (default: the
+    /// scenario's for that filter).
+    #[arg(long, value_parser = parse_leniency)]
     pub leniency: Option<f64>,
     /// Which trial of the scenario to generate and run.
     #[arg(long, default_value_t = 0)]
@@ -55,6 +56,16 @@ fn parse_heuristic(s: &str) -> Result<Heuristic, String> {
     })
 }
 
+/// A leniency in the range a scenario file allows (`simulation.leniency.*`).
+fn parse_leniency(s: &str) -> Result<f64, String> {
+    let x = super::finite(s)?;
+    if (0.0..=1000.0).contains(&x) {
+        Ok(x)
+    } else {
+        Err(format!("{s:?} must be between 0 and 1000"))
+    }
+}
+
 fn parse_filter(s: &str) -> Result<FilterKind, String> {
     s.parse().map_err(|e| format!("{s:?}: {e}"))
 }
@@ -76,6 +87,9 @@ impl Args {
 
 /// Runs `kairos run`.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    if let Some(path) = &args.trace_out {
+        crate::output::refuse_input("--trace-out", path, &[&args.scenario])?;
+    }
     let scenario = Scenario::load(&args.scenario)?;
     let summary = run::run_trial(&scenario, &args.options())?;
     if let Some(path) = &args.trace_out {

@@ -503,7 +503,7 @@ pub fn write_all(dir: &Path, exp: &Experiment, out: &Outcome) -> anyhow::Result<
     let mut written = Written::default();
     for (name, text) in files {
         let path = dir.join(name);
-        std::fs::write(&path, text).with_context(|| format!("{}: cannot write", path.display()))?;
+        crate::output::write_atomic(&path, text)?;
         written.files.push(path);
     }
     Ok(written)
