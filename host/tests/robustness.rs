@@ -157,11 +157,20 @@ fn robust_scenario_sizes_and_arrays() {
     );
     // Extra elements of a two-element array were dropped silently.
     let p = scenario_with(dir.path(), |t| {
-        format!("{t}\n[workload]\nbase_time_hours = [0.2, 2.0, -5, nan, \"x\"]\n")
+        t.replacen(
+            "base_time_hours = [0.5, 4.0]",
+            "base_time_hours = [0.2, 2.0, -5, nan, \"x\"]",
+            1,
+        )
     });
     let out = kairos(&["run", s(&p), "--heuristic", "easy"]);
     let e = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.contains("line 47"), "{e}");
+    assert!(
+        e.contains("invalid length 5, expected an array of exactly two elements"),
+        "{e}"
+    );
     assert!(!e.contains("panicked"), "{e}");
 }
 

@@ -202,6 +202,10 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         ),
     };
     let written = report::write_all(&out_dir, &exp, &outcome)?;
+    // The reports are complete: the saved runs have served (the folder holds only the
+    // reports, as an unsharded run's always did).
+    std::fs::remove_dir_all(&runs_dir)
+        .with_context(|| format!("{}: cannot remove the saved runs", runs_dir.display()))?;
     let summaries = report::summarize(&exp, &outcome);
     let mut stdout = std::io::stdout().lock();
     write!(stdout, "{}", report::text_table(&exp, &summaries))?;

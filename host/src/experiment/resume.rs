@@ -10,6 +10,8 @@
 //! uninterrupted run, a resumed one and a sharded one give byte-identical reports
 //! (`timing.json` aside: it records wall times).
 //!
+//! Once the reports are written, `kairos experiment` removes the per-trial files.
+//!
 //! Trials run in groups of one per thread, in parallel as [`runner::run_slice`] runs them;
 //! between groups the `stop` callback is asked whether to stop (the Ctrl-C handler).
 
