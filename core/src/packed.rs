@@ -253,14 +253,15 @@ fn decode_with<'a, 's>(
     let head: PlatformHead = take(bytes, &mut at)?;
     let tail: HeaderTail = take(bytes, &mut at)?;
     // Every class through its constructor, as for any other input: a corrupt share or decay
-    // rate is an error here, not a utility above the maximum later.
-    let mut classes = UtilityClasses::new();
+    // rate is an error here, not a utility above the maximum later. The checked copy is
+    // dropped (one class at a time on the stack) and the decoded classes kept: the same
+    // values, without a second copy of all of them on the firmware's stack.
     for class in &tail.classes.classes {
-        classes.push(UtilityClass::new(&class.intervals)?)?;
+        UtilityClass::new(&class.intervals)?;
     }
     let header = place(PackedHeader {
         platform: Platform::new(&head.clusters, head.pstates)?,
-        classes,
+        classes: tail.classes,
         config: tail.config,
         schedule: tail.schedule,
         tasks: tail.tasks,

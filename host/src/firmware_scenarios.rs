@@ -293,6 +293,11 @@ impl Observer for Recorder {
 pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
     let enc = PackedScenario::decode(bytes)?;
     let header = enc.header().clone();
+    // The task count sizes the storage: a corrupt one (4e9) would ask the allocator for
+    // terabytes. Every task takes at least one byte, so more tasks than bytes is corrupt.
+    if header.tasks as usize > bytes.len() {
+        return Err(kairos_core::error::InputError::Undecodable(0).into());
+    }
     let mut storage = HostStorage::new(&header.platform, header.tasks as usize);
     let parts = storage.split();
     let mut rec = Recorder::default();

@@ -295,3 +295,41 @@ fn robust_experiment_killed_and_resumed_is_byte_identical() {
         assert_eq!(reports(&d), want, "{name}: resumed reports differ");
     }
 }
+
+/// The firmware's `upe.bin` with one byte of a class's share changed (0.2 becomes 13,107.2)
+/// ran to 16,318% of the maximum utility; now it is the constructor's error. And a task
+/// count of 4,294,967,295 in the header is refused before storage is sized from it.
+#[test]
+fn robust_encoded_scenario_is_validated() {
+    use kairos_core::error::{Error, InputError};
+    use kairos_core::packed::{encode_header, PackedScenario, PREFIX_LEN};
+    use kairos_host::firmware_scenarios;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../firmware/scenarios/upe.bin");
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(firmware_scenarios::run(&bytes).is_ok());
+    let psi = 0.2f64.to_le_bytes();
+    let at = bytes.windows(8).position(|w| w == psi).unwrap();
+    let mut flipped = bytes.clone();
+    flipped[at + 7] = 0x40;
+    assert_eq!(
+        firmware_scenarios::run(&flipped).err(),
+        Some(Error::Input(InputError::BadNumber))
+    );
+    // Through the binary: a clean error, exit 1.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("upe-flipped.bin");
+    std::fs::write(&bad, &flipped).unwrap();
+    let out = kairos(&["digest", s(&bad)]);
+    assert_eq!(out.status.code(), Some(1));
+
+    let dec = PackedScenario::decode(&bytes).unwrap();
+    let mut header = dec.header().clone();
+    header.tasks = u32::MAX;
+    let mut buf = vec![0u8; 1 << 20];
+    let n = encode_header(&header, &mut buf).unwrap();
+    assert!(n > PREFIX_LEN);
+    assert_eq!(
+        firmware_scenarios::run(&buf[..n]).err(),
+        Some(Error::Input(InputError::Undecodable(0)))
+    );
+}
