@@ -252,13 +252,6 @@ fn decode_with<'a, 's>(
     let mut at = PREFIX_LEN;
     let head: PlatformHead = take(bytes, &mut at)?;
     let tail: HeaderTail = take(bytes, &mut at)?;
-    // Every class through its constructor, as for any other input: a corrupt share or decay
-    // rate is an error here, not a utility above the maximum later. The checked copy is
-    // dropped (one class at a time on the stack) and the decoded classes kept: the same
-    // values, without a second copy of all of them on the firmware's stack.
-    for class in &tail.classes.classes {
-        UtilityClass::new(&class.intervals)?;
-    }
     let header = place(PackedHeader {
         platform: Platform::new(&head.clusters, head.pstates)?,
         classes: tail.classes,
@@ -266,6 +259,14 @@ fn decode_with<'a, 's>(
         schedule: tail.schedule,
         tasks: tail.tasks,
     });
+    // Every class through its constructor's checks, as for any other input: a corrupt share
+    // or decay rate is an error here, not a utility above the maximum later. Checked where
+    // the header now lives (`UtilityClass::check`, what `UtilityClass::new` runs): a copy,
+    // or holding the decoded tail longer, costs the firmware's decode stack, which has no
+    // room to spare.
+    for class in &header.classes.classes {
+        UtilityClass::check(&class.intervals)?;
+    }
     for _ in 0..head.types {
         let t: TaskType = take(bytes, &mut at)?;
         header.platform.add_resolved_type(&t.placements)?;

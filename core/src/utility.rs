@@ -106,20 +106,33 @@ impl UtilityClass {
     /// offsets strictly increasing, 1 >= psi(2) >= psi(3) >= ... >= 0, and every delta finite
     /// and non-negative (any violation is [`InputError::BadNumber`]).
     pub fn new(intervals: &[ClassInterval]) -> Result<UtilityClass, Error> {
+        UtilityClass::check(intervals)?;
         let mut v = heapless::Vec::new();
-        let mut prev: Option<&ClassInterval> = None;
         for iv in intervals {
+            // Fits: `check` counted them.
+            let _ = v.push(*iv);
+        }
+        Ok(UtilityClass { intervals: v })
+    }
+
+    /// The checks of [`UtilityClass::new`] without building the class: what a decoder runs
+    /// on classes it has deserialized in place (`crate::packed`), with no second copy on
+    /// the stack. The same errors, in the same order.
+    pub fn check(intervals: &[ClassInterval]) -> Result<(), Error> {
+        let mut prev: Option<&ClassInterval> = None;
+        for (i, iv) in intervals.iter().enumerate() {
             let psi_ok = iv.psi >= 0.0 && iv.psi <= prev.map_or(1.0, |p| p.psi);
             let delta_ok = iv.delta.is_finite() && iv.delta >= 0.0;
             let order_ok = prev.is_none_or(|p| p.offset < iv.offset);
             if !(psi_ok && delta_ok && order_ok) {
                 return Err(InputError::BadNumber.into());
             }
-            v.push(*iv)
-                .map_err(|_| full(Capacity::ClassIntervals, MAX_CLASS_INTERVALS))?;
+            if i >= MAX_CLASS_INTERVALS {
+                return Err(full(Capacity::ClassIntervals, MAX_CLASS_INTERVALS).into());
+            }
             prev = Some(iv);
         }
-        Ok(UtilityClass { intervals: v })
+        Ok(())
     }
 
     /// Seed 002 Table C.1's class `class` with every offset, the 10,000-minute one included,

@@ -217,7 +217,7 @@ fn reports(dir: &Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
-const TRIALS: &str = "6";
+const TRIALS: &str = "12";
 
 /// Starts an experiment of [`TRIALS`] trials on one thread into `out`.
 fn start(out: &Path, extra: &[&str]) -> std::process::Child {
@@ -242,7 +242,7 @@ fn start(out: &Path, extra: &[&str]) -> std::process::Child {
 /// Waits until the first trial of the run into `out` is saved.
 fn wait_first_saved(out: &Path) {
     let t0 = Instant::now();
-    while !out.join("runs/shard-1-of-6.shard").exists() {
+    while !out.join("runs/shard-1-of-12.shard").exists() {
         assert!(t0.elapsed() < Duration::from_secs(120), "no trial saved");
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -332,4 +332,29 @@ fn robust_encoded_scenario_is_validated() {
         firmware_scenarios::run(&buf[..n]).err(),
         Some(Error::Input(InputError::Undecodable(0)))
     );
+}
+
+/// `--force` leaves no report of the earlier experiment: a leniency plot the new one does
+/// not draw is gone.
+#[test]
+fn robust_force_removes_earlier_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let first = start(&out, &[]).wait_with_output().unwrap();
+    assert!(first.status.success());
+    assert!(out.join("leniency.svg").exists());
+    let f = dir.path().join("e.toml");
+    std::fs::write(
+        &f,
+        format!(
+            "name = \"x\"\nscenario = {:?}\ntrials = 1\n\n[[runs]]\nheuristic = \"easy\"\n",
+            data("experiment_scenario.toml")
+        ),
+    )
+    .unwrap();
+    fails_with(&["experiment", s(&f), "--out", s(&out)], "pass --force");
+    let again = kairos(&["experiment", s(&f), "--out", s(&out), "--force"]);
+    assert!(again.status.success());
+    assert!(!out.join("leniency.svg").exists());
+    assert!(out.join("summary.json").exists());
 }

@@ -137,9 +137,21 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         );
     }
     crate::output::prepare_dir(&out_dir, args.force || args.resume)?;
-    if args.force && runs_dir.exists() {
-        std::fs::remove_dir_all(&runs_dir)
-            .with_context(|| format!("{}: cannot remove the earlier runs", runs_dir.display()))?;
+    if args.force {
+        // No report of the earlier run stays: a plot it had and this one has not, or its
+        // complete-looking results if this run is interrupted.
+        if runs_dir.exists() {
+            std::fs::remove_dir_all(&runs_dir).with_context(|| {
+                format!("{}: cannot remove the earlier runs", runs_dir.display())
+            })?;
+        }
+        for name in report::REPORT_FILES {
+            let p = out_dir.join(name);
+            if p.exists() {
+                std::fs::remove_file(&p)
+                    .with_context(|| format!("{}: cannot remove", p.display()))?;
+            }
+        }
     }
     let saved = if args.resume { saved } else { 0 };
     let runs_total = (exp.trials - saved) as u64 * exp.configs.len() as u64;
