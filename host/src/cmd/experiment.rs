@@ -109,6 +109,21 @@ impl Progress for Bar {
 
 /// Runs `kairos experiment`.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    if crate::seed003::experiment::is_seed003(&args.file) {
+        if args.shard.is_some() {
+            bail!(
+                "{}: --shard: seed 003 experiments run on one machine (their trials share \
+                 PBA's profiles through seed003.profile_cache instead)",
+                args.file.display()
+            );
+        }
+        return super::seed003::main(super::seed003::Options {
+            file: args.file,
+            trials: args.trials,
+            out: args.out,
+            jobs: args.jobs,
+        });
+    }
     let mut exp = Experiment::load(&args.file)?;
     if let Some(n) = args.trials {
         if n == 0 || n > crate::experiment::MAX_TRIALS {
