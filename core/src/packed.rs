@@ -283,7 +283,8 @@ fn decode_with<'a, 's>(
 /// The tasks of a [`PackedScenario`], decoded one at a time.
 ///
 /// Yields exactly `header.tasks` tasks, then ends; a task that does not decode, or bytes left
-/// over after the last one, yields one `Err(`[`InputError::Undecodable`]`)` and then ends.
+/// over after the last one, yields one `Err(`[`InputError::Undecodable`]`)` and then ends; so
+/// does a task whose curve fails [`crate::utility::UtilityCurve::check`], with its error.
 #[derive(Clone, Debug)]
 pub struct PackedTasks<'a> {
     rest: &'a [u8],
@@ -321,6 +322,12 @@ impl Iterator for PackedTasks<'_> {
         }
         match postcard::take_from_bytes::<Task>(self.rest) {
             Ok((task, rest)) => {
+                // Its curve through the checks every curve gets: a corrupt priority is an
+                // error here, not an overflow of the engine's sums later.
+                if let Err(e) = task.curve.check() {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
                 self.offset += self.rest.len() - rest.len();
                 self.rest = rest;
                 self.left -= 1;

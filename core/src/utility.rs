@@ -184,6 +184,13 @@ pub struct UtilityClasses {
     pub classes: heapless::Vec<UtilityClass, MAX_UTILITY_CLASSES>,
 }
 
+/// The most a utility curve may be worth (its priority, or a linear curve's start). The
+/// seeds' values are at most 100; a million leaves room for any rescaled study while a sum
+/// of one such value per task stays exact in the ledger's `u64` micro-units for 18 million
+/// tasks. A larger value is [`InputError::UtilityTooLarge`], from [`UtilityCurve::check`]
+/// and [`UtilityCurve::value_at`], not an overflow of the engine's sums.
+pub const MAX_VALUE: f64 = 1e6;
+
 /// The time scales of seed 000's 20 utility classes: Table C.1's offsets times these.
 pub const ESSC20_SCALES: [u32; 5] = [1, 2, 4, 8, 16];
 
@@ -372,33 +379,24 @@ impl UtilityCurve {
     /// Linear: `start` up to and including `soft`, linear down to `final_value` at `hard`
     /// (exactly `final_value` at `hard`, even when `soft == hard`), 0 after `hard`. It needs
     /// finite `0 <= final_value <= start` and `soft <= hard`, else [`InputError::BadNumber`].
+    /// Either curve worth more than [`MAX_VALUE`] is [`InputError::UtilityTooLarge`].
     pub fn value_at(&self, since_arrival: Micros, classes: &UtilityClasses) -> Result<f64, Error> {
+        self.check()?;
         match *self {
             UtilityCurve::PiecewiseExp {
                 priority,
                 urgency_per_min,
                 first,
                 class,
-            } => {
-                let c = classes.get(class)?;
-                if !(non_negative(priority) && non_negative(urgency_per_min)) {
-                    return Err(InputError::BadNumber.into());
-                }
-                Ok(c.value(priority, urgency_per_min, first, since_arrival))
-            }
+            } => Ok(classes
+                .get(class)?
+                .value(priority, urgency_per_min, first, since_arrival)),
             UtilityCurve::Linear {
                 start,
                 soft,
                 hard,
                 final_value,
             } => {
-                if !(non_negative(final_value)
-                    && start.is_finite()
-                    && final_value <= start
-                    && soft <= hard)
-                {
-                    return Err(InputError::BadNumber.into());
-                }
                 let t = since_arrival;
                 Ok(if t > hard {
                     0.0
@@ -412,6 +410,39 @@ impl UtilityCurve {
                     clamp(start - (start - final_value) * frac, final_value, start)
                 })
             }
+        }
+    }
+
+    /// The checks [`UtilityCurve::value_at`] makes of the curve's own numbers (not its
+    /// class, which needs the scenario's classes): worth at most [`MAX_VALUE`], else
+    /// [`InputError::UtilityTooLarge`]; a finite non-negative priority and urgency, or a
+    /// finite `0 <= final_value <= start` and `soft <= hard`, else [`InputError::BadNumber`].
+    /// A decoder runs it on every curve it reads ([`crate::packed`]).
+    pub fn check(&self) -> Result<(), Error> {
+        let ok = match *self {
+            UtilityCurve::PiecewiseExp {
+                priority,
+                urgency_per_min,
+                ..
+            } => non_negative(priority) && non_negative(urgency_per_min),
+            UtilityCurve::Linear {
+                start,
+                soft,
+                hard,
+                final_value,
+            } => {
+                non_negative(final_value)
+                    && start.is_finite()
+                    && final_value <= start
+                    && soft <= hard
+            }
+        };
+        if !ok {
+            Err(InputError::BadNumber.into())
+        } else if self.max_value() > MAX_VALUE {
+            Err(InputError::UtilityTooLarge.into())
+        } else {
+            Ok(())
         }
     }
 

@@ -358,3 +358,31 @@ fn robust_force_removes_earlier_reports() {
     assert!(!out.join("leniency.svg").exists());
     assert!(out.join("summary.json").exists());
 }
+
+/// Found by the `packed_scenario` fuzz target: a decoded task whose priority is enormous
+/// overflowed the engine's sum of the day's maximum utility (a panic in a debug build, a
+/// wrapped ledger in a release one). Its curve now fails `UtilityCurve::check` as it is
+/// decoded: a clean error, exit 1.
+#[test]
+fn robust_decoded_priority_over_the_limit() {
+    use kairos_core::error::{Error, InputError};
+    use kairos_core::packed::PackedScenario;
+    use kairos_host::firmware_scenarios;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/corpus/packed_scenario/fuzz_utility_overflow.bin");
+    let bytes = std::fs::read(&path).unwrap();
+    let dec = PackedScenario::decode(&bytes).unwrap();
+    assert!(
+        dec.tasks()
+            .any(|t| t == Err(Error::Input(InputError::UtilityTooLarge))),
+        "the corpus input holds a task over the limit"
+    );
+    assert_eq!(
+        firmware_scenarios::run(&bytes).err(),
+        Some(Error::Input(InputError::UtilityTooLarge))
+    );
+    let out = kairos(&["digest", s(&path)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("worth more than 1000000"), "{err}");
+}
