@@ -209,7 +209,9 @@ pub fn write_files(dir: &Path, check_only: bool) -> anyhow::Result<Vec<FileRepor
         } else if check_only {
             FileState::Stale
         } else {
-            std::fs::write(&path, &bytes).with_context(|| format!("writing {}", path.display()))?;
+            // Regenerating is this command's purpose (git keeps the old files); written
+            // whole, so an interruption never leaves the firmware half a scenario.
+            crate::output::write_atomic(&path, &bytes)?;
             FileState::Written
         };
         out.push(FileReport {

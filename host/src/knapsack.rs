@@ -144,6 +144,7 @@ pub fn load_swf(
             procs,
             clean_strong: true,
             skip_bad_lines: false,
+            strict: false,
         },
     )?;
     let jobs = loaded

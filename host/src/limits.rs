@@ -23,6 +23,12 @@ pub const MAX_LABEL_CHARS: usize = 200;
 /// (4 GiB). An experiment runs one such storage per thread.
 pub const MAX_STORAGE_BYTES: u128 = 4 << 30;
 
+/// The most memory the scheduler's storage for one trace replay may take (16 GiB): a replay
+/// is one run, not one per thread, and books named nodes at about 24 kB a processor, so a
+/// machine of 163,840 processors (4 GB) fits, and `MaxProcs: 4294967295` (105 TB) is an
+/// error before anything is allocated.
+pub const MAX_REPLAY_STORAGE_BYTES: u128 = 16 << 30;
+
 /// Checks a worker-thread count given by `flag`: between 1 and [`MAX_THREADS`].
 pub fn threads(flag: &str, n: Option<usize>) -> anyhow::Result<()> {
     match n {

@@ -117,11 +117,19 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                 args.file.display()
             );
         }
+        if args.resume {
+            bail!(
+                "{}: --resume: a seed 003 experiment is not resumable (its trials share PBA's \
+                 profiles through seed003.profile_cache, which an interrupted run keeps)",
+                args.file.display()
+            );
+        }
         return super::seed003::main(super::seed003::Options {
             file: args.file,
             trials: args.trials,
             out: args.out,
             jobs: args.jobs,
+            force: args.force,
         });
     }
     let mut exp = Experiment::load(&args.file)?;

@@ -37,6 +37,9 @@ pub struct Args {
     /// Write the cumulative utility and energy every 20 simulated minutes to this CSV.
     #[arg(long, value_name = "FILE.csv")]
     pub trace_out: Option<PathBuf>,
+    /// Overwrite an existing --trace-out file.
+    #[arg(long)]
+    pub force: bool,
     /// The day's energy budget in joules, overriding the scenario's.
     #[arg(long)]
     pub budget_joules: Option<f64>,
@@ -96,7 +99,7 @@ impl Args {
 /// Runs `kairos run`.
 pub fn main(args: Args) -> anyhow::Result<()> {
     if let Some(path) = &args.trace_out {
-        crate::output::refuse_input("--trace-out", path, &[&args.scenario])?;
+        crate::output::check_file("--trace-out", path, args.force, &[&args.scenario])?;
     }
     let scenario = Scenario::load(&args.scenario)?;
     let summary = match &args.controller {
