@@ -52,3 +52,18 @@ fn corpus_swf() {
 fn corpus_controller() {
     run("controller", kairos_fuzz::controller);
 }
+
+#[test]
+fn corpus_wire() {
+    run("wire", kairos_fuzz::wire);
+}
+
+#[test]
+fn corpus_seed003_toml() {
+    run("seed003_toml", kairos_fuzz::seed003_toml);
+}
+
+#[test]
+fn corpus_seed003_profile_cache() {
+    run("seed003_profile_cache", kairos_fuzz::seed003_profile_cache);
+}

@@ -23,8 +23,9 @@ pub struct Args {
     /// Machine size, processors.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub procs: u32,
-    /// Jobs to generate.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Jobs to generate, 1 to 100,000,000 (about 9 GB of text; a larger log is a typo, and
+    /// would fill a disk before it was noticed).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub jobs: u64,
     /// Offered load to scale the arrivals to, in (0, 10] (default: the model's own rate).
     #[arg(long, value_parser = load)]
