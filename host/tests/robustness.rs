@@ -386,3 +386,48 @@ fn robust_decoded_priority_over_the_limit() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("worth more than 1000000"), "{err}");
 }
+
+/// A seed 003 experiment whose lists make a grid of 40^6 points is refused before the grid
+/// is built, naming the key, the size and the limit; a bad `--out` fails before any work,
+/// and `--resume` (which seed 003 does not offer) is an error, not ignored.
+#[test]
+fn robust_seed003_grid_and_out() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/corpus/seed003_toml/issue27_grid_too_large.toml");
+    let scenario = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scenarios/seed003.toml");
+    let dir = tempfile::tempdir().unwrap();
+    let exp = dir.path().join("huge.toml");
+    let text = std::fs::read_to_string(&corpus)
+        .unwrap()
+        .replace("../scenarios/seed003.toml", scenario.to_str().unwrap());
+    std::fs::write(&exp, text).unwrap();
+    fails_with(
+        &["experiment", s(&exp), "--out", s(&dir.path().join("o"))],
+        "4096000000 points",
+    );
+    let small = dir.path().join("small.toml");
+    std::fs::write(
+        &small,
+        format!(
+            "name = \"small\"\nscenario = {:?}\n[seed003]\naxis = \"nodes\"\nnodes = [2]\n",
+            scenario.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    fails_with(
+        &["experiment", s(&small), "--out", s(&file.join("sub"))],
+        "cannot create the output directory",
+    );
+    fails_with(
+        &[
+            "experiment",
+            s(&small),
+            "--out",
+            s(&dir.path().join("o")),
+            "--resume",
+        ],
+        "not resumable",
+    );
+}
