@@ -100,9 +100,10 @@ pub enum InputError {
     /// Encoded input (a packed scenario, see [`crate::packed`]) that does not decode: truncated,
     /// corrupt, or of another format version. The value is the byte offset where it failed.
     Undecodable(u32),
-    /// A utility curve worth more than [`crate::utility::MAX_VALUE`] (a priority or a
-    /// linear curve's start): no seed comes near it, and sums of such values could overflow
-    /// the integer ledger.
+    /// A utility curve worth more than
+    /// [`MAX_CURVE_VALUE`](crate::limits::MAX_CURVE_VALUE) (a priority or a linear curve's
+    /// start): no seed comes near it, and sums of such values could overflow the integer
+    /// ledger.
     UtilityTooLarge,
 }
 
@@ -157,7 +158,7 @@ impl fmt::Display for InputError {
                 write!(
                     f,
                     "a utility curve worth more than {} (a priority or curve start over the limit)",
-                    crate::utility::MAX_VALUE
+                    crate::limits::MAX_CURVE_VALUE
                 )
             }
         }

@@ -184,13 +184,6 @@ pub struct UtilityClasses {
     pub classes: heapless::Vec<UtilityClass, MAX_UTILITY_CLASSES>,
 }
 
-/// The most a utility curve may be worth (its priority, or a linear curve's start). The
-/// seeds' values are at most 100; a million leaves room for any rescaled study while a sum
-/// of one such value per task stays exact in the ledger's `u64` micro-units for 18 million
-/// tasks. A larger value is [`InputError::UtilityTooLarge`], from [`UtilityCurve::check`]
-/// and [`UtilityCurve::value_at`], not an overflow of the engine's sums.
-pub const MAX_VALUE: f64 = 1e6;
-
 /// The time scales of seed 000's 20 utility classes: Table C.1's offsets times these.
 pub const ESSC20_SCALES: [u32; 5] = [1, 2, 4, 8, 16];
 
@@ -379,7 +372,8 @@ impl UtilityCurve {
     /// Linear: `start` up to and including `soft`, linear down to `final_value` at `hard`
     /// (exactly `final_value` at `hard`, even when `soft == hard`), 0 after `hard`. It needs
     /// finite `0 <= final_value <= start` and `soft <= hard`, else [`InputError::BadNumber`].
-    /// Either curve worth more than [`MAX_VALUE`] is [`InputError::UtilityTooLarge`].
+    /// Either curve worth more than [`MAX_CURVE_VALUE`](crate::limits::MAX_CURVE_VALUE) is
+    /// [`InputError::UtilityTooLarge`].
     pub fn value_at(&self, since_arrival: Micros, classes: &UtilityClasses) -> Result<f64, Error> {
         self.check()?;
         match *self {
@@ -414,7 +408,8 @@ impl UtilityCurve {
     }
 
     /// The checks [`UtilityCurve::value_at`] makes of the curve's own numbers (not its
-    /// class, which needs the scenario's classes): worth at most [`MAX_VALUE`], else
+    /// class, which needs the scenario's classes): worth at most
+    /// [`MAX_CURVE_VALUE`](crate::limits::MAX_CURVE_VALUE), else
     /// [`InputError::UtilityTooLarge`]; a finite non-negative priority and urgency, or a
     /// finite `0 <= final_value <= start` and `soft <= hard`, else [`InputError::BadNumber`].
     /// A decoder runs it on every curve it reads ([`crate::packed`]).
@@ -439,7 +434,7 @@ impl UtilityCurve {
         };
         if !ok {
             Err(InputError::BadNumber.into())
-        } else if self.max_value() > MAX_VALUE {
+        } else if self.max_value() > crate::limits::MAX_CURVE_VALUE {
             Err(InputError::UtilityTooLarge.into())
         } else {
             Ok(())
