@@ -28,6 +28,7 @@ fn swf_replay(c: &mut Criterion) {
         procs: None,
         clean_strong: true,
         skip_bad_lines: false,
+        strict: false,
     };
     let log = trace::load(&path, &options).expect("KTH-SP2 loads");
     let mut group = c.benchmark_group("swf_replay/kth-sp2");

@@ -82,6 +82,7 @@ fn main() {
         procs: None,
         clean_strong: true,
         skip_bad_lines: false,
+        strict: false,
     };
     for (name, file) in [
         ("kth-sp2", "KTH-SP2-1996-2.1.swf"),

@@ -47,11 +47,11 @@ done
 kth="$traces/KTH-SP2-1996-2.1.swf"
 for p in fcfs easy conservative knapsack; do
     step "KTH-SP2 $p"
-    "$bin" replay "$kth" --policy "$p" --clean strong --jobs-out "$out/kth-$p.csv" --summary-out "$out/s.json" >/dev/null
+    "$bin" replay "$kth" --policy "$p" --clean strong --jobs-out "$out/kth-$p.csv" --summary-out "$out/s.json" --force >/dev/null
     strip < "$out/s.json" > "$out/kth-$p.json" && rm "$out/s.json"
 done
 step "KTH-SP2 max-upr (value seed 1)"
-"$bin" replay "$kth" --policy max-upr --value-seed 1 --clean strong --jobs-out "$out/kth-max-upr.csv" --summary-out "$out/s.json" >/dev/null
+"$bin" replay "$kth" --policy max-upr --value-seed 1 --clean strong --jobs-out "$out/kth-max-upr.csv" --summary-out "$out/s.json" --force >/dev/null
 strip < "$out/s.json" > "$out/kth-max-upr.json" && rm "$out/s.json"
 step "seed 004 synthetic sweep"
 "$bin" sweep-knapsack --synthetic --out "$out/s004" >/dev/null

@@ -100,6 +100,11 @@ pub enum InputError {
     /// Encoded input (a packed scenario, see [`crate::packed`]) that does not decode: truncated,
     /// corrupt, or of another format version. The value is the byte offset where it failed.
     Undecodable(u32),
+    /// A utility curve worth more than
+    /// [`MAX_CURVE_VALUE`](crate::limits::MAX_CURVE_VALUE) (a priority or a linear curve's
+    /// start): no seed comes near it, and sums of such values could overflow the integer
+    /// ledger.
+    UtilityTooLarge,
 }
 
 impl fmt::Display for InputError {
@@ -147,6 +152,13 @@ impl fmt::Display for InputError {
                 write!(
                     f,
                     "undecodable input at byte {at} (truncated, corrupt or another format version)"
+                )
+            }
+            InputError::UtilityTooLarge => {
+                write!(
+                    f,
+                    "a utility curve worth more than {} (a priority or curve start over the limit)",
+                    crate::limits::MAX_CURVE_VALUE
                 )
             }
         }

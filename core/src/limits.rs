@@ -52,3 +52,11 @@ pub const MAX_DAG_TASKS: usize = 16;
 pub const MAX_DVFS_LEVELS: usize = 8;
 
 const _: () = assert!(MAX_DAG_TASKS <= 16);
+
+/// The most a utility curve may be worth (its priority, or a linear curve's start). The
+/// seeds' values are at most 100; a million leaves room for any rescaled study while a sum
+/// of one such value per task stays exact in the ledger's `u64` micro-units for 18 million
+/// tasks. A larger value is
+/// [`InputError::UtilityTooLarge`](crate::error::InputError::UtilityTooLarge), from
+/// `UtilityCurve::check` and `UtilityCurve::value_at`, not an overflow of the engine's sums.
+pub const MAX_CURVE_VALUE: f64 = 1e6;

@@ -46,7 +46,7 @@ use crate::error::{Error, InputError};
 use crate::limits::MAX_CLUSTERS;
 use crate::platform::{Cluster, Platform, TaskType};
 use crate::task::Task;
-use crate::utility::UtilityClasses;
+use crate::utility::{UtilityClass, UtilityClasses};
 use core::fmt;
 use core::mem::MaybeUninit;
 use serde::{Deserialize, Serialize};
@@ -259,6 +259,14 @@ fn decode_with<'a, 's>(
         schedule: tail.schedule,
         tasks: tail.tasks,
     });
+    // Every class through its constructor's checks, as for any other input: a corrupt share
+    // or decay rate is an error here, not a utility above the maximum later. Checked where
+    // the header now lives (`UtilityClass::check`, what `UtilityClass::new` runs): a copy,
+    // or holding the decoded tail longer, costs the firmware's decode stack, which has no
+    // room to spare.
+    for class in &header.classes.classes {
+        UtilityClass::check(&class.intervals)?;
+    }
     for _ in 0..head.types {
         let t: TaskType = take(bytes, &mut at)?;
         header.platform.add_resolved_type(&t.placements)?;
@@ -275,7 +283,8 @@ fn decode_with<'a, 's>(
 /// The tasks of a [`PackedScenario`], decoded one at a time.
 ///
 /// Yields exactly `header.tasks` tasks, then ends; a task that does not decode, or bytes left
-/// over after the last one, yields one `Err(`[`InputError::Undecodable`]`)` and then ends.
+/// over after the last one, yields one `Err(`[`InputError::Undecodable`]`)` and then ends; so
+/// does a task whose curve fails [`crate::utility::UtilityCurve::check`], with its error.
 #[derive(Clone, Debug)]
 pub struct PackedTasks<'a> {
     rest: &'a [u8],
@@ -313,6 +322,12 @@ impl Iterator for PackedTasks<'_> {
         }
         match postcard::take_from_bytes::<Task>(self.rest) {
             Ok((task, rest)) => {
+                // Its curve through the checks every curve gets: a corrupt priority is an
+                // error here, not an overflow of the engine's sums later.
+                if let Err(e) = task.curve.check() {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
                 self.offset += self.rest.len() - rest.len();
                 self.rest = rest;
                 self.left -= 1;

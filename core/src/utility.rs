@@ -106,20 +106,33 @@ impl UtilityClass {
     /// offsets strictly increasing, 1 >= psi(2) >= psi(3) >= ... >= 0, and every delta finite
     /// and non-negative (any violation is [`InputError::BadNumber`]).
     pub fn new(intervals: &[ClassInterval]) -> Result<UtilityClass, Error> {
+        UtilityClass::check(intervals)?;
         let mut v = heapless::Vec::new();
-        let mut prev: Option<&ClassInterval> = None;
         for iv in intervals {
+            // Fits: `check` counted them.
+            let _ = v.push(*iv);
+        }
+        Ok(UtilityClass { intervals: v })
+    }
+
+    /// The checks of [`UtilityClass::new`] without building the class: what a decoder runs
+    /// on classes it has deserialized in place (`crate::packed`), with no second copy on
+    /// the stack. The same errors, in the same order.
+    pub fn check(intervals: &[ClassInterval]) -> Result<(), Error> {
+        let mut prev: Option<&ClassInterval> = None;
+        for (i, iv) in intervals.iter().enumerate() {
             let psi_ok = iv.psi >= 0.0 && iv.psi <= prev.map_or(1.0, |p| p.psi);
             let delta_ok = iv.delta.is_finite() && iv.delta >= 0.0;
             let order_ok = prev.is_none_or(|p| p.offset < iv.offset);
             if !(psi_ok && delta_ok && order_ok) {
                 return Err(InputError::BadNumber.into());
             }
-            v.push(*iv)
-                .map_err(|_| full(Capacity::ClassIntervals, MAX_CLASS_INTERVALS))?;
+            if i >= MAX_CLASS_INTERVALS {
+                return Err(full(Capacity::ClassIntervals, MAX_CLASS_INTERVALS).into());
+            }
             prev = Some(iv);
         }
-        Ok(UtilityClass { intervals: v })
+        Ok(())
     }
 
     /// Seed 002 Table C.1's class `class` with every offset, the 10,000-minute one included,
@@ -359,33 +372,25 @@ impl UtilityCurve {
     /// Linear: `start` up to and including `soft`, linear down to `final_value` at `hard`
     /// (exactly `final_value` at `hard`, even when `soft == hard`), 0 after `hard`. It needs
     /// finite `0 <= final_value <= start` and `soft <= hard`, else [`InputError::BadNumber`].
+    /// Either curve worth more than [`MAX_CURVE_VALUE`](crate::limits::MAX_CURVE_VALUE) is
+    /// [`InputError::UtilityTooLarge`].
     pub fn value_at(&self, since_arrival: Micros, classes: &UtilityClasses) -> Result<f64, Error> {
+        self.check()?;
         match *self {
             UtilityCurve::PiecewiseExp {
                 priority,
                 urgency_per_min,
                 first,
                 class,
-            } => {
-                let c = classes.get(class)?;
-                if !(non_negative(priority) && non_negative(urgency_per_min)) {
-                    return Err(InputError::BadNumber.into());
-                }
-                Ok(c.value(priority, urgency_per_min, first, since_arrival))
-            }
+            } => Ok(classes
+                .get(class)?
+                .value(priority, urgency_per_min, first, since_arrival)),
             UtilityCurve::Linear {
                 start,
                 soft,
                 hard,
                 final_value,
             } => {
-                if !(non_negative(final_value)
-                    && start.is_finite()
-                    && final_value <= start
-                    && soft <= hard)
-                {
-                    return Err(InputError::BadNumber.into());
-                }
                 let t = since_arrival;
                 Ok(if t > hard {
                     0.0
@@ -399,6 +404,40 @@ impl UtilityCurve {
                     clamp(start - (start - final_value) * frac, final_value, start)
                 })
             }
+        }
+    }
+
+    /// The checks [`UtilityCurve::value_at`] makes of the curve's own numbers (not its
+    /// class, which needs the scenario's classes): worth at most
+    /// [`MAX_CURVE_VALUE`](crate::limits::MAX_CURVE_VALUE), else
+    /// [`InputError::UtilityTooLarge`]; a finite non-negative priority and urgency, or a
+    /// finite `0 <= final_value <= start` and `soft <= hard`, else [`InputError::BadNumber`].
+    /// A decoder runs it on every curve it reads ([`crate::packed`]).
+    pub fn check(&self) -> Result<(), Error> {
+        let ok = match *self {
+            UtilityCurve::PiecewiseExp {
+                priority,
+                urgency_per_min,
+                ..
+            } => non_negative(priority) && non_negative(urgency_per_min),
+            UtilityCurve::Linear {
+                start,
+                soft,
+                hard,
+                final_value,
+            } => {
+                non_negative(final_value)
+                    && start.is_finite()
+                    && final_value <= start
+                    && soft <= hard
+            }
+        };
+        if !ok {
+            Err(InputError::BadNumber.into())
+        } else if self.max_value() > crate::limits::MAX_CURVE_VALUE {
+            Err(InputError::UtilityTooLarge.into())
+        } else {
+            Ok(())
         }
     }
 

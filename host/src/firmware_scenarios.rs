@@ -209,7 +209,9 @@ pub fn write_files(dir: &Path, check_only: bool) -> anyhow::Result<Vec<FileRepor
         } else if check_only {
             FileState::Stale
         } else {
-            std::fs::write(&path, &bytes).with_context(|| format!("writing {}", path.display()))?;
+            // Regenerating is this command's purpose (git keeps the old files); written
+            // whole, so an interruption never leaves the firmware half a scenario.
+            crate::output::write_atomic(&path, &bytes)?;
             FileState::Written
         };
         out.push(FileReport {
@@ -293,6 +295,11 @@ impl Observer for Recorder {
 pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
     let enc = PackedScenario::decode(bytes)?;
     let header = enc.header().clone();
+    // The task count sizes the storage: a corrupt one (4e9) would ask the allocator for
+    // terabytes. Every task takes at least one byte, so more tasks than bytes is corrupt.
+    if header.tasks as usize > bytes.len() {
+        return Err(kairos_core::error::InputError::Undecodable(0).into());
+    }
     let mut storage = HostStorage::new(&header.platform, header.tasks as usize);
     let parts = storage.split();
     let mut rec = Recorder::default();

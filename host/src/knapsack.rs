@@ -144,6 +144,7 @@ pub fn load_swf(
             procs,
             clean_strong: true,
             skip_bad_lines: false,
+            strict: false,
         },
     )?;
     let jobs = loaded
@@ -354,10 +355,15 @@ impl Grid {
         if !(step.is_finite() && step > 0.0 && step <= 4.0) {
             anyhow::bail!("--step must be a number in (0, 4], not {step}");
         }
-        let n = libm::floor(4.0 / step + 1e-9) as usize + 1;
-        if n > 401 {
-            anyhow::bail!("--step {step} gives {n} values per axis: at most 401 (step 0.01)");
+        // Counted in f64 and checked before the cast: a tiny step would saturate the cast and
+        // wrap the `+ 1` to an empty grid.
+        let values = libm::floor(4.0 / step + 1e-9) + 1.0;
+        if values > 401.0 {
+            anyhow::bail!(
+                "--step {step:?} gives {values:.3e} values per axis: at most 401 (step 0.01)"
+            );
         }
+        let n = values as usize;
         Ok(Grid { lo: -2.0, step, n })
     }
 
@@ -775,7 +781,7 @@ pub fn write_outputs(
         ("pareto.svg", pareto_svg(w, grid, points, f)),
     ] {
         let path = dir.join(name);
-        std::fs::write(&path, text).with_context(|| format!("{}: cannot write", path.display()))?;
+        crate::output::write_atomic(&path, text)?;
     }
     Ok(())
 }
@@ -832,6 +838,10 @@ mod tests {
         assert!(Grid::new(0.0).is_err());
         assert!(Grid::new(f64::NAN).is_err());
         assert_eq!(Grid::new(1.0).unwrap().points(), 125);
+        // Regression (issue 27): a step under 4/2^64 wrapped the point count to 0 and panicked.
+        let e = Grid::new(1e-300).unwrap_err().to_string();
+        assert!(e.contains("at most 401"), "{e}");
+        assert!(Grid::new(f64::MIN_POSITIVE).is_err());
     }
 
     #[test]

@@ -35,6 +35,10 @@
 //!   --controller`, the engine's loop kept on the host, the wire protocol's client.
 //! - Outputs. [`report`]: an experiment's CSV and JSON tables, statistics and SVG plots
 //!   (`knapsack` and `trace` write their own small files).
+//! - Safety (docs/reliability.md). [`limits`]: the limits on sizes from input, checked
+//!   before allocation. [`output`]: every report written whole (a temporary name, then a
+//!   rename), results folders checked before any work. [`interrupt`]: Ctrl-C as a request
+//!   to stop, which [`experiment::resume`] honours between trials, saved for `--resume`.
 //! - Beyond one machine. [`shard`]: one slice of an experiment's runs or a knapsack grid's
 //!   points, its shard file, and the merge of shard files into the one-machine reports;
 //!   [`slurm`]: the job array and merge job that run the shards on a Slurm cluster.
@@ -54,9 +58,12 @@ pub mod cmd;
 pub mod experiment;
 pub mod firmware_scenarios;
 pub mod generate;
+pub mod interrupt;
 pub mod knapsack;
+pub mod limits;
 pub mod live;
 pub mod lublin99;
+pub mod output;
 pub mod report;
 pub mod run;
 pub mod scenario;

@@ -417,5 +417,5 @@ pub fn write_trace(path: &Path, trace: &[TracePoint]) -> anyhow::Result<()> {
     for p in trace {
         out.push_str(&format!("{},{},{}\n", p.time_s, p.utility, p.energy_j));
     }
-    std::fs::write(path, out).with_context(|| format!("{}: cannot write the trace", path.display()))
+    crate::output::write_atomic(path, out)
 }

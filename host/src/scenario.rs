@@ -96,11 +96,14 @@ pub struct Workload {
     #[serde(default = "default_apc_mean")]
     pub apc_mean_watts: f64,
     /// Range of the Downey sigma, drawn uniformly per task type (seed 000: [4, 10]).
-    #[serde(default = "default_sigma")]
+    #[serde(default = "default_sigma", deserialize_with = "crate::toml_file::pair")]
     pub downey_sigma: [f64; 2],
     /// Mean base time of the least and the most valuable task types, in hours (seed 000: a
     /// starting utility of 1 means 1 h, of 8 means 18 h; linear in between).
-    #[serde(default = "default_base_time")]
+    #[serde(
+        default = "default_base_time",
+        deserialize_with = "crate::toml_file::pair"
+    )]
     pub base_time_hours: [f64; 2],
     /// Arrival patterns.
     #[serde(default)]
@@ -170,10 +173,13 @@ pub struct Arrivals {
     /// hours (seed 000: 4096).
     pub sinusoid_max_cores: u64,
     /// Range of the whole number of sinusoidal cycles a day, drawn uniformly ([1, 24]).
+    #[serde(deserialize_with = "crate::toml_file::pair")]
     pub cycles: [u32; 2],
     /// Range of the amplitude as a fraction of the mean rate, drawn uniformly ([0.25, 0.9]).
+    #[serde(deserialize_with = "crate::toml_file::pair")]
     pub amplitude: [f64; 2],
     /// Working hours of the clock, [start, end) ([9, 18]).
+    #[serde(deserialize_with = "crate::toml_file::pair")]
     pub work_hours: [u32; 2],
     /// Rate during working hours, as a multiple of the mean (2.0).
     pub work_rate: f64,
@@ -316,6 +322,34 @@ impl Scenario {
         self.platform.check(c);
         self.workload.check(c, &self.platform);
         self.simulation.check(c);
+        self.check_memory(c);
+    }
+
+    /// The scheduler's storage for a trial, checked before anything is allocated: a
+    /// platform too large for [`crate::limits::MAX_STORAGE_BYTES`] is an error naming its
+    /// largest cluster's `nodes`, not an abort in the allocator.
+    fn check_memory(&self, c: &mut Checker<'_>) {
+        let clusters = &self.platform.clusters;
+        let Some((i, largest)) = clusters.iter().enumerate().max_by_key(|(_, x)| x.nodes) else {
+            return;
+        };
+        let nodes: u64 = clusters.iter().map(|x| x.nodes as u64).sum();
+        let tasks = self.workload.tasks_per_day as u64;
+        let need = crate::storage::bytes_for(nodes, largest.nodes as u64, tasks);
+        let limit = crate::limits::MAX_STORAGE_BYTES;
+        if need > limit {
+            c.fail(
+                &format!("platform.clusters[{i}].nodes"),
+                largest.nodes,
+                format_args!(
+                    "{nodes} nodes in all (and {tasks} tasks a day) need {} of scheduler \
+                     storage, over the limit of {}: at most about {} nodes",
+                    crate::limits::bytes_text(need),
+                    crate::limits::bytes_text(limit),
+                    nodes as u128 * limit / need
+                ),
+            );
+        }
     }
 
     /// Total task types a trial draws: the general ones and the special ones of every special

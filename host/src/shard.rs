@@ -230,12 +230,7 @@ impl Writer {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("{}: cannot create the directory", dir.display()))?;
         }
-        let tmp = path.with_extension(format!("{EXTENSION}.tmp"));
-        std::fs::write(&tmp, &self.text)
-            .with_context(|| format!("{}: cannot write", tmp.display()))?;
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("{}: cannot rename into place", path.display()))?;
-        Ok(())
+        crate::output::write_atomic(path, &self.text)
     }
 }
 

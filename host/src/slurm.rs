@@ -205,7 +205,7 @@ impl Plan {
         let array = self.dir.join("shards.sbatch");
         let merge = self.dir.join("merge.sbatch");
         for (p, text) in [(&array, self.array_script()), (&merge, self.merge_script())] {
-            std::fs::write(p, text).with_context(|| format!("{}: cannot write", p.display()))?;
+            crate::output::write_atomic(p, text)?;
         }
         Ok((array, merge))
     }

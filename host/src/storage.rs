@@ -20,6 +20,29 @@ pub const MEMO_ENTRIES: usize = 16384;
 /// decisions do not depend on it.
 pub const VOIDS_PER_NODE: usize = 64;
 
+/// The bytes [`HostStorage::new`] allocates for `tasks` tasks on a platform of `nodes` nodes
+/// whose largest cluster has `largest` nodes: what a caller checks against
+/// [`crate::limits::MAX_STORAGE_BYTES`] before building the platform (u128: no size from
+/// input can overflow it).
+pub fn bytes_for(nodes: u64, largest: u64, tasks: u64) -> u128 {
+    use kairos_core::timeline::ClusterTimeline;
+    use std::mem::size_of;
+    let (nodes, largest, tasks) = (nodes as u128, largest as u128, tasks as u128);
+    let per_node = size_of::<NodeTimeline>() as u128
+        + 2 * VOIDS_PER_NODE as u128 * size_of::<Void>() as u128
+        + ClusterTimeline::members_len(1) as u128 * size_of::<u32>() as u128;
+    let per_largest = 2 * ClusterTimeline::scratch_len(1) as u128 * size_of::<u64>() as u128;
+    let per_task = (size_of::<TaskSlot>()
+        + size_of::<Work>()
+        + size_of::<u32>()
+        + 2 * size_of::<Pending>()
+        + size_of::<Micros>()) as u128;
+    nodes * per_node
+        + largest * per_largest
+        + tasks * per_task
+        + (MEMO_ENTRIES * size_of::<MemoEntry>()) as u128
+}
+
 /// Heap-allocated storage for one controller and its engine.
 pub struct HostStorage {
     tasks: Vec<TaskSlot>,

@@ -20,6 +20,9 @@
 //! same way; counts and identifiers must be whole (`8.0` is fine, `8.5` is an error). Any
 //! negative value other than `-1` is an error, and so is an unknown job number.
 //!
+//! A UTF-8 byte-order mark at the start of the file is skipped. Repeated job numbers and
+//! submit times out of order are counted, not refused, unless strict (see `order.rs`).
+//!
 //! Lines end in `\n` or `\r\n` (Gaia's header uses the latter). Job lines are split and
 //! parsed as bytes, with no allocation per line or field; only the header and errors
 //! allocate.
@@ -27,6 +30,7 @@
 mod clean;
 mod header;
 mod number;
+mod order;
 mod stream;
 
 use std::fmt;
@@ -36,6 +40,7 @@ pub use clean::{
     clean, replay_jobs, CleanOptions, CleanReport, MissingRequest, ReplayError, ReplayJob,
 };
 pub use header::{HeaderComment, HeaderEntry, SwfHeader};
+pub use order::{OrderPlace, OrderReport};
 pub use stream::{read_maybe_gzip, StreamError, SwfStream};
 
 /// The number of fields of an SWF job line.
@@ -208,6 +213,8 @@ pub struct SwfLog {
     pub skipped: usize,
     /// The first [`SKIPPED_EXAMPLES`] errors of the skipped lines, in the order found.
     pub skipped_examples: Vec<SwfError>,
+    /// Repeated job numbers and submit times out of order among the job lines read.
+    pub order: OrderReport,
 }
 
 impl SwfLog {
@@ -308,6 +315,33 @@ pub enum SwfError {
         /// What is wrong with it.
         problem: FieldProblem,
     },
+    /// A repeated job number or a submit time out of order, refused (`--strict`).
+    #[error("{file}:{line}: {field}: {problem}")]
+    Order {
+        /// The file's name.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// Which field: the job number or the submit time.
+        field: Field,
+        /// What is wrong, naming the earlier line.
+        problem: String,
+    },
+    /// The log is too large to hold in memory.
+    #[error(
+        "{file}: {size} bytes would take about {need} in memory, over the limit of {limit}; \
+         replay it streamed (--allocation pool), or split it"
+    )]
+    TooLarge {
+        /// The file's name.
+        file: String,
+        /// Its size in bytes (decompressed, for a gzip file: as far as it was read).
+        size: u64,
+        /// The memory it would take, as text.
+        need: String,
+        /// The limit, as text.
+        limit: String,
+    },
     /// The file has no job lines (or, skipping bad lines, none that could be read).
     #[error("{file}: no jobs{}", no_jobs_detail(*.skipped))]
     NoJobs {
@@ -359,14 +393,49 @@ pub fn resolve_machine_procs(
 }
 
 /// Reads the SWF file at `path` (named in messages as given), plain or gzip-compressed.
+///
+/// The whole log is held in memory (its text, then its jobs): a log whose
+/// [`memory_for`] its size is over [`crate::limits::MAX_STORAGE_BYTES`] is
+/// [`SwfError::TooLarge`] before it is read (a gzip file: as soon as its decompressed text
+/// passes that size), with the streamed replay as the way out.
 pub fn read(path: impl AsRef<Path>, options: &ReadOptions) -> Result<SwfLog, SwfError> {
     let path = path.as_ref();
-    let bytes = read_maybe_gzip(path).map_err(|error| SwfError::Io {
+    let file = path.display().to_string();
+    let io = |error| SwfError::Io {
         path: path.to_owned(),
         error,
-    })?;
-    parse(&path.display().to_string(), &bytes, options)
+    };
+    let limit = crate::limits::MAX_STORAGE_BYTES;
+    let too_large = |size: u64| SwfError::TooLarge {
+        file: file.clone(),
+        size,
+        need: crate::limits::bytes_text(memory_for(size)),
+        limit: crate::limits::bytes_text(limit),
+    };
+    let size = std::fs::metadata(path).map_err(io)?.len();
+    if memory_for(size) > limit {
+        return Err(too_large(size));
+    }
+    // The largest text within the limit (memory_for is linear, floored): a gzip file's text
+    // is read no further.
+    let line = TYPICAL_LINE_BYTES as u128;
+    let most = (limit * line / (line + std::mem::size_of::<SwfJob>() as u128)) as u64;
+    let bytes = stream::read_maybe_gzip_within(path, most)
+        .map_err(io)?
+        .ok_or_else(|| too_large(most + 1))?;
+    parse(&file, &bytes, options)
 }
+
+/// The memory, in bytes, that reading a log of `text_bytes` bytes of text takes (the text
+/// and its jobs, at [`TYPICAL_LINE_BYTES`] a job line).
+pub fn memory_for(text_bytes: u64) -> u128 {
+    let t = text_bytes as u128;
+    t + t / TYPICAL_LINE_BYTES as u128 * std::mem::size_of::<SwfJob>() as u128
+}
+
+/// The length of a typical job line, which sizes the job table before reading (KTH-SP2's
+/// lines are about 90 bytes; the archive's shortest real ones about 60).
+pub const TYPICAL_LINE_BYTES: usize = 80;
 
 /// Parses SWF text (`file` names it in messages).
 pub fn parse(
@@ -375,9 +444,12 @@ pub fn parse(
     options: &ReadOptions,
 ) -> Result<SwfLog, SwfError> {
     let text = text.as_ref();
+    // A byte-order mark some editors write: not part of the first line.
+    let text = text.strip_prefix(BOM).unwrap_or(text);
+    let mut order = order::OrderCheck::exact();
     let mut header = header::HeaderBuilder::default();
-    // KTH's job lines are ~90 bytes: one allocation for the typical file.
-    let mut jobs = Vec::with_capacity(text.len() / 80);
+    // One allocation for the typical file ([`TYPICAL_LINE_BYTES`]).
+    let mut jobs = Vec::with_capacity(text.len() / TYPICAL_LINE_BYTES);
     let mut skipped = 0;
     let mut skipped_examples = Vec::new();
     // Builds the error only when it is returned or kept as an example.
@@ -400,7 +472,10 @@ pub fn parse(
             Some(_) => {
                 header.close();
                 match parse_job(line, trimmed) {
-                    Ok(job) => jobs.push(job),
+                    Ok(job) => {
+                        order.job(line, job.id, job.submit_us);
+                        jobs.push(job)
+                    }
                     Err(e) => bad(
                         &|| e.with_file(file, line),
                         &mut skipped,
@@ -433,8 +508,12 @@ pub fn parse(
         jobs,
         skipped,
         skipped_examples,
+        order: order.report(),
     })
 }
+
+/// The UTF-8 byte-order mark, skipped at the start of a file.
+pub(crate) const BOM: &[u8] = &[0xef, 0xbb, 0xbf];
 
 /// A job line's error before the file name is attached (so skipped lines do not allocate).
 enum LineError<'a> {

@@ -230,6 +230,41 @@ fn path(key: &str) -> Vec<Part<'_>> {
     out
 }
 
+/// Deserializes a two-element array (`[lo, hi]`), refusing a third element: serde's own
+/// `[T; 2]` stops reading after two, so `[0.2, 2.0, -5, nan, "x"]` would pass as
+/// `[0.2, 2.0]`. Use as `#[serde(deserialize_with = "crate::toml_file::pair")]`.
+pub(crate) fn pair<'de, D, T>(d: D) -> Result<[T; 2], D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    struct Pair<T>(std::marker::PhantomData<T>);
+    impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for Pair<T> {
+        type Value = [T; 2];
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("an array of exactly two elements")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<[T; 2], A::Error> {
+            use serde::de::Error;
+            let a = seq
+                .next_element()?
+                .ok_or_else(|| A::Error::invalid_length(0, &self))?;
+            let b = seq
+                .next_element()?
+                .ok_or_else(|| A::Error::invalid_length(1, &self))?;
+            let mut n = 2;
+            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                n += 1;
+            }
+            if n > 2 {
+                return Err(A::Error::invalid_length(n, &self));
+            }
+            Ok([a, b])
+        }
+    }
+    d.deserialize_seq(Pair(std::marker::PhantomData))
+}
+
 #[cfg(test)]
 mod tests {
     use super::Checker;

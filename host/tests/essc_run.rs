@@ -199,6 +199,8 @@ mod essc {
             "--json",
             "--trace-out",
             trace.to_str().unwrap(),
+            // The runs below write the trace again (issue 27: an existing file needs it).
+            "--force",
         ];
         let v = kairos_json(&args);
         for key in [

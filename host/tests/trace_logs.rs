@@ -29,6 +29,7 @@ const STRONG: LoadOptions = LoadOptions {
     procs: None,
     clean_strong: true,
     skip_bad_lines: false,
+    strict: false,
 };
 
 #[test]

@@ -36,6 +36,7 @@ const STRONG: LoadOptions = LoadOptions {
     procs: None,
     clean_strong: true,
     skip_bad_lines: false,
+    strict: false,
 };
 
 fn starts(jobs: &[JobRecord]) -> Vec<f64> {

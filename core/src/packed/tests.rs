@@ -206,3 +206,31 @@ fn small_buffers_are_refused() {
         Err(EncodeError::BufferFull)
     );
 }
+
+/// Regression (issue 27): a class's share (psi) corrupted in the bytes, 0.2 made 13,107.2 by
+/// one flipped byte, or infinity, decoded and ran to 16,318% of the maximum utility. The
+/// decoder now builds every class through `UtilityClass::new`, which rejects both.
+#[test]
+fn corrupt_class_share_bytes_are_rejected() {
+    let (buf, len) = encode(2);
+    let psi = 0.2f64.to_le_bytes();
+    let at = buf[..len]
+        .windows(8)
+        .position(|w| w == psi)
+        .expect("a class with psi 0.2 is encoded");
+    let mut flipped = buf;
+    flipped[at + 7] = 0x40;
+    assert_eq!(
+        f64::from_le_bytes(flipped[at..at + 8].try_into().unwrap()),
+        13_107.2
+    );
+    let mut inf = buf;
+    inf[at..at + 8].copy_from_slice(&f64::INFINITY.to_le_bytes());
+    for bytes in [&flipped, &inf] {
+        assert_eq!(
+            PackedScenario::decode(&bytes[..len]).err(),
+            Some(InputError::BadNumber.into())
+        );
+    }
+    assert!(PackedScenario::decode(&buf[..len]).is_ok());
+}

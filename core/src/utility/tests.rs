@@ -341,3 +341,36 @@ proptest! {
         }
     }
 }
+
+/// Issue 27 (a fuzz find): a curve worth more than `MAX_CURVE_VALUE` is an error, not a value
+/// whose sums overflow the ledger; at the limit it is fine.
+#[test]
+fn curve_worth_over_max_value_is_refused() {
+    let cs = UtilityClasses::essc20();
+    let at = |priority| UtilityCurve::essc(priority, Urgency::ALL[0], Micros::from_mins(5), 0);
+    assert!(at(crate::limits::MAX_CURVE_VALUE).check().is_ok());
+    assert!(at(crate::limits::MAX_CURVE_VALUE)
+        .value_at(Micros(0), &cs)
+        .is_ok());
+    for p in [crate::limits::MAX_CURVE_VALUE * 1.000_001, 1e300] {
+        assert_eq!(
+            at(p).check(),
+            Err(Error::Input(InputError::UtilityTooLarge))
+        );
+        assert_eq!(
+            at(p).value_at(Micros(0), &cs),
+            Err(Error::Input(InputError::UtilityTooLarge))
+        );
+    }
+    assert_eq!(
+        at(f64::NAN).check(),
+        Err(Error::Input(InputError::BadNumber))
+    );
+    let l = UtilityCurve::Linear {
+        start: 2e6,
+        soft: Micros(1),
+        hard: Micros(2),
+        final_value: 1.0,
+    };
+    assert_eq!(l.check(), Err(Error::Input(InputError::UtilityTooLarge)));
+}

@@ -6,10 +6,11 @@
 //! otherwise one line per finished trial gives the counts, the elapsed time and the ETA. The
 //! summary table (and the calibrated budget, for a calibration) goes to stdout.
 
+use crate::experiment::resume::{self, Ended};
 use crate::experiment::runner::{self, Progress};
 use crate::experiment::Experiment;
 use crate::report;
-use anyhow::bail;
+use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -35,6 +36,13 @@ pub struct Args {
     /// joins the shards into the reports.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<crate::shard::Slice>,
+    /// Overwrite the results (and the saved runs) of an earlier run in the output folder.
+    #[arg(long, conflicts_with = "resume")]
+    pub force: bool,
+    /// Continue an interrupted run: the trials saved in the output folder's `runs/` are not
+    /// run again; the reports are the same as an uninterrupted run's.
+    #[arg(long, conflicts_with = "shard")]
+    pub resume: bool,
 }
 
 /// `1h02m03s`, `4m05s` or `6.7s`.
@@ -119,11 +127,19 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                 args.file.display()
             );
         }
+        if args.resume {
+            bail!(
+                "{}: --resume: a seed 003 experiment is not resumable (its trials share PBA's \
+                 profiles through seed003.profile_cache, which an interrupted run keeps)",
+                args.file.display()
+            );
+        }
         return super::seed003::main(super::seed003::Options {
             file: args.file,
             trials: args.trials,
             out: args.out,
             jobs: args.jobs,
+            force: args.force,
         });
     }
     let mut exp = Experiment::load(&args.file)?;
@@ -136,25 +152,60 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         }
         exp.trials = n;
     }
-    if args.jobs == Some(0) {
-        bail!("--jobs 0: must be at least 1");
-    }
+    crate::limits::threads("--jobs", args.jobs)?;
     if let Some(slice) = args.shard {
         return shard(&exp, slice, &args);
     }
     let out_dir = args.out.clone().unwrap_or_else(|| exp.default_out_dir());
-    let runs_total = exp.trials as u64 * exp.configs.len() as u64;
+    let runs_dir = out_dir.join(resume::RUNS_DIR);
+    // Checked before any run: a bad --out or earlier results fail at once.
+    let saved = resume::saved_trials(&exp, &runs_dir).len() as u32;
+    if !args.resume && !args.force && runs_dir.is_dir() && !out_dir.join("summary.json").exists() {
+        bail!(
+            "{}: holds an interrupted run ({saved} of {} trials saved in {}); pass --resume to \
+             continue it, or --force to start again",
+            out_dir.display(),
+            exp.trials,
+            runs_dir.display()
+        );
+    }
+    crate::output::prepare_dir(&out_dir, args.force || args.resume)?;
+    if args.force {
+        // No report of the earlier run stays: a plot it had and this one has not, or its
+        // complete-looking results if this run is interrupted.
+        if runs_dir.exists() {
+            std::fs::remove_dir_all(&runs_dir).with_context(|| {
+                format!("{}: cannot remove the earlier runs", runs_dir.display())
+            })?;
+        }
+        for name in report::REPORT_FILES {
+            let p = out_dir.join(name);
+            if p.exists() {
+                std::fs::remove_file(&p)
+                    .with_context(|| format!("{}: cannot remove", p.display()))?;
+            }
+        }
+    }
+    let saved = if args.resume { saved } else { 0 };
+    let runs_total = (exp.trials - saved) as u64 * exp.configs.len() as u64;
     eprintln!(
-        "{}: {} configurations x {} trials of {} ({} runs), budget {}",
+        "{}: {} configurations x {} trials of {} ({} runs{}), budget {}",
         exp.name,
         exp.configs.len(),
         exp.trials,
         exp.scenario.name,
         runs_total,
+        if saved > 0 {
+            format!(" to run; {saved} trials saved")
+        } else {
+            String::new()
+        },
         exp.budget_joules()
             .map_or("none (unconstrained)".to_string(), |b| format!("{b:.0} J")),
     );
-    let outcome = if std::io::stderr().is_terminal() {
+    crate::interrupt::catch();
+    let stop = crate::interrupt::requested;
+    let ended = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(runs_total);
         bar.set_style(
             ProgressStyle::with_template(
@@ -169,7 +220,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             trials_total: exp.trials as u64,
             trials: AtomicU64::new(0),
         };
-        let r = runner::run(&exp, args.jobs, &p);
+        let r = resume::run(&exp, &runs_dir, args.jobs, &p, &stop);
         p.bar.finish_and_clear();
         r?
     } else {
@@ -180,9 +231,26 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             runs: AtomicU64::new(0),
             trials: AtomicU64::new(0),
         };
-        runner::run(&exp, args.jobs, &p)?
+        resume::run(&exp, &runs_dir, args.jobs, &p, &stop)?
+    };
+    let (exp, outcome) = match ended {
+        Ended::Complete(exp, outcome) => (*exp, outcome),
+        Ended::Stopped { saved } => bail!(
+            "interrupted: {saved} of {} trials saved in {}; resume with `kairos experiment {} \
+             --out {}{} --resume`",
+            exp.trials,
+            runs_dir.display(),
+            args.file.display(),
+            out_dir.display(),
+            args.trials
+                .map_or(String::new(), |n| format!(" --trials {n}")),
+        ),
     };
     let written = report::write_all(&out_dir, &exp, &outcome)?;
+    // The reports are complete: the saved runs have served (the folder holds only the
+    // reports, as an unsharded run's always did).
+    std::fs::remove_dir_all(&runs_dir)
+        .with_context(|| format!("{}: cannot remove the saved runs", runs_dir.display()))?;
     let summaries = report::summarize(&exp, &outcome);
     let mut stdout = std::io::stdout().lock();
     write!(stdout, "{}", report::text_table(&exp, &summaries))?;

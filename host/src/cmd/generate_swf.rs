@@ -1,8 +1,6 @@
 //! `kairos generate-swf`: writes a synthetic SWF log from a workload model (the library is
 //! [`crate::lublin99`]). A path ending in `.gz` is written gzip-compressed.
 
-use std::fs::File;
-use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -25,8 +23,9 @@ pub struct Args {
     /// Machine size, processors.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub procs: u32,
-    /// Jobs to generate.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Jobs to generate, 1 to 100,000,000 (about 9 GB of text; a larger log is a typo, and
+    /// would fill a disk before it was noticed).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub jobs: u64,
     /// Offered load to scale the arrivals to, in (0, 10] (default: the model's own rate).
     #[arg(long, value_parser = load)]
@@ -37,6 +36,9 @@ pub struct Args {
     /// The SWF file to write (`.gz`: gzip-compressed).
     #[arg(short, long, value_name = "FILE.swf")]
     pub output: PathBuf,
+    /// Overwrite an existing output file.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// A load in (0, 10].
@@ -59,17 +61,24 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         seed: args.seed,
     };
     let path = &args.output;
-    let file = File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+    crate::output::check_file("--output", path, args.force, &[])?;
+    // Written whole or not at all: an interrupted million-job log leaves no file cut mid-line.
+    let file = crate::output::AtomicFile::create(path)?;
     let gz = path.extension().is_some_and(|e| e == "gz");
     let written = if gz {
         let mut enc = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
-        let g = lublin99::write_swf(&mut enc, &options);
-        g.and_then(|g| enc.finish().and_then(|mut f| f.flush()).map(|_| g))
+        let g = lublin99::write_swf(&mut enc, &options)
+            .and_then(|g| enc.finish().map(|f| (g, f)))
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        g.1.finish()?;
+        g.0
     } else {
         let mut f = file;
-        lublin99::write_swf(&mut f, &options)
-    }
-    .with_context(|| format!("{}: cannot write", path.display()))?;
+        let g = lublin99::write_swf(&mut f, &options)
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+        f.finish()?;
+        g
+    };
     eprintln!(
         "{}: {} jobs on {} processors, model load {:.4}, arrivals scaled by {:.6}, load {:.4}",
         path.display(),

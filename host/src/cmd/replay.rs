@@ -2,7 +2,6 @@
 //! strict FCFS, EASY or Conservative backfilling, seed 004's knapsack, or a utility-aware
 //! heuristic over seed 001's value functions (the library is [`crate::trace`]).
 
-use std::fs::File;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -57,6 +56,13 @@ pub struct Args {
     /// Write the summary as JSON (it is printed in any case).
     #[arg(long, value_name = "FILE.json")]
     pub summary_out: Option<PathBuf>,
+    /// Overwrite an existing --jobs-out or --summary-out file.
+    #[arg(long)]
+    pub force: bool,
+    /// Refuse a log with duplicated job numbers or submit times out of order (by default
+    /// each is counted in a warning and the replay goes on, as docs/reliability.md says).
+    #[arg(long)]
+    pub strict: bool,
     /// Knapsack: exponent of the size term (tasks / average tasks) [default: 0.9].
     #[arg(long, value_parser = super::finite, allow_hyphen_values = true)]
     pub alpha: Option<f64>,
@@ -106,13 +112,30 @@ pub fn replay_options(args: &Args) -> anyhow::Result<ReplayOptions> {
     Ok(o)
 }
 
+/// Checks the output files before any work: not the log, not each other, not existing
+/// files unless `--force`, in folders that exist.
+fn check_outputs(args: &Args) -> anyhow::Result<()> {
+    let log = args.swf.as_path();
+    if let Some(p) = &args.jobs_out {
+        crate::output::check_file("--jobs-out", p, args.force, &[log])?;
+    }
+    if let Some(p) = &args.summary_out {
+        let mut inputs = vec![log];
+        inputs.extend(args.jobs_out.as_deref());
+        crate::output::check_file("--summary-out", p, args.force, &inputs)?;
+    }
+    Ok(())
+}
+
 /// Runs `kairos replay`: load, replay, write the outputs, print the summary.
 pub fn main(args: Args) -> anyhow::Result<()> {
     let replay = replay_options(&args)?;
+    check_outputs(&args)?;
     let options = LoadOptions {
         procs: args.procs,
         clean_strong: args.clean == Some(CleanPreset::Strong),
         skip_bad_lines: args.skip_bad_lines,
+        strict: args.strict,
     };
     if args.allocation == Allocation::Pool {
         return main_pool(&args, &options);
@@ -124,13 +147,16 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if loaded.skipped_bad_lines > 0 {
         eprintln!("skipped {} bad lines", loaded.skipped_bad_lines);
     }
+    if !loaded.order.is_clean() {
+        eprintln!("warning: {}: {}", loaded.file, loaded.order);
+    }
     let result = trace::replay_trace_with(&loaded.jobs, loaded.procs, &replay)
         .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
     if let Some(path) = &args.jobs_out {
-        let mut f =
-            File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+        let mut f = crate::output::AtomicFile::create(path)?;
         trace::write_jobs_csv(&mut f, &result.jobs)
             .with_context(|| format!("{}: cannot write", path.display()))?;
+        f.finish()?;
     }
     let mut summary = SummaryFile::new(&loaded, &result);
     if args.policy == Policy::Knapsack {
@@ -143,8 +169,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     }
     let json = serde_json::to_string_pretty(&summary)?;
     if let Some(path) = &args.summary_out {
-        std::fs::write(path, format!("{json}\n"))
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+        crate::output::write_atomic(path, format!("{json}\n"))?;
     }
     println!("{json}");
     Ok(())
@@ -163,9 +188,7 @@ fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
         anyhow::bail!("--reservations and --value-seed need --allocation nodes");
     }
     let mut file = match &args.jobs_out {
-        Some(path) => {
-            Some(File::create(path).with_context(|| format!("{}: cannot create", path.display()))?)
-        }
+        Some(path) => Some(crate::output::AtomicFile::create(path)?),
         None => None,
     };
     let result = trace::replay_file_pool(
@@ -175,16 +198,21 @@ fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
         file.as_mut().map(|f| f as &mut dyn std::io::Write),
     )
     .with_context(|| format!("replay under {} failed", args.policy))?;
+    if let Some(f) = file {
+        f.finish()?;
+    }
     if let Some(report) = &result.clean {
         eprintln!("cleaning: {report}");
     }
     if result.skipped_bad_lines > 0 {
         eprintln!("skipped {} bad lines", result.skipped_bad_lines);
     }
+    if !result.order.is_clean() {
+        eprintln!("warning: {}: {}", result.file, result.order);
+    }
     let json = serde_json::to_string_pretty(&result.summary_file())?;
     if let Some(path) = &args.summary_out {
-        std::fs::write(path, format!("{json}\n"))
-            .with_context(|| format!("{}: cannot write", path.display()))?;
+        crate::output::write_atomic(path, format!("{json}\n"))?;
     }
     println!("{json}");
     Ok(())

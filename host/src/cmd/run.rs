@@ -24,8 +24,9 @@ pub struct Args {
     /// Energy filter: none, per-task, per-resource or adaptive.
     #[arg(long, value_parser = parse_filter, default_value = "none")]
     pub filter: FilterKind,
-    /// Leniency factor of the filter (default: the scenario's for that filter).
-    #[arg(long)]
+    /// Leniency factor of the filter, 0 to 1000 as in a scenario file (default: the
+    /// scenario's for that filter).
+    #[arg(long, value_parser = parse_leniency)]
     pub leniency: Option<f64>,
     /// Which trial of the scenario to generate and run.
     #[arg(long, default_value_t = 0)]
@@ -36,6 +37,9 @@ pub struct Args {
     /// Write the cumulative utility and energy every 20 simulated minutes to this CSV.
     #[arg(long, value_name = "FILE.csv")]
     pub trace_out: Option<PathBuf>,
+    /// Overwrite an existing --trace-out file.
+    #[arg(long)]
+    pub force: bool,
     /// The day's energy budget in joules, overriding the scenario's.
     #[arg(long)]
     pub budget_joules: Option<f64>,
@@ -63,6 +67,16 @@ fn parse_heuristic(s: &str) -> Result<Heuristic, String> {
     })
 }
 
+/// A leniency in the range a scenario file allows (`simulation.leniency.*`).
+fn parse_leniency(s: &str) -> Result<f64, String> {
+    let x = super::finite(s)?;
+    if (0.0..=1000.0).contains(&x) {
+        Ok(x)
+    } else {
+        Err(format!("{s:?} must be between 0 and 1000"))
+    }
+}
+
 fn parse_filter(s: &str) -> Result<FilterKind, String> {
     s.parse().map_err(|e| format!("{s:?}: {e}"))
 }
@@ -84,6 +98,9 @@ impl Args {
 
 /// Runs `kairos run`.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    if let Some(path) = &args.trace_out {
+        crate::output::check_file("--trace-out", path, args.force, &[&args.scenario])?;
+    }
     let scenario = Scenario::load(&args.scenario)?;
     let summary = match &args.controller {
         None => run::run_trial(&scenario, &args.options())?,

@@ -18,6 +18,8 @@ pub struct Options {
     pub out: Option<PathBuf>,
     /// `--jobs`.
     pub jobs: Option<usize>,
+    /// `--force`: overwrite an earlier run's reports in the folder.
+    pub force: bool,
 }
 
 /// Runs a seed 003 experiment file.
@@ -29,10 +31,10 @@ pub fn main(args: Options) -> anyhow::Result<()> {
         }
         exp.trials = n;
     }
-    if args.jobs == Some(0) {
-        bail!("--jobs 0: must be at least 1");
-    }
+    crate::limits::threads("--jobs", args.jobs)?;
     let out_dir = args.out.clone().unwrap_or_else(|| exp.default_out_dir());
+    // Created and checked before any work: a bad --out fails at once.
+    crate::output::prepare_dir_marked(&out_dir, args.force, "summary.csv")?;
     eprintln!(
         "{}: {} points x {} approaches x {} trials of {}",
         exp.name,

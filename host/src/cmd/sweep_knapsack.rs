@@ -49,6 +49,9 @@ pub struct Args {
     /// `shard-K-of-N.shard`, into `--out`; `kairos merge` joins the shards.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Slice>,
+    /// Overwrite the results of an earlier sweep in `--out`.
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl Args {
@@ -67,14 +70,51 @@ impl Args {
     }
 }
 
+/// Times one grid point on one thread and prints what the sweep of `points` points on
+/// `threads` threads should take, before it starts.
+fn estimate(
+    w: &knapsack::Workload,
+    grid: &knapsack::Grid,
+    args: &Args,
+    points: usize,
+    threads: usize,
+) -> anyhow::Result<()> {
+    if points == 0 {
+        return Ok(());
+    }
+    let clock = Instant::now();
+    knapsack::sweep_points(
+        w,
+        grid,
+        args.mode,
+        args.share,
+        0..1,
+        Some(1),
+        &mut |_, _| {},
+    )?;
+    let one = clock.elapsed().as_secs_f64();
+    let total = one * points as f64 / threads.max(1) as f64;
+    eprintln!(
+        "sweep-knapsack: estimate {} ({points} points, one took {:.3} s)",
+        super::experiment::duration_text(std::time::Duration::from_secs_f64(total)),
+        one
+    );
+    Ok(())
+}
+
 /// Runs `kairos sweep-knapsack`: load or generate, sweep, write, print the summary.
 pub fn main(args: Args) -> anyhow::Result<()> {
     let sweep = args.sweep();
+    crate::limits::threads("--threads", args.threads)?;
+    // The folder is checked before the work, so a bad --out fails at once; a shard's folder
+    // holds the other shards, so it is only created.
+    crate::output::prepare_dir(&args.out, args.force || args.shard.is_some())?;
     let (w, grid) = sweep.load()?;
     let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
     let slice = args.shard.unwrap_or(Slice::WHOLE);
     let range = slice.range(grid.points() as u64);
     let range = range.start as usize..range.end as usize;
+    estimate(&w, &grid, &args, range.len(), threads)?;
     eprintln!(
         "sweep-knapsack: {} ({} jobs, {} processors), {} points{} on {threads} threads",
         w.name,

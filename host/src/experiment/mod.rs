@@ -69,6 +69,7 @@
 //!   `file:line: key = value: rule` lines otherwise.
 
 mod parse;
+pub mod resume;
 pub mod runner;
 
 use crate::scenario::Scenario;

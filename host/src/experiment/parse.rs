@@ -429,8 +429,18 @@ fn run_entry(i: usize, run: &RunSpec, is_trace: bool, c: &mut Checker<'_>) -> Op
         },
     };
     if let Some(l) = &run.label {
+        let chars = l.chars().count();
         if l.trim().is_empty() {
             c.fail(&key("label"), "\"\"", "must not be empty");
+        } else if chars > crate::limits::MAX_LABEL_CHARS {
+            c.fail(
+                &key("label"),
+                format_args!("{chars} characters"),
+                format_args!(
+                    "must be at most {} characters",
+                    crate::limits::MAX_LABEL_CHARS
+                ),
+            );
         }
     }
     let check_leniency = |c: &mut Checker<'_>, k: &str, l: f64| {

@@ -476,6 +476,19 @@ pub struct Written {
     pub files: Vec<PathBuf>,
 }
 
+/// Every file [`write_all`] may write (the leniency plots only for a sweep): what `--force`
+/// removes first, so no report of an earlier experiment stays beside the new ones.
+pub const REPORT_FILES: [&str; 8] = [
+    "trials.csv",
+    "summary.csv",
+    "summary.json",
+    "timing.json",
+    "utility.svg",
+    "energy.svg",
+    "leniency.svg",
+    "leniency-energy.svg",
+];
+
 /// Writes every report of `exp` and `out` into `dir` (created if needed).
 pub fn write_all(dir: &Path, exp: &Experiment, out: &Outcome) -> anyhow::Result<Written> {
     std::fs::create_dir_all(dir)
@@ -503,7 +516,7 @@ pub fn write_all(dir: &Path, exp: &Experiment, out: &Outcome) -> anyhow::Result<
     let mut written = Written::default();
     for (name, text) in files {
         let path = dir.join(name);
-        std::fs::write(&path, text).with_context(|| format!("{}: cannot write", path.display()))?;
+        crate::output::write_atomic(&path, text)?;
         written.files.push(path);
     }
     Ok(written)

@@ -145,10 +145,21 @@ pub fn is_seed003(path: &Path) -> bool {
         .is_some_and(|d| d.contains_table("seed003"))
 }
 
+/// The most points a seed 003 grid may have (the product of its lists' lengths): each runs
+/// every approach on every trial's workload.
+pub const MAX_POINTS: usize = 10_000;
+
 impl Seed003Experiment {
     /// Reads and checks the experiment at `path`, and loads its scenario.
     pub fn load(path: &Path) -> Result<Seed003Experiment, anyhow::Error> {
         let (text, file) = toml_file::read(path)?;
+        Seed003Experiment::parse(&text, &file, path)
+    }
+
+    /// Parses and checks the text of the experiment file at `path` (`file` names it in
+    /// messages; its scenario is found beside `path`), and loads its scenario.
+    pub fn parse(text: &str, file: &str, path: &Path) -> Result<Seed003Experiment, anyhow::Error> {
+        let (text, file) = (text.to_owned(), file.to_owned());
         let spec: FileSpec = toml_file::parse(&text, &file)?;
         let mut c = Checker::new(&file, &text);
         let trials = spec.trials.unwrap_or(DEFAULT_TRIALS);
@@ -214,6 +225,16 @@ impl Seed003Experiment {
             if n == 0 {
                 c.fail(k, "[]", "must not be empty");
             }
+        }
+        // The grid is every combination of the lists: its size is checked before it is
+        // built (six lists of a thousand values would be 10^18 points).
+        let grid = lists[..6].iter().fold(1u128, |p, &(_, n)| p * n as u128);
+        if grid > MAX_POINTS as u128 {
+            c.fail(
+                "seed003",
+                format_args!("{grid} points (the product of the lists' lengths)"),
+                format_args!("must be at most {MAX_POINTS}"),
+            );
         }
         if g.calibrate.is_some() && !(rates.contains(&Rate::High) && rates.contains(&Rate::Low)) {
             c.fail(

@@ -176,8 +176,13 @@ impl Model {
     /// Reads and checks the scenario at `path`.
     pub fn load(path: &Path) -> Result<Model, TomlFileError> {
         let (text, file) = toml_file::read(path)?;
-        let m: Model = toml_file::parse(&text, &file)?;
-        let mut c = Checker::new(&file, &text);
+        Model::parse(&text, &file)
+    }
+
+    /// Parses and checks a scenario's text (`file` names it in messages).
+    pub fn parse(text: &str, file: &str) -> Result<Model, TomlFileError> {
+        let m: Model = toml_file::parse(text, file)?;
+        let mut c = Checker::new(file, text);
         m.check(&mut c);
         c.finish()?;
         Ok(m)

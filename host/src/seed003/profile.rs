@@ -195,7 +195,12 @@ pub fn write_cache(path: &Path, profiles: &[Vec<Profile>]) -> std::io::Result<()
 /// job, one profile per task count, each re-evaluated to the stored RT and energy (a stale
 /// or damaged file is ignored, and the profiles recomputed).
 pub fn read_cache(path: &Path, jobs: &[Job], t: &DvfsTable) -> Option<Vec<Vec<Profile>>> {
-    let b = std::fs::read(path).ok()?;
+    parse_cache(&std::fs::read(path).ok()?, jobs, t)
+}
+
+/// [`read_cache`] of a file's bytes `b` (the fuzz target `seed003_profile_cache` feeds it
+/// any bytes: a damaged file is `None`, never a panic).
+pub fn parse_cache(b: &[u8], jobs: &[Job], t: &DvfsTable) -> Option<Vec<Vec<Profile>>> {
     let mut at = 0usize;
     let mut take = |n: usize| {
         let s = b.get(at..at + n)?;

@@ -548,7 +548,7 @@ pub fn write_all(
     let mut written = Vec::new();
     for (name, body) in files {
         let p = dir.join(name);
-        std::fs::write(&p, body).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        crate::output::write_atomic(&p, body)?;
         written.push(p);
     }
     Ok(written)

@@ -54,6 +54,13 @@ impl Sweep {
         if self.jobs == 0 {
             bail!("--jobs must be at least 1");
         }
+        if self.jobs > crate::limits::MAX_SWEEP_JOBS {
+            bail!(
+                "--jobs {}: at most {} jobs",
+                self.jobs,
+                crate::limits::MAX_SWEEP_JOBS
+            );
+        }
         let grid = Grid::new(self.step)?;
         let w = match &self.swf {
             Some(path) => knapsack::load_swf(path, self.jobs, self.procs, self.batch)?,
@@ -111,8 +118,7 @@ pub fn write_reports(
     );
     let json = serde_json::to_string_pretty(&summary)?;
     let path = dir.join("summary.json");
-    std::fs::write(&path, format!("{json}\n"))
-        .with_context(|| format!("{}: cannot write", path.display()))?;
+    crate::output::write_atomic(&path, format!("{json}\n"))?;
     Ok(json)
 }
 

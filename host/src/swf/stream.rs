@@ -11,6 +11,7 @@
 //! - the batch reader sorts jobs by submit time; a stream cannot, so a job submitted before
 //!   the previous kept job is an error ([`StreamError::Unsorted`]) naming both lines (the
 //!   archive's logs are sorted);
+//! - repeated job numbers are counted by a rule in constant memory (see `order.rs`);
 //! - the header is what precedes the first job line: `;` lines after it are skipped (the
 //!   machine size must be known before the first job is scheduled), and a bad header value
 //!   is reported when the first job line is reached rather than after the last.
@@ -21,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use super::clean::clean_one;
 use super::header::HeaderBuilder;
+use super::order::{OrderCheck, OrderReport};
 use super::{
     parse_job, resolve_machine_procs, CleanOptions, CleanReport, MachineSizeError, ReadOptions,
     ReplayError, ReplayJob, SwfError, SwfHeader, SKIPPED_EXAMPLES,
@@ -86,6 +88,10 @@ pub struct SwfStream {
     good_lines: usize,
     /// The last job handed out: (submit, line, id).
     last: Option<(u64, usize, u64)>,
+    /// Repeated job numbers and submit times out of order among the job lines read.
+    order: OrderCheck,
+    /// Whether the first of those is an error ([`SwfStream::strict`]).
+    strict: bool,
 }
 
 impl SwfStream {
@@ -132,6 +138,8 @@ impl SwfStream {
             skipped_examples: Vec::new(),
             good_lines: 0,
             last: None,
+            order: OrderCheck::streamed(),
+            strict: false,
         };
         let mut header = HeaderBuilder::default();
         while s.read_line()? {
@@ -186,6 +194,17 @@ impl SwfStream {
         self.clean.map(|_| self.report)
     }
 
+    /// From now on, a repeated job number or a submit time out of order is an error
+    /// ([`OrderReport::strict`]) rather than counted.
+    pub fn strict(&mut self, on: bool) {
+        self.strict = on;
+    }
+
+    /// Repeated job numbers and submit times out of order so far (see `order.rs`).
+    pub fn order(&self) -> OrderReport {
+        self.order.report()
+    }
+
     /// Bad lines skipped so far.
     pub fn skipped(&self) -> usize {
         self.skipped
@@ -224,6 +243,10 @@ impl SwfStream {
                 }
             };
             self.good_lines += 1;
+            self.order.job(line, job.id, job.submit_us);
+            if self.strict {
+                self.order.report().strict(&self.file)?;
+            }
             if let Some(o) = &self.clean {
                 self.report.input += 1;
                 if !clean_one(&mut job, o, &mut self.report) {
@@ -272,6 +295,9 @@ impl SwfStream {
             return Ok(false);
         }
         self.line += 1;
+        if self.line == 1 && self.buf.starts_with(super::BOM) {
+            self.buf.drain(..super::BOM.len());
+        }
         Ok(true)
     }
 
@@ -300,12 +326,21 @@ impl Iterator for SwfStream {
 /// [`SwfStream::open`]: gzip when it starts with the gzip magic bytes. For callers that
 /// want the batch reader ([`super::parse`]) on a compressed log.
 pub fn read_maybe_gzip(path: &Path) -> std::io::Result<Vec<u8>> {
+    Ok(read_maybe_gzip_within(path, u64::MAX)?.unwrap_or_default())
+}
+
+/// As [`read_maybe_gzip`], but `None` as soon as the text passes `most` bytes: a gzip file's
+/// size says little about its text's, so its text is counted as it is decompressed.
+pub(crate) fn read_maybe_gzip_within(path: &Path, most: u64) -> std::io::Result<Option<Vec<u8>>> {
     let bytes = std::fs::read(path)?;
     if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::with_capacity(bytes.len() * 4);
-        flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut out)?;
-        Ok(out)
+        let cap = (bytes.len() as u64).saturating_mul(4).min(most) as usize;
+        let mut out = Vec::with_capacity(cap);
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .take(most.saturating_add(1))
+            .read_to_end(&mut out)?;
+        Ok((out.len() as u64 <= most).then_some(out))
     } else {
-        Ok(bytes)
+        Ok((bytes.len() as u64 <= most).then_some(bytes))
     }
 }

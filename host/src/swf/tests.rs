@@ -721,3 +721,58 @@ fn read_times() {
         );
     }
 }
+
+/// Issue 27: a log too large to hold is refused from its size, before it is read (a sparse
+/// 2 GB file: nothing of it is allocated), naming the memory and the way out.
+#[test]
+fn swf_read_refuses_a_log_too_large_before_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.swf");
+    std::fs::File::create(&path)
+        .unwrap()
+        .set_len(2_000_000_000)
+        .unwrap();
+    assert!(memory_for(2_000_000_000) > crate::limits::MAX_STORAGE_BYTES);
+    let e = read(&path, &ReadOptions::default()).unwrap_err();
+    assert!(matches!(e, SwfError::TooLarge { .. }), "{e}");
+    let m = e.to_string();
+    assert!(
+        m.contains("huge.swf: 2000000000 bytes") && m.contains("--allocation pool"),
+        "{m}"
+    );
+}
+
+/// A gzip log's text is counted as it is decompressed, and no further than the limit.
+#[test]
+fn swf_gzip_text_read_within_a_limit() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.swf.gz");
+    let text = "1 0 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n".repeat(100);
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(text.as_bytes()).unwrap();
+    std::fs::write(&path, enc.finish().unwrap()).unwrap();
+    let n = text.len() as u64;
+    assert_eq!(
+        stream::read_maybe_gzip_within(&path, n).unwrap().unwrap(),
+        text.as_bytes()
+    );
+    assert!(stream::read_maybe_gzip_within(&path, n - 1)
+        .unwrap()
+        .is_none());
+}
+
+/// Issue 27: an SWF starting with a UTF-8 byte-order mark was "truncated line: 3 of 18
+/// fields"; the mark is skipped, and the header after it read.
+#[test]
+fn swf_bom_skipped() {
+    let log = parse(
+        "bom.swf",
+        b"\xef\xbb\xbf; MaxProcs: 4\n1 0 0 10 4 -1 -1 4 10 -1 1 1 1 1 1 -1 -1 -1\n",
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(log.header.max_procs, Some(4));
+    assert_eq!(log.jobs.len(), 1);
+    assert!(log.order.is_clean());
+}

@@ -11,7 +11,7 @@ use kairos_core::units::{Micros, MilliWatts, NodeCount};
 use kairos_core::utility::UtilityCurve;
 
 use super::TraceError;
-use crate::swf::{self, CleanOptions, CleanReport, ReadOptions, ReplayJob};
+use crate::swf::{self, CleanOptions, CleanReport, OrderReport, ReadOptions, ReplayJob};
 
 /// How to turn an SWF file into replay jobs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -22,6 +22,9 @@ pub struct LoadOptions {
     pub clean_strong: bool,
     /// Skip and count bad lines instead of failing on the first one.
     pub skip_bad_lines: bool,
+    /// Refuse a log with a repeated job number or a submit time out of order (else each
+    /// is counted in [`LoadedTrace::order`]; the rule is `swf`'s `order.rs`).
+    pub strict: bool,
 }
 
 /// An SWF file ready to replay.
@@ -37,6 +40,8 @@ pub struct LoadedTrace {
     pub skipped_bad_lines: usize,
     /// What cleaning did, when it ran.
     pub clean: Option<CleanReport>,
+    /// Repeated job numbers and submit times out of order in the file's job lines.
+    pub order: OrderReport,
 }
 
 /// Reads, sizes, optionally cleans and converts the SWF file at `path`. Errors name the
@@ -46,6 +51,9 @@ pub fn load(path: &Path, options: &LoadOptions) -> anyhow::Result<LoadedTrace> {
         skip_bad_lines: options.skip_bad_lines,
     };
     let log = swf::read(path, &read)?;
+    if options.strict {
+        log.order.strict(&log.file)?;
+    }
     let procs = log.machine_procs(options.procs)?;
     let (jobs, clean) = if options.clean_strong {
         let (jobs, report) = swf::clean(log.jobs, &CleanOptions::strong(procs));
@@ -74,6 +82,7 @@ pub fn load(path: &Path, options: &LoadOptions) -> anyhow::Result<LoadedTrace> {
         jobs,
         skipped_bad_lines: log.skipped,
         clean,
+        order: log.order,
     })
 }
 

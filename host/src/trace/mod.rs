@@ -198,6 +198,23 @@ pub enum TraceError {
         /// Processors of the machine.
         machine: u32,
     },
+    /// A machine and job count whose scheduler storage would exceed
+    /// [`crate::limits::MAX_REPLAY_STORAGE_BYTES`], refused before it is allocated.
+    #[error(
+        "a machine of {procs} processors (--procs, else the header's MaxProcs) with {jobs} jobs \
+         needs about {need} of scheduler storage, over the limit of {limit}; give the real \
+         machine size, or replay it with --allocation pool (fcfs, easy, conservative)"
+    )]
+    TooLarge {
+        /// Processors of the machine.
+        procs: u32,
+        /// Jobs to replay.
+        jobs: usize,
+        /// The memory it would need, as text.
+        need: String,
+        /// The limit, as text.
+        limit: String,
+    },
     /// More jobs than the core's 32-bit task ids can name.
     #[error("{0} jobs: at most {max} can be replayed at once", max = u32::MAX)]
     TooManyJobs(usize),

@@ -100,11 +100,23 @@ fn replay_inner(
         )));
     }
     let clock = Instant::now();
-    let platform = machine(procs)?;
-    fit_machine(jobs, procs)?;
     if u32::try_from(jobs.len()).is_err() {
         return Err(TraceError::TooManyJobs(jobs.len()));
     }
+    // Sized before anything is allocated from it: a header's `MaxProcs: 4294967295` is an
+    // error here, not an abort in the allocator.
+    let need = crate::storage::bytes_for(procs as u64, procs as u64, jobs.len() as u64);
+    let limit = crate::limits::MAX_REPLAY_STORAGE_BYTES;
+    if need > limit {
+        return Err(TraceError::TooLarge {
+            procs,
+            jobs: jobs.len(),
+            need: crate::limits::bytes_text(need),
+            limit: crate::limits::bytes_text(limit),
+        });
+    }
+    let platform = machine(procs)?;
+    fit_machine(jobs, procs)?;
     // Submission order; task ids are positions in it.
     let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
     order.sort_by_key(|&i| (jobs[i as usize].submit, jobs[i as usize].line));

@@ -82,6 +82,8 @@ pub struct StreamedReplay {
     pub clean: Option<CleanReport>,
     /// Bad lines skipped.
     pub skipped_bad_lines: usize,
+    /// Repeated job numbers (by the stream's rule) and submit times out of order.
+    pub order: crate::swf::OrderReport,
 }
 
 impl StreamedReplay {
@@ -120,6 +122,7 @@ pub fn replay_file_pool(
     if options.clean_strong {
         stream.clean_with(CleanOptions::strong(procs));
     }
+    stream.strict(options.strict);
     let mut pool = Pool::new(procs, policy)?;
     let mut out = jobs_out.map(|w| std::io::BufWriter::with_capacity(1 << 16, w));
     if let Some(w) = &mut out {
@@ -170,6 +173,7 @@ pub fn replay_file_pool(
         counts: pool.counts(),
         clean: stream.clean_report(),
         skipped_bad_lines: stream.skipped(),
+        order: stream.order(),
     })
 }
 

@@ -1,0 +1,380 @@
+//! What each fuzz target checks, as plain functions: the targets in `fuzz_targets/` call
+//! them under libFuzzer (nightly), and `tests/corpus.rs` runs every checked-in input through
+//! them on stable. Each returns normally for any input; a panic, an abort or a failed
+//! invariant is the bug the fuzzer reports.
+
+use kairos_core::engine::{Observer, Schedule};
+use kairos_core::packed::PackedScenario;
+use kairos_core::platform::TaskTypeId;
+use kairos_core::task::{Demand, Task, TaskId};
+use kairos_core::units::Micros;
+use kairos_core::utility::{Urgency, UtilityCurve};
+use kairos_core::{Controller, Heuristic};
+use kairos_core::{Decision, DecisionKind};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The folder scenario paths of a fuzzed experiment file resolve against (the host's test
+/// data: `scenario = "experiment_scenario.toml"` names a real scenario).
+fn data_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../host/tests/data"))
+}
+
+/// A scenario file's text: parsed and range-checked, or a clean error.
+pub fn scenario_toml(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = kairos_host::scenario::Scenario::parse(text, "fuzz.toml");
+    }
+}
+
+/// An experiment file's text: parsed, its scenario loaded and every run expanded, or a clean
+/// error.
+pub fn experiment_toml(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = kairos_host::experiment::Experiment::parse(text, &data_dir().join("fuzz.toml"));
+    }
+}
+
+/// An encoded scenario: decoded and, if it decodes, replayed through the core's engine on
+/// storage sized from its header, as `kairos digest` does; or a clean error.
+pub fn packed_scenario(data: &[u8]) {
+    let _ = kairos_host::firmware_scenarios::run(data);
+}
+
+/// An SWF log: read whole (strictly and skipping bad lines), its order checked, cleaned for
+/// its machine and converted; and read as a stream (cleaned, strict about order and not),
+/// job by job; or a clean error. The stream keeps the promise of its module doc: the jobs
+/// it hands out are in submit order.
+pub fn swf(data: &[u8]) {
+    use kairos_host::swf::{self, ReadOptions, SwfStream};
+    for skip_bad_lines in [false, true] {
+        let read = ReadOptions { skip_bad_lines };
+        if let Ok(log) = swf::parse("fuzz.swf", data, &read) {
+            let _ = log.order.strict(&log.file);
+            let _ = log.order.to_string();
+            let procs = log.header.max_procs.unwrap_or(64).clamp(1, 1 << 20);
+            let (jobs, report) = swf::clean(log.jobs, &swf::CleanOptions::strong(procs));
+            assert_eq!(
+                report.input,
+                report.kept + report.dropped(),
+                "every job counted"
+            );
+            let _ = swf::replay_jobs(&jobs);
+        }
+        for (clean, strict) in [(false, false), (true, true)] {
+            let reader = Box::new(std::io::Cursor::new(data.to_vec()));
+            let Ok(mut s) =
+                SwfStream::from_reader("fuzz.swf", Path::new("fuzz.swf"), reader, &read)
+            else {
+                continue;
+            };
+            if clean {
+                let procs = s.header().max_procs.unwrap_or(64).clamp(1, 1 << 20);
+                s.clean_with(swf::CleanOptions::strong(procs));
+            }
+            s.strict(strict);
+            let mut last = 0;
+            while let Ok(Some(job)) = s.next_job() {
+                assert!(
+                    job.submit >= last,
+                    "a stream hands out jobs in submit order"
+                );
+                last = job.submit;
+            }
+        }
+    }
+}
+
+/// Bytes from the link, as the live controller's serve loop reads them: first through the
+/// frame decoder and both message decoders directly, then as a session. Byte 0 says whether
+/// a hello of `upe`'s header opens the session (bit 0) and whether the rest goes to the wire
+/// raw (bit 1) or as messages: `[length][payload]` pieces, each put in a sound frame, so
+/// that the fuzzer works on the messages rather than on guessing CRCs. No panic; every
+/// answer is a sound frame holding a response; a request is answered once, retries from
+/// the cache.
+pub fn wire(data: &[u8]) {
+    use kairos_core::wire::frame::{self, Reader};
+    use kairos_core::wire::message::{self, Envelope, Request, Response, MAX_PAYLOAD, VERSION};
+    let mut raw = data.to_vec();
+    if let Ok(p) = frame::decode(&mut raw) {
+        let _ = message::decode::<Request>(p);
+        let _ = message::decode::<Response>(p);
+    }
+    let _ = message::decode::<Request>(data);
+    let _ = message::decode::<Response>(data);
+    let _ = message::peek_seq(data);
+    // A reader too small for most frames: overflows are errors, never writes out of bounds.
+    let mut small = Reader::new([0u8; 24]);
+    for &b in data {
+        let _ = small.push(b);
+    }
+
+    let Some((&head, rest)) = data.split_first() else {
+        return;
+    };
+    let frame_len = frame::max_encoded_len(MAX_PAYLOAD);
+    let mut input = Vec::new();
+    let mut scratch = vec![0u8; MAX_PAYLOAD];
+    let mut out = vec![0u8; frame_len];
+    if head & 1 != 0 {
+        let mut hb = vec![0u8; MAX_PAYLOAD];
+        let dec = PackedScenario::decode(UPE).expect("upe.bin decodes");
+        let n = kairos_core::packed::encode_header(dec.header(), &mut hb).expect("upe's header");
+        let hello = Envelope {
+            seq: 1,
+            body: Request::Hello {
+                version: VERSION,
+                header: &hb[..n],
+            },
+        };
+        let len = message::encode(&hello, &mut scratch, &mut out).expect("a hello encodes");
+        input.extend_from_slice(&out[..len]);
+    }
+    if head & 2 != 0 {
+        input.extend_from_slice(rest);
+    } else {
+        let mut at = rest;
+        while let Some((&len, tail)) = at.split_first() {
+            let (payload, tail) = tail.split_at((len as usize).min(tail.len()));
+            let n = frame::encode(payload, &mut out).expect("a short payload frames");
+            input.extend_from_slice(&out[..n]);
+            at = tail;
+        }
+    }
+    let answers = serve_session(input);
+    let mut reader = Reader::new(vec![0u8; frame_len]);
+    for &b in &answers {
+        if let Some(p) = reader.push(b) {
+            let p = p.expect("the controller sends sound frames");
+            message::decode::<Response>(p).expect("the controller sends responses");
+        }
+    }
+}
+
+/// The core's serve loop over `input` on host buffers sized for `upe`'s platform and 16
+/// tasks, in a thread with room for a hello's platform on its stack; what it wrote.
+fn serve_session(input: Vec<u8>) -> Vec<u8> {
+    use kairos_core::packed::PackedHeader;
+    use kairos_core::platform::{ClusterId, PState};
+    use kairos_core::units::NodeCount;
+    use kairos_core::wire::frame;
+    use kairos_core::wire::message::{Decided, Fate, MAX_PAYLOAD};
+    use kairos_core::wire::serve::{serve, Buffers, NoWatch, Port};
+    use std::mem::MaybeUninit;
+
+    struct Script {
+        input: Vec<u8>,
+        at: usize,
+        output: Vec<u8>,
+    }
+    impl Port for Script {
+        fn read(&mut self) -> Option<u8> {
+            let b = self.input.get(self.at).copied();
+            self.at += 1;
+            b
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            self.output.extend_from_slice(bytes);
+        }
+    }
+    std::thread::Builder::new()
+        .stack_size(16 << 20)
+        .spawn(move || {
+            let dec = PackedScenario::decode(UPE).expect("upe.bin decodes");
+            let platform = &dec.header().platform;
+            let mut storage = kairos_host::storage::HostStorage::with_caches(platform, 16, 64, 0);
+            let parts = storage.split();
+            let mut header = Box::new(MaybeUninit::<PackedHeader>::uninit());
+            let blank = Decided {
+                decision: Decision {
+                    task: TaskId(0),
+                    kind: DecisionKind::Drop,
+                    cluster: ClusterId(0),
+                    nodes: NodeCount(0),
+                    pstate: PState(0),
+                    start: Micros::ZERO,
+                    end: Micros::ZERO,
+                },
+                fate: Fate::None,
+            };
+            let mut decisions = vec![blank; 64];
+            let n = frame::max_encoded_len(MAX_PAYLOAD);
+            let (mut rx, mut tx, mut scratch) = (vec![0; n], vec![0; n], vec![0; MAX_PAYLOAD]);
+            let mut port = Script {
+                input,
+                at: 0,
+                output: Vec::new(),
+            };
+            serve(
+                &mut port,
+                Buffers {
+                    header: &mut header,
+                    storage: parts.controller,
+                    decisions: &mut decisions,
+                    rx: &mut rx,
+                    tx: &mut tx,
+                    scratch: &mut scratch,
+                },
+                &mut NoWatch,
+            );
+            port.output
+        })
+        .expect("a thread for the session")
+        .join()
+        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+}
+
+/// A seed 003 scenario file's text, and a seed 003 experiment file's (its scenario found
+/// beside the repository's `experiments/`): parsed and checked, the grid sized before it is
+/// built, or a clean error.
+pub fn seed003_toml(data: &[u8]) {
+    use kairos_host::seed003::{experiment::Seed003Experiment, model::Model};
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = Model::parse(text, "fuzz.toml");
+        let path = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../experiments/fuzz.toml"
+        ));
+        let _ = Seed003Experiment::parse(text, "fuzz.toml", path);
+    }
+}
+
+/// A seed 003 profile cache file (PBA's profiles of a trial's jobs, read back to skip the
+/// genetic search): any bytes are the profiles of the four jobs it is read for, each
+/// re-evaluated, or `None` (a damaged file is recomputed); never a panic.
+pub fn seed003_profile_cache(data: &[u8]) {
+    use kairos_core::units::MilliWatts;
+    use kairos_host::seed003::{generate, model::Workload, profile};
+    use std::sync::OnceLock;
+    static JOBS: OnceLock<Vec<generate::Job>> = OnceLock::new();
+    let jobs = JOBS.get_or_init(|| {
+        let w = Workload::default();
+        (0..4)
+            .map(|i| generate::job(9, 0, i, &w).expect("a job"))
+            .collect()
+    });
+    let t = kairos_core::dag::power::DvfsTable::r1(MilliWatts(600));
+    if let Some(ps) = profile::parse_cache(data, jobs, &t) {
+        assert_eq!(ps.len(), jobs.len(), "a profile list a job");
+    }
+}
+
+/// The platform, utility classes and configuration of the firmware's `upe` scenario (a
+/// budgeted day), which the controller target feeds random tasks.
+const UPE: &[u8] = include_bytes!("../../firmware/scenarios/upe.bin");
+
+/// Watches a run for the controller target's invariants.
+struct Invariants<'p> {
+    /// Nodes of each cluster.
+    capacity: Vec<u32>,
+    /// Nodes in use in each cluster by tasks started and not completed.
+    used: Vec<u32>,
+    /// Where each started task runs.
+    running: HashMap<u32, (usize, u32)>,
+    budget: &'p kairos_core::units::MilliJoules,
+}
+
+impl Observer for Invariants<'_> {
+    fn on_decision(&mut self, d: &Decision) {
+        if d.kind == DecisionKind::Start {
+            let c = d.cluster.0 as usize;
+            assert!(
+                self.running.insert(d.task.0, (c, d.nodes.0)).is_none(),
+                "task {} started twice",
+                d.task.0
+            );
+            self.used[c] += d.nodes.0;
+            assert!(
+                self.used[c] <= self.capacity[c],
+                "cluster {c} double-booked: {} of {} nodes in use",
+                self.used[c],
+                self.capacity[c]
+            );
+        }
+    }
+    fn on_completion(&mut self, task: TaskId, _at: Micros) {
+        if let Some((c, n)) = self.running.remove(&task.0) {
+            self.used[c] -= n;
+        }
+    }
+    fn after_mapping(&mut self, _now: Micros, ctl: &Controller<'_>, _decisions: u32) {
+        let l = ctl.ledger();
+        if !l.is_unlimited() {
+            assert!(
+                l.consumed().0.saturating_add(l.committed().0) <= self.budget.0,
+                "energy over budget: {} consumed + {} committed > {}",
+                l.consumed().0,
+                l.committed().0,
+                self.budget.0
+            );
+        }
+    }
+}
+
+/// The core's controller fed random arrivals (their times, types, curves and actual run
+/// times), completions (the actual run times decide when) and mapping events (periodic,
+/// and at every arrival and completion when the first byte says so), under any heuristic:
+/// no panic, no node double-booked, energy never over budget, every task accounted for.
+pub fn controller(data: &[u8]) {
+    let Some((&head, rest)) = data.split_first() else {
+        return;
+    };
+    let dec = PackedScenario::decode(UPE).expect("upe.bin decodes");
+    let h = dec.header();
+    let mut config = h.config;
+    config.heuristic = Heuristic::ALL[(head & 7) as usize];
+    let schedule = Schedule {
+        on_arrival: head & 8 != 0,
+        on_completion: head & 16 != 0,
+        ..h.schedule
+    };
+    let types = h.platform.types().len().max(1);
+    let classes = h.classes.len().max(1);
+    let mut arrival = 0u64;
+    let tasks: Vec<Task> = rest
+        .chunks_exact(8)
+        .take(512)
+        .map(|b| {
+            // Up to 10 minutes apart: dense enough that the day (two hours) sees many.
+            arrival += u16::from_le_bytes([b[0], b[1]]) as u64 % 600;
+            Task {
+                id: TaskId(0),
+                arrival: Micros::from_secs(arrival),
+                demand: Demand::Typed(TaskTypeId((b[2] as usize % types) as u16)),
+                curve: UtilityCurve::essc(
+                    1.0 + b[6] as f64 / 32.0,
+                    Urgency::ALL[b[5] as usize % 4],
+                    Micros::from_mins(1 + b[6] as u64 % 60),
+                    (b[4] as usize % classes) as u8,
+                ),
+                actual: (b[7] & 1 != 0).then(|| Micros::from_secs(1 + b[3] as u64 * 30)),
+            }
+        })
+        .collect();
+    let mut watch = Invariants {
+        capacity: h.platform.clusters().iter().map(|c| c.nodes.0).collect(),
+        used: vec![0; h.platform.clusters().len()],
+        running: HashMap::new(),
+        budget: &config.budget,
+    };
+    let report = kairos_host::storage::simulate(
+        &h.platform,
+        &h.classes,
+        config,
+        schedule,
+        &tasks,
+        &mut watch,
+    );
+    if let Ok(r) = report {
+        // Tasks arriving after the day are not counted as arrived.
+        assert!(r.arrived as usize <= tasks.len(), "no task arrives twice");
+        assert_eq!(
+            r.completed + r.dropped + r.unfinished,
+            r.arrived,
+            "every task completed, dropped or unfinished"
+        );
+        if config.budget.0 != u64::MAX {
+            assert!(r.energy.0 <= config.budget.0, "energy over budget");
+        }
+    }
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of fuzz/ for SECONDS seconds each (default 30), starting from the
+# checked-in corpus; new inputs go to a temporary folder, so the checked-in corpus is not
+# changed. A crash stops with a non-zero exit and leaves the input in fuzz/artifacts/<target>/.
+# Needs scripts/setup-fuzz.sh. Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root/fuzz"
+seconds="${1:-30}"
+shift || true
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    mapfile -t targets < <(cargo +nightly fuzz list)
+fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+for t in "${targets[@]}"; do
+    mkdir -p "$tmp/$t"
+    printf 'fuzz.sh: %s for %s s\n' "$t" "$seconds"
+    set +e
+    cargo +nightly fuzz run "$t" "$tmp/$t" "corpus/$t" -- \
+        -max_total_time="$seconds" -rss_limit_mb=4096 -print_final_stats=1 >"$tmp/$t.log" 2>&1
+    code=$?
+    set -e
+    grep -E '^stat::number_of_executed_units' "$tmp/$t.log" || true
+    if [ "$code" -ne 0 ]; then
+        tail -n 40 "$tmp/$t.log" >&2
+        echo "fuzz.sh: $t failed (exit $code)" >&2
+        exit 1
+    fi
+done
