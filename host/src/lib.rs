@@ -27,6 +27,9 @@
 //!   replay`): loading, the replay as an observer of the core's engine, and metrics.
 //!   [`knapsack`]: seed 004's (alpha, beta, gamma) sweep over malleable jobs, with its own
 //!   scheduling loop (a malleable job is not one task with one assignment).
+//! - Optimisers. [`nsga2`]: a generic, seeded NSGA-II (ranking, crowding distance, the
+//!   dissertation's operators, parallel evaluation with thread-count-independent results);
+//!   seed 002's allocation problems over it live in `seed002::pareto*` (`kairos pareto`).
 //! - Outputs. [`report`]: an experiment's CSV and JSON tables, statistics and SVG plots
 //!   (`knapsack` and `trace` write their own small files).
 //!
@@ -45,6 +48,7 @@ pub mod experiment;
 pub mod firmware_scenarios;
 pub mod generate;
 pub mod knapsack;
+pub mod nsga2;
 pub mod report;
 pub mod run;
 pub mod scenario;

@@ -26,6 +26,8 @@ enum Command {
     Replay(kairos_host::cmd::replay::Args),
     /// Seed 004's exhaustive (alpha, beta, gamma) knapsack sweep and its Pareto fronts.
     SweepKnapsack(kairos_host::cmd::sweep_knapsack::Args),
+    /// Seed 002 Chapters 5-6: evolve Pareto fronts (NSGA-II) of a `system = "pareto"` file.
+    Pareto(kairos_host::cmd::pareto::Args),
     /// Print the digest the firmware must reach for a scenario.
     Digest(kairos_host::cmd::digest::Args),
     /// Regenerate the firmware's embedded reference scenario.
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
         Command::Experiment(a) => kairos_host::cmd::experiment::main(a),
         Command::Replay(a) => kairos_host::cmd::replay::main(a),
         Command::SweepKnapsack(a) => kairos_host::cmd::sweep_knapsack::main(a),
+        Command::Pareto(a) => kairos_host::cmd::pareto::main(a),
         Command::Digest(a) => kairos_host::cmd::digest::main(a),
         Command::FirmwareScenario(a) => kairos_host::cmd::firmware::main(a),
     };

@@ -7,6 +7,7 @@
 pub mod digest;
 pub mod experiment;
 pub mod firmware;
+pub mod pareto;
 pub mod replay;
 pub mod run;
 pub mod sweep_knapsack;
