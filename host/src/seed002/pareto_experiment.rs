@@ -284,3 +284,7 @@ fn front_of(ga: &Nsga2<'_, Instance>, p: usize, elapsed: Duration) -> Front {
         elapsed,
     }
 }
+
+#[cfg(test)]
+#[path = "pareto_experiment_tests.rs"]
+mod tests;
