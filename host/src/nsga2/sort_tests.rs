@@ -81,6 +81,7 @@ proptest! {
         }
         let r = ranks(&p, Ranking::Fronts);
         let d = ranks(&p, Ranking::Dominators);
+        #[allow(clippy::needless_range_loop)] // i and j index three parallel vectors
         for i in 0..p.len() {
             prop_assert_eq!(r[i] == 1, f.contains(&i));
             prop_assert_eq!(d[i] == 1, f.contains(&i));
@@ -102,9 +103,9 @@ proptest! {
         prop_assert!(s.windows(2).all(|w| w[0] < w[1]));
         let r = ranks(&p, how);
         let worst_kept = s.iter().map(|&i| r[i]).max().unwrap();
-        for i in 0..p.len() {
+        for (i, &ri) in r.iter().enumerate() {
             if !s.contains(&i) {
-                prop_assert!(r[i] >= worst_kept);
+                prop_assert!(ri >= worst_kept);
             }
         }
     }

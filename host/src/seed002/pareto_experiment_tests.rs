@@ -61,7 +61,10 @@ fn every_pareto_experiment_file_loads() {
     for e in std::fs::read_dir(&dir).unwrap() {
         let p = e.unwrap().path();
         let name = p.file_name().unwrap().to_string_lossy().to_string();
-        if name.starts_with("s002-pareto-") && name.ends_with(".toml") {
+        if name.starts_with("s002-pareto-")
+            && name.ends_with(".toml")
+            && !name.contains("stochastic")
+        {
             assert!(is_pareto(&p), "{name}");
             let exp = ParetoExperiment::load(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(!exp.populations.is_empty(), "{name}");
@@ -72,6 +75,12 @@ fn every_pareto_experiment_file_loads() {
         }
     }
     assert_eq!(n, 7);
+    assert!(
+        crate::seed002::pareto_stochastic_run::StochasticExperiment::load(
+            &dir.join("s002-pareto-fig7.4-7.7-stochastic.toml")
+        )
+        .is_ok()
+    );
 }
 
 #[test]

@@ -266,11 +266,7 @@ pub fn text_table(exp: &ParetoExperiment, inst: &Instance, fronts: &[Front]) -> 
         "generation",
         "points",
         if ue { "max utility" } else { "min makespan" },
-        if ue {
-            "(its energy J)"
-        } else {
-            "(its energy J)"
-        },
+        "(its energy J)",
         "min energy J",
         if ue {
             "(its utility)"

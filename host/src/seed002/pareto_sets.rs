@@ -156,7 +156,7 @@ fn composition(total: usize, types: usize, seed: u64) -> Vec<u8> {
 
 /// `n` tasks of uniform type arriving uniformly over `window` (all at 0 for a zero window),
 /// sorted, with Chapter 2's utility functions.
-fn trace(tables: &Tables, n: usize, window: Micros, seed: u64) -> Vec<Task> {
+pub(crate) fn trace(tables: &Tables, n: usize, window: Micros, seed: u64) -> Vec<Task> {
     let mut r = Stream::new(seed, 0, "s002-pareto-trace", 0);
     let mut ru = Stream::new(seed, 0, "s002-pareto-utility", 0);
     let mut arrivals: Vec<Micros> = (0..n)
