@@ -350,3 +350,45 @@ pub fn write_all(
     write("summary.txt", &text_table(exp, inst, fronts))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn front(points: Vec<Point>) -> Front {
+        Front {
+            population: 0,
+            generation: 0,
+            chromosomes: vec![Vec::new(); points.len()],
+            points,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn coverage_by_hand() {
+        let a = [[1.0, 1.0], [3.0, 0.0]];
+        let b = [[2.0, 2.0], [1.0, 1.0], [0.0, 5.0], [4.0, 0.0]];
+        // (2, 2) and (4, 0) are strictly dominated; (1, 1) only equalled; (0, 5) not.
+        assert_eq!(coverage(&a, &b), 0.5);
+        assert_eq!(coverage(&b, &a), 0.0);
+        assert_eq!(coverage(&a, &[]), 0.0);
+    }
+
+    #[test]
+    fn allocations_run_from_min_makespan_to_min_energy() {
+        let f = front((0..9).map(|i| [i as f64, 9.0 - i as f64]).collect());
+        let a = allocations(&f);
+        assert_eq!(a, vec![('E', 0), ('D', 2), ('C', 4), ('B', 6), ('A', 8)]);
+        assert_eq!(allocations(&front(vec![[1.0, 1.0]])).len(), 5);
+        assert!(allocations(&front(Vec::new())).is_empty());
+    }
+
+    #[test]
+    fn max_upe_picks_the_best_ratio() {
+        // Utility is stored negated: (10 / 5) beats (12 / 8) and (3 / 1) beats both.
+        let f = front(vec![[-12.0, 8.0], [-10.0, 5.0], [-3.0, 1.0]]);
+        assert_eq!(max_upe(&f), Some((3.0, 1.0)));
+    }
+}
