@@ -7,9 +7,13 @@
 pub mod digest;
 pub mod experiment;
 pub mod firmware;
+pub mod generate_swf;
+pub mod merge;
 pub mod pareto;
 pub mod replay;
 pub mod run;
+pub mod seed003;
+pub mod slurm;
 pub mod sweep_knapsack;
 
 use kairos_core::Reservations;

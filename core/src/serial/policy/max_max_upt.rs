@@ -1,11 +1,15 @@
 //! Max-Max UPT (§2.4.3): both stages maximise utility / execution time.
 
+use crate::serial::grouped::Kind;
 use crate::serial::two_stage::Stage;
 use crate::serial::view::View;
 
-pub(super) struct MaxMaxUpt;
+pub(crate) struct MaxMaxUpt;
 
 impl Stage for MaxMaxUpt {
+    fn grouped(&self) -> Option<Kind> {
+        Some(Kind::MaxUpt)
+    }
     fn choose(&self, v: &View<'_>, t: u32) -> Option<(u16, f64)> {
         v.max_upt(t)
     }

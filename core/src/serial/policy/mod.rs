@@ -2,7 +2,7 @@
 //! ones choose a machine for one task; the batch ones map a set of tasks, in order.
 
 mod k_best_types;
-mod max_max_upt;
+pub(crate) mod max_max_upt;
 pub(crate) mod max_max_util;
 mod max_upt;
 mod max_util;
