@@ -33,6 +33,9 @@
 //!   [`live`]: a run whose decisions come from a live controller over a serial link (the
 //!   firmware under QEMU, a board, or the core's serve loop in a thread): `kairos run
 //!   --controller`, the engine's loop kept on the host, the wire protocol's client.
+//! - Optimisers. [`nsga2`]: a generic, seeded NSGA-II (ranking, crowding distance, the
+//!   dissertation's operators, parallel evaluation with thread-count-independent results);
+//!   seed 002's allocation problems over it live in `seed002::pareto*` (`kairos pareto`).
 //! - Outputs. [`report`]: an experiment's CSV and JSON tables, statistics and SVG plots
 //!   (`knapsack` and `trace` write their own small files).
 //! - Safety (docs/reliability.md). [`limits`]: the limits on sizes from input, checked
@@ -63,6 +66,7 @@ pub mod knapsack;
 pub mod limits;
 pub mod live;
 pub mod lublin99;
+pub mod nsga2;
 pub mod output;
 pub mod report;
 pub mod run;

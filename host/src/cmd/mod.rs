@@ -9,6 +9,7 @@ pub mod experiment;
 pub mod firmware;
 pub mod generate_swf;
 pub mod merge;
+pub mod pareto;
 pub mod replay;
 pub mod run;
 pub mod seed003;

@@ -1,12 +1,24 @@
 //! Seed 002's serial system on the host (dissertation Chapter 2): the generator
 //! ([`generate`]), one run through the core's serial event loop ([`run`]), experiment files
-//! and their reports ([`experiment`], [`report`]).
+//! and their reports ([`experiment`], [`report`]). Chapters 5-6's bi-objective allocation
+//! over NSGA-II ([`crate::nsga2`]): the problem ([`pareto`]), its tables ([`pareto_data`]),
+//! instances ([`pareto_sets`]), seeding heuristics ([`pareto_seeds`]), experiment files and
+//! runs ([`pareto_experiment`]) and reports ([`pareto_report`]); Chapter 7's stochastic
+//! fronts ([`pareto_stochastic`], [`pareto_stochastic_run`]); [`run_pareto_file`].
 //!
 //! The online decisions live in `kairos_core::serial`; this module draws the trials,
 //! allocates the core's storage, and aggregates results over trials.
 
 pub mod experiment;
 pub mod generate;
+pub mod pareto;
+pub mod pareto_data;
+pub mod pareto_experiment;
+pub mod pareto_report;
+pub mod pareto_seeds;
+pub mod pareto_sets;
+pub mod pareto_stochastic;
+pub mod pareto_stochastic_run;
 pub mod report;
 pub mod run;
 
@@ -37,3 +49,42 @@ pub fn run_file(
 
 #[cfg(test)]
 mod tests;
+
+/// Runs the Pareto file at `path` (`checkpoints` overrides its checkpoints) and writes the
+/// reports to `out` (default `out/<name>/`); returns the text summary and the directory.
+pub fn run_pareto_file(
+    path: &Path,
+    checkpoints: Option<Vec<u64>>,
+    out: Option<PathBuf>,
+    jobs: Option<usize>,
+    progress: &(dyn Fn(usize, u64, std::time::Duration) + Sync),
+) -> anyhow::Result<(String, PathBuf)> {
+    if pareto_stochastic_run::is_stochastic(path) {
+        let mut exp = pareto_stochastic_run::StochasticExperiment::load(path)?;
+        if let Some(c) = checkpoints {
+            anyhow::ensure!(
+                !c.is_empty() && c.windows(2).all(|w| w[0] < w[1]),
+                "--checkpoints: give increasing generation counts, e.g. 0,100,1000"
+            );
+            exp.checkpoints = c;
+        }
+        let (insts, fronts) = pareto_stochastic_run::run(&exp, jobs, progress)?;
+        let clouds = pareto_stochastic_run::clouds(&exp, &insts, &fronts);
+        let dir = out.unwrap_or_else(|| Path::new("out").join(&exp.name));
+        let table = pareto_stochastic_run::write_all(&dir, &exp, &fronts, &clouds)?;
+        return Ok((table, dir));
+    }
+    let mut exp = pareto_experiment::ParetoExperiment::load(path)?;
+    if let Some(c) = checkpoints {
+        anyhow::ensure!(
+            !c.is_empty() && c.windows(2).all(|w| w[0] < w[1]),
+            "--checkpoints: give increasing generation counts, e.g. 0,100,1000"
+        );
+        exp.checkpoints = c;
+    }
+    let (_, inst) = exp.instance()?;
+    let fronts = pareto_experiment::run(&exp, &inst, jobs, progress)?;
+    let dir = out.unwrap_or_else(|| Path::new("out").join(&exp.name));
+    pareto_report::write_all(&dir, &exp, &inst, &fronts)?;
+    Ok((pareto_report::text_table(&exp, &inst, &fronts), dir))
+}

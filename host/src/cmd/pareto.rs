@@ -1,0 +1,35 @@
+//! `kairos pareto`: evolves the Pareto fronts of a seed 002 Chapter 5-6 experiment file
+//! (`system = "pareto"`) and writes them (`crate::seed002::pareto_report`). One line per
+//! population and checkpoint on stderr; the summary table to stdout.
+
+use crate::cmd::experiment::duration_text;
+use std::path::PathBuf;
+
+/// Flags of `kairos pareto`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The experiment file (TOML), e.g. experiments/s002-pareto-fig5.4-set2.toml.
+    pub file: PathBuf,
+    /// Record fronts at these generations instead of the file's (comma-separated,
+    /// increasing), e.g. 0,1000,10000 for a shorter run.
+    #[arg(long, value_name = "G,G,..", value_delimiter = ',')]
+    pub checkpoints: Option<Vec<u64>>,
+    /// Write the reports here instead of `out/<name>/`.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Worker threads (default: one per core). Results do not depend on it.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+}
+
+/// Runs `kairos pareto`.
+pub fn main(a: Args) -> anyhow::Result<()> {
+    let progress = |p: usize, g: u64, t: std::time::Duration| {
+        eprintln!("population {p}: generation {g} after {}", duration_text(t));
+    };
+    let (table, dir) =
+        crate::seed002::run_pareto_file(&a.file, a.checkpoints, a.out, a.jobs, &progress)?;
+    print!("{table}");
+    println!("reports written to {}", dir.display());
+    Ok(())
+}

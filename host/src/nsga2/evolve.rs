@@ -1,0 +1,147 @@
+//! The population and one NSGA-II generation (§5.4.4, Algorithm 1).
+
+use super::sort::{non_dominated, select, Ranking};
+use super::Point;
+use crate::generate::rng::Stream;
+use rayon::prelude::*;
+
+/// What NSGA-II optimises: chromosomes of a fixed number of genes, a random one, the
+/// mutation, and the evaluation to two minimised objectives.
+pub trait Problem: Sync {
+    /// One gene.
+    type Gene: Copy + Send + Sync;
+    /// Per-thread working memory of [`Problem::evaluate`].
+    type Scratch: Send;
+    /// Genes per chromosome.
+    fn genes(&self) -> usize;
+    /// Fresh working memory.
+    fn scratch(&self) -> Self::Scratch;
+    /// A uniformly random chromosome.
+    fn random(&self, rng: &mut Stream) -> Vec<Self::Gene>;
+    /// Mutates `c` in place (called with probability `p_m` per child).
+    fn mutate(&self, c: &mut [Self::Gene], rng: &mut Stream);
+    /// The objectives of `c`; a pure function of `c` (the scratch holds no state between
+    /// calls), so evaluations may run on any thread in any order.
+    fn evaluate(&self, c: &[Self::Gene], scratch: &mut Self::Scratch) -> Point;
+}
+
+/// The algorithm's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Params {
+    /// Population size N (the dissertation: 100).
+    pub population: usize,
+    /// Probability that a child is mutated (p_m; not given in the text: 0.5).
+    pub mutation: f64,
+    /// How survivors are ranked.
+    pub ranking: Ranking,
+}
+
+/// A running NSGA-II: the population, its objectives and its random stream.
+pub struct Nsga2<'p, P: Problem> {
+    problem: &'p P,
+    params: Params,
+    rng: Stream,
+    /// The population's chromosomes.
+    pop: Vec<Vec<P::Gene>>,
+    /// Their objectives, by index.
+    obj: Vec<Point>,
+    /// Children's buffers, kept between generations.
+    spare: Vec<Vec<P::Gene>>,
+    generation: u64,
+}
+
+impl<'p, P: Problem> Nsga2<'p, P> {
+    /// A population of `params.population`: the `seeds` first (at most N), then random
+    /// chromosomes drawn from `rng`. Every chromosome must have `problem.genes()` genes.
+    pub fn new(problem: &'p P, params: Params, seeds: Vec<Vec<P::Gene>>, mut rng: Stream) -> Self {
+        assert!(params.population >= 2, "a population needs two parents");
+        let mut pop = seeds;
+        pop.truncate(params.population);
+        while pop.len() < params.population {
+            pop.push(problem.random(&mut rng));
+        }
+        assert!(pop.iter().all(|c| c.len() == problem.genes()));
+        let obj = evaluate_all(problem, &pop);
+        Nsga2 {
+            problem,
+            params,
+            rng,
+            pop,
+            obj,
+            spare: Vec::new(),
+            generation: 0,
+        }
+    }
+
+    /// Generations run so far.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The population's chromosomes.
+    pub fn population(&self) -> &[Vec<P::Gene>] {
+        &self.pop
+    }
+
+    /// The population's objectives, by index.
+    pub fn objectives(&self) -> &[Point] {
+        &self.obj
+    }
+
+    /// The indices of the population's non-dominated (rank 1) chromosomes, ascending.
+    pub fn front(&self) -> Vec<usize> {
+        non_dominated(&self.obj)
+    }
+
+    /// Runs one generation.
+    pub fn step(&mut self) {
+        let n = self.params.population;
+        let len = self.problem.genes();
+        let mut children = std::mem::take(&mut self.spare);
+        children.truncate(n);
+        while children.len() < n {
+            children.push(Vec::with_capacity(len));
+        }
+        for pair in 0..n.div_ceil(2) {
+            let a = self.rng.int(0, n as u64 - 1) as usize;
+            let b = self.rng.int(0, n as u64 - 1) as usize;
+            let i = self.rng.int(0, len as u64 - 1) as usize;
+            let j = self.rng.int(0, len as u64 - 1) as usize;
+            let (lo, hi) = (i.min(j), i.max(j));
+            let (c0, rest) = children[2 * pair..].split_first_mut().expect("n children");
+            c0.clear();
+            c0.extend_from_slice(&self.pop[a]);
+            c0[lo..=hi].copy_from_slice(&self.pop[b][lo..=hi]);
+            if let Some(c1) = rest.first_mut() {
+                c1.clear();
+                c1.extend_from_slice(&self.pop[b]);
+                c1[lo..=hi].copy_from_slice(&self.pop[a][lo..=hi]);
+            }
+        }
+        for c in children.iter_mut() {
+            if self.rng.unit() < self.params.mutation {
+                self.problem.mutate(c, &mut self.rng);
+            }
+        }
+        let child_obj = evaluate_all(self.problem, &children);
+        let mut all_obj = std::mem::take(&mut self.obj);
+        all_obj.extend_from_slice(&child_obj);
+        let keep = select(&all_obj, n, self.params.ranking);
+        let mut all: Vec<Option<Vec<P::Gene>>> =
+            self.pop.drain(..).chain(children).map(Some).collect();
+        self.obj = keep.iter().map(|&k| all_obj[k]).collect();
+        self.pop = keep
+            .iter()
+            .map(|&k| all[k].take().expect("each survivor once"))
+            .collect();
+        self.spare = all.into_iter().flatten().collect();
+        self.generation += 1;
+    }
+}
+
+/// The objectives of every chromosome, in parallel, collected by index.
+pub fn evaluate_all<P: Problem>(problem: &P, pop: &[Vec<P::Gene>]) -> Vec<Point> {
+    pop.par_iter()
+        .map_init(|| problem.scratch(), |s, c| problem.evaluate(c, s))
+        .collect()
+}

@@ -1,0 +1,25 @@
+//! A generic, seeded, deterministic NSGA-II for two minimised objectives (Deb et al. 2002, as
+//! the seed 002 dissertation adapts it in §5.4.4, Algorithm 1).
+//!
+//! - [`sort`]: dominance, the two rankings (the text's `1 + number of dominators`, and
+//!   Deb's fronts as an option), crowding distance, and the survivor selection (fill by
+//!   rank, cut the last rank by crowding distance; no tournament).
+//! - [`evolve`]: the population and one generation: `N / 2` crossovers of two uniformly
+//!   chosen parents (every gene between two uniformly chosen indices is swapped, giving two
+//!   children), each child mutated with probability `p_m` by the problem's own operator,
+//!   the `N` children evaluated, parents and children merged and cut back to `N`.
+//!
+//! Determinism: every random draw is made on the calling thread from one ChaCha stream, in a
+//! fixed order; only the evaluations run in parallel (rayon), each a pure function of its
+//! chromosome, collected by index. So a run gives the same population on any thread count.
+//! Ties (equal crowding distances, equal objective values) are broken by index, never by
+//! the order a sort happens to leave.
+
+pub mod evolve;
+pub mod sort;
+
+pub use evolve::{Nsga2, Params, Problem};
+pub use sort::{crowding, dominates, non_dominated, ranks, select, Ranking};
+
+/// A point in objective space, both objectives minimised (negate one to maximise it).
+pub type Point = [f64; 2];

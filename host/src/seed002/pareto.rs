@@ -1,0 +1,345 @@
+//! Seed 002's bi-objective resource allocation (dissertation Chapters 5 and 6) as an
+//! NSGA-II [`Problem`]: a chromosome is, per task in arrival order, a machine and a global
+//! order key (§5.4.4); the objectives are utility and energy of a trace of arriving tasks
+//! (Eq. 12-14), or makespan and energy of a bag of tasks (Eq. 16-18).
+//!
+//! Evaluation (spec §6): each machine runs its tasks by key, ties by task index (crossover
+//! can duplicate keys); a task starts at max(machine free, arrival). Times are integer
+//! microseconds, energy an integer count of millijoules and utility the core's fixed-point
+//! [`Utility`], so totals do not depend on summation order. Keys are always below the task
+//! count (random chromosomes are permutations and the operators only move keys), so tasks
+//! are ordered by a bucket per key rather than a comparison sort.
+
+use crate::generate::rng::Stream;
+use crate::nsga2::{Point, Problem};
+use crate::seed002::pareto_data::Tables;
+use kairos_core::units::{Micros, Utility};
+use kairos_core::utility::{UtilityClasses, UtilityCurve};
+
+/// One gene: where task i runs and its place in its machine's order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Gene {
+    /// The machine (index into [`Instance::machine_type`]).
+    pub machine: u16,
+    /// The order key: lower runs first on the machine (ties by task index).
+    pub key: u32,
+}
+
+/// Which pair of objectives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Objective {
+    /// Chapter 5: maximise utility (Eq. 12), minimise energy (Eq. 14).
+    UtilityEnergy,
+    /// Chapter 6: minimise makespan (Eq. 17), minimise energy (Eq. 18).
+    MakespanEnergy,
+}
+
+/// One task of the trace (or bag).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Task {
+    /// Its task type (a row of the tables).
+    pub ty: u16,
+    /// Arrival (zero for a bag).
+    pub arrival: Micros,
+    /// Its utility function (unused by [`Objective::MakespanEnergy`]).
+    pub curve: UtilityCurve,
+}
+
+/// A problem instance: machines, tables, tasks.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    /// Each machine's type (a column of the tables).
+    pub machine_type: Vec<u8>,
+    /// The tables (s, W).
+    pub tables: Tables,
+    /// The tasks, by arrival.
+    pub tasks: Vec<Task>,
+    /// The classes the curves index.
+    pub classes: UtilityClasses,
+    /// The objectives.
+    pub objective: Objective,
+    /// ETC per (task type, machine type), microseconds ([`Micros::MAX`]: cannot run).
+    etc: Vec<Micros>,
+    /// EEC = ETC x EPC per (task type, machine type), millijoules.
+    eec: Vec<u64>,
+    /// The machines each task type can run on, ascending.
+    eligible: Vec<Vec<u16>>,
+}
+
+/// Why an instance cannot be built.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum InstanceError {
+    /// A machine's type is not a column of the tables.
+    #[error("machine {0}: its type is not a column of the ETC table")]
+    MachineType(usize),
+    /// A task's type is not a row, or no machine can run it.
+    #[error("task {0}: unknown type, or no machine can run it")]
+    Task(usize),
+    /// Tasks are not sorted by arrival.
+    #[error("task {0} arrives before the task before it")]
+    Unsorted(usize),
+    /// No machines or no tasks, or more than the genes can name.
+    #[error("between 1 and 65535 machines and 1 and 2^31 tasks")]
+    Size,
+}
+
+impl Instance {
+    /// Checks and indexes an instance.
+    pub fn new(
+        machine_type: Vec<u8>,
+        tables: Tables,
+        tasks: Vec<Task>,
+        classes: UtilityClasses,
+        objective: Objective,
+    ) -> Result<Instance, InstanceError> {
+        if machine_type.is_empty()
+            || machine_type.len() > u16::MAX as usize
+            || tasks.is_empty()
+            || tasks.len() > (1 << 31)
+        {
+            return Err(InstanceError::Size);
+        }
+        let mt = tables.machine_types;
+        if let Some(m) = machine_type.iter().position(|&t| t as usize >= mt) {
+            return Err(InstanceError::MachineType(m));
+        }
+        let etc: Vec<Micros> = tables
+            .etc_s
+            .iter()
+            .map(|&s| {
+                if s.is_finite() {
+                    Micros::from_secs_f64(s).max(Micros(1))
+                } else {
+                    Micros::MAX
+                }
+            })
+            .collect();
+        let eec: Vec<u64> = etc
+            .iter()
+            .zip(&tables.epc_w)
+            .map(|(&e, &w)| {
+                if e == Micros::MAX {
+                    u64::MAX
+                } else {
+                    // us x W = uJ; to mJ, rounded.
+                    libm::round(e.0 as f64 * w / 1000.0) as u64
+                }
+            })
+            .collect();
+        let eligible: Vec<Vec<u16>> = (0..tables.task_types)
+            .map(|i| {
+                (0..machine_type.len() as u16)
+                    .filter(|&m| etc[i * mt + machine_type[m as usize] as usize] != Micros::MAX)
+                    .collect()
+            })
+            .collect();
+        let mut last = Micros::ZERO;
+        for (i, t) in tasks.iter().enumerate() {
+            if t.ty as usize >= tables.task_types || eligible[t.ty as usize].is_empty() {
+                return Err(InstanceError::Task(i));
+            }
+            if objective == Objective::UtilityEnergy
+                && t.curve.value_at(Micros::ZERO, &classes).is_err()
+            {
+                return Err(InstanceError::Task(i));
+            }
+            if t.arrival < last {
+                return Err(InstanceError::Unsorted(i));
+            }
+            last = t.arrival;
+        }
+        Ok(Instance {
+            machine_type,
+            tables,
+            tasks,
+            classes,
+            objective,
+            etc,
+            eec,
+            eligible,
+        })
+    }
+
+    /// Machines.
+    pub fn machines(&self) -> usize {
+        self.machine_type.len()
+    }
+
+    /// ETC of task `t` on machine `m`.
+    #[inline]
+    pub fn etc(&self, t: usize, m: u16) -> Micros {
+        self.etc[self.tasks[t].ty as usize * self.tables.machine_types
+            + self.machine_type[m as usize] as usize]
+    }
+
+    /// EEC of task `t` on machine `m`, millijoules.
+    #[inline]
+    pub fn eec(&self, t: usize, m: u16) -> u64 {
+        self.eec[self.tasks[t].ty as usize * self.tables.machine_types
+            + self.machine_type[m as usize] as usize]
+    }
+
+    /// The machines task `t` can run on.
+    pub fn eligible(&self, t: usize) -> &[u16] {
+        &self.eligible[self.tasks[t].ty as usize]
+    }
+
+    /// The utility task `t` earns completing at `completion`.
+    #[inline]
+    pub fn utility(&self, t: usize, completion: Micros) -> f64 {
+        let task = &self.tasks[t];
+        task.curve
+            .value_at(completion.saturating_sub(task.arrival), &self.classes)
+            .unwrap_or(0.0)
+    }
+
+    /// The full measures of chromosome `c`.
+    pub fn measure(&self, c: &[Gene]) -> Measures {
+        let mut s = self.scratch();
+        let p = self.evaluate(c, &mut s);
+        let mut finish = vec![Micros::ZERO; self.machines()];
+        let mut energy = vec![0u64; self.machines()];
+        for (t, g) in c.iter().enumerate() {
+            finish[g.machine as usize] += self.etc(t, g.machine);
+            energy[g.machine as usize] += self.eec(t, g.machine);
+        }
+        let busy_end = if self.objective == Objective::UtilityEnergy {
+            s.free.clone()
+        } else {
+            finish.clone()
+        };
+        Measures {
+            utility: if self.objective == Objective::UtilityEnergy {
+                -p[0]
+            } else {
+                0.0
+            },
+            makespan_s: finish.iter().max().map_or(0.0, |f| f.as_secs_f64()),
+            energy_j: energy.iter().sum::<u64>() as f64 / 1000.0,
+            machine_busy_s: finish.iter().map(|f| f.as_secs_f64()).collect(),
+            machine_end_s: busy_end.iter().map(|f| f.as_secs_f64()).collect(),
+            machine_energy_j: energy.iter().map(|&e| e as f64 / 1000.0).collect(),
+        }
+    }
+}
+
+/// What an allocation does: both objectives' raw values and per-machine use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measures {
+    /// Total utility (Eq. 12; zero for a bag).
+    pub utility: f64,
+    /// The largest per-machine sum of ETC (Eq. 17), seconds.
+    pub makespan_s: f64,
+    /// Total energy (Eq. 14 / 18), joules.
+    pub energy_j: f64,
+    /// Per machine: the sum of its tasks' ETC (Eq. 16), seconds.
+    pub machine_busy_s: Vec<f64>,
+    /// Per machine: when its last task ends, seconds (the busy sum for a bag).
+    pub machine_end_s: Vec<f64>,
+    /// Per machine: the energy its tasks use, joules.
+    pub machine_energy_j: Vec<f64>,
+}
+
+/// Working memory of one evaluation.
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    /// First task of each key's bucket (u32::MAX: empty).
+    head: Vec<u32>,
+    /// Next task in the same bucket.
+    next: Vec<u32>,
+    /// Each machine's free time (or busy sum).
+    free: Vec<Micros>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Problem for Instance {
+    type Gene = Gene;
+    type Scratch = Scratch;
+
+    fn genes(&self) -> usize {
+        self.tasks.len()
+    }
+
+    fn scratch(&self) -> Scratch {
+        Scratch {
+            head: vec![NONE; self.tasks.len()],
+            next: vec![NONE; self.tasks.len()],
+            free: vec![Micros::ZERO; self.machines()],
+        }
+    }
+
+    /// Uniform eligible machines and a random permutation of the keys (spec §6).
+    fn random(&self, rng: &mut Stream) -> Vec<Gene> {
+        let n = self.tasks.len();
+        let mut keys: Vec<u32> = (0..n as u32).collect();
+        for i in (1..n).rev() {
+            keys.swap(i, rng.int(0, i as u64) as usize);
+        }
+        (0..n)
+            .map(|t| {
+                let e = self.eligible(t);
+                Gene {
+                    machine: e[rng.int(0, e.len() as u64 - 1) as usize],
+                    key: keys[t],
+                }
+            })
+            .collect()
+    }
+
+    /// §5.4.4: one random gene gets a random eligible machine, and two random genes swap
+    /// their keys.
+    fn mutate(&self, c: &mut [Gene], rng: &mut Stream) {
+        let n = c.len() as u64;
+        let t = rng.int(0, n - 1) as usize;
+        let e = self.eligible(t);
+        c[t].machine = e[rng.int(0, e.len() as u64 - 1) as usize];
+        let a = rng.int(0, n - 1) as usize;
+        let b = rng.int(0, n - 1) as usize;
+        let k = c[a].key;
+        c[a].key = c[b].key;
+        c[b].key = k;
+    }
+
+    fn evaluate(&self, c: &[Gene], s: &mut Scratch) -> Point {
+        s.free.fill(Micros::ZERO);
+        let mut energy = 0u64;
+        match self.objective {
+            Objective::MakespanEnergy => {
+                for (t, g) in c.iter().enumerate() {
+                    s.free[g.machine as usize] += self.etc(t, g.machine);
+                    energy += self.eec(t, g.machine);
+                }
+                let makespan = s.free.iter().max().copied().unwrap_or(Micros::ZERO);
+                [makespan.as_secs_f64(), energy as f64 / 1000.0]
+            }
+            Objective::UtilityEnergy => {
+                // Buckets by key, each in index order (pushed from the last task down).
+                for t in (0..c.len()).rev() {
+                    let k = c[t].key as usize;
+                    s.next[t] = s.head[k];
+                    s.head[k] = t as u32;
+                }
+                let mut utility = Utility::ZERO;
+                for k in 0..c.len() {
+                    let mut t = std::mem::replace(&mut s.head[k], NONE);
+                    while t != NONE {
+                        let i = t as usize;
+                        let m = c[i].machine;
+                        let start = s.free[m as usize].max(self.tasks[i].arrival);
+                        let end = start + self.etc(i, m);
+                        s.free[m as usize] = end;
+                        utility += Utility::from_f64(self.utility(i, end));
+                        energy += self.eec(i, m);
+                        t = s.next[i];
+                    }
+                }
+                [-utility.as_f64(), energy as f64 / 1000.0]
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "pareto_tests.rs"]
+mod tests;

@@ -1,0 +1,443 @@
+//! Seed 002 Chapter 7: utility-energy allocation under stochastic execution times, on the
+//! §1 platform (13 machine types, 100 machines) with three P-states.
+//!
+//! - Platform: Chapter 2's ETC at P0 (`generate::etc_table`); what part 2 (issue 21) will
+//!   own, built here in its minimum form: APC(i, j, k) = static(j) + dynamic(i, j) x {1,
+//!   0.75, 0.5}_k, static ~ Gamma(66 W, COV 0.1) per machine type, dynamic by the COV
+//!   method around 133 W (COVs 0.1 / 0.2); ETC(i, j, k) = ETC(i, j, 0) x f, f ~ Gamma(mean
+//!   1 / sqrt(0.75 or 0.5), COV 0.1) redrawn until above 1, so P0 stays fastest.
+//! - Each (i, j, k) time is a Gamma(mean ETC, COV ~ U[0.1, 1.5]) discretised into 64
+//!   equal-probability bins (each the mean of its 1/64 of 2,048 sorted draws); its mean is
+//!   the mean of the bins. APC is deterministic.
+//! - A gene is (machine, P-state, key); a machine runs its tasks by key (ties by index); at
+//!   its start a task whose utility at start + mean time is below 0.5 is dropped and costs
+//!   nothing.
+//! - Objectives: "expected" evaluates once with mean times; "pX" evaluates N samples (common
+//!   random numbers: sample s draws every task's bin from the same stream for every
+//!   chromosome) and takes the X-th utility (descending) and the X-th energy (ascending).
+//! - The fuzzy front: every final allocation under `fuzzy` fresh samples (another stream).
+//! - Seeds: the dissertation seeds with traces of its dynamic heuristics (part 2's); until
+//!   those land, one-pass stand-ins over (machine, P-state) with mean times: Max Utility (min
+//!   completion), Max UPT (U / ETC), Max UPP (U / APC), Max UPE (U / EEC); a task whose best
+//!   option earns below 0.5 is dropped and gets the last keys.
+
+use super::generate::{etc_table, machines, MACHINE_COUNTS};
+use super::pareto::Task;
+use super::pareto_data::Tables;
+use super::pareto_sets::trace;
+use crate::generate::rng::Stream;
+use crate::nsga2::{Point, Problem};
+use kairos_core::units::{Micros, Utility};
+use kairos_core::utility::UtilityClasses;
+
+/// P-states.
+pub const PSTATES: usize = 3;
+/// Equal-probability bins of each execution-time distribution.
+pub const BINS: usize = 64;
+/// Draws per bin when discretising.
+const DRAWS_PER_BIN: usize = 32;
+/// The dropping threshold at a task's start (§7.3).
+pub const THETA: f64 = 0.5;
+/// Dynamic power scale of each P-state.
+const POWER_SCALE: [f64; PSTATES] = [1.0, 0.75, 0.5];
+
+/// One gene.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SGene {
+    /// The machine.
+    pub machine: u16,
+    /// The P-state (0 fastest).
+    pub pstate: u8,
+    /// The order key.
+    pub key: u32,
+}
+
+/// How a chromosome is scored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// One evaluation with mean times.
+    Expected,
+    /// The X-th (1-based) of the samples: utility descending, energy ascending.
+    Percentile(usize),
+}
+
+impl Score {
+    /// `expected` or `pX`.
+    pub fn name(self) -> String {
+        match self {
+            Score::Expected => "expected".into(),
+            Score::Percentile(x) => format!("p{x}"),
+        }
+    }
+}
+
+/// The stochastic instance.
+pub struct Stochastic {
+    /// Each machine's type.
+    pub machine_type: Vec<u8>,
+    /// The tasks, by arrival.
+    pub tasks: Vec<Task>,
+    /// Their curves' classes.
+    pub classes: UtilityClasses,
+    /// How chromosomes are scored.
+    pub score: Score,
+    machine_types: usize,
+    /// Mean time per (type, machine type, P-state) ([`Micros::MAX`]: cannot run).
+    mean: Vec<Micros>,
+    /// Mean energy (mJ) per (type, machine type, P-state).
+    mean_mj: Vec<u64>,
+    /// APC (W) per (type, machine type, P-state).
+    apc: Vec<f64>,
+    /// Bin times per (type, machine type, P-state, bin).
+    bins: Vec<Micros>,
+    /// Bin energies (mJ), same layout.
+    bins_mj: Vec<u64>,
+    /// The common random numbers: bin of (sample, task).
+    crn: Vec<u8>,
+    samples: usize,
+    eligible: Vec<Vec<u16>>,
+}
+
+/// Per-(sample) results of [`Stochastic::run_once`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Outcome {
+    /// Utility earned.
+    pub utility: f64,
+    /// Energy, joules.
+    pub energy_j: f64,
+    /// Tasks dropped.
+    pub dropped: u32,
+}
+
+impl Stochastic {
+    /// The platform of `seed` with `n` tasks arriving over `window` (Chapter 2's utilities),
+    /// scored by `score` over `samples` samples.
+    pub fn new(seed: u64, n: usize, window: Micros, score: Score, samples: usize) -> Stochastic {
+        let mt = MACHINE_COUNTS.len();
+        let etc0 = etc_table(seed, 0);
+        let types = etc0.len() / mt;
+        let mut r = Stream::new(seed, 0, "s002-ch7-static", 0);
+        let stat: Vec<f64> = (0..mt).map(|_| r.gamma_mean_cov(66.0, 0.1)).collect();
+        let idx = |i: usize, j: usize, k: usize| (i * mt + j) * PSTATES + k;
+        let mut mean = vec![Micros::MAX; types * mt * PSTATES];
+        let mut mean_mj = vec![u64::MAX; mean.len()];
+        let mut apc = vec![0.0; mean.len()];
+        let mut bins = vec![Micros::MAX; mean.len() * BINS];
+        let mut bins_mj = vec![u64::MAX; bins.len()];
+        for i in 0..types {
+            let mut r = Stream::new(seed, 0, "s002-ch7-power", i as u32);
+            let q = r.gamma_mean_cov(133.0, 0.1);
+            for j in 0..mt {
+                let e0 = etc0[i * mt + j];
+                let dynamic = r.gamma_mean_cov(q, 0.2);
+                if e0 == Micros::MAX {
+                    continue;
+                }
+                let mut rs = Stream::new(seed, 0, "s002-ch7-stochastic", (i * mt + j) as u32);
+                for (k, &scale) in POWER_SCALE.iter().enumerate() {
+                    let f = if k == 0 {
+                        1.0
+                    } else {
+                        let m = 1.0 / libm::sqrt(scale);
+                        loop {
+                            let f = rs.gamma_mean_cov(m, 0.1);
+                            if f > 1.0 {
+                                break f;
+                            }
+                        }
+                    };
+                    let w = stat[j] + dynamic * scale;
+                    let mean_s = e0.as_secs_f64() * f;
+                    let cov = rs.uniform(0.1, 1.5);
+                    let mut draws: Vec<f64> = (0..BINS * DRAWS_PER_BIN)
+                        .map(|_| rs.gamma_mean_cov(mean_s, cov))
+                        .collect();
+                    draws.sort_by(f64::total_cmp);
+                    let at = idx(i, j, k);
+                    apc[at] = w;
+                    let (mut sum_t, mut sum_e) = (0u64, 0u64);
+                    for b in 0..BINS {
+                        let chunk = &draws[b * DRAWS_PER_BIN..(b + 1) * DRAWS_PER_BIN];
+                        let t =
+                            Micros::from_secs_f64(chunk.iter().sum::<f64>() / DRAWS_PER_BIN as f64)
+                                .max(Micros(1));
+                        let e = mj(t, w);
+                        bins[at * BINS + b] = t;
+                        bins_mj[at * BINS + b] = e;
+                        sum_t += t.0;
+                        sum_e += e;
+                    }
+                    mean[at] = Micros(sum_t / BINS as u64);
+                    mean_mj[at] = sum_e / BINS as u64;
+                }
+            }
+        }
+        let tables = Tables {
+            task_types: types,
+            machine_types: mt,
+            special_types: 4,
+            etc_s: etc0
+                .iter()
+                .map(|e| {
+                    if *e == Micros::MAX {
+                        f64::INFINITY
+                    } else {
+                        e.as_secs_f64()
+                    }
+                })
+                .collect(),
+            epc_w: vec![0.0; etc0.len()],
+            source: String::new(),
+        };
+        let tasks = trace(&tables, n, window, seed);
+        let machine_type = machines();
+        let eligible = (0..types)
+            .map(|i| {
+                (0..machine_type.len() as u16)
+                    .filter(|&m| etc0[i * mt + machine_type[m as usize] as usize] != Micros::MAX)
+                    .collect()
+            })
+            .collect();
+        let mut rc = Stream::new(seed, 0, "s002-ch7-crn", 0);
+        let crn = (0..samples * n)
+            .map(|_| rc.int(0, BINS as u64 - 1) as u8)
+            .collect();
+        Stochastic {
+            machine_type,
+            tasks,
+            classes: UtilityClasses::essc20(),
+            score,
+            machine_types: mt,
+            mean,
+            mean_mj,
+            apc,
+            bins,
+            bins_mj,
+            crn,
+            samples,
+            eligible,
+        }
+    }
+
+    fn at(&self, t: usize, g: &SGene) -> usize {
+        (self.tasks[t].ty as usize * self.machine_types
+            + self.machine_type[g.machine as usize] as usize)
+            * PSTATES
+            + g.pstate as usize
+    }
+
+    fn utility(&self, t: usize, end: Micros) -> f64 {
+        let task = &self.tasks[t];
+        task.curve
+            .value_at(end.saturating_sub(task.arrival), &self.classes)
+            .unwrap_or(0.0)
+    }
+
+    /// One pass of `c`: with mean times (`bins` None) or with task t's time from bin
+    /// `bins[t]`.
+    pub fn run_once(&self, c: &[SGene], bins: Option<&[u8]>, s: &mut SScratch) -> Outcome {
+        s.free.fill(Micros::ZERO);
+        for t in (0..c.len()).rev() {
+            let k = c[t].key as usize;
+            s.next[t] = s.head[k];
+            s.head[k] = t as u32;
+        }
+        let (mut utility, mut energy, mut dropped) = (Utility::ZERO, 0u64, 0u32);
+        for k in 0..c.len() {
+            let mut t = std::mem::replace(&mut s.head[k], u32::MAX);
+            while t != u32::MAX {
+                let i = t as usize;
+                let g = &c[i];
+                let at = self.at(i, g);
+                let start = s.free[g.machine as usize].max(self.tasks[i].arrival);
+                if self.utility(i, start + self.mean[at]) < THETA {
+                    dropped += 1;
+                } else {
+                    let (time, e) = match bins {
+                        None => (self.mean[at], self.mean_mj[at]),
+                        Some(b) => {
+                            let x = at * BINS + b[i] as usize;
+                            (self.bins[x], self.bins_mj[x])
+                        }
+                    };
+                    let end = start + time;
+                    s.free[g.machine as usize] = end;
+                    utility += Utility::from_f64(self.utility(i, end));
+                    energy += e;
+                }
+                t = s.next[i];
+            }
+        }
+        Outcome {
+            utility: utility.as_f64(),
+            energy_j: energy as f64 / 1000.0,
+            dropped,
+        }
+    }
+
+    /// `c` under `n` fresh samples (stream "s002-ch7-fuzzy", `index`): the fuzzy front's
+    /// cloud.
+    pub fn fuzzy(&self, c: &[SGene], n: usize, seed: u64, index: u32) -> Vec<Outcome> {
+        let mut r = Stream::new(seed, 0, "s002-ch7-fuzzy", index);
+        let mut s = self.scratch();
+        let mut b = vec![0u8; c.len()];
+        (0..n)
+            .map(|_| {
+                for x in b.iter_mut() {
+                    *x = r.int(0, BINS as u64 - 1) as u8;
+                }
+                self.run_once(c, Some(&b), &mut s)
+            })
+            .collect()
+    }
+
+    /// A one-pass seed (see the module's notes): `by` scores an option from its utility,
+    /// time, power and energy; the highest wins, ties by earlier completion, then lower
+    /// machine, then lower P-state.
+    pub fn seed(&self, by: SeedScore) -> Vec<SGene> {
+        let mut free = vec![Micros::ZERO; self.machine_type.len()];
+        let mut out = Vec::with_capacity(self.tasks.len());
+        let mut dropped = Vec::new();
+        for t in 0..self.tasks.len() {
+            let mut best: Option<(f64, Micros, SGene)> = None;
+            for &m in &self.eligible[self.tasks[t].ty as usize] {
+                for k in 0..PSTATES as u8 {
+                    let g = SGene {
+                        machine: m,
+                        pstate: k,
+                        key: 0,
+                    };
+                    let at = self.at(t, &g);
+                    let end = free[m as usize].max(self.tasks[t].arrival) + self.mean[at];
+                    let u = self.utility(t, end);
+                    let v = by(
+                        u,
+                        self.mean[at].as_secs_f64(),
+                        self.apc[at],
+                        self.mean_mj[at] as f64 / 1000.0,
+                    );
+                    if best.is_none_or(|(bv, be, _)| v > bv || (v == bv && end < be)) {
+                        best = Some((v, end, g));
+                    }
+                }
+            }
+            let (_, end, mut g) = best.expect("every task has an eligible machine");
+            let start = free[g.machine as usize].max(self.tasks[t].arrival);
+            let at = self.at(t, &g);
+            if self.utility(t, start + self.mean[at]) < THETA {
+                dropped.push(out.len());
+            } else {
+                free[g.machine as usize] = end;
+                g.key = (out.len() - dropped.len()) as u32;
+            }
+            out.push(g);
+        }
+        let kept = out.len() - dropped.len();
+        for (n, &t) in dropped.iter().enumerate() {
+            out[t].key = (kept + n) as u32;
+        }
+        out
+    }
+}
+
+/// Micros x W in millijoules, rounded.
+fn mj(t: Micros, w: f64) -> u64 {
+    libm::round(t.0 as f64 * w / 1000.0) as u64
+}
+
+/// A seed's score of an option from its utility, time (s), power (W) and energy (J).
+pub type SeedScore = fn(f64, f64, f64, f64) -> f64;
+
+/// The seeds' scores: Max Utility, Max UPT, Max UPP, Max UPE (names for reports).
+pub const SEEDS: [(&str, SeedScore); 4] = [
+    ("max-utility", |_, _, _, _| 0.0),
+    ("max-upt", |u, t, _, _| u / t),
+    ("max-upp", |u, _, p, _| u / p),
+    ("max-upe", |u, _, _, e| u / e),
+];
+
+/// Working memory of one evaluation.
+pub struct SScratch {
+    head: Vec<u32>,
+    next: Vec<u32>,
+    free: Vec<Micros>,
+    u: Vec<f64>,
+    e: Vec<f64>,
+}
+
+impl Problem for Stochastic {
+    type Gene = SGene;
+    type Scratch = SScratch;
+
+    fn genes(&self) -> usize {
+        self.tasks.len()
+    }
+
+    fn scratch(&self) -> SScratch {
+        SScratch {
+            head: vec![u32::MAX; self.tasks.len()],
+            next: vec![u32::MAX; self.tasks.len()],
+            free: vec![Micros::ZERO; self.machine_type.len()],
+            u: Vec::with_capacity(self.samples),
+            e: Vec::with_capacity(self.samples),
+        }
+    }
+
+    fn random(&self, rng: &mut Stream) -> Vec<SGene> {
+        let n = self.tasks.len();
+        let mut keys: Vec<u32> = (0..n as u32).collect();
+        for i in (1..n).rev() {
+            keys.swap(i, rng.int(0, i as u64) as usize);
+        }
+        (0..n)
+            .map(|t| {
+                let e = &self.eligible[self.tasks[t].ty as usize];
+                SGene {
+                    machine: e[rng.int(0, e.len() as u64 - 1) as usize],
+                    pstate: rng.int(0, PSTATES as u64 - 1) as u8,
+                    key: keys[t],
+                }
+            })
+            .collect()
+    }
+
+    fn mutate(&self, c: &mut [SGene], rng: &mut Stream) {
+        let n = c.len() as u64;
+        let t = rng.int(0, n - 1) as usize;
+        let e = &self.eligible[self.tasks[t].ty as usize];
+        c[t].machine = e[rng.int(0, e.len() as u64 - 1) as usize];
+        c[t].pstate = rng.int(0, PSTATES as u64 - 1) as u8;
+        let a = rng.int(0, n - 1) as usize;
+        let b = rng.int(0, n - 1) as usize;
+        let k = c[a].key;
+        c[a].key = c[b].key;
+        c[b].key = k;
+    }
+
+    fn evaluate(&self, c: &[SGene], s: &mut SScratch) -> Point {
+        match self.score {
+            Score::Expected => {
+                let o = self.run_once(c, None, s);
+                [-o.utility, o.energy_j]
+            }
+            Score::Percentile(x) => {
+                let n = self.tasks.len();
+                s.u.clear();
+                s.e.clear();
+                for k in 0..self.samples {
+                    let o = self.run_once(c, Some(&self.crn[k * n..(k + 1) * n]), s);
+                    s.u.push(o.utility);
+                    s.e.push(o.energy_j);
+                }
+                s.u.sort_by(|a, b| b.total_cmp(a));
+                s.e.sort_by(f64::total_cmp);
+                let i = x.clamp(1, self.samples) - 1;
+                [-s.u[i], s.e[i]]
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "pareto_stochastic_tests.rs"]
+mod tests;

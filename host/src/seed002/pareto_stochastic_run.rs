@@ -1,0 +1,446 @@
+//! Chapter 7's experiment files (`system = "pareto-stochastic"`), runs and reports: one
+//! population per score (expected value, and the X-th percentile of N samples for each X),
+//! each seeded with the four one-pass stand-ins and random chromosomes, its front at each
+//! checkpoint, then every final allocation under fresh samples (the fuzzy front).
+//!
+//! ```toml
+//! system = "pareto-stochastic"
+//! name = "s002-pareto-fig7.4-7.7"
+//! seed = 1
+//! tasks = 600                 # the dissertation: about 6,000 in 4 h
+//! window_min = 24
+//! samples = 100
+//! scores = ["expected", "p1", "p25", "p50", "p75", "p99"]
+//! checkpoints = [0, 100, 1000]
+//! fuzzy = 100
+//! ```
+
+use super::pareto_stochastic::{Outcome, SGene, Score, Stochastic, SEEDS};
+use crate::generate::rng::Stream;
+use crate::nsga2::{dominates, Nsga2, Params, Point, Ranking};
+use crate::report::svg::{scatter, ScatterSeries};
+use crate::toml_file::{self, Checker, TomlFileError};
+use kairos_core::units::Micros;
+use rayon::prelude::*;
+use serde::Deserialize;
+use std::fmt::Write;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    system: String,
+    name: String,
+    title: Option<String>,
+    seed: u64,
+    tasks: usize,
+    window_min: u64,
+    samples: usize,
+    scores: Vec<String>,
+    population: Option<usize>,
+    mutation: Option<f64>,
+    checkpoints: Vec<u64>,
+    fuzzy: usize,
+    seeds: Option<bool>,
+}
+
+/// A loaded Chapter 7 experiment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StochasticExperiment {
+    /// Output directory name.
+    pub name: String,
+    /// Plot title.
+    pub title: String,
+    /// Platform, trace, CRN and GA seed.
+    pub seed: u64,
+    /// Tasks in the trace.
+    pub tasks: usize,
+    /// The trace's window.
+    pub window: Micros,
+    /// Samples per probabilistic evaluation (N).
+    pub samples: usize,
+    /// One population per score.
+    pub scores: Vec<Score>,
+    /// GA parameters.
+    pub params: Params,
+    /// Checkpoints, increasing.
+    pub checkpoints: Vec<u64>,
+    /// Fresh samples per final allocation.
+    pub fuzzy: usize,
+    /// Whether the four stand-in seeds join each population.
+    pub seeds: bool,
+}
+
+/// Whether the TOML at `path` is a Chapter 7 file.
+pub fn is_stochastic(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| t.parse::<toml::Table>().ok())
+        .and_then(|t| {
+            t.get("system")
+                .and_then(|s| s.as_str().map(|s| s == "pareto-stochastic"))
+        })
+        .unwrap_or(false)
+}
+
+impl StochasticExperiment {
+    /// Reads and checks the file at `path`.
+    pub fn load(path: &Path) -> Result<StochasticExperiment, TomlFileError> {
+        let (text, file) = toml_file::read(path)?;
+        let f: File = toml_file::parse(&text, &file)?;
+        let mut c = Checker::new(&file, &text);
+        if f.system != "pareto-stochastic" {
+            c.fail("system", &f.system, "must be \"pareto-stochastic\"");
+        }
+        c.int("tasks", f.tasks as u64, 1, 1_000_000);
+        c.int("window_min", f.window_min, 1, 100_000);
+        c.int("samples", f.samples as u64, 1, 10_000);
+        c.int("fuzzy", f.fuzzy as u64, 1, 100_000);
+        let population = f.population.unwrap_or(100);
+        c.int("population", population as u64, 2, 100_000);
+        let mutation = f.mutation.unwrap_or(0.5);
+        c.float("mutation", mutation, 0.0, 1.0);
+        let mut scores = Vec::new();
+        for (i, s) in f.scores.iter().enumerate() {
+            let x = s.strip_prefix('p').and_then(|x| x.parse::<usize>().ok());
+            match (s.as_str(), x) {
+                ("expected", _) => scores.push(Score::Expected),
+                (_, Some(x)) if (1..=f.samples).contains(&x) => scores.push(Score::Percentile(x)),
+                _ => c.fail(
+                    &format!("scores[{i}]"),
+                    s,
+                    format_args!("must be \"expected\" or pX with X in 1..={}", f.samples),
+                ),
+            }
+        }
+        if f.scores.is_empty() {
+            c.fail("scores", "[]", "needs at least one score");
+        }
+        if f.checkpoints.is_empty() {
+            c.fail("checkpoints", "[]", "needs at least one generation");
+        }
+        for (i, w) in f.checkpoints.windows(2).enumerate() {
+            if w[1] <= w[0] {
+                c.fail(&format!("checkpoints[{}]", i + 1), w[1], "must increase");
+            }
+        }
+        c.finish()?;
+        Ok(StochasticExperiment {
+            title: f.title.unwrap_or_else(|| f.name.clone()),
+            name: f.name,
+            seed: f.seed,
+            tasks: f.tasks,
+            window: Micros::from_secs(f.window_min * 60),
+            samples: f.samples,
+            scores,
+            params: Params {
+                population,
+                mutation,
+                ranking: Ranking::Dominators,
+            },
+            checkpoints: f.checkpoints,
+            fuzzy: f.fuzzy,
+            seeds: f.seeds.unwrap_or(true),
+        })
+    }
+}
+
+/// One score's front at one checkpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SFront {
+    /// Index into the experiment's scores.
+    pub score: usize,
+    /// Generations run.
+    pub generation: u64,
+    /// Rank-1 points under the score, sorted, duplicates once.
+    pub points: Vec<Point>,
+    /// Their chromosomes.
+    pub chromosomes: Vec<Vec<SGene>>,
+    /// Wall time since the population started.
+    pub elapsed: Duration,
+}
+
+/// Runs every score's population; fronts by score, then checkpoint.
+pub fn run(
+    exp: &StochasticExperiment,
+    jobs: Option<usize>,
+    progress: &(dyn Fn(usize, u64, Duration) + Sync),
+) -> anyhow::Result<(Vec<Stochastic>, Vec<SFront>)> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()?;
+    let out: Vec<(Stochastic, Vec<SFront>)> = pool.install(|| {
+        exp.scores
+            .par_iter()
+            .enumerate()
+            .map(|(p, &score)| {
+                let inst = Stochastic::new(exp.seed, exp.tasks, exp.window, score, exp.samples);
+                let fronts = evolve(exp, &inst, p, progress);
+                (inst, fronts)
+            })
+            .collect()
+    });
+    let (insts, fronts): (Vec<_>, Vec<_>) = out.into_iter().unzip();
+    Ok((insts, fronts.into_iter().flatten().collect()))
+}
+
+fn evolve(
+    exp: &StochasticExperiment,
+    inst: &Stochastic,
+    p: usize,
+    progress: &(dyn Fn(usize, u64, Duration) + Sync),
+) -> Vec<SFront> {
+    let start = Instant::now();
+    let seeds = if exp.seeds {
+        SEEDS.iter().map(|(_, by)| inst.seed(*by)).collect()
+    } else {
+        Vec::new()
+    };
+    let rng = Stream::new(exp.seed, p as u32, "s002-ch7-nsga2", 0);
+    let mut ga = Nsga2::new(inst, exp.params, seeds, rng);
+    let mut out = Vec::new();
+    for &cp in &exp.checkpoints {
+        while ga.generation() < cp {
+            ga.step();
+        }
+        let obj = ga.objectives();
+        let mut idx = ga.front();
+        idx.sort_by(|&a, &b| {
+            obj[a][0]
+                .total_cmp(&obj[b][0])
+                .then(obj[a][1].total_cmp(&obj[b][1]))
+                .then(a.cmp(&b))
+        });
+        idx.dedup_by(|a, b| obj[*a] == obj[*b]);
+        out.push(SFront {
+            score: p,
+            generation: cp,
+            points: idx.iter().map(|&i| obj[i]).collect(),
+            chromosomes: idx.iter().map(|&i| ga.population()[i].clone()).collect(),
+            elapsed: start.elapsed(),
+        });
+        progress(p, cp, start.elapsed());
+    }
+    out
+}
+
+/// One final allocation under fresh samples.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cloud {
+    /// Index into the experiment's scores.
+    pub score: usize,
+    /// Its point on the score's front.
+    pub point: usize,
+    /// With mean times.
+    pub expected: Outcome,
+    /// Under each fresh sample.
+    pub samples: Vec<Outcome>,
+}
+
+/// Every final allocation of every score under `exp.fuzzy` fresh samples (the same
+/// samples for every allocation: stream index 0).
+pub fn clouds(exp: &StochasticExperiment, insts: &[Stochastic], fronts: &[SFront]) -> Vec<Cloud> {
+    let last = *exp.checkpoints.last().expect("checked");
+    let work: Vec<(usize, usize, &Vec<SGene>)> = fronts
+        .iter()
+        .filter(|f| f.generation == last)
+        .flat_map(|f| {
+            f.chromosomes
+                .iter()
+                .enumerate()
+                .map(move |(i, c)| (f.score, i, c))
+        })
+        .collect();
+    work.par_iter()
+        .map(|&(s, i, c)| {
+            let inst = &insts[s];
+            let mut sc = crate::nsga2::Problem::scratch(inst);
+            Cloud {
+                score: s,
+                point: i,
+                expected: inst.run_once(c, None, &mut sc),
+                samples: inst.fuzzy(c, exp.fuzzy, exp.seed, 0),
+            }
+        })
+        .collect()
+}
+
+fn mean_sd(x: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+    let n = x.clone().count() as f64;
+    let m = x.clone().sum::<f64>() / n;
+    let v = x.map(|v| (v - m) * (v - m)).sum::<f64>() / n;
+    (m, libm::sqrt(v))
+}
+
+/// The X-th (1-based) of `v` by `desc`ending or ascending order.
+fn pick(mut v: Vec<f64>, x: usize, desc: bool) -> f64 {
+    v.sort_by(|a, b| if desc { b.total_cmp(a) } else { a.total_cmp(b) });
+    v[x.clamp(1, v.len()) - 1]
+}
+
+/// Per allocation: mean-time outcome, drops, fresh-sample mean and spread, the share of
+/// samples earning more / spending less than the mean-time run (Fig. 7.4), and the
+/// fresh-sample median.
+pub fn clouds_csv(exp: &StochasticExperiment, clouds: &[Cloud]) -> String {
+    let mut s = String::from(
+        "score,point,expected_utility,expected_energy_j,dropped,mean_utility,sd_utility,\
+         mean_energy_j,sd_energy_j,share_utility_above_expected,share_energy_below_expected,\
+         median_utility,median_energy_j\n",
+    );
+    for c in clouds {
+        let (mu, su) = mean_sd(c.samples.iter().map(|o| o.utility));
+        let (me, se) = mean_sd(c.samples.iter().map(|o| o.energy_j));
+        let n = c.samples.len() as f64;
+        let above = c
+            .samples
+            .iter()
+            .filter(|o| o.utility > c.expected.utility)
+            .count() as f64
+            / n;
+        let below = c
+            .samples
+            .iter()
+            .filter(|o| o.energy_j < c.expected.energy_j)
+            .count() as f64
+            / n;
+        let half = c.samples.len().div_ceil(2);
+        let _ = writeln!(
+            s,
+            "{},{},{:.4},{:.1},{},{mu:.4},{su:.4},{me:.1},{se:.1},{above:.3},{below:.3},{:.4},{:.1}",
+            exp.scores[c.score].name(),
+            c.point,
+            c.expected.utility,
+            c.expected.energy_j,
+            c.expected.dropped,
+            pick(c.samples.iter().map(|o| o.utility).collect(), half, true),
+            pick(c.samples.iter().map(|o| o.energy_j).collect(), half, false),
+        );
+    }
+    s
+}
+
+/// Fig. 7.6, numerically: each score's final allocations at their fresh-sample medians;
+/// for every ordered pair, the coverage of one over the other, overall and over the other's
+/// lower and upper half by utility per energy.
+pub fn coverage_csv(exp: &StochasticExperiment, clouds: &[Cloud]) -> String {
+    let half = |c: &Cloud| c.samples.len().div_ceil(2);
+    let med: Vec<(usize, Point)> = clouds
+        .iter()
+        .map(|c| {
+            let u = pick(c.samples.iter().map(|o| o.utility).collect(), half(c), true);
+            let e = pick(
+                c.samples.iter().map(|o| o.energy_j).collect(),
+                half(c),
+                false,
+            );
+            (c.score, [-u, e])
+        })
+        .collect();
+    let mut s = String::from("a,b,coverage_all,coverage_low_upe,coverage_high_upe\n");
+    for a in 0..exp.scores.len() {
+        for b in 0..exp.scores.len() {
+            if a == b {
+                continue;
+            }
+            let pa: Vec<Point> = med.iter().filter(|m| m.0 == a).map(|m| m.1).collect();
+            let mut pb: Vec<Point> = med.iter().filter(|m| m.0 == b).map(|m| m.1).collect();
+            pb.sort_by(|x, y| (-x[0] / x[1]).total_cmp(&(-y[0] / y[1])));
+            let cov = |q: &[Point]| {
+                if q.is_empty() {
+                    return 0.0;
+                }
+                q.iter()
+                    .filter(|q| pa.iter().any(|p| dominates(p, q)))
+                    .count() as f64
+                    / q.len() as f64
+            };
+            let (lo, hi) = pb.split_at(pb.len() / 2);
+            let _ = writeln!(
+                s,
+                "{},{},{:.4},{:.4},{:.4}",
+                exp.scores[a].name(),
+                exp.scores[b].name(),
+                cov(&pb),
+                cov(lo),
+                cov(hi)
+            );
+        }
+    }
+    s
+}
+
+/// Writes fronts.csv, clouds.csv, coverage.csv, timings.csv and the plots to `dir`.
+pub fn write_all(
+    dir: &Path,
+    exp: &StochasticExperiment,
+    fronts: &[SFront],
+    clouds: &[Cloud],
+) -> anyhow::Result<String> {
+    std::fs::create_dir_all(dir)?;
+    let write = |name: &str, text: &str| -> anyhow::Result<()> {
+        std::fs::write(dir.join(name), text)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", dir.join(name).display()))
+    };
+    let mut f = String::from("score,generation,point,utility,energy_j\n");
+    let mut t = String::from("score,generation,elapsed_s\n");
+    let mut table = String::new();
+    for fr in fronts {
+        for (i, p) in fr.points.iter().enumerate() {
+            let _ = writeln!(
+                f,
+                "{},{},{i},{:.6},{:.3}",
+                exp.scores[fr.score].name(),
+                fr.generation,
+                -p[0],
+                p[1]
+            );
+        }
+        let _ = writeln!(
+            t,
+            "{},{},{:.3}",
+            exp.scores[fr.score].name(),
+            fr.generation,
+            fr.elapsed.as_secs_f64()
+        );
+        let _ = writeln!(
+            table,
+            "{:<9} generation {:>7}: {:>4} points, {:.1} s",
+            exp.scores[fr.score].name(),
+            fr.generation,
+            fr.points.len(),
+            fr.elapsed.as_secs_f64()
+        );
+    }
+    write("fronts.csv", &f)?;
+    write("timings.csv", &t)?;
+    write("clouds.csv", &clouds_csv(exp, clouds))?;
+    write("coverage.csv", &coverage_csv(exp, clouds))?;
+    let last = *exp.checkpoints.last().expect("checked");
+    let series: Vec<ScatterSeries> = (0..exp.scores.len())
+        .map(|s| ScatterSeries {
+            label: format!("{} (front and fresh samples)", exp.scores[s].name()),
+            points: clouds
+                .iter()
+                .filter(|c| c.score == s)
+                .flat_map(|c| c.samples.iter().map(|o| (o.energy_j / 1e6, o.utility)))
+                .collect(),
+            front: fronts
+                .iter()
+                .filter(|f| f.score == s && f.generation == last)
+                .flat_map(|f| f.points.iter().map(|p| (p[1] / 1e6, -p[0])))
+                .collect(),
+        })
+        .collect();
+    write(
+        "fuzzy.svg",
+        &scatter(
+            &format!("{}: generation {last}", exp.title),
+            "fronts under their own score; dots: each allocation under fresh samples",
+            "energy consumed (MJ)",
+            "utility earned",
+            &series,
+        ),
+    )?;
+    Ok(table)
+}

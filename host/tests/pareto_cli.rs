@@ -1,0 +1,89 @@
+//! `kairos pareto` end to end: a small Chapter 5 file and a small Chapter 7 file run on one
+//! and two threads and write the same fronts; a bad file is a clear error and exit code 1.
+
+mod common;
+
+use common::kairos;
+use std::path::Path;
+
+fn bench() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../data/s002-benchmarks-synthetic.toml")
+        .display()
+        .to_string()
+}
+
+fn run_twice(file: &Path, out: &Path, name: &str) -> String {
+    let mut fronts = Vec::new();
+    for jobs in ["1", "2"] {
+        let dir = out.join(format!("{name}-{jobs}"));
+        let o = kairos(&[
+            "pareto",
+            file.to_str().unwrap(),
+            "--jobs",
+            jobs,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        fronts.push(std::fs::read_to_string(dir.join("fronts.csv")).unwrap());
+    }
+    assert_eq!(fronts[0], fronts[1]);
+    fronts.remove(0)
+}
+
+#[test]
+fn chapter5_and_7_files_give_the_same_fronts_on_one_and_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let f5 = dir.path().join("c5.toml");
+    std::fs::write(
+        &f5,
+        format!(
+            "system = \"pareto\"\nname = \"c5\"\ndata = \"set2\"\nbenchmarks = {:?}\nseed = 2\n\
+             tasks = 60\npopulation = 12\ncheckpoints = [0, 8]\n\
+             populations = [{{ name = \"min energy\", seeds = [\"min-energy\"] }}, {{ name = \"random\" }}]\n",
+            bench()
+        ),
+    )
+    .unwrap();
+    let fronts = run_twice(&f5, dir.path(), "c5");
+    assert!(fronts.starts_with("population,generation,point,utility,energy_j\n"));
+    assert!(fronts.contains("\nmin energy,8,0,") && fronts.contains("\nrandom,8,0,"));
+    for svg in ["fronts-gen0.svg", "fronts-gen8.svg", "fronts-pop1.svg"] {
+        assert!(dir.path().join("c5-1").join(svg).exists(), "{svg}");
+    }
+    let f7 = dir.path().join("c7.toml");
+    std::fs::write(
+        &f7,
+        "system = \"pareto-stochastic\"\nname = \"c7\"\nseed = 2\ntasks = 40\nwindow_min = 2\n\
+         samples = 8\nscores = [\"expected\", \"p4\"]\npopulation = 8\ncheckpoints = [0, 3]\n\
+         fuzzy = 5\n",
+    )
+    .unwrap();
+    run_twice(&f7, dir.path(), "c7");
+    let clouds = std::fs::read_to_string(dir.path().join("c7-1/clouds.csv")).unwrap();
+    assert!(clouds
+        .lines()
+        .skip(1)
+        .all(|l| l.starts_with("expected,") || l.starts_with("p4,")));
+}
+
+#[test]
+fn a_bad_file_is_an_error_naming_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("bad.toml");
+    std::fs::write(
+        &f,
+        "system = \"pareto\"\nname = \"x\"\ndata = \"set1\"\nseed = 1\nmutation = 2.0\n\
+         checkpoints = [1]\npopulations = [{ name = \"a\" }]\n",
+    )
+    .unwrap();
+    let o = kairos(&["pareto", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("bad.toml:5: mutation = 2: must be between 0 and 1"),
+        "{err}"
+    );
+    assert!(err.contains("benchmarks = (absent)"), "{err}");
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Checks seed 002 Chapters 5-7's claims numerically from the files `kairos pareto` writes.
+
+    python3 scripts/pareto_claims.py out/<experiment>...
+
+For a utility-energy or makespan-energy run (fronts.csv): per population and checkpoint,
+the front's size, its hypervolume (share of the box between the best and worst values of
+every front of the run), and the coverage of each front over the same population's previous
+checkpoint and over every other population's front at the same checkpoint (share of its
+points strictly dominated); the most utility per joule; for makespan-energy runs the knee
+(the point farthest from the line between the ends, in normalised units) and machines.csv's
+balance (coefficient of variation of per-machine finish times and energies, idle machines,
+and each machine type's share of the energy) at allocations A (min energy) and E (min
+makespan). For a stochastic run (clouds.csv, coverage.csv): Fig. 7.4's shares, Fig. 7.6's
+coverages and Fig. 7.7's correlation of drops with spread.
+"""
+import csv, math, os, sys
+from collections import defaultdict
+
+
+def dominates(a, b):
+    return a[0] <= b[0] and a[1] <= b[1] and (a[0] < b[0] or a[1] < b[1])
+
+
+def coverage(a, b):
+    return sum(any(dominates(p, q) for p in a) for q in b) / len(b) if b else 0.0
+
+
+def hypervolume(front, lo, hi):
+    # Both objectives minimised, normalised to [0, 1] by the run's box; reference (1, 1).
+    pts = sorted(((p[0] - lo[0]) / (hi[0] - lo[0] or 1), (p[1] - lo[1]) / (hi[1] - lo[1] or 1)) for p in front)
+    hv, best_y = 0.0, 1.0
+    for x, y in pts:
+        if y < best_y:
+            hv += (1 - x) * (best_y - y)
+            best_y = y
+    return hv
+
+
+def cov(xs):
+    m = sum(xs) / len(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / len(xs)) / m if m else 0.0
+
+
+def fronts_report(d):
+    rows = list(csv.DictReader(open(os.path.join(d, "fronts.csv"))))
+    ue = "utility" in rows[0]
+    fronts = defaultdict(list)
+    order = []
+    for r in rows:
+        k = (r["population"], int(r["generation"]))
+        if k not in fronts:
+            order.append(k)
+        x = -float(r["utility"]) if ue else float(r["makespan_s"])
+        fronts[k].append((x, float(r["energy_j"])))
+    allp = [p for f in fronts.values() for p in f]
+    lo = (min(p[0] for p in allp), min(p[1] for p in allp))
+    hi = (max(p[0] for p in allp), max(p[1] for p in allp))
+    pops = list(dict.fromkeys(k[0] for k in order))
+    gens = sorted(set(k[1] for k in order))
+    print(f"== {d}")
+    print("population | generation | points | hypervolume | covers previous checkpoint | " + ("max U/E (U, E J)" if ue else "knee (makespan s, energy J)"))
+    for p in pops:
+        prev = None
+        for g in gens:
+            f = fronts.get((p, g))
+            if not f:
+                continue
+            c = f"{coverage(f, prev):.2f}" if prev else "-"
+            if ue:
+                u, e = max(((-x, y) for x, y in f), key=lambda q: q[0] / q[1])
+                extra = f"{u / e:.3e} ({u:.1f}, {e:.0f})"
+            else:
+                a, b = f[0], f[-1]
+                norm = lambda q: ((q[0] - lo[0]) / (hi[0] - lo[0] or 1), (q[1] - lo[1]) / (hi[1] - lo[1] or 1))
+                na, nb = norm(a), norm(b)
+                def dist(q):
+                    nq = norm(q)
+                    return abs((nb[1] - na[1]) * nq[0] - (nb[0] - na[0]) * nq[1] + nb[0] * na[1] - nb[1] * na[0]) / math.hypot(nb[0] - na[0], nb[1] - na[1])
+                k = max(f, key=dist)
+                extra = f"({k[0]:.1f}, {k[1]:.0f}), distance {dist(k):.3f}; ends ({a[0]:.1f}, {a[1]:.0f}) and ({b[0]:.1f}, {b[1]:.0f})"
+            print(f"{p} | {g} | {len(f)} | {hypervolume(f, lo, hi):.4f} | {c} | {extra}")
+            prev = f
+    if len(pops) > 1:
+        print("generation | a | b | coverage of a over b")
+        for g in gens:
+            for a in pops:
+                for b in pops:
+                    if a != b and (a, g) in fronts and (b, g) in fronts:
+                        print(f"{g} | {a} | {b} | {coverage(fronts[(a, g)], fronts[(b, g)]):.2f}")
+    m = os.path.join(d, "machines.csv")
+    if os.path.exists(m):
+        alloc = defaultdict(list)
+        for r in csv.DictReader(open(m)):
+            alloc[r["allocation"]].append(r)
+        print("allocation | makespan s | energy J | CoV finish | CoV energy | idle machines | energy share by type")
+        for a in "ABCDE":
+            rs = alloc.get(a)
+            if not rs:
+                continue
+            fin = [float(r["finish_s"]) for r in rs]
+            en = [float(r["machine_energy_j"]) for r in rs]
+            by = defaultdict(float)
+            for r in rs:
+                by[int(r["type"])] += float(r["machine_energy_j"])
+            tot = sum(by.values())
+            share = " ".join(f"{t}:{by[t] / tot:.2f}" for t in sorted(by))
+            print(f"{a} | {float(rs[0]['makespan_s']):.1f} | {float(rs[0]['energy_j']):.0f} | {cov(fin):.3f} | {cov(en):.3f} | {sum(1 for x in fin if x == 0)} | {share}")
+
+
+def stochastic_report(d):
+    print(f"== {d}")
+    rows = list(csv.DictReader(open(os.path.join(d, "clouds.csv"))))
+    by = defaultdict(list)
+    for r in rows:
+        by[r["score"]].append(r)
+    print("score | allocations | mean share of samples earning more than the mean-time run | spending less | median utility - mean-time utility | median energy - mean-time energy J | corr(drops, sd utility) | corr(drops, sd energy) | mean sd utility / mean utility | mean sd energy / mean energy")
+    def corr(x, y):
+        n = len(x)
+        if n < 3:
+            return float("nan")
+        mx, my = sum(x) / n, sum(y) / n
+        sx = math.sqrt(sum((a - mx) ** 2 for a in x))
+        sy = math.sqrt(sum((b - my) ** 2 for b in y))
+        return sum((a - mx) * (b - my) for a, b in zip(x, y)) / (sx * sy) if sx and sy else float("nan")
+    for s, rs in by.items():
+        f = lambda k: [float(r[k]) for r in rs]
+        above, below = f("share_utility_above_expected"), f("share_energy_below_expected")
+        du = [m - e for m, e in zip(f("median_utility"), f("expected_utility"))]
+        de = [m - e for m, e in zip(f("median_energy_j"), f("expected_energy_j"))]
+        rel_u = sum(a / b for a, b in zip(f("sd_utility"), f("mean_utility")) if b) / len(rs)
+        rel_e = sum(a / b for a, b in zip(f("sd_energy_j"), f("mean_energy_j")) if b) / len(rs)
+        print(f"{s} | {len(rs)} | {sum(above) / len(rs):.3f} | {sum(below) / len(rs):.3f} | {sum(du) / len(rs):.3f} | {sum(de) / len(rs):.0f} | {corr(f('dropped'), f('sd_utility')):.3f} | {corr(f('dropped'), f('sd_energy_j')):.3f} | {rel_u:.4f} | {rel_e:.4f}")
+    # Fig. 7.5: where each front sits against its clouds (median of the fresh samples).
+    fr = list(csv.DictReader(open(os.path.join(d, "fronts.csv"))))
+    last = max(int(r["generation"]) for r in fr)
+    print("score | front points | share of points with their score's utility above the fresh median | energy below the fresh median")
+    for s, rs in by.items():
+        pts = [r for r in fr if r["score"] == s and int(r["generation"]) == last]
+        up = sum(float(p["utility"]) > float(c["median_utility"]) for p, c in zip(pts, rs)) / max(len(pts), 1)
+        lo = sum(float(p["energy_j"]) < float(c["median_energy_j"]) for p, c in zip(pts, rs)) / max(len(pts), 1)
+        print(f"{s} | {len(pts)} | {up:.2f} | {lo:.2f}")
+    print("coverage.csv (fresh-sample medians; low/high = the other front's half of lower/higher utility per energy):")
+    print(open(os.path.join(d, "coverage.csv")).read())
+
+
+for d in sys.argv[1:]:
+    if os.path.exists(os.path.join(d, "clouds.csv")):
+        stochastic_report(d)
+    else:
+        fronts_report(d)
