@@ -50,6 +50,7 @@
 //! calls the core's knapsack selection directly. [`live`] runs the engine's loop on the host
 //! and the controller at the other end of a link. Everything else sees only summaries.
 
+pub mod batsim;
 pub mod cmd;
 pub mod experiment;
 pub mod firmware_scenarios;
@@ -57,6 +58,7 @@ pub mod generate;
 pub mod knapsack;
 pub mod live;
 pub mod lublin99;
+pub mod placement;
 pub mod report;
 pub mod run;
 pub mod scenario;

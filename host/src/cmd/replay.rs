@@ -10,6 +10,7 @@ use anyhow::Context;
 use kairos_core::knapsack::KnapsackParams;
 use kairos_core::Reservations;
 
+use crate::batsim::InputKind;
 use crate::trace::{self, Allocation, LoadOptions, Policy, ReplayOptions, SummaryFile};
 
 /// Cleaning presets of `--clean`.
@@ -24,7 +25,8 @@ pub enum CleanPreset {
 /// Flags of `kairos replay`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The SWF file.
+    /// The log: an SWF file (plain or gzip-compressed) or a Batsim workload (JSON), told
+    /// apart by content.
     pub swf: PathBuf,
     /// The scheduling policy.
     #[arg(long, value_enum)]
@@ -54,6 +56,10 @@ pub struct Args {
     /// Write one line per job: job_id,submit,start,end,procs (seconds).
     #[arg(long, value_name = "FILE.csv")]
     pub jobs_out: Option<PathBuf>,
+    /// Write Batsim's jobs file and schedule file as PREFIX_jobs.csv and
+    /// PREFIX_schedule.csv (evalys reads the jobs file; --allocation nodes only).
+    #[arg(long, value_name = "PREFIX")]
+    pub batsim_out: Option<PathBuf>,
     /// Write the summary as JSON (it is printed in any case).
     #[arg(long, value_name = "FILE.json")]
     pub summary_out: Option<PathBuf>,
@@ -114,18 +120,59 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         clean_strong: args.clean == Some(CleanPreset::Strong),
         skip_bad_lines: args.skip_bad_lines,
     };
+    let workload = match crate::batsim::sniff(&args.swf)? {
+        InputKind::Swf => None,
+        InputKind::Json => Some(crate::batsim::read_workload(&args.swf)?),
+        InputKind::Toml => anyhow::bail!(
+            "{}: this is a TOML file (a scenario or an experiment?); kairos replay reads an SWF \
+             log or a Batsim workload (JSON). Run a scenario with `kairos run` and an \
+             experiment file with `kairos experiment`",
+            args.swf.display()
+        ),
+    };
+    if workload.is_some() && (args.clean.is_some() || args.skip_bad_lines) {
+        anyhow::bail!(
+            "{}: --clean and --skip-bad-lines apply to SWF logs, not Batsim workloads",
+            args.swf.display()
+        );
+    }
     if args.allocation == Allocation::Pool {
+        if workload.is_some() || args.batsim_out.is_some() {
+            anyhow::bail!(
+                "--allocation pool streams SWF logs over a count of processors, without node \
+                 identities: Batsim workloads and --batsim-out need --allocation nodes"
+            );
+        }
         return main_pool(&args, &options);
     }
-    let loaded = trace::load(&args.swf, &options)?;
+    let loaded = match &workload {
+        Some(w) => w.loaded(args.procs)?,
+        None => trace::load(&args.swf, &options)?,
+    };
     if let Some(report) = &loaded.clean {
         eprintln!("cleaning: {report}");
     }
     if loaded.skipped_bad_lines > 0 {
         eprintln!("skipped {} bad lines", loaded.skipped_bad_lines);
     }
-    let result = trace::replay_trace_with(&loaded.jobs, loaded.procs, &replay)
-        .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
+    let (result, placed) = if args.batsim_out.is_some() {
+        let (r, p) = trace::replay_trace_placed(&loaded.jobs, loaded.procs, &replay)
+            .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
+        (r, Some(p))
+    } else {
+        let r = trace::replay_trace_with(&loaded.jobs, loaded.procs, &replay)
+            .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
+        (r, None)
+    };
+    if let (Some(prefix), Some(placed)) = (&args.batsim_out, &placed) {
+        let name = args
+            .swf
+            .file_stem()
+            .map_or("w0".to_string(), |s| s.to_string_lossy().into_owned());
+        let rows =
+            crate::batsim::replay_rows(&loaded.jobs, &result, placed, workload.as_ref(), &name);
+        crate::batsim::write_outputs(prefix, &rows, loaded.procs, result.summary.wall_time_s)?;
+    }
     if let Some(path) = &args.jobs_out {
         let mut f =
             File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;

@@ -36,6 +36,11 @@ pub struct Args {
     /// Write the cumulative utility and energy every 20 simulated minutes to this CSV.
     #[arg(long, value_name = "FILE.csv")]
     pub trace_out: Option<PathBuf>,
+    /// Write Batsim's jobs file and schedule file of the run as PREFIX_jobs.csv and
+    /// PREFIX_schedule.csv: node ids global across clusters; cluster, P-state, utility and
+    /// fate in the metadata column (in-process runs only).
+    #[arg(long, value_name = "PREFIX")]
+    pub batsim_out: Option<PathBuf>,
     /// The day's energy budget in joules, overriding the scenario's.
     #[arg(long)]
     pub budget_joules: Option<f64>,
@@ -85,7 +90,24 @@ impl Args {
 /// Runs `kairos run`.
 pub fn main(args: Args) -> anyhow::Result<()> {
     let scenario = Scenario::load(&args.scenario)?;
+    if args.batsim_out.is_some() && args.controller.is_some() {
+        anyhow::bail!(
+            "--batsim-out reads the nodes off the in-process controller: drop --controller"
+        );
+    }
     let summary = match &args.controller {
+        None if args.batsim_out.is_some() => {
+            let (summary, jobs) = crate::batsim::run_trial_jobs(&scenario, &args.options())?;
+            if let Some(prefix) = &args.batsim_out {
+                crate::batsim::write_outputs(
+                    prefix,
+                    &jobs.rows,
+                    jobs.machines,
+                    summary.wall_time_s,
+                )?;
+            }
+            summary
+        }
         None => run::run_trial(&scenario, &args.options())?,
         Some(spec) => {
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

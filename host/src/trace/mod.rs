@@ -68,6 +68,7 @@ pub use metrics::{
 };
 pub use pool::Allocation;
 pub use replay::{replay_trace, replay_trace_curves, replay_trace_with, TRACE_MEMO_ENTRIES};
+pub use replay::{replay_trace_placed, Placed};
 pub use streamed::{replay_file_pool, replay_pool, StreamedReplay};
 
 /// The scheduling policies of `kairos replay`.
