@@ -53,6 +53,7 @@
 pub mod batsim;
 pub mod cmd;
 pub mod experiment;
+pub mod export;
 pub mod firmware_scenarios;
 pub mod generate;
 pub mod knapsack;

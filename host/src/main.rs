@@ -32,6 +32,8 @@ enum Command {
     Slurm(kairos_host::cmd::slurm::Args),
     /// Write a synthetic SWF log from a workload model (--model lublin99).
     GenerateSwf(kairos_host::cmd::generate_swf::Args),
+    /// Write a scenario's trial, an SWF log or a Batsim workload as SWF or Batsim JSON.
+    Export(kairos_host::cmd::export::Args),
     /// Print the digest the firmware must reach for a scenario.
     Digest(kairos_host::cmd::digest::Args),
     /// Regenerate the firmware's embedded reference scenario.
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Command::Merge(a) => kairos_host::cmd::merge::main(a),
         Command::Slurm(a) => kairos_host::cmd::slurm::main(a),
         Command::GenerateSwf(a) => kairos_host::cmd::generate_swf::main(a),
+        Command::Export(a) => kairos_host::cmd::export::main(a),
         Command::Digest(a) => kairos_host::cmd::digest::main(a),
         Command::FirmwareScenario(a) => kairos_host::cmd::firmware::main(a),
     };

@@ -207,7 +207,7 @@ impl Workload {
 
 /// Seconds as a JSON number: whole seconds as integers, others with the microseconds.
 fn seconds(us: u64) -> Value {
-    if us % 1_000_000 == 0 {
+    if us.is_multiple_of(1_000_000) {
         json!(us / 1_000_000)
     } else {
         json!(us as f64 / 1e6)

@@ -6,6 +6,7 @@
 
 pub mod digest;
 pub mod experiment;
+pub mod export;
 pub mod firmware;
 pub mod generate_swf;
 pub mod merge;
