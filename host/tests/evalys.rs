@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// The venv's python, or why there is none.
@@ -68,7 +71,11 @@ fn gantt(py: &Path, jobs: &Path, dir: &Path) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
-    assert!(size > 10_000, "the Gantt chart {} is {size} bytes", png.display());
+    assert!(
+        size > 10_000,
+        "the Gantt chart {} is {size} bytes",
+        png.display()
+    );
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
@@ -93,7 +100,11 @@ fn evalys_reads_the_replay_jobs_file_and_draws_its_gantt_chart() {
         "--batsim-out",
         prefix.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let jobs = dir.join("out_jobs.csv");
     let rows = std::fs::read_to_string(&jobs).unwrap().lines().count() - 1;
     let line = gantt(&py, &jobs, &dir);
@@ -117,7 +128,11 @@ fn evalys_reads_the_essc_jobs_file_with_global_node_ids() {
         "--batsim-out",
         prefix.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let jobs = dir.join("out_jobs.csv");
     let text = std::fs::read_to_string(&jobs).unwrap();
     let rows = text.lines().count() - 1;
@@ -126,5 +141,8 @@ fn evalys_reads_the_essc_jobs_file_with_global_node_ids() {
         .filter(|l| l.contains("COMPLETED_") && !l.ends_with(",\"state=dropped\""))
         .count();
     let line = gantt(&py, &jobs, &dir);
-    assert!(line.starts_with(&format!("jobs={rows} ran={ran} ")), "{line}");
+    assert!(
+        line.starts_with(&format!("jobs={rows} ran={ran} ")),
+        "{line}"
+    );
 }

@@ -1,7 +1,9 @@
 //! The jobs file of a `kairos run`: one row per task that arrived in an ESSC trial, with
 //! node ids global across clusters (cluster `c`'s nodes follow those of clusters `0..c`)
-//! and, in `metadata`, what Batsim has no column for: the cluster, the P-state, the task
-//! type, the utility earned, and the task's fate (completed, dropped, unfinished).
+//! the task type as its `profile` (`type12`), and, in `metadata`, what Batsim has no
+//! column for: the cluster, the P-state, the utility earned (the day's share, as the summary counts it), and the task's
+//! fate: `completed` by the horizon, `dropped`, or `unfinished` (ended after the horizon,
+//! still running, or never started). Energy is the day's share too.
 //!
 //! The run is [`crate::run::run_generated_with`] with the in-process engine, so its summary
 //! and digest are the plain run's; an observer beside the run's own keeps each task's
@@ -130,6 +132,11 @@ fn task_rows(scenario: &Scenario, ctl: &Controller<'_>, tee: &mut Tee<'_>) -> Ve
         };
         let finish = tee.completed.get(id.0 as usize).copied().flatten();
         let (state, fate, end) = match slot.state {
+            // The engine lets the tasks running at the horizon run to their end; the run's
+            // summary counts those that end after it as unfinished.
+            TaskState::Completed if finish.is_some_and(|f| f > day_end) => {
+                (FinalState::CompletedSuccessfully, "unfinished", finish)
+            }
             TaskState::Completed => (FinalState::CompletedSuccessfully, "completed", finish),
             TaskState::Dropped => (FinalState::Rejected, "dropped", None),
             TaskState::Running => (FinalState::CompletedKilled, "unfinished", Some(day_end)),

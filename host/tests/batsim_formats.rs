@@ -1,0 +1,495 @@
+//! Batsim's files through the real binary and the library: `kairos replay --batsim-out` and
+//! `kairos run --batsim-out` (the jobs file agrees with the replay's own outputs, the nodes
+//! are a valid placement, an ESSC run's metadata adds up to its summary and its digest does
+//! not move), Batsim workloads in (told apart by content), and `kairos export`'s round trip
+//! (ESSC -> SWF -> `kairos replay`; SWF -> Batsim -> SWF).
+
+mod common;
+use common::{kairos, swf};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use kairos_host::swf::ReplayJob;
+use kairos_host::trace::{self, Policy, ReplayOptions};
+use proptest::prelude::*;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = kairos(args);
+    assert!(
+        out.status.success(),
+        "kairos {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn fails(args: &[&str]) -> String {
+    let out = kairos(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "kairos {args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+/// The rows of a jobs file, as maps from column to value (a quoted last field kept whole).
+fn rows(path: &Path) -> Vec<HashMap<String, String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<String> = lines
+        .next()
+        .unwrap()
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    assert_eq!(header.len(), 17);
+    lines
+        .map(|l| {
+            let (head, meta) = l.split_at(l.find(",\"").expect("a quoted metadata field"));
+            let mut f: Vec<String> = head.split(',').map(str::to_string).collect();
+            f.push(meta[1..].trim_matches('"').to_string());
+            assert_eq!(f.len(), 17, "{l}");
+            header.iter().cloned().zip(f).collect()
+        })
+        .collect()
+}
+
+/// Node ids of an interval set.
+fn ids(set: &str) -> Vec<u32> {
+    let mut v = Vec::new();
+    for part in set.split_whitespace() {
+        match part.split_once('-') {
+            Some((a, b)) => v.extend(a.parse::<u32>().unwrap()..=b.parse::<u32>().unwrap()),
+            None => v.push(part.parse().unwrap()),
+        }
+    }
+    v
+}
+
+fn micros(s: &str) -> u64 {
+    let (a, b) = s.split_once('.').unwrap();
+    a.parse::<u64>().unwrap() * 1_000_000 + b.parse::<u64>().unwrap()
+}
+
+/// Every row that ran holds as many distinct nodes as it asked for, below `machines`, and
+/// no two rows hold a node at the same time.
+fn check_placement(rows: &[HashMap<String, String>], machines: u32) {
+    let mut by_node: HashMap<u32, Vec<(u64, u64, String)>> = HashMap::new();
+    for r in rows
+        .iter()
+        .filter(|r| r["final_state"].starts_with("COMPLETED"))
+    {
+        let n = ids(&r["allocated_resources"]);
+        let mut d = n.clone();
+        d.dedup();
+        assert_eq!(d.len(), n.len());
+        assert_eq!(
+            n.len(),
+            r["requested_number_of_resources"].parse::<usize>().unwrap(),
+            "{r:?}"
+        );
+        let (s, e) = (micros(&r["starting_time"]), micros(&r["finish_time"]));
+        for id in n {
+            assert!(id < machines, "{r:?}");
+            by_node
+                .entry(id)
+                .or_default()
+                .push((s, e, r["job_id"].clone()));
+        }
+    }
+    for (node, mut spans) in by_node {
+        spans.sort();
+        for w in spans.windows(2) {
+            assert!(
+                w[0].1 <= w[1].0 || w[0].0 == w[0].1,
+                "node {node}: jobs {} and {} overlap",
+                w[0].2,
+                w[1].2
+            );
+        }
+    }
+}
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+#[test]
+fn replay_batsim_jobs_file_agrees_with_jobs_out_which_keeps_its_bytes() {
+    let dir = tempdir();
+    let log = swf("conservative_vs_easy.swf");
+    let plain = dir.path().join("plain.csv");
+    let both = dir.path().join("both.csv");
+    let prefix = dir.path().join("b");
+    let base = ["replay", log.to_str().unwrap(), "--policy", "easy"];
+    ok(&[&base[..], &["--jobs-out", plain.to_str().unwrap()]].concat());
+    ok(&[
+        &base[..],
+        &[
+            "--jobs-out",
+            both.to_str().unwrap(),
+            "--batsim-out",
+            prefix.to_str().unwrap(),
+        ],
+    ]
+    .concat());
+    assert_eq!(
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(&both).unwrap()
+    );
+    let jobs_out = std::fs::read_to_string(&plain).unwrap();
+    let batsim = rows(&dir.path().join("b_jobs.csv"));
+    let ours: Vec<&str> = jobs_out.lines().skip(1).collect();
+    assert_eq!(ours.len(), batsim.len());
+    for (line, r) in ours.iter().zip(&batsim) {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f[0], r["job_id"]);
+        assert_eq!(f[1], r["submission_time"]);
+        assert_eq!(f[2], r["starting_time"]);
+        assert_eq!(f[3], r["finish_time"]);
+        assert_eq!(f[4], r["requested_number_of_resources"]);
+        assert_eq!(r["workload_name"], "conservative_vs_easy");
+        assert_eq!(r["success"], "1");
+    }
+    check_placement(&batsim, 4);
+    let schedule = std::fs::read_to_string(dir.path().join("b_schedule.csv")).unwrap();
+    let lines: Vec<&str> = schedule.lines().collect();
+    assert_eq!(lines.len(), 2);
+    let kv: HashMap<&str, &str> = lines[0].split(',').zip(lines[1].split(',')).collect();
+    assert_eq!(kv["nb_jobs"], batsim.len().to_string());
+    assert_eq!(kv["nb_computing_machines"], "4");
+    assert_eq!(kv["consumed_joules"], "-1.000000");
+}
+
+#[test]
+fn replay_dropped_jobs_are_rejected_rows() {
+    let dir = tempdir();
+    let log = swf("value_place_holder.swf");
+    let prefix = dir.path().join("v");
+    let summary = ok(&[
+        "replay",
+        log.to_str().unwrap(),
+        "--policy",
+        "max-value",
+        "--batsim-out",
+        prefix.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    let dropped = v["value"]["dropped"].as_u64().unwrap() as usize;
+    assert!(dropped > 0, "the log should make max-value drop jobs");
+    let r = rows(&dir.path().join("v_jobs.csv"));
+    let rejected: Vec<_> = r
+        .iter()
+        .filter(|r| r["final_state"] == "REJECTED")
+        .collect();
+    assert_eq!(rejected.len(), dropped);
+    for x in rejected {
+        assert_eq!(x["allocated_resources"], "");
+        assert_eq!(x["starting_time"], "-1");
+        assert_eq!(x["metadata"], "dropped");
+    }
+    assert_eq!(r.len(), v["jobs"].as_u64().unwrap() as usize + dropped);
+}
+
+#[test]
+fn replay_refuses_batsim_out_with_the_pool() {
+    let log = swf("easy_backfills.swf");
+    let e = fails(&[
+        "replay",
+        log.to_str().unwrap(),
+        "--policy",
+        "easy",
+        "--allocation",
+        "pool",
+        "--batsim-out",
+        "/tmp/never",
+    ]);
+    assert!(e.contains("need --allocation nodes"), "{e}");
+}
+
+#[test]
+fn replay_names_a_toml_file_as_one() {
+    let scenario = root().join("scenarios/essc-5k.toml");
+    let e = fails(&["replay", scenario.to_str().unwrap(), "--policy", "easy"]);
+    assert!(e.contains("this is a TOML file"), "{e}");
+    assert!(e.contains("kairos run"), "{e}");
+}
+
+/// The summary without what differs between two inputs of the same jobs.
+fn comparable(summary: &str) -> serde_json::Value {
+    let mut v: serde_json::Value = serde_json::from_str(summary).unwrap();
+    for k in ["file", "wall_time_s", "jobs_per_second"] {
+        v.as_object_mut().unwrap().remove(k);
+    }
+    v
+}
+
+#[test]
+fn a_batsim_workload_replays_as_its_swf_log_does() {
+    let dir = tempdir();
+    let log = swf("conservative_vs_easy.swf");
+    // A Batsim workload with a .txt name: the content, not the extension, says JSON.
+    let json = dir.path().join("workload.txt");
+    ok(&[
+        "export",
+        log.to_str().unwrap(),
+        "--format",
+        "batsim",
+        "-o",
+        json.to_str().unwrap(),
+    ]);
+    for policy in ["fcfs", "easy", "conservative"] {
+        let a = ok(&["replay", log.to_str().unwrap(), "--policy", policy]);
+        let b = ok(&["replay", json.to_str().unwrap(), "--policy", policy]);
+        assert_eq!(comparable(&a), comparable(&b), "{policy}");
+    }
+    let e = fails(&[
+        "replay",
+        json.to_str().unwrap(),
+        "--policy",
+        "easy",
+        "--clean",
+        "strong",
+    ]);
+    assert!(e.contains("apply to SWF logs"), "{e}");
+}
+
+#[test]
+fn export_round_trip_essc_to_swf_to_replay() {
+    let dir = tempdir();
+    let scenario = root().join("host/tests/data/essc_small.toml");
+    let log = dir.path().join("essc.swf");
+    ok(&[
+        "export",
+        scenario.to_str().unwrap(),
+        "--format",
+        "swf",
+        "-o",
+        log.to_str().unwrap(),
+    ]);
+    let s = kairos_host::scenario::Scenario::load(&scenario).unwrap();
+    let projected = kairos_host::export::trial_jobs(&s, 0).unwrap();
+    let trial = kairos_host::generate::generate(&s, 0).unwrap();
+    assert_eq!(projected.jobs.len(), trial.tasks.len());
+    let jobs_out = dir.path().join("jobs.csv");
+    let summary = ok(&[
+        "replay",
+        log.to_str().unwrap(),
+        "--policy",
+        "fcfs",
+        "--jobs-out",
+        jobs_out.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(v["jobs"].as_u64().unwrap() as usize, trial.tasks.len());
+    assert_eq!(v["procs"].as_u64().unwrap(), trial.platform.total_nodes());
+    let text = std::fs::read_to_string(&jobs_out).unwrap();
+    let mut replayed: Vec<(u64, u64, u64, u32)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let (s, e) = (micros(f[2]), micros(f[3]));
+            (
+                f[0].parse().unwrap(),
+                micros(f[1]),
+                e - s,
+                f[4].parse().unwrap(),
+            )
+        })
+        .collect();
+    replayed.sort();
+    for (k, j) in projected.jobs.iter().enumerate() {
+        let r = replayed[k];
+        assert_eq!(r.0, k as u64 + 1);
+        // Whole seconds: submit rounded down, run time up.
+        assert_eq!(r.1, j.subtime / 1_000_000 * 1_000_000, "job {}", k + 1);
+        assert_eq!(
+            r.2,
+            j.delay.div_ceil(1_000_000) * 1_000_000,
+            "job {}",
+            k + 1
+        );
+        assert_eq!(r.3, j.res);
+        // The task on its fastest cluster at P-state 0.
+        let t = &trial.tasks[k];
+        let table = t.table(&trial.platform).unwrap();
+        let best = table
+            .placements
+            .iter()
+            .flatten()
+            .map(|p| p.etc[0])
+            .min()
+            .unwrap();
+        assert_eq!(j.delay, best.0);
+        assert_eq!(j.subtime, t.arrival.0);
+    }
+}
+
+#[test]
+fn export_round_trip_swf_to_batsim_to_swf_keeps_the_jobs() {
+    let dir = tempdir();
+    let log = swf("conservative_vs_easy.swf");
+    let json = dir.path().join("w.json");
+    let back = dir.path().join("back.swf");
+    let again = dir.path().join("again.json");
+    ok(&[
+        "export",
+        log.to_str().unwrap(),
+        "--format",
+        "batsim",
+        "-o",
+        json.to_str().unwrap(),
+    ]);
+    ok(&[
+        "export",
+        json.to_str().unwrap(),
+        "--format",
+        "swf",
+        "-o",
+        back.to_str().unwrap(),
+    ]);
+    ok(&[
+        "export",
+        back.to_str().unwrap(),
+        "--format",
+        "batsim",
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    let a: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let b: serde_json::Value = serde_json::from_slice(&std::fs::read(&again).unwrap()).unwrap();
+    assert_eq!(a["jobs"], b["jobs"]);
+    assert_eq!(a["profiles"], b["profiles"]);
+    assert_eq!(a["nb_res"], b["nb_res"]);
+}
+
+#[test]
+fn essc_run_jobs_file_adds_up_to_its_summary_and_keeps_its_digest() {
+    let dir = tempdir();
+    let scenario = root().join("host/tests/data/essc_small.toml");
+    let prefix = dir.path().join("e");
+    let sc = scenario.to_str().unwrap();
+    let plain = ok(&["run", sc, "--heuristic", "max-upe", "--json"]);
+    let with = ok(&[
+        "run",
+        sc,
+        "--heuristic",
+        "max-upe",
+        "--json",
+        "--batsim-out",
+        prefix.to_str().unwrap(),
+    ]);
+    let a: serde_json::Value = serde_json::from_str(&plain).unwrap();
+    let b: serde_json::Value = serde_json::from_str(&with).unwrap();
+    assert_eq!(a["digest"], b["digest"]);
+    assert_eq!(a["utility"], b["utility"]);
+    let r = rows(&dir.path().join("e_jobs.csv"));
+    assert_eq!(r.len() as u64, b["arrived"].as_u64().unwrap());
+    let count = |s: &str| r.iter().filter(|x| x["metadata"].ends_with(s)).count() as u64;
+    assert_eq!(count("state=completed"), b["completed"].as_u64().unwrap());
+    assert_eq!(count("state=dropped"), b["dropped"].as_u64().unwrap());
+    assert_eq!(count("state=unfinished"), b["unfinished"].as_u64().unwrap());
+    // Utility: the prorated utility of each completed task adds up to the run's (to the
+    // printed six decimals).
+    let utility: f64 = r
+        .iter()
+        .filter_map(|x| {
+            x["metadata"]
+                .split(' ')
+                .find_map(|kv| kv.strip_prefix("utility="))
+                .map(|u| u.parse::<f64>().unwrap())
+        })
+        .sum();
+    let want = b["utility"].as_f64().unwrap();
+    assert!(
+        (utility - want).abs() < 1e-6 * r.len() as f64,
+        "{utility} vs {want}"
+    );
+    let energy: f64 = r
+        .iter()
+        .map(|x| x["consumed_energy"].parse::<f64>().unwrap())
+        .sum();
+    let want = b["energy_joules"].as_f64().unwrap();
+    assert!(
+        (energy - want).abs() < 1e-3 * r.len() as f64,
+        "{energy} vs {want}"
+    );
+    // Global node ids: the platform's nodes, every cluster.
+    let s = kairos_host::scenario::Scenario::load(&scenario).unwrap();
+    let machines: u32 = s.platform.clusters.iter().map(|c| c.nodes).sum();
+    check_placement(&r, machines);
+    // Each task's nodes lie in its cluster's range of global ids.
+    let sizes: Vec<u32> = s.platform.clusters.iter().map(|c| c.nodes).collect();
+    let mut clusters_used = std::collections::BTreeSet::new();
+    for x in r
+        .iter()
+        .filter(|x| x["final_state"].starts_with("COMPLETED"))
+    {
+        let c: usize = x["metadata"]
+            .split(' ')
+            .find_map(|kv| kv.strip_prefix("cluster="))
+            .unwrap()
+            .parse()
+            .unwrap();
+        let lo: u32 = sizes[..c].iter().sum();
+        let hi = lo + sizes[c];
+        let n = ids(&x["allocated_resources"]);
+        assert!(n.iter().all(|&i| lo <= i && i < hi), "{x:?}");
+        clusters_used.insert(c);
+    }
+    assert!(clusters_used.len() > 1, "{clusters_used:?}");
+}
+
+/// Jobs of a small random log: submit, run time, request, processors, on 8 processors.
+fn jobs_strategy() -> impl Strategy<Value = Vec<ReplayJob>> {
+    prop::collection::vec((0u64..200, 1u64..60, 0u64..40, 1u32..=8), 1..40).prop_map(|v| {
+        v.into_iter()
+            .enumerate()
+            .map(|(i, (submit, run, extra, procs))| ReplayJob {
+                id: i as u64 + 1,
+                submit: submit * 1_000_000,
+                runtime: run * 1_000_000,
+                // Some requests below the run time: those jobs end at their request.
+                request: (run + extra).saturating_sub(10).max(1) * 1_000_000,
+                procs,
+                line: i + 1,
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The nodes read off the timeline are a valid placement of the replay's schedule, and
+    /// reading them changes nothing of the schedule.
+    #[test]
+    fn placed_replays_are_valid_placements(jobs in jobs_strategy(), p in 0usize..4) {
+        let policy = [Policy::Fcfs, Policy::Easy, Policy::Conservative, Policy::MaxUtil][p];
+        let opts = ReplayOptions::new(policy);
+        let plain = trace::replay_trace_with(&jobs, 8, &opts).unwrap();
+        let (placed, nodes) = trace::replay_trace_placed(&jobs, 8, &opts).unwrap();
+        prop_assert_eq!(&plain.jobs, &placed.jobs);
+        prop_assert_eq!(nodes.nodes.len(), placed.jobs.len());
+        let dropped = plain.value.as_ref().map_or(0, |v| v.dropped);
+        prop_assert_eq!(nodes.dropped.len(), dropped);
+        for (a, na) in placed.jobs.iter().zip(&nodes.nodes) {
+            prop_assert_eq!(na.len(), a.procs as usize);
+            prop_assert!(na.windows(2).all(|w| w[0] < w[1]) && na.iter().all(|&n| n < 8));
+            for (b, nb) in placed.jobs.iter().zip(&nodes.nodes) {
+                let overlap = a.start < b.end && b.start < a.end && a.id != b.id;
+                if overlap && a.end > a.start && b.end > b.start {
+                    prop_assert!(na.iter().all(|n| !nb.contains(n)),
+                        "jobs {} and {} share a node", a.id, b.id);
+                }
+            }
+        }
+    }
+}
