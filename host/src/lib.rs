@@ -50,6 +50,7 @@
 //! calls the core's knapsack selection directly. [`live`] runs the engine's loop on the host
 //! and the controller at the other end of a link. Everything else sees only summaries.
 
+pub mod analysis;
 pub mod batsim;
 pub mod cmd;
 pub mod experiment;

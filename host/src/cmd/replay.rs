@@ -60,7 +60,23 @@ pub struct Args {
     /// PREFIX_schedule.csv (evalys reads the jobs file; --allocation nodes only).
     #[arg(long, value_name = "PREFIX")]
     pub batsim_out: Option<PathBuf>,
-    /// Write the summary as JSON (it is printed in any case).
+    /// Replay only the first N jobs of the log (by submit time; after --window).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub first: Option<u64>,
+    /// Replay only the jobs submitted in [START, END), seconds of the log.
+    #[arg(long, num_args = 2, value_names = ["START", "END"], value_parser = seconds)]
+    pub window: Option<Vec<u64>>,
+    /// Leave the jobs submitted in the first S seconds out of the analysis's metrics.
+    #[arg(long, value_name = "S", value_parser = seconds, default_value = "0")]
+    pub warmup: u64,
+    /// Leave the jobs submitted in the last S seconds out of the analysis's metrics.
+    #[arg(long, value_name = "S", value_parser = seconds, default_value = "0")]
+    pub cooldown: u64,
+    /// The bounded slowdown's bound on the run time in the analysis, seconds.
+    #[arg(long, value_name = "S", value_parser = seconds, default_value = "10")]
+    pub bsld_bound: u64,
+    /// Write the summary as JSON (it is printed in any case), and the utilisation and
+    /// queue-length plots beside it (STEM-utilisation.svg, STEM-queue.svg).
     #[arg(long, value_name = "FILE.json")]
     pub summary_out: Option<PathBuf>,
     /// Knapsack: exponent of the size term (tasks / average tasks) [default: 0.9].
@@ -72,6 +88,24 @@ pub struct Args {
     /// Knapsack: exponent of the runtime term (runtime / average runtime) [default: 0.1].
     #[arg(long, value_parser = super::finite, allow_hyphen_values = true)]
     pub gamma: Option<f64>,
+}
+
+/// Seconds (finite, at least 0) as microseconds.
+fn seconds(s: &str) -> Result<u64, String> {
+    let x = super::finite(s)?;
+    if (0.0..1e12).contains(&x) {
+        Ok(libm::round(x * 1e6) as u64)
+    } else {
+        Err(format!("{s:?} is not a number of seconds at least 0"))
+    }
+}
+
+/// What `kairos replay` prints: the summary and its analysis.
+#[derive(serde::Serialize)]
+struct Printed<'a> {
+    #[serde(flatten)]
+    summary: &'a SummaryFile,
+    analysis: crate::analysis::Analysis,
 }
 
 impl Args {
@@ -136,7 +170,11 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             args.swf.display()
         );
     }
+    let selects = args.first.is_some() || args.window.is_some();
     if args.allocation == Allocation::Pool {
+        if selects {
+            anyhow::bail!("--first and --window need --allocation nodes");
+        }
         if workload.is_some() || args.batsim_out.is_some() {
             anyhow::bail!(
                 "--allocation pool streams SWF logs over a count of processors, without node \
@@ -145,10 +183,16 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         }
         return main_pool(&args, &options);
     }
-    let loaded = match &workload {
+    let mut loaded = match &workload {
         Some(w) => w.loaded(args.procs)?,
         None => trace::load(&args.swf, &options)?,
     };
+    if selects {
+        let window = args.window.as_ref().map(|w| (w[0], w[1]));
+        let first = args.first.map(|n| n as usize);
+        loaded.jobs = crate::analysis::select(std::mem::take(&mut loaded.jobs), first, window)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", loaded.file))?;
+    }
     if let Some(report) = &loaded.clean {
         eprintln!("cleaning: {report}");
     }
@@ -188,10 +232,37 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             gamma: k.gamma,
         });
     }
-    let json = serde_json::to_string_pretty(&summary)?;
+    let analysis = crate::analysis::analyse(
+        &result.jobs,
+        result.procs,
+        &crate::analysis::AnalysisOptions {
+            bsld_bound: args.bsld_bound,
+            warmup: args.warmup,
+            cooldown: args.cooldown,
+        },
+    );
+    let json = serde_json::to_string_pretty(&Printed {
+        summary: &summary,
+        analysis,
+    })?;
     if let Some(path) = &args.summary_out {
         std::fs::write(path, format!("{json}\n"))
             .with_context(|| format!("{}: cannot write", path.display()))?;
+        let stem = path.with_extension("");
+        let title = format!("{} under {}", loaded.file, args.policy);
+        for (name, svg) in [
+            (
+                "utilisation",
+                crate::analysis::plots::utilisation_svg(&result.jobs, result.procs, &title),
+            ),
+            (
+                "queue",
+                crate::analysis::plots::queue_svg(&result.jobs, &title),
+            ),
+        ] {
+            let p = std::path::PathBuf::from(format!("{}-{name}.svg", stem.display()));
+            std::fs::write(&p, svg).with_context(|| format!("{}: cannot write", p.display()))?;
+        }
     }
     println!("{json}");
     Ok(())
