@@ -58,7 +58,12 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(1)
+            // 2 for a command line that parsed but cannot be run, as for one clap rejects.
+            if e.downcast_ref::<kairos_host::cmd::UsageError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
         }
     }
 }

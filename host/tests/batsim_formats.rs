@@ -200,7 +200,7 @@ fn replay_dropped_jobs_are_rejected_rows() {
 #[test]
 fn replay_refuses_batsim_out_with_the_pool() {
     let log = swf("easy_backfills.swf");
-    let e = fails(&[
+    let e = usage(&[
         "replay",
         log.to_str().unwrap(),
         "--policy",
@@ -210,7 +210,7 @@ fn replay_refuses_batsim_out_with_the_pool() {
         "--batsim-out",
         "/tmp/never",
     ]);
-    assert!(e.contains("need --allocation nodes"), "{e}");
+    assert!(e.contains("--allocation nodes"), "{e}");
 }
 
 #[test]
@@ -249,7 +249,7 @@ fn a_batsim_workload_replays_as_its_swf_log_does() {
         let b = ok(&["replay", json.to_str().unwrap(), "--policy", policy]);
         assert_eq!(comparable(&a), comparable(&b), "{policy}");
     }
-    let e = fails(&[
+    let e = usage(&[
         "replay",
         json.to_str().unwrap(),
         "--policy",
@@ -491,5 +491,184 @@ proptest! {
                 }
             }
         }
+    }
+}
+
+/// Runs `kairos` expecting the exit code of a bad command line; returns stderr.
+fn usage(args: &[&str]) -> String {
+    let out = kairos(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "kairos {args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    stderr
+}
+
+#[test]
+fn command_lines_that_cannot_run_exit_with_2() {
+    let log = swf("easy_backfills.swf");
+    let l = log.to_str().unwrap();
+    let sc = root().join("host/tests/data/essc_small.toml");
+    let s = sc.to_str().unwrap();
+    for (args, needle) in [
+        (
+            vec!["replay", l, "--policy", "easy", "--window", "5", "3"],
+            "the start must be before the end",
+        ),
+        (
+            vec!["replay", l, "--policy", "easy", "--first", "0"],
+            "--first",
+        ),
+        (
+            vec!["replay", l, "--policy", "easy", "--alpha", "1"],
+            "apply only to --policy knapsack",
+        ),
+        (
+            vec![
+                "replay",
+                l,
+                "--policy",
+                "easy",
+                "--reservations",
+                "place-holder",
+            ],
+            "only reserves permanently",
+        ),
+        (
+            vec![
+                "replay",
+                l,
+                "--policy",
+                "easy",
+                "--allocation",
+                "pool",
+                "--first",
+                "2",
+            ],
+            "need --allocation nodes",
+        ),
+        (
+            vec![
+                "run",
+                s,
+                "--heuristic",
+                "max-upe",
+                "--filter",
+                "per-task",
+                "--leniency",
+                "nan",
+            ],
+            "--leniency",
+        ),
+        (
+            vec![
+                "run",
+                s,
+                "--heuristic",
+                "max-upe",
+                "--filter",
+                "per-task",
+                "--leniency",
+                "-1",
+            ],
+            "negative",
+        ),
+        (
+            vec!["run", s, "--heuristic", "max-upe", "--leniency", "2"],
+            "--leniency applies to an energy filter",
+        ),
+        (
+            vec![
+                "run",
+                s,
+                "--heuristic",
+                "easy",
+                "--reservations",
+                "place-holder",
+            ],
+            "easy only reserves permanently",
+        ),
+    ] {
+        let e = usage(&args);
+        assert!(e.contains(needle), "{args:?}: {e}");
+    }
+}
+
+#[test]
+fn replay_selects_jobs_and_writes_the_analysis_and_plots() {
+    let dir = tempdir();
+    let log = swf("conservative_vs_easy.swf");
+    let l = log.to_str().unwrap();
+    let summary = dir.path().join("s.json");
+    let all = ok(&["replay", l, "--policy", "easy"]);
+    let all: serde_json::Value = serde_json::from_str(&all).unwrap();
+    let n = all["jobs"].as_u64().unwrap();
+    assert!(n >= 3);
+    let first = ok(&[
+        "replay",
+        l,
+        "--policy",
+        "easy",
+        "--first",
+        "2",
+        "--bsld-bound",
+        "1",
+        "--summary-out",
+        summary.to_str().unwrap(),
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(v["jobs"], 2);
+    let a = &v["analysis"];
+    assert_eq!(a["jobs"], 2);
+    assert_eq!(a["bsld_bound_s"], 1.0);
+    for k in ["mean", "p50", "p90", "p99", "max"] {
+        assert!(
+            a["wait_s"][k].is_number() && a["bsld"][k].is_number(),
+            "{k}"
+        );
+    }
+    assert!(a["by_size"].as_array().is_some_and(|c| !c.is_empty()));
+    assert!(a["by_length"].as_array().is_some_and(|c| !c.is_empty()));
+    assert!(a["utilization"]
+        .as_f64()
+        .is_some_and(|u| (0.0..=1.0).contains(&u)));
+    // The summary file is what was printed; the plots sit beside it.
+    let file: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&summary).unwrap()).unwrap();
+    assert_eq!(file, v);
+    for p in ["s-utilisation.svg", "s-queue.svg"] {
+        let svg = std::fs::read_to_string(dir.path().join(p)).unwrap();
+        assert!(svg.starts_with("<svg") && svg.contains("<polyline"), "{p}");
+    }
+    // A window of submit times in seconds of the log.
+    let w = ok(&["replay", l, "--policy", "easy", "--window", "0", "1"]);
+    let w: serde_json::Value = serde_json::from_str(&w).unwrap();
+    assert!(w["jobs"].as_u64().unwrap() < n);
+}
+
+#[test]
+fn formats_doc_lists_every_column() {
+    let doc = std::fs::read_to_string(root().join("docs/formats.md")).unwrap();
+    let named = |k: &str| doc.contains(&format!("`{k}`"));
+    for c in kairos_host::batsim::JOBS_COLUMNS
+        .iter()
+        .chain(kairos_host::batsim::SCHEDULE_COLUMNS.iter())
+    {
+        assert!(named(c), "docs/formats.md does not name the column {c}");
+    }
+    // Every key of the replay's analysis, from a real one.
+    let a =
+        kairos_host::analysis::analyse(&[], 1, &kairos_host::analysis::AnalysisOptions::default());
+    let v = serde_json::to_value(&a).unwrap();
+    for k in v.as_object().unwrap().keys() {
+        assert!(
+            named(k),
+            "docs/formats.md does not name the analysis key {k}"
+        );
+    }
+    for k in ["nb_res", "subtime", "walltime", "res", "profile", "delay"] {
+        assert!(
+            doc.contains(k),
+            "docs/formats.md does not name the workload key {k}"
+        );
     }
 }

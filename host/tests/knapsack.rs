@@ -89,7 +89,8 @@ fn knapsack_replay_cli() {
     }
     let out = kairos(&["replay", p, "--policy", "easy", "--alpha", "1"]);
     let e = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{e}");
+    // A command line that parses but cannot be run: 2 (issue 19), as the README says.
+    assert_eq!(out.status.code(), Some(2), "{e}");
     assert!(e.contains("apply only to --policy knapsack"), "{e}");
 }
 

@@ -33,3 +33,32 @@ pub(crate) fn parse_reservations(s: &str) -> Result<Reservations, String> {
     s.parse()
         .map_err(|_| format!("unknown reservations {s:?} (expected permanent or place-holder)"))
 }
+
+/// A command line that parses but asks for something that cannot be done (a flag that does
+/// not apply to the policy, a window that ends before it starts): `kairos` exits with 2, as
+/// for a command line clap rejects, rather than 1, which means a run failed.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Fails with a [`UsageError`].
+pub(crate) fn usage(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(UsageError(msg.into()))
+}
+
+/// A finite number at least 0 (clap's value parser for `--leniency`).
+pub(crate) fn non_negative(s: &str) -> Result<f64, String> {
+    let x = finite(s)?;
+    if x >= 0.0 {
+        Ok(x)
+    } else {
+        Err(format!("{s:?} is negative: must be at least 0"))
+    }
+}

@@ -126,11 +126,11 @@ pub fn replay_options(args: &Args) -> anyhow::Result<ReplayOptions> {
     let mut o = ReplayOptions::new(args.policy);
     if let Some(r) = args.reservations {
         if !args.policy.is_utility_aware() && r == Reservations::PlaceHolder {
-            anyhow::bail!(
+            return Err(super::usage(format!(
                 "--reservations place-holder: {} only reserves permanently (place-holders are \
                  for max-util, max-value, max-upt, max-upr and max-upe)",
                 args.policy
-            );
+            )));
         }
         o.reservations = r;
     }
@@ -140,7 +140,9 @@ pub fn replay_options(args: &Args) -> anyhow::Result<ReplayOptions> {
     if args.policy != Policy::Knapsack
         && (args.alpha.is_some() || args.beta.is_some() || args.gamma.is_some())
     {
-        anyhow::bail!("--alpha, --beta and --gamma apply only to --policy knapsack");
+        return Err(super::usage(
+            "--alpha, --beta and --gamma apply only to --policy knapsack",
+        ));
     }
     o.knapsack = args.knapsack();
     Ok(o)
@@ -165,20 +167,33 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         ),
     };
     if workload.is_some() && (args.clean.is_some() || args.skip_bad_lines) {
-        anyhow::bail!(
+        return Err(super::usage(format!(
             "{}: --clean and --skip-bad-lines apply to SWF logs, not Batsim workloads",
             args.swf.display()
-        );
+        )));
     }
     let selects = args.first.is_some() || args.window.is_some();
+    if let Some(w) = args.window.as_ref().filter(|w| w[0] >= w[1]) {
+        return Err(super::usage(format!(
+            "--window {} {}: the start must be before the end",
+            w[0] as f64 / 1e6,
+            w[1] as f64 / 1e6
+        )));
+    }
     if args.allocation == Allocation::Pool {
         if selects {
-            anyhow::bail!("--first and --window need --allocation nodes");
+            return Err(super::usage("--first and --window need --allocation nodes"));
         }
-        if workload.is_some() || args.batsim_out.is_some() {
+        if args.batsim_out.is_some() {
+            return Err(super::usage(
+                "--batsim-out reads node identities: it needs --allocation nodes",
+            ));
+        }
+        if workload.is_some() {
             anyhow::bail!(
-                "--allocation pool streams SWF logs over a count of processors, without node \
-                 identities: Batsim workloads and --batsim-out need --allocation nodes"
+                "{}: --allocation pool streams SWF logs; a Batsim workload replays with \
+                 --allocation nodes",
+                args.swf.display()
             );
         }
         return main_pool(&args, &options);
@@ -278,7 +293,9 @@ fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
         );
     }
     if args.reservations.is_some() || args.value_seed.is_some() {
-        anyhow::bail!("--reservations and --value-seed need --allocation nodes");
+        return Err(super::usage(
+            "--reservations and --value-seed need --allocation nodes",
+        ));
     }
     let mut file = match &args.jobs_out {
         Some(path) => {

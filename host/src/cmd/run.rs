@@ -25,7 +25,7 @@ pub struct Args {
     #[arg(long, value_parser = parse_filter, default_value = "none")]
     pub filter: FilterKind,
     /// Leniency factor of the filter (default: the scenario's for that filter).
-    #[arg(long)]
+    #[arg(long, value_parser = super::non_negative, allow_hyphen_values = true)]
     pub leniency: Option<f64>,
     /// Which trial of the scenario to generate and run.
     #[arg(long, default_value_t = 0)]
@@ -91,9 +91,22 @@ impl Args {
 pub fn main(args: Args) -> anyhow::Result<()> {
     let scenario = Scenario::load(&args.scenario)?;
     if args.batsim_out.is_some() && args.controller.is_some() {
-        anyhow::bail!(
-            "--batsim-out reads the nodes off the in-process controller: drop --controller"
-        );
+        return Err(super::usage(
+            "--batsim-out reads the nodes off the in-process controller: drop --controller",
+        ));
+    }
+    if args.leniency.is_some() && args.filter == FilterKind::None {
+        return Err(super::usage(
+            "--leniency applies to an energy filter: add --filter per-task, per-resource or \
+             adaptive",
+        ));
+    }
+    if args.reservations == Some(Reservations::PlaceHolder) && !args.heuristic.is_utility_aware() {
+        return Err(super::usage(format!(
+            "--reservations place-holder: {} only reserves permanently (place-holders are for \
+             the utility-aware heuristics)",
+            args.heuristic
+        )));
     }
     let summary = match &args.controller {
         None if args.batsim_out.is_some() => {
