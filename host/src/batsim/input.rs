@@ -36,7 +36,7 @@ impl InputKind {
 pub fn sniff(path: &Path) -> anyhow::Result<InputKind> {
     let mut head = Vec::with_capacity(4096);
     std::fs::File::open(path)
-        .with_context(|| format!("{}: cannot open", path.display()))?
+        .with_context(|| format!("{}: cannot read", path.display()))?
         .take(4096)
         .read_to_end(&mut head)
         .with_context(|| format!("{}: cannot read", path.display()))?;
