@@ -672,3 +672,49 @@ fn formats_doc_lists_every_column() {
         );
     }
 }
+
+#[test]
+fn a_file_of_the_wrong_kind_says_what_was_expected() {
+    let dir = tempdir();
+    // An experiment file given to `run` points at `kairos experiment`.
+    let exp = root().join("experiments/fig9-5k.toml");
+    let e = fails(&["run", exp.to_str().unwrap(), "--heuristic", "easy"]);
+    assert!(e.contains("this is an experiment file"), "{e}");
+    assert!(e.contains("kairos experiment"), "{e}");
+    // A scenario given to `digest` says what digest takes.
+    let sc = root().join("scenarios/essc-5k.toml");
+    let e = fails(&["digest", sc.to_str().unwrap()]);
+    assert!(
+        e.contains("firmware scenario's name (ph, upe, overcap)"),
+        "{e}"
+    );
+    // A horizon shorter than the default warm-up names the horizon the file sets.
+    let text = std::fs::read_to_string(root().join("host/tests/data/essc_small.toml")).unwrap();
+    let short: String = text
+        .lines()
+        .filter(|l| !l.starts_with("warmup_hours"))
+        .map(|l| {
+            if l.starts_with("horizon_hours") {
+                "horizon_hours = 2\n".to_string()
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let p = dir.path().join("short.toml");
+    std::fs::write(&p, short).unwrap();
+    let e = fails(&["run", p.to_str().unwrap(), "--heuristic", "easy"]);
+    assert!(
+        e.contains("simulation.horizon_hours = 2: must be greater than simulation.warmup_hours, 4 by default"),
+        "{e}"
+    );
+    assert!(!e.contains("warmup_hours = 4"), "{e}");
+    // `run` lists every heuristic that works.
+    let e = usage(&["run", sc.to_str().unwrap(), "--heuristic", "nope"]);
+    for h in ["fcfs", "max-value", "knapsack", "max-upe"] {
+        assert!(e.contains(h), "{h}: {e}");
+    }
+    // No Rust paths or rustdoc links in replay's help.
+    let help = ok(&["replay", "--help"]);
+    assert!(!help.contains("[`") && !help.contains("::"), "{help}");
+}

@@ -78,3 +78,23 @@ pub fn sniff_bytes(head: &[u8]) -> InputKind {
     }
     InputKind::Swf
 }
+
+/// The file at `path` as a TOML table, if it is one (by content, then by parsing).
+pub fn toml_table(path: &Path) -> Option<toml::Table> {
+    if sniff(path).ok()? != InputKind::Toml {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    text.trim_start_matches('\u{feff}')
+        .parse::<toml::Table>()
+        .ok()
+}
+
+/// Whether a TOML table is an experiment file rather than a scenario: it names its scenario
+/// or log (`scenario`, `swf`), or lists runs.
+pub fn is_experiment(t: &toml::Table) -> bool {
+    ["scenario", "swf", "runs", "seed003", "configurations"]
+        .iter()
+        .any(|k| t.contains_key(*k))
+        && !t.contains_key("platform")
+}

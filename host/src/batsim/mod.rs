@@ -25,7 +25,7 @@ mod workload;
 mod tests;
 
 pub use essc::{run_trial_jobs, EsscJobs};
-pub use input::{sniff, InputKind};
+pub use input::{is_experiment, sniff, toml_table, InputKind};
 pub use jobs::{interval_set, replay_rows, write_jobs, BatsimJob, FinalState, JOBS_COLUMNS};
 pub use schedule::{write_schedule, ScheduleRow, SCHEDULE_COLUMNS};
 pub use workload::{delay_profile, read_workload, write_workload, Workload, WorkloadJob};

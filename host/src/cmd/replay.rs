@@ -16,7 +16,7 @@ use crate::trace::{self, Allocation, LoadOptions, Policy, ReplayOptions, Summary
 /// Cleaning presets of `--clean`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum CleanPreset {
-    /// Every step of `swf::CleanOptions::strong`: drop jobs with an unknown submit time, a
+    /// Every cleaning step: drop jobs with an unknown submit time, a
     /// run time <= 0, no processors, no request, or more processors than the machine; fill
     /// processors; clamp run times to the request.
     Strong,

@@ -14,7 +14,8 @@ use std::path::PathBuf;
 pub struct Args {
     /// The scenario file (TOML), e.g. scenarios/essc-5k.toml.
     pub scenario: PathBuf,
-    /// random, conservative, easy, multi-queue, max-util, max-upt, max-upr or max-upe.
+    /// random, conservative, easy, multi-queue, max-util, max-upt, max-upr, max-upe, fcfs,
+    /// knapsack or max-value.
     #[arg(long, value_parser = parse_heuristic)]
     pub heuristic: Heuristic,
     /// permanent or place-holder (default: place-holder for the utility-aware heuristics;
@@ -60,7 +61,11 @@ pub struct Args {
 
 fn parse_heuristic(s: &str) -> Result<Heuristic, String> {
     s.parse().map_err(|_| {
-        let names: Vec<&str> = Heuristic::ALL.iter().map(|h| h.name()).collect();
+        let names: Vec<&str> = Heuristic::ALL
+            .iter()
+            .chain(Heuristic::EXTRA.iter())
+            .map(|h| h.name())
+            .collect();
         format!(
             "unknown heuristic {s:?} (expected one of {})",
             names.join(", ")
@@ -89,6 +94,13 @@ impl Args {
 
 /// Runs `kairos run`.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    if crate::batsim::toml_table(&args.scenario).is_some_and(|t| crate::batsim::is_experiment(&t)) {
+        anyhow::bail!(
+            "{}: this is an experiment file, not a scenario: run it with `kairos experiment {}`",
+            args.scenario.display(),
+            args.scenario.display()
+        );
+    }
     let scenario = Scenario::load(&args.scenario)?;
     if args.batsim_out.is_some() && args.controller.is_some() {
         return Err(super::usage(

@@ -82,7 +82,7 @@ pub enum Policy {
     /// Conservative backfilling: a reservation for every waiting job.
     Conservative,
     /// Seed 004's dynamic priority with a greedy knapsack (rigid jobs; `--alpha --beta
-    /// --gamma`). Not in [`Policy::ALL`].
+    /// --gamma`). Not one of the three backfilling baselines.
     Knapsack,
     /// Max Utility over value functions (ties to the lower cluster: one cluster here).
     MaxUtil,
