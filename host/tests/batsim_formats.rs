@@ -718,3 +718,20 @@ fn a_file_of_the_wrong_kind_says_what_was_expected() {
     let help = ok(&["replay", "--help"]);
     assert!(!help.contains("[`") && !help.contains("::"), "{help}");
 }
+
+#[test]
+fn experiment_worker_threads_are_threads() {
+    let file = root().join("host/tests/data/experiment_small.toml");
+    let f = file.to_str().unwrap();
+    for flag in ["--threads", "--jobs"] {
+        let out = kairos(&["experiment", f, flag, "0"]);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{e}");
+        assert!(e.contains("--threads 0"), "{flag}: {e}");
+    }
+    let help = ok(&["experiment", "--help"]);
+    assert!(
+        help.contains("--threads <N>") && help.contains("[alias: --jobs]"),
+        "{help}"
+    );
+}

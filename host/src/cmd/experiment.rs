@@ -27,8 +27,8 @@ pub struct Args {
     /// Write the reports here instead of `out/<name>/`.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_name = "N")]
+    /// Worker threads (default: one per core). `--jobs` is its former name, kept as an alias.
+    #[arg(long = "threads", visible_alias = "jobs", value_name = "N")]
     pub jobs: Option<usize>,
     /// Run only the K-th of N slices of the runs and write its shard file,
     /// `shard-K-of-N.shard`, into `--out` (default `out/<name>/shards/`); `kairos merge`
@@ -127,7 +127,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         exp.trials = n;
     }
     if args.jobs == Some(0) {
-        bail!("--jobs 0: must be at least 1");
+        bail!("--threads 0 (--jobs 0): must be at least 1");
     }
     if let Some(slice) = args.shard {
         return shard(&exp, slice, &args);

@@ -30,7 +30,7 @@ pub fn main(args: Options) -> anyhow::Result<()> {
         exp.trials = n;
     }
     if args.jobs == Some(0) {
-        bail!("--jobs 0: must be at least 1");
+        bail!("--threads 0 (--jobs 0): must be at least 1");
     }
     let out_dir = args.out.clone().unwrap_or_else(|| exp.default_out_dir());
     eprintln!(
