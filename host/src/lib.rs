@@ -35,6 +35,10 @@
 //!   --controller`, the engine's loop kept on the host, the wire protocol's client.
 //! - Outputs. [`report`]: an experiment's CSV and JSON tables, statistics and SVG plots
 //!   (`knapsack` and `trace` write their own small files).
+//! - Other tools' files. [`batsim`]: Batsim's jobs and schedule files (`--batsim-out`, read
+//!   by evalys) and its workload JSON in and out; [`placement`]: the node ids each task ran
+//!   on, read off the controller's timelines for the jobs file; [`export`]: workloads out
+//!   (`kairos export`); [`analysis`]: a replay's selection, per-class metrics and plots.
 //! - Beyond one machine. [`shard`]: one slice of an experiment's runs or a knapsack grid's
 //!   points, its shard file, and the merge of shard files into the one-machine reports;
 //!   [`slurm`]: the job array and merge job that run the shards on a Slurm cluster.

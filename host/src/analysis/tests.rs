@@ -95,8 +95,9 @@ fn analysis_cuts_classes_and_bounds() {
     assert_eq!(c.jobs, 1);
     assert_eq!((c.window_start_s, c.window_end_s), (5.0, 15.0));
     assert_eq!(c.utilization, 0.0);
-    // No cut: window [0, 20 s]: 1 x 5 + 4 x 20 = 85 processor-seconds of 128 x 20.
-    assert_eq!(a.utilization, 85.0 / (128.0 * 20.0));
+    // No cut: window [0 s, 20 s] (first to last submit): job 1's 1 x 5 processor-seconds
+    // only (job 2 starts at 20 s) of 128 x 20.
+    assert_eq!(a.utilization, 5.0 / (128.0 * 20.0));
 }
 
 #[test]
