@@ -1,6 +1,7 @@
 //! The `kairos` binary: parses flags and calls the library (`kairos_host::cmd`).
 //!
-//! Exit codes: 0 success; 1 a run failed (bad input, a core error); 2 bad command line.
+//! Exit codes: 0 success (also when the reader of stdout closed it early); 1 a run failed (bad
+//! input, a core error); 2 bad command line.
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -56,6 +57,8 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of stdout has gone (`kairos replay log.swf | head`): it wanted no more.
+        Err(e) if kairos_host::cmd::pipe::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             // 2 for a command line that parsed but cannot be run, as for one clap rejects.

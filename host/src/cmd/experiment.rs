@@ -253,13 +253,14 @@ fn shard(exp: &Experiment, slice: crate::shard::Slice, args: &Args) -> anyhow::R
     };
     let outcome = runner::run_slice(exp, runs.clone(), args.jobs, &p)?;
     crate::shard::experiment::write(&path, exp, slice, &outcome)?;
-    println!(
+    writeln!(
+        super::pipe::stdout(),
         "shard {slice}: {} runs in {} on {} threads; wrote {}",
         outcome.rows.len(),
         duration_text(Duration::from_secs_f64(outcome.wall_s)),
         outcome.jobs,
         path.display()
-    );
+    )?;
     if !outcome.failures.is_empty() {
         for f in &outcome.failures {
             eprintln!(

@@ -10,6 +10,7 @@ pub mod export;
 pub mod firmware;
 pub mod generate_swf;
 pub mod merge;
+pub mod pipe;
 pub mod replay;
 pub mod run;
 pub mod seed003;

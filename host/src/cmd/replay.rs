@@ -3,6 +3,7 @@
 //! heuristic over seed 001's value functions (the library is [`crate::trace`]).
 
 use std::fs::File;
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -279,7 +280,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             std::fs::write(&p, svg).with_context(|| format!("{}: cannot write", p.display()))?;
         }
     }
-    println!("{json}");
+    writeln!(super::pipe::stdout(), "{json}")?;
     Ok(())
 }
 
@@ -321,6 +322,6 @@ fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
         std::fs::write(path, format!("{json}\n"))
             .with_context(|| format!("{}: cannot write", path.display()))?;
     }
-    println!("{json}");
+    writeln!(super::pipe::stdout(), "{json}")?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `kairos sweep-knapsack`: seed 004's exhaustive (alpha, beta, gamma) search on the first
 //! jobs of an SWF log or on a small synthetic workload (the library is [`crate::knapsack`]).
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -107,15 +108,16 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if args.shard.is_some() {
         let path = args.out.join(slice.file_name());
         crate::shard::knapsack::write(&path, &sweep, &grid, slice, &points)?;
-        println!(
+        writeln!(
+            super::pipe::stdout(),
             "shard {slice}: {} points in {sweep_s:.2} s; wrote {}",
             points.len(),
             path.display()
-        );
+        )?;
         return Ok(());
     }
     let json = crate::shard::knapsack::write_reports(&args.out, &sweep, &w, &grid, &points)?;
-    println!("{json}");
+    writeln!(super::pipe::stdout(), "{json}")?;
     eprintln!(
         "sweep-knapsack: {} points in {sweep_s:.2} s ({:.0} points/s, {threads} threads); \
          wrote {}",
