@@ -726,7 +726,7 @@ fn experiment_worker_threads_are_threads() {
     for flag in ["--threads", "--jobs"] {
         let out = kairos(&["experiment", f, flag, "0"]);
         let e = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{e}");
+        assert_eq!(out.status.code(), Some(2), "{e}");
         assert!(e.contains("--threads 0"), "{flag}: {e}");
     }
     let help = ok(&["experiment", "--help"]);

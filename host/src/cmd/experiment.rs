@@ -119,15 +119,15 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     let mut exp = Experiment::load(&args.file)?;
     if let Some(n) = args.trials {
         if n == 0 || n > crate::experiment::MAX_TRIALS {
-            bail!(
+            return Err(super::usage(format!(
                 "--trials {n}: must be between 1 and {}",
                 crate::experiment::MAX_TRIALS
-            );
+            )));
         }
         exp.trials = n;
     }
     if args.jobs == Some(0) {
-        bail!("--threads 0 (--jobs 0): must be at least 1");
+        return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));
     }
     if let Some(slice) = args.shard {
         return shard(&exp, slice, &args);

@@ -151,6 +151,9 @@ pub fn replay_options(args: &Args) -> anyhow::Result<ReplayOptions> {
 
 /// Runs `kairos replay`: load, replay, write the outputs, print the summary.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    if args.procs == Some(0) {
+        return Err(super::usage("--procs must be at least 1"));
+    }
     let replay = replay_options(&args)?;
     let options = LoadOptions {
         procs: args.procs,

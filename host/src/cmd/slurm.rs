@@ -3,7 +3,7 @@
 
 use crate::experiment::Experiment;
 use crate::slurm::{self, Plan};
-use anyhow::{bail, Context};
+use anyhow::Context;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -56,10 +56,10 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     let exp = Experiment::load(&args.file)?;
     if let Some(n) = args.trials {
         if n == 0 || n > crate::experiment::MAX_TRIALS {
-            bail!(
+            return Err(super::usage(format!(
                 "--trials {n}: must be between 1 and {}",
                 crate::experiment::MAX_TRIALS
-            );
+            )));
         }
     }
     let out = absolute(&args.out.clone().unwrap_or_else(|| exp.default_out_dir()))?;

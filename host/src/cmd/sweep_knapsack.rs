@@ -70,6 +70,21 @@ impl Args {
 
 /// Runs `kairos sweep-knapsack`: load or generate, sweep, write, print the summary.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    // Values clap parses but the sweep cannot take: a bad command line (exit 2), checked
+    // before a log is read.
+    if args.jobs == 0 {
+        return Err(super::usage("--jobs must be at least 1"));
+    }
+    if args.procs == Some(0) {
+        return Err(super::usage("--procs must be at least 1"));
+    }
+    knapsack::Grid::new(args.step).map_err(|e| super::usage(e.to_string()))?;
+    if !(args.share > 0.0 && args.share <= 1.0) {
+        return Err(super::usage(format!(
+            "--share must be in (0, 1], not {}",
+            args.share
+        )));
+    }
     let sweep = args.sweep();
     let (w, grid) = sweep.load()?;
     let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
