@@ -142,7 +142,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         exp.scenario.name,
         runs_total,
         exp.budget_joules()
-            .map_or("none (unconstrained)".to_string(), |b| format!("{b:.0} J")),
+            .map_or("none (unconstrained)".to_string(), crate::run::energy_text),
     );
     let outcome = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(runs_total);
