@@ -129,6 +129,12 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if args.jobs == Some(0) {
         return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));
     }
+    if exp.trials == 2 {
+        eprintln!(
+            "warning: 2 trials: the 95% confidence intervals (Student t, one degree of \
+             freedom) say little; use 3 or more"
+        );
+    }
     if let Some(slice) = args.shard {
         return shard(&exp, slice, &args);
     }
