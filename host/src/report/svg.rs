@@ -485,10 +485,16 @@ pub fn utility_bars(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
     let (bars, legend) = bars_and_legend(summaries, |s| {
         (s.utility_percent.mean, s.utility_percent.ci95)
     });
+    // Seed 001's metric (a trace experiment) is the value its jobs earn.
+    let metric = if exp.trace.is_some() {
+        "value"
+    } else {
+        "utility"
+    };
     bar_chart(
-        &format!("{}: percentage of maximum utility", exp.title),
+        &format!("{}: percentage of maximum {metric}", exp.title),
         &subtitle(exp, summaries),
-        "% of maximum utility",
+        &format!("% of maximum {metric}"),
         1,
         &bars,
         legend,
@@ -885,5 +891,36 @@ mod tests {
         let mut three = summaries.clone();
         three.iter_mut().for_each(|s| s.utility_percent.n = 3);
         assert!(!utility_bars(&exp, &three).contains("say little"));
+    }
+
+    #[test]
+    fn trace_experiments_plot_value_and_no_energy() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/experiment_small.toml"
+        );
+        let mut exp = Experiment::load(path).unwrap();
+        exp.series.clear();
+        exp.trace = Some(crate::experiment::TraceSource {
+            key: "log.swf".into(),
+            path: "log.swf".into(),
+            seed: 1,
+            step: kairos_core::units::Micros(0),
+            jobs: vec![],
+            max_runtime: kairos_core::units::Micros(0),
+        });
+        let out = crate::experiment::runner::Outcome {
+            rows: vec![],
+            failures: vec![],
+            generate_s: vec![],
+            wall_s: 0.0,
+            jobs: 1,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        crate::report::write_all(dir.path(), &exp, &out).unwrap();
+        let u = std::fs::read_to_string(dir.path().join("utility.svg")).unwrap();
+        assert!(u.contains("% of maximum value"), "{u}");
+        assert!(!u.contains("utility"), "{u}");
+        assert!(!dir.path().join("energy.svg").exists());
     }
 }
