@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the PyPI package `parallelworkloads` (a Python port of the Lublin-Feitelson model's
-# reference code) into a venv at target/pyenv, for host/tests/lublin99_reference.rs.
+# reference code) into a venv at $CARGO_TARGET_DIR/pyenv (default target/pyenv), for
+# host/tests/lublin99_reference.rs.
 # Idempotent, and never fails the build: without python3, the venv or the package, the test
 # prints why it could not compare and passes.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-venv="$root/target/pyenv"
+venv="${CARGO_TARGET_DIR:-$root/target}/pyenv"
 if ! command -v python3 >/dev/null; then
     echo "setup-parallelworkloads: python3 is not installed; the Lublin reference test will say so"
     exit 0

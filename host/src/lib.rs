@@ -42,6 +42,10 @@
 //!   before allocation. [`output`]: every report written whole (a temporary name, then a
 //!   rename), results folders checked before any work. [`interrupt`]: Ctrl-C as a request
 //!   to stop, which [`experiment::resume`] honours between trials, saved for `--resume`.
+//! - Other tools' files. [`batsim`]: Batsim's jobs and schedule files (`--batsim-out`, read
+//!   by evalys) and its workload JSON in and out; [`placement`]: the node ids each task ran
+//!   on, read off the controller's timelines for the jobs file; [`export`]: workloads out
+//!   (`kairos export`); [`analysis`]: a replay's selection, per-class metrics and plots.
 //! - Beyond one machine. [`shard`]: one slice of an experiment's runs or a knapsack grid's
 //!   points, its shard file, and the merge of shard files into the one-machine reports;
 //!   [`slurm`]: the job array and merge job that run the shards on a Slurm cluster.
@@ -57,8 +61,11 @@
 //! calls the core's knapsack selection directly. [`live`] runs the engine's loop on the host
 //! and the controller at the other end of a link. Everything else sees only summaries.
 
+pub mod analysis;
+pub mod batsim;
 pub mod cmd;
 pub mod experiment;
+pub mod export;
 pub mod firmware_scenarios;
 pub mod generate;
 pub mod interrupt;
@@ -68,6 +75,7 @@ pub mod live;
 pub mod lublin99;
 pub mod nsga2;
 pub mod output;
+pub mod placement;
 pub mod report;
 pub mod run;
 pub mod scenario;

@@ -1,6 +1,7 @@
 //! The `kairos` binary: parses flags and calls the library (`kairos_host::cmd`).
 //!
-//! Exit codes: 0 success; 1 a run failed (bad input, a core error); 2 bad command line.
+//! Exit codes: 0 success (also when the reader of stdout closed it early); 1 a run failed (bad
+//! input, a core error); 2 bad command line.
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -34,6 +35,8 @@ enum Command {
     GenerateSwf(kairos_host::cmd::generate_swf::Args),
     /// Seed 002 Chapters 5-6: evolve Pareto fronts (NSGA-II) of a `system = "pareto"` file.
     Pareto(kairos_host::cmd::pareto::Args),
+    /// Write a scenario's trial, an SWF log or a Batsim workload as SWF or Batsim JSON.
+    Export(kairos_host::cmd::export::Args),
     /// Print the digest the firmware must reach for a scenario.
     Digest(kairos_host::cmd::digest::Args),
     /// Regenerate the firmware's embedded reference scenario.
@@ -51,14 +54,22 @@ fn main() -> ExitCode {
         Command::Slurm(a) => kairos_host::cmd::slurm::main(a),
         Command::GenerateSwf(a) => kairos_host::cmd::generate_swf::main(a),
         Command::Pareto(a) => kairos_host::cmd::pareto::main(a),
+        Command::Export(a) => kairos_host::cmd::export::main(a),
         Command::Digest(a) => kairos_host::cmd::digest::main(a),
         Command::FirmwareScenario(a) => kairos_host::cmd::firmware::main(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of stdout has gone (`kairos replay log.swf | head`): it wanted no more.
+        Err(e) if kairos_host::cmd::pipe::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(1)
+            // 2 for a command line that parsed but cannot be run, as for one clap rejects.
+            if e.downcast_ref::<kairos_host::cmd::UsageError>().is_some() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(1)
+            }
         }
     }
 }

@@ -370,17 +370,33 @@ pub(crate) fn run_generated_with(
     })
 }
 
+/// Joules for a person to read: in GJ, MJ or kJ with three decimals once the value reaches
+/// that unit (a day of the ESSC platform is some GJ), in whole J below 1 kJ. Files keep
+/// joules; this is for the terminal.
+pub fn energy_text(joules: f64) -> String {
+    let a = joules.abs();
+    if a >= 1e9 {
+        format!("{:.3} GJ", joules / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.3} MJ", joules / 1e6)
+    } else if a >= 1e3 {
+        format!("{:.3} kJ", joules / 1e3)
+    } else {
+        format!("{joules:.0} J")
+    }
+}
+
 /// The summary as aligned `key: value` lines.
 pub fn text(s: &RunSummary) -> String {
     let budget = s
         .energy_budget_joules
-        .map_or("none".to_string(), |b| format!("{b:.0} J"));
+        .map_or("none".to_string(), energy_text);
     let e = &s.mapping_event_us;
     format!(
         "scenario:        {} (trial {})\n\
          heuristic:       {} ({}, filter {}, leniency {})\n\
          utility:         {:.2}% of max ({:.3} of {:.3})\n\
-         energy:          {:.4e} J (budget {budget})\n\
+         energy:          {} (budget {budget})\n\
          tasks:           {} arrived, {} completed, {} dropped, {} unfinished\n\
          offered load:    {:.1}% of the platform's node-time in the day\n\
          mapping events:  {} (p50 {} us, p99 {} us, max {} us)\n\
@@ -395,7 +411,7 @@ pub fn text(s: &RunSummary) -> String {
         s.utility_percent,
         s.utility,
         s.max_utility,
-        s.energy_joules,
+        energy_text(s.energy_joules),
         s.arrived,
         s.completed,
         s.dropped,
@@ -418,4 +434,19 @@ pub fn write_trace(path: &Path, trace: &[TracePoint]) -> anyhow::Result<()> {
         out.push_str(&format!("{},{},{}\n", p.time_s, p.utility, p.energy_j));
     }
     crate::output::write_atomic(path, out)
+}
+
+#[cfg(test)]
+mod energy_text_tests {
+    use super::energy_text;
+
+    #[test]
+    fn energy_reads_in_the_unit_it_reaches() {
+        assert_eq!(energy_text(0.0), "0 J");
+        assert_eq!(energy_text(999.4), "999 J");
+        assert_eq!(energy_text(1_500.0), "1.500 kJ");
+        assert_eq!(energy_text(2.5e6), "2.500 MJ");
+        assert_eq!(energy_text(3.456_789e9), "3.457 GJ");
+        assert_eq!(energy_text(1.2e12), "1200.000 GJ");
+    }
 }

@@ -527,12 +527,29 @@ impl Simulation {
             10_000,
         );
         let h = self.horizon_hours.max(1) as u64;
-        c.int(
-            "simulation.warmup_hours",
-            self.warmup_hours as u64,
-            0,
-            h - 1,
-        );
+        if self.warmup_hours as u64 >= h
+            && self.horizon_hours >= 1
+            && !c.sets("simulation.warmup_hours")
+        {
+            // The warm-up was left to its default: the horizon the file sets is the value out
+            // of range, so it is the one named.
+            c.fail(
+                "simulation.horizon_hours",
+                self.horizon_hours,
+                format_args!(
+                    "must be greater than simulation.warmup_hours, {} by default (the \
+                     warm-up is part of the horizon): set both",
+                    self.warmup_hours
+                ),
+            );
+        } else {
+            c.int(
+                "simulation.warmup_hours",
+                self.warmup_hours as u64,
+                0,
+                h - 1,
+            );
+        }
         c.int(
             "simulation.mapping_interval_s",
             self.mapping_interval_s as u64,

@@ -102,6 +102,22 @@ impl<'a> Checker<'a> {
         }
     }
 
+    /// Whether the file sets dotted `key` (`a.b`, no indices) itself rather than leaving it
+    /// to its default; `false` without the text.
+    pub(crate) fn sets(&self, key: &str) -> bool {
+        let Some(doc) = self.doc.as_ref() else {
+            return false;
+        };
+        let mut item = doc.as_item();
+        for k in key.split('.') {
+            match item.get(k) {
+                Some(next) => item = next,
+                None => return false,
+            }
+        }
+        true
+    }
+
     /// Records that `key = value` breaks `rule`.
     pub(crate) fn fail(&mut self, key: &str, value: impl fmt::Display, rule: impl fmt::Display) {
         let at = self.at(key);

@@ -226,17 +226,20 @@ mod experiment {
     fn command_line_errors() {
         let file = data("experiment_small.toml");
         let file = file.to_str().unwrap();
-        for (args, needle) in [
-            (vec!["experiment", file, "--trials", "0"], "--trials 0"),
-            (vec!["experiment", file, "--jobs", "0"], "--jobs 0"),
+        // A value out of range is a bad command line (2); a missing file, a failed run (1).
+        for (args, needle, code) in [
+            (vec!["experiment", file, "--trials", "0"], "--trials 0", 2),
+            (vec!["experiment", file, "--jobs", "0"], "--jobs 0", 2),
+            (vec!["experiment", file, "--threads", "0"], "--threads 0", 2),
             (
                 vec!["experiment", "/nonexistent/x.toml"],
                 "/nonexistent/x.toml: cannot read",
+                1,
             ),
         ] {
             let out = kairos(&args);
             let stderr = String::from_utf8(out.stderr).unwrap();
-            assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+            assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
             assert!(stderr.contains(needle), "{args:?}: {stderr}");
         }
     }

@@ -9,9 +9,13 @@
 //!   without a panic or a hard fault.
 //!
 //! It installs what it needs if missing (scripts/setup-firmware.sh: the thumbv7em-none-eabihf
-//! target and qemu-system-arm). The firmware builds in its own workspace and target directory
-//! (firmware/target), so the nested cargo never waits on this test's build directory.
+//! target and qemu-system-arm). The firmware builds in its own workspace, into
+//! `$CARGO_TARGET_DIR` when that is set (as firmware/test.sh does, so the images test.sh built
+//! are reused and nothing is left in the source tree), else into firmware/target. Its thumb
+//! and release directories are not this test's host debug directory, so the nested cargo
+//! never waits on this test's build lock.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, Once};
@@ -27,6 +31,33 @@ fn root() -> PathBuf {
         .parent()
         .expect("host/ is inside the project")
         .to_path_buf()
+}
+
+/// The target directory for the firmware's cargo: `CARGO_TARGET_DIR` (`var`) made absolute
+/// against the project root (the nested cargo runs from firmware/, and run.sh's from the
+/// runner's directory), or `None` for the firmware workspace's own firmware/target.
+fn firmware_target_dir(var: Option<OsString>, root: &Path) -> Option<PathBuf> {
+    let dir = PathBuf::from(var.filter(|v| !v.is_empty())?);
+    Some(if dir.is_absolute() {
+        dir
+    } else {
+        root.join(dir)
+    })
+}
+
+#[test]
+fn the_firmware_builds_in_cargo_target_dir_when_set() {
+    let root = Path::new("/p");
+    assert_eq!(firmware_target_dir(None, root), None);
+    assert_eq!(firmware_target_dir(Some("".into()), root), None);
+    assert_eq!(
+        firmware_target_dir(Some("/t/x".into()), root),
+        Some(PathBuf::from("/t/x"))
+    );
+    assert_eq!(
+        firmware_target_dir(Some("build/t".into()), root),
+        Some(PathBuf::from("/p/build/t"))
+    );
 }
 
 fn succeeds(cmd: &mut Command) -> bool {
@@ -85,11 +116,15 @@ fn run_firmware(features: &str) -> FwRun {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     // firmware/.cargo/config.toml (target, runner, DEFMT_LOG) applies from firmware/; an
-    // inherited target directory or target triple would override it.
+    // inherited target triple would override it. The target directory is kept (absolute, so
+    // that run.sh's build of the runner lands there too).
     cmd.current_dir(root().join("firmware"))
         .args(["run", "--release", "-q"])
-        .env_remove("CARGO_TARGET_DIR")
         .env_remove("CARGO_BUILD_TARGET");
+    match firmware_target_dir(std::env::var_os("CARGO_TARGET_DIR"), &root()) {
+        Some(dir) => cmd.env("CARGO_TARGET_DIR", dir),
+        None => cmd.env_remove("CARGO_TARGET_DIR"),
+    };
     if !features.is_empty() {
         cmd.args(["--features", features]);
     }

@@ -89,7 +89,8 @@ fn knapsack_replay_cli() {
     }
     let out = kairos(&["replay", p, "--policy", "easy", "--alpha", "1"]);
     let e = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{e}");
+    // A command line that parses but cannot be run: 2 (issue 19), as the README says.
+    assert_eq!(out.status.code(), Some(2), "{e}");
     assert!(e.contains("apply only to --policy knapsack"), "{e}");
 }
 
@@ -210,30 +211,39 @@ fn knapsack_sweep_cli_errors() {
         let out = kairos(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
-    // Values out of range and bad files: a failed run (1), with a message.
+    // Values out of range: a bad command line (2); bad files: a failed run (1); each with a
+    // message.
     let missing = data("no_such_file.swf");
     let letter = data("letter.swf");
-    for (args, want) in [
-        (vec!["--synthetic", "--step", "0"], "--step must be"),
+    for (args, want, code) in [
+        (vec!["--synthetic", "--step", "0"], "--step must be", 2),
         (
             vec!["--synthetic", "--share", "1.5"],
             "--share must be in (0, 1]",
+            2,
         ),
         (
             vec!["--synthetic", "--jobs", "0"],
             "--jobs must be at least 1",
+            2,
         ),
-        (vec![missing.to_str().unwrap()], "no_such_file.swf"),
+        (
+            vec![letter.to_str().unwrap(), "--procs", "0"],
+            "--procs must be at least 1",
+            2,
+        ),
+        (vec![missing.to_str().unwrap()], "no_such_file.swf", 1),
         (
             vec![letter.to_str().unwrap()],
             "letter.swf:3: field 4 (run time)",
+            1,
         ),
     ] {
         let mut all = vec!["sweep-knapsack", "--out", o];
         all.extend(args);
         let out = kairos(&all);
         let e = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{all:?}: {e}");
+        assert_eq!(out.status.code(), Some(code), "{all:?}: {e}");
         assert!(e.contains(want), "{all:?}: {e}");
         assert!(!e.contains("panicked"), "{e}");
     }

@@ -71,7 +71,12 @@ fn python() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("KAIROS_PYTHON") {
         return Some(PathBuf::from(p));
     }
-    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/pyenv/bin/python3");
+    // In $CARGO_TARGET_DIR when set, as scripts/setup-parallelworkloads.sh puts it.
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    let venv = target.join("pyenv/bin/python3");
     venv.exists().then_some(venv)
 }
 
@@ -79,7 +84,7 @@ fn python() -> Option<PathBuf> {
 fn lublin99_matches_the_parallelworkloads_package() {
     let Some(py) = python() else {
         eprintln!(
-            "NOT COMPARED: no Python venv at target/pyenv (run scripts/setup-parallelworkloads.sh; \
+            "NOT COMPARED: no Python venv at $CARGO_TARGET_DIR/pyenv or target/pyenv (run scripts/setup-parallelworkloads.sh; \
              python3 may be missing)"
         );
         return;

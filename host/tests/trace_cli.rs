@@ -4,14 +4,21 @@
 mod common;
 use common::{kairos, swf as data};
 
-/// Runs `kairos replay` on `file` with `extra` flags, expecting failure; returns stderr.
+/// Runs `kairos replay` on `file` with `extra` flags, expecting a failed run (exit 1);
+/// returns stderr.
 fn fails(file: &str, extra: &[&str]) -> String {
+    fails_with(file, extra, 1)
+}
+
+/// Runs `kairos replay` on `file` with `extra` flags, expecting exit `code` (2: a bad command
+/// line); returns stderr.
+fn fails_with(file: &str, extra: &[&str], code: i32) -> String {
     let path = data(file);
     let mut args = vec!["replay", path.to_str().unwrap(), "--policy", "easy"];
     args.extend_from_slice(extra);
     let out = kairos(&args);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "{file}: {stderr}");
+    assert_eq!(out.status.code(), Some(code), "{file}: {stderr}");
     assert!(!stderr.contains("panicked"), "{file}: {stderr}");
     assert!(out.stdout.is_empty(), "{file}: printed a summary");
     stderr
@@ -63,7 +70,7 @@ fn trace_no_machine_size() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let e = fails("no_max_procs.swf", &["--procs", "0"]);
+    let e = fails_with("no_max_procs.swf", &["--procs", "0"], 2);
     assert!(e.contains("--procs must be at least 1"), "{e}");
 }
 

@@ -349,7 +349,8 @@ fn value_replay_cli_errors() {
         (
             vec!["--policy", "easy", "--reservations", "place-holder"],
             "easy only reserves permanently",
-            1,
+            // A command line that parses but cannot be run: 2 (issue 19), as the README says.
+            2,
         ),
         (
             vec!["--policy", "max-util", "--reservations", "sometimes"],

@@ -30,6 +30,14 @@ pub struct Args {
 
 /// Runs `kairos digest`.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    if crate::batsim::toml_table(std::path::Path::new(&args.scenario)).is_some() {
+        anyhow::bail!(
+            "{}: this is a TOML file; kairos digest takes a firmware scenario's name (ph, upe, \
+             overcap) or an encoded scenario file (firmware/scenarios/*.bin, written by `kairos \
+             firmware-scenario`). A TOML scenario runs with `kairos run`",
+            args.scenario
+        );
+    }
     let bytes = firmware_scenarios::load(&args.scenario)?;
     let run = firmware_scenarios::run(&bytes)
         .map_err(|e| anyhow::anyhow!("{e}"))

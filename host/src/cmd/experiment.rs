@@ -28,8 +28,8 @@ pub struct Args {
     /// Write the reports here instead of `out/<name>/`.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_name = "N")]
+    /// Worker threads (default: one per core). `--jobs` is its former name, kept as an alias.
+    #[arg(long = "threads", visible_alias = "jobs", value_name = "N")]
     pub jobs: Option<usize>,
     /// Run only the K-th of N slices of the runs and write its shard file,
     /// `shard-K-of-N.shard`, into `--out` (default `out/<name>/shards/`); `kairos merge`
@@ -145,14 +145,23 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     let mut exp = Experiment::load(&args.file)?;
     if let Some(n) = args.trials {
         if n == 0 || n > crate::experiment::MAX_TRIALS {
-            bail!(
+            return Err(super::usage(format!(
                 "--trials {n}: must be between 1 and {}",
                 crate::experiment::MAX_TRIALS
-            );
+            )));
         }
         exp.trials = n;
     }
-    crate::limits::threads("--jobs", args.jobs)?;
+    if args.jobs == Some(0) {
+        return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));
+    }
+    crate::limits::threads("--threads", args.jobs).map_err(|e| super::usage(e.to_string()))?;
+    if exp.trials == 2 {
+        eprintln!(
+            "warning: 2 trials: the 95% confidence intervals (Student t, one degree of \
+             freedom) say little; use 3 or more"
+        );
+    }
     if let Some(slice) = args.shard {
         return shard(&exp, slice, &args);
     }
@@ -201,7 +210,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             String::new()
         },
         exp.budget_joules()
-            .map_or("none (unconstrained)".to_string(), |b| format!("{b:.0} J")),
+            .map_or("none (unconstrained)".to_string(), crate::run::energy_text),
     );
     crate::interrupt::catch();
     let stop = crate::interrupt::requested;
@@ -349,13 +358,14 @@ fn shard(exp: &Experiment, slice: crate::shard::Slice, args: &Args) -> anyhow::R
     };
     let outcome = runner::run_slice(exp, runs.clone(), args.jobs, &p)?;
     crate::shard::experiment::write(&path, exp, slice, &outcome)?;
-    println!(
+    writeln!(
+        super::pipe::stdout(),
         "shard {slice}: {} runs in {} on {} threads; wrote {}",
         outcome.rows.len(),
         duration_text(Duration::from_secs_f64(outcome.wall_s)),
         outcome.jobs,
         path.display()
-    );
+    )?;
     if !outcome.failures.is_empty() {
         for f in &outcome.failures {
             eprintln!(

@@ -4,6 +4,7 @@
 //! and fails if a file is missing or stale. The work is
 //! [`crate::firmware_scenarios::write_files`].
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use crate::firmware_scenarios::{self, FileState};
@@ -30,10 +31,16 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     for f in &files {
         let path = f.path.display();
         match f.state {
-            FileState::UpToDate => println!("{path}: up to date ({} bytes)", f.bytes),
-            FileState::Written => println!("{path}: written ({} bytes)", f.bytes),
+            FileState::UpToDate => writeln!(
+                super::pipe::stdout(),
+                "{path}: up to date ({} bytes)",
+                f.bytes
+            )?,
+            FileState::Written => {
+                writeln!(super::pipe::stdout(), "{path}: written ({} bytes)", f.bytes)?
+            }
             FileState::Stale => {
-                println!("{path}: stale or missing");
+                writeln!(super::pipe::stdout(), "{path}: stale or missing")?;
                 stale += 1;
             }
         }

@@ -4,6 +4,7 @@
 use crate::report;
 use crate::shard;
 use anyhow::bail;
+use std::io::Write;
 use std::path::PathBuf;
 
 /// Flags of `kairos merge`.
@@ -32,8 +33,13 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             let dir = args.out.unwrap_or_else(|| exp.default_out_dir());
             let written = report::write_all(&dir, &exp, &outcome)?;
             let summaries = report::summarize(&exp, &outcome);
-            print!("{}", report::text_table(&exp, &summaries));
-            println!(
+            write!(
+                super::pipe::stdout(),
+                "{}",
+                report::text_table(&exp, &summaries)
+            )?;
+            writeln!(
+                super::pipe::stdout(),
                 "merged {} shard files ({} runs); wrote {}",
                 files.len(),
                 outcome.rows.len() + outcome.failures.len(),
@@ -43,7 +49,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                     .map(|p| p.display().to_string())
                     .collect::<Vec<_>>()
                     .join(", ")
-            );
+            )?;
             if !outcome.failures.is_empty() {
                 bail!(
                     "{} runs failed in the shards (listed in summary.json); the reports cover \
@@ -59,7 +65,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             let (sweep, w, grid, points) = shard::knapsack::merge(&files)?;
             let dir = args.out.unwrap_or_else(|| PathBuf::from("knapsack-sweep"));
             let json = shard::knapsack::write_reports(&dir, &sweep, &w, &grid, &points)?;
-            println!("{json}");
+            writeln!(super::pipe::stdout(), "{json}")?;
             eprintln!(
                 "merged {} shard files ({} points); wrote {}",
                 files.len(),

@@ -6,10 +6,12 @@
 
 pub mod digest;
 pub mod experiment;
+pub mod export;
 pub mod firmware;
 pub mod generate_swf;
 pub mod merge;
 pub mod pareto;
+pub mod pipe;
 pub mod replay;
 pub mod run;
 pub mod seed003;
@@ -32,4 +34,23 @@ pub(crate) fn finite(s: &str) -> Result<f64, String> {
 pub(crate) fn parse_reservations(s: &str) -> Result<Reservations, String> {
     s.parse()
         .map_err(|_| format!("unknown reservations {s:?} (expected permanent or place-holder)"))
+}
+
+/// A command line that parses but asks for something that cannot be done (a flag that does
+/// not apply to the policy, a window that ends before it starts): `kairos` exits with 2, as
+/// for a command line clap rejects, rather than 1, which means a run failed.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Fails with a [`UsageError`].
+pub(crate) fn usage(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(UsageError(msg.into()))
 }

@@ -2,6 +2,7 @@
 //! strict FCFS, EASY or Conservative backfilling, seed 004's knapsack, or a utility-aware
 //! heuristic over seed 001's value functions (the library is [`crate::trace`]).
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -9,12 +10,13 @@ use anyhow::Context;
 use kairos_core::knapsack::KnapsackParams;
 use kairos_core::Reservations;
 
+use crate::batsim::InputKind;
 use crate::trace::{self, Allocation, LoadOptions, Policy, ReplayOptions, SummaryFile};
 
 /// Cleaning presets of `--clean`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum CleanPreset {
-    /// Every step of `swf::CleanOptions::strong`: drop jobs with an unknown submit time, a
+    /// Every cleaning step: drop jobs with an unknown submit time, a
     /// run time <= 0, no processors, no request, or more processors than the machine; fill
     /// processors; clamp run times to the request.
     Strong,
@@ -23,7 +25,8 @@ pub enum CleanPreset {
 /// Flags of `kairos replay`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The SWF file.
+    /// The log: an SWF file (plain or gzip-compressed) or a Batsim workload (JSON), told
+    /// apart by content.
     pub swf: PathBuf,
     /// The scheduling policy.
     #[arg(long, value_enum)]
@@ -53,7 +56,27 @@ pub struct Args {
     /// Write one line per job: job_id,submit,start,end,procs (seconds).
     #[arg(long, value_name = "FILE.csv")]
     pub jobs_out: Option<PathBuf>,
-    /// Write the summary as JSON (it is printed in any case).
+    /// Write Batsim's jobs file and schedule file as PREFIX_jobs.csv and
+    /// PREFIX_schedule.csv (evalys reads the jobs file; --allocation nodes only).
+    #[arg(long, value_name = "PREFIX")]
+    pub batsim_out: Option<PathBuf>,
+    /// Replay only the first N jobs of the log (by submit time; after --window).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub first: Option<u64>,
+    /// Replay only the jobs submitted in [START, END), seconds of the log.
+    #[arg(long, num_args = 2, value_names = ["START", "END"], value_parser = seconds)]
+    pub window: Option<Vec<u64>>,
+    /// Leave the jobs submitted in the first S seconds out of the analysis's metrics.
+    #[arg(long, value_name = "S", value_parser = seconds, default_value = "0")]
+    pub warmup: u64,
+    /// Leave the jobs submitted in the last S seconds out of the analysis's metrics.
+    #[arg(long, value_name = "S", value_parser = seconds, default_value = "0")]
+    pub cooldown: u64,
+    /// The bounded slowdown's bound on the run time in the analysis, seconds.
+    #[arg(long, value_name = "S", value_parser = seconds, default_value = "10")]
+    pub bsld_bound: u64,
+    /// Write the summary as JSON (it is printed in any case), and the utilisation and
+    /// queue-length plots beside it (STEM-utilisation.svg, STEM-queue.svg).
     #[arg(long, value_name = "FILE.json")]
     pub summary_out: Option<PathBuf>,
     /// Overwrite an existing --jobs-out or --summary-out file.
@@ -74,6 +97,24 @@ pub struct Args {
     pub gamma: Option<f64>,
 }
 
+/// Seconds (finite, at least 0) as microseconds.
+fn seconds(s: &str) -> Result<u64, String> {
+    let x = super::finite(s)?;
+    if (0.0..1e12).contains(&x) {
+        Ok(libm::round(x * 1e6) as u64)
+    } else {
+        Err(format!("{s:?} is not a number of seconds at least 0"))
+    }
+}
+
+/// What `kairos replay` prints: the summary and its analysis.
+#[derive(serde::Serialize)]
+struct Printed<'a> {
+    #[serde(flatten)]
+    summary: &'a SummaryFile,
+    analysis: crate::analysis::Analysis,
+}
+
 impl Args {
     /// The knapsack parameters: the flags given, the defaults for the others.
     pub fn knapsack(&self) -> KnapsackParams {
@@ -92,11 +133,11 @@ pub fn replay_options(args: &Args) -> anyhow::Result<ReplayOptions> {
     let mut o = ReplayOptions::new(args.policy);
     if let Some(r) = args.reservations {
         if !args.policy.is_utility_aware() && r == Reservations::PlaceHolder {
-            anyhow::bail!(
+            return Err(super::usage(format!(
                 "--reservations place-holder: {} only reserves permanently (place-holders are \
                  for max-util, max-value, max-upt, max-upr and max-upe)",
                 args.policy
-            );
+            )));
         }
         o.reservations = r;
     }
@@ -106,7 +147,9 @@ pub fn replay_options(args: &Args) -> anyhow::Result<ReplayOptions> {
     if args.policy != Policy::Knapsack
         && (args.alpha.is_some() || args.beta.is_some() || args.gamma.is_some())
     {
-        anyhow::bail!("--alpha, --beta and --gamma apply only to --policy knapsack");
+        return Err(super::usage(
+            "--alpha, --beta and --gamma apply only to --policy knapsack",
+        ));
     }
     o.knapsack = args.knapsack();
     Ok(o)
@@ -124,11 +167,17 @@ fn check_outputs(args: &Args) -> anyhow::Result<()> {
         inputs.extend(args.jobs_out.as_deref());
         crate::output::check_file("--summary-out", p, args.force, &inputs)?;
     }
+    if let Some(prefix) = &args.batsim_out {
+        crate::batsim::check_outputs(prefix, args.force, &[log])?;
+    }
     Ok(())
 }
 
 /// Runs `kairos replay`: load, replay, write the outputs, print the summary.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    if args.procs == Some(0) {
+        return Err(super::usage("--procs must be at least 1"));
+    }
     let replay = replay_options(&args)?;
     check_outputs(&args)?;
     let options = LoadOptions {
@@ -137,10 +186,58 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         skip_bad_lines: args.skip_bad_lines,
         strict: args.strict,
     };
+    let workload = match crate::batsim::sniff(&args.swf)? {
+        InputKind::Swf => None,
+        InputKind::Json => Some(crate::batsim::read_workload(&args.swf)?),
+        InputKind::Toml => anyhow::bail!(
+            "{}: this is a TOML file (a scenario or an experiment?); kairos replay reads an SWF \
+             log or a Batsim workload (JSON). Run a scenario with `kairos run` and an \
+             experiment file with `kairos experiment`",
+            args.swf.display()
+        ),
+    };
+    if workload.is_some() && (args.clean.is_some() || args.skip_bad_lines) {
+        return Err(super::usage(format!(
+            "{}: --clean and --skip-bad-lines apply to SWF logs, not Batsim workloads",
+            args.swf.display()
+        )));
+    }
+    let selects = args.first.is_some() || args.window.is_some();
+    if let Some(w) = args.window.as_ref().filter(|w| w[0] >= w[1]) {
+        return Err(super::usage(format!(
+            "--window {} {}: the start must be before the end",
+            w[0] as f64 / 1e6,
+            w[1] as f64 / 1e6
+        )));
+    }
     if args.allocation == Allocation::Pool {
+        if selects {
+            return Err(super::usage("--first and --window need --allocation nodes"));
+        }
+        if args.batsim_out.is_some() {
+            return Err(super::usage(
+                "--batsim-out reads node identities: it needs --allocation nodes",
+            ));
+        }
+        if workload.is_some() {
+            anyhow::bail!(
+                "{}: --allocation pool streams SWF logs; a Batsim workload replays with \
+                 --allocation nodes",
+                args.swf.display()
+            );
+        }
         return main_pool(&args, &options);
     }
-    let loaded = trace::load(&args.swf, &options)?;
+    let mut loaded = match &workload {
+        Some(w) => w.loaded(args.procs)?,
+        None => trace::load(&args.swf, &options)?,
+    };
+    if selects {
+        let window = args.window.as_ref().map(|w| (w[0], w[1]));
+        let first = args.first.map(|n| n as usize);
+        loaded.jobs = crate::analysis::select(std::mem::take(&mut loaded.jobs), first, window)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", loaded.file))?;
+    }
     if let Some(report) = &loaded.clean {
         eprintln!("cleaning: {report}");
     }
@@ -150,8 +247,24 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if !loaded.order.is_clean() {
         eprintln!("warning: {}: {}", loaded.file, loaded.order);
     }
-    let result = trace::replay_trace_with(&loaded.jobs, loaded.procs, &replay)
-        .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
+    let (result, placed) = if args.batsim_out.is_some() {
+        let (r, p) = trace::replay_trace_placed(&loaded.jobs, loaded.procs, &replay)
+            .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
+        (r, Some(p))
+    } else {
+        let r = trace::replay_trace_with(&loaded.jobs, loaded.procs, &replay)
+            .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
+        (r, None)
+    };
+    if let (Some(prefix), Some(placed)) = (&args.batsim_out, &placed) {
+        let name = args
+            .swf
+            .file_stem()
+            .map_or("w0".to_string(), |s| s.to_string_lossy().into_owned());
+        let rows =
+            crate::batsim::replay_rows(&loaded.jobs, &result, placed, workload.as_ref(), &name);
+        crate::batsim::write_outputs(prefix, &rows, loaded.procs, result.summary.wall_time_s)?;
+    }
     if let Some(path) = &args.jobs_out {
         let mut f = crate::output::AtomicFile::create(path)?;
         trace::write_jobs_csv(&mut f, &result.jobs)
@@ -167,11 +280,38 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             gamma: k.gamma,
         });
     }
-    let json = serde_json::to_string_pretty(&summary)?;
+    let analysis = crate::analysis::analyse(
+        &result.jobs,
+        result.procs,
+        &crate::analysis::AnalysisOptions {
+            bsld_bound: args.bsld_bound,
+            warmup: args.warmup,
+            cooldown: args.cooldown,
+        },
+    );
+    let json = serde_json::to_string_pretty(&Printed {
+        summary: &summary,
+        analysis,
+    })?;
     if let Some(path) = &args.summary_out {
         crate::output::write_atomic(path, format!("{json}\n"))?;
+        let stem = path.with_extension("");
+        let title = format!("{} under {}", loaded.file, args.policy);
+        for (name, svg) in [
+            (
+                "utilisation",
+                crate::analysis::plots::utilisation_svg(&result.jobs, result.procs, &title),
+            ),
+            (
+                "queue",
+                crate::analysis::plots::queue_svg(&result.jobs, &title),
+            ),
+        ] {
+            let p = std::path::PathBuf::from(format!("{}-{name}.svg", stem.display()));
+            crate::output::write_atomic(&p, svg)?;
+        }
     }
-    println!("{json}");
+    writeln!(super::pipe::stdout(), "{json}")?;
     Ok(())
 }
 
@@ -185,7 +325,9 @@ fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
         );
     }
     if args.reservations.is_some() || args.value_seed.is_some() {
-        anyhow::bail!("--reservations and --value-seed need --allocation nodes");
+        return Err(super::usage(
+            "--reservations and --value-seed need --allocation nodes",
+        ));
     }
     let mut file = match &args.jobs_out {
         Some(path) => Some(crate::output::AtomicFile::create(path)?),
@@ -214,6 +356,6 @@ fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
     if let Some(path) = &args.summary_out {
         crate::output::write_atomic(path, format!("{json}\n"))?;
     }
-    println!("{json}");
+    writeln!(super::pipe::stdout(), "{json}")?;
     Ok(())
 }

@@ -14,7 +14,8 @@ use std::path::PathBuf;
 pub struct Args {
     /// The scenario file (TOML), e.g. scenarios/essc-5k.toml.
     pub scenario: PathBuf,
-    /// random, conservative, easy, multi-queue, max-util, max-upt, max-upr or max-upe.
+    /// random, conservative, easy, multi-queue, max-util, max-upt, max-upr, max-upe, fcfs,
+    /// knapsack or max-value.
     #[arg(long, value_parser = parse_heuristic)]
     pub heuristic: Heuristic,
     /// permanent or place-holder (default: place-holder for the utility-aware heuristics;
@@ -26,7 +27,7 @@ pub struct Args {
     pub filter: FilterKind,
     /// Leniency factor of the filter, 0 to 1000 as in a scenario file (default: the
     /// scenario's for that filter).
-    #[arg(long, value_parser = parse_leniency)]
+    #[arg(long, value_parser = parse_leniency, allow_hyphen_values = true)]
     pub leniency: Option<f64>,
     /// Which trial of the scenario to generate and run.
     #[arg(long, default_value_t = 0)]
@@ -40,6 +41,11 @@ pub struct Args {
     /// Overwrite an existing --trace-out file.
     #[arg(long)]
     pub force: bool,
+    /// Write Batsim's jobs file and schedule file of the run as PREFIX_jobs.csv and
+    /// PREFIX_schedule.csv: node ids global across clusters; cluster, P-state, utility and
+    /// fate in the metadata column (in-process runs only).
+    #[arg(long, value_name = "PREFIX")]
+    pub batsim_out: Option<PathBuf>,
     /// The day's energy budget in joules, overriding the scenario's.
     #[arg(long)]
     pub budget_joules: Option<f64>,
@@ -59,7 +65,11 @@ pub struct Args {
 
 fn parse_heuristic(s: &str) -> Result<Heuristic, String> {
     s.parse().map_err(|_| {
-        let names: Vec<&str> = Heuristic::ALL.iter().map(|h| h.name()).collect();
+        let names: Vec<&str> = Heuristic::ALL
+            .iter()
+            .chain(Heuristic::EXTRA.iter())
+            .map(|h| h.name())
+            .collect();
         format!(
             "unknown heuristic {s:?} (expected one of {})",
             names.join(", ")
@@ -101,8 +111,48 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if let Some(path) = &args.trace_out {
         crate::output::check_file("--trace-out", path, args.force, &[&args.scenario])?;
     }
+    if let Some(prefix) = &args.batsim_out {
+        crate::batsim::check_outputs(prefix, args.force, &[&args.scenario])?;
+    }
+    if crate::batsim::toml_table(&args.scenario).is_some_and(|t| crate::batsim::is_experiment(&t)) {
+        anyhow::bail!(
+            "{}: this is an experiment file, not a scenario: run it with `kairos experiment {}`",
+            args.scenario.display(),
+            args.scenario.display()
+        );
+    }
     let scenario = Scenario::load(&args.scenario)?;
+    if args.batsim_out.is_some() && args.controller.is_some() {
+        return Err(super::usage(
+            "--batsim-out reads the nodes off the in-process controller: drop --controller",
+        ));
+    }
+    if args.leniency.is_some() && args.filter == FilterKind::None {
+        return Err(super::usage(
+            "--leniency applies to an energy filter: add --filter per-task, per-resource or \
+             adaptive",
+        ));
+    }
+    if args.reservations == Some(Reservations::PlaceHolder) && !args.heuristic.is_utility_aware() {
+        return Err(super::usage(format!(
+            "--reservations place-holder: {} only reserves permanently (place-holders are for \
+             the utility-aware heuristics)",
+            args.heuristic
+        )));
+    }
     let summary = match &args.controller {
+        None if args.batsim_out.is_some() => {
+            let (summary, jobs) = crate::batsim::run_trial_jobs(&scenario, &args.options())?;
+            if let Some(prefix) = &args.batsim_out {
+                crate::batsim::write_outputs(
+                    prefix,
+                    &jobs.rows,
+                    jobs.machines,
+                    summary.wall_time_s,
+                )?;
+            }
+            summary
+        }
         None => run::run_trial(&scenario, &args.options())?,
         Some(spec) => {
             let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -4,7 +4,6 @@
 
 use crate::seed003::experiment::{self, Seed003Experiment};
 use crate::seed003::report;
-use anyhow::bail;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -27,11 +26,16 @@ pub fn main(args: Options) -> anyhow::Result<()> {
     let mut exp = Seed003Experiment::load(&args.file)?;
     if let Some(n) = args.trials {
         if n == 0 || n > 100_000 {
-            bail!("--trials {n}: must be between 1 and 100000");
+            return Err(super::usage(format!(
+                "--trials {n}: must be between 1 and 100000"
+            )));
         }
         exp.trials = n;
     }
-    crate::limits::threads("--jobs", args.jobs)?;
+    if args.jobs == Some(0) {
+        return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));
+    }
+    crate::limits::threads("--threads", args.jobs).map_err(|e| super::usage(e.to_string()))?;
     let out_dir = args.out.clone().unwrap_or_else(|| exp.default_out_dir());
     // Created and checked before any work: a bad --out fails at once.
     crate::output::prepare_dir_marked(&out_dir, args.force, "summary.csv")?;

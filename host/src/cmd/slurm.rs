@@ -3,7 +3,8 @@
 
 use crate::experiment::Experiment;
 use crate::slurm::{self, Plan};
-use anyhow::{bail, Context};
+use anyhow::Context;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Flags of `kairos slurm`.
@@ -55,10 +56,10 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     let exp = Experiment::load(&args.file)?;
     if let Some(n) = args.trials {
         if n == 0 || n > crate::experiment::MAX_TRIALS {
-            bail!(
+            return Err(super::usage(format!(
                 "--trials {n}: must be between 1 and {}",
                 crate::experiment::MAX_TRIALS
-            );
+            )));
         }
     }
     let out = absolute(&args.out.clone().unwrap_or_else(|| exp.default_out_dir()))?;
@@ -96,42 +97,52 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         );
     }
     let (array, merge) = plan.write()?;
-    println!("wrote {} and {}", array.display(), merge.display());
+    writeln!(
+        super::pipe::stdout(),
+        "wrote {} and {}",
+        array.display(),
+        merge.display()
+    )?;
     if !args.submit && only.is_none() {
-        println!(
+        writeln!(
+            super::pipe::stdout(),
             "submit with: id=$(sbatch --parsable {}) && sbatch --dependency=afterok:$id {}",
             array.display(),
             merge.display()
-        );
+        )?;
         return Ok(());
     }
     if only.is_none() {
         let n = plan.clear_shards()?;
         if n > 0 {
-            println!(
+            writeln!(
+                super::pipe::stdout(),
                 "removed {n} shard files of an earlier submission from {}",
                 plan.shard_dir().display()
-            );
+            )?;
         }
     }
     let s = slurm::submit(&plan, &array, &merge, only.as_deref())?;
-    println!(
+    writeln!(
+        super::pipe::stdout(),
         "array job {}: shards {} of {}, logs in {}",
         s.array,
         s.tasks,
         plan.shards,
         plan.log_dir().display()
-    );
-    println!(
+    )?;
+    writeln!(
+        super::pipe::stdout(),
         "merge job {}: after job {} succeeds, writes {}",
         s.merge,
         s.array,
         plan.out.display()
-    );
+    )?;
     if only.is_some() {
-        println!(
+        writeln!(
+            super::pipe::stdout(),
             "(cancel the merge job of the earlier submission if it still waits: scancel <id>)"
-        );
+        )?;
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! `kairos sweep-knapsack`: seed 004's exhaustive (alpha, beta, gamma) search on the first
 //! jobs of an SWF log or on a small synthetic workload (the library is [`crate::knapsack`]).
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -104,6 +105,21 @@ fn estimate(
 
 /// Runs `kairos sweep-knapsack`: load or generate, sweep, write, print the summary.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    // Values clap parses but the sweep cannot take: a bad command line (exit 2), checked
+    // before a log is read.
+    if args.jobs == 0 {
+        return Err(super::usage("--jobs must be at least 1"));
+    }
+    if args.procs == Some(0) {
+        return Err(super::usage("--procs must be at least 1"));
+    }
+    knapsack::Grid::new(args.step).map_err(|e| super::usage(e.to_string()))?;
+    if !(args.share > 0.0 && args.share <= 1.0) {
+        return Err(super::usage(format!(
+            "--share must be in (0, 1], not {}",
+            args.share
+        )));
+    }
     let sweep = args.sweep();
     crate::limits::threads("--threads", args.threads)?;
     // The folder is checked before the work, so a bad --out fails at once; a shard's folder
@@ -147,15 +163,16 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if args.shard.is_some() {
         let path = args.out.join(slice.file_name());
         crate::shard::knapsack::write(&path, &sweep, &grid, slice, &points)?;
-        println!(
+        writeln!(
+            super::pipe::stdout(),
             "shard {slice}: {} points in {sweep_s:.2} s; wrote {}",
             points.len(),
             path.display()
-        );
+        )?;
         return Ok(());
     }
     let json = crate::shard::knapsack::write_reports(&args.out, &sweep, &w, &grid, &points)?;
-    println!("{json}");
+    writeln!(super::pipe::stdout(), "{json}")?;
     eprintln!(
         "sweep-knapsack: {} points in {sweep_s:.2} s ({:.0} points/s, {threads} threads); \
          wrote {}",

@@ -65,9 +65,14 @@ impl std::str::FromStr for ControllerSpec {
 pub const INLINE_TASKS: usize = 512;
 
 /// The live firmware image, built by `firmware/live.sh` (the `live` feature, in its own
-/// target directory so that it never races the replay images).
+/// target directory so that it never races the replay images): under `$CARGO_TARGET_DIR/live`
+/// when that is set, as live.sh builds it, else under firmware/target/live.
 pub fn default_image(root: &Path) -> PathBuf {
-    root.join("firmware/target/live/thumbv7em-none-eabihf/release/kairos-firmware")
+    std::env::var_os("CARGO_TARGET_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("firmware/target"))
+        .join("live/thumbv7em-none-eabihf/release/kairos-firmware")
 }
 
 /// A link to the controller `spec` says, for a run of `header`'s platform and `tasks`

@@ -8,8 +8,8 @@
 //!   of utility_percent, energy_joules and utility, and the mean task counts and mapping
 //!   events; the JSON adds the experiment, the sweeps and the calibration.
 //! - `timing.json`: wall times of the runs and the generation, mapping-event percentiles.
-//! - `utility.svg`, `energy.svg`, and for a leniency sweep `leniency.svg` and
-//!   `leniency-energy.svg` (see [`svg`]).
+//! - `utility.svg`, `energy.svg` (not for a trace experiment, which models no power), and for
+//!   a leniency sweep `leniency.svg` and `leniency-energy.svg` (see [`svg`]).
 //!
 //! Every float is written with six decimals (`{:.6}`), and every row and key comes in a fixed
 //! order, so the same inputs give byte-identical CSV, JSON and SVG files: only `timing.json`
@@ -504,8 +504,11 @@ pub fn write_all(dir: &Path, exp: &Experiment, out: &Outcome) -> anyhow::Result<
         ),
         ("timing.json", timing_json(exp, out)),
         ("utility.svg", svg::utility_bars(exp, &summaries)),
-        ("energy.svg", svg::energy_bars(exp, &summaries)),
     ];
+    // A trace experiment (seed 001) models no power: no energy plot.
+    if exp.trace.is_none() {
+        files.push(("energy.svg", svg::energy_bars(exp, &summaries)));
+    }
     if !exp.series.is_empty() {
         files.push(("leniency.svg", svg::leniency_lines(exp, &summaries, false)));
         files.push((

@@ -296,10 +296,17 @@ fn subtitle(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
         .map(|s| s.utility_percent.n)
         .max()
         .unwrap_or(0);
+    // With 2 trials Student's t has one degree of freedom (t = 12.7): the interval spans
+    // far past what the metric can take, and says little.
     format!(
-        "scenario {}, {n} trial{}: mean and 95% confidence interval (Student t)",
+        "scenario {}, {n} trial{}: mean and 95% confidence interval (Student t){}",
         exp.scenario.name,
-        if n == 1 { "" } else { "s" }
+        if n == 1 { "" } else { "s" },
+        if n == 2 {
+            "; 2 trials: the intervals say little"
+        } else {
+            ""
+        }
     )
 }
 
@@ -312,7 +319,20 @@ struct Bar<'a> {
     opacity: f64,
 }
 
-/// A bar chart with CI bars, rotated labels, a legend and an optional reference line.
+/// The ends of a bar's error bar, clipped to what the metric can take (`range`, widened to
+/// the mean itself: a utility share can pass 100% by the warm-up's arrivals).
+fn clipped_interval(b: &Bar<'_>, range: (f64, f64)) -> Option<(f64, f64)> {
+    b.ci.map(|ci| {
+        (
+            (b.mean - ci).max(range.0.min(b.mean)),
+            (b.mean + ci).min(range.1.max(b.mean)),
+        )
+    })
+}
+
+/// A bar chart with CI bars (clipped to `range`), rotated labels, a legend and an optional
+/// reference line.
+#[allow(clippy::too_many_arguments)]
 fn bar_chart(
     title: &str,
     subtitle: &str,
@@ -321,6 +341,7 @@ fn bar_chart(
     bars: &[Bar<'_>],
     mut legend_rows: Vec<(Key, String)>,
     reference: Option<f64>,
+    range: (f64, f64),
 ) -> String {
     let slot = 36.0;
     let longest = bars
@@ -337,15 +358,13 @@ fn bar_chart(
     let height_plot = 380.0;
     let width = left + width_plot + 20.0 + legend_w;
     let height = top + height_plot + reach + 20.0;
+    let ends = |b: &Bar<'_>| clipped_interval(b, range).unwrap_or((b.mean, b.mean));
     let hi = bars
         .iter()
-        .map(|b| b.mean + b.ci.unwrap_or(0.0))
+        .map(|b| ends(b).1)
         .chain(reference)
         .fold(0.0, f64::max);
-    let lo = bars
-        .iter()
-        .map(|b| b.mean - b.ci.unwrap_or(0.0))
-        .fold(0.0, f64::min);
+    let lo = bars.iter().map(|b| ends(b).0).fold(0.0, f64::min);
     let f = Frame {
         left,
         top,
@@ -373,10 +392,10 @@ fn bar_chart(
             b.mean,
             prec = value_decimals,
         );
-        let top_of_bar = match b.ci {
-            Some(ci) => {
-                error_bar(&mut svg, &f, cx, b.mean - ci, b.mean + ci, "black");
-                b.mean + ci
+        let top_of_bar = match clipped_interval(b, range) {
+            Some((lo, hi)) => {
+                error_bar(&mut svg, &f, cx, lo, hi, "black");
+                hi
             }
             None => b.mean,
         };
@@ -466,14 +485,21 @@ pub fn utility_bars(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
     let (bars, legend) = bars_and_legend(summaries, |s| {
         (s.utility_percent.mean, s.utility_percent.ci95)
     });
+    // Seed 001's metric (a trace experiment) is the value its jobs earn.
+    let metric = if exp.trace.is_some() {
+        "value"
+    } else {
+        "utility"
+    };
     bar_chart(
-        &format!("{}: percentage of maximum utility", exp.title),
+        &format!("{}: percentage of maximum {metric}", exp.title),
         &subtitle(exp, summaries),
-        "% of maximum utility",
+        &format!("% of maximum {metric}"),
         1,
         &bars,
         legend,
         None,
+        (0.0, 100.0),
     )
 }
 
@@ -495,6 +521,7 @@ pub fn energy_bars(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
         &bars,
         legend,
         reference,
+        (0.0, f64::INFINITY),
     )
 }
 
@@ -805,4 +832,95 @@ pub fn scatter(
     legend(&mut svg, left + width_plot + 20.0, top + 4.0, &rows);
     svg.push_str("</svg>\n");
     svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::stats::MeanCi;
+
+    /// The tick labels of the y axis (right-aligned numbers; bar labels are not numbers).
+    fn y_ticks(svg: &str) -> Vec<f64> {
+        svg.split("text-anchor=\"end\">")
+            .skip(1)
+            .filter_map(|s| s.split('<').next()?.parse().ok())
+            .collect()
+    }
+
+    /// Two trials with a wide spread: a 95% interval far past 0 and 100 % (unclipped, the
+    /// axis ran from -400 to 500); clipped, it stays within 0 and one tick above 100.
+    #[test]
+    fn two_trial_intervals_are_clipped_to_the_metric_and_flagged() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/experiment_small.toml"
+        );
+        let exp = Experiment::load(path).unwrap();
+        let wide = |mean: f64, ci: f64| MeanCi {
+            n: 2,
+            mean,
+            ci95: Some(ci),
+        };
+        let summaries: Vec<ConfigSummary> = exp
+            .configs
+            .iter()
+            .map(|c| ConfigSummary {
+                config: c.clone(),
+                utility_percent: wide(50.0, 450.0),
+                energy_joules: wide(1e8, 9e8),
+                utility: wide(1.0, 1.0),
+                max_utility_mean: 2.0,
+                completed_mean: 1.0,
+                dropped_mean: 0.0,
+                unfinished_mean: 0.0,
+                mapping_events_mean: 1.0,
+            })
+            .collect();
+        let u = utility_bars(&exp, &summaries);
+        assert!(u.contains("2 trials: the intervals say little"), "{u}");
+        let ticks = y_ticks(&u);
+        assert!(!ticks.is_empty());
+        assert!(
+            ticks.iter().all(|&t| (0.0..=120.0).contains(&t)),
+            "{ticks:?}"
+        );
+        let e = energy_bars(&exp, &summaries);
+        let ticks = y_ticks(&e);
+        assert!(ticks.iter().all(|&t| t >= 0.0), "{ticks:?}");
+        // Three trials: no warning.
+        let mut three = summaries.clone();
+        three.iter_mut().for_each(|s| s.utility_percent.n = 3);
+        assert!(!utility_bars(&exp, &three).contains("say little"));
+    }
+
+    #[test]
+    fn trace_experiments_plot_value_and_no_energy() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/experiment_small.toml"
+        );
+        let mut exp = Experiment::load(path).unwrap();
+        exp.series.clear();
+        exp.trace = Some(crate::experiment::TraceSource {
+            key: "log.swf".into(),
+            path: "log.swf".into(),
+            seed: 1,
+            step: kairos_core::units::Micros(0),
+            jobs: vec![],
+            max_runtime: kairos_core::units::Micros(0),
+        });
+        let out = crate::experiment::runner::Outcome {
+            rows: vec![],
+            failures: vec![],
+            generate_s: vec![],
+            wall_s: 0.0,
+            jobs: 1,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        crate::report::write_all(dir.path(), &exp, &out).unwrap();
+        let u = std::fs::read_to_string(dir.path().join("utility.svg")).unwrap();
+        assert!(u.contains("% of maximum value"), "{u}");
+        assert!(!u.contains("utility"), "{u}");
+        assert!(!dir.path().join("energy.svg").exists());
+    }
 }

@@ -235,7 +235,7 @@ pub struct ReplayJob {
 
 /// A job that cannot be replayed because a field it needs is missing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("line {line} (job {id}): {field} is {}; clean the log first (swf::CleanOptions)", missing(*.field))]
+#[error("line {line} (job {id}): {field} is {}; clean the log first (--clean strong)", missing(*.field))]
 pub struct ReplayError {
     /// 1-based line number in the SWF file.
     pub line: usize,

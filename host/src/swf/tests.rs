@@ -552,7 +552,7 @@ fn replay_refuses_uncleaned_jobs() {
     let jobs = crafted();
     assert_eq!(
         replay_jobs(&jobs).unwrap_err().to_string(),
-        "line 1 (job 1): field 2 (submit time) is unknown; clean the log first (swf::CleanOptions)"
+        "line 1 (job 1): field 2 (submit time) is unknown; clean the log first (--clean strong)"
     );
     assert_eq!(
         ReplayJob::try_from(&jobs[3]).unwrap_err().field,
@@ -560,7 +560,7 @@ fn replay_refuses_uncleaned_jobs() {
     );
     assert_eq!(
         ReplayJob::try_from(&jobs[11]).unwrap_err().to_string(),
-        "line 12 (job 12): field 9 (requested time) is unknown or 0; clean the log first (swf::CleanOptions)"
+        "line 12 (job 12): field 9 (requested time) is unknown or 0; clean the log first (--clean strong)"
     );
 }
 

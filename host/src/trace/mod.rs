@@ -68,6 +68,7 @@ pub use metrics::{
 };
 pub use pool::Allocation;
 pub use replay::{replay_trace, replay_trace_curves, replay_trace_with, TRACE_MEMO_ENTRIES};
+pub use replay::{replay_trace_placed, Placed};
 pub use streamed::{replay_file_pool, replay_pool, StreamedReplay};
 
 /// The scheduling policies of `kairos replay`.
@@ -81,7 +82,7 @@ pub enum Policy {
     /// Conservative backfilling: a reservation for every waiting job.
     Conservative,
     /// Seed 004's dynamic priority with a greedy knapsack (rigid jobs; `--alpha --beta
-    /// --gamma`). Not in [`Policy::ALL`].
+    /// --gamma`). Not one of the three backfilling baselines.
     Knapsack,
     /// Max Utility over value functions (ties to the lower cluster: one cluster here).
     MaxUtil,

@@ -15,6 +15,7 @@ use kairos_core::{Config, Controller, Decision, DecisionKind, TaskState};
 use super::load::{fit_machine, job_task, job_task_valued, job_values, machine, run_time};
 use super::metrics::{summarize, JobRecord};
 use super::{Policy, ReplayCounts, ReplayOptions, TraceError, TraceResult, ValueOutcome};
+use crate::placement::NodeLog;
 use crate::storage::{HostStorage, VOIDS_PER_NODE};
 use crate::swf::ReplayJob;
 
@@ -43,19 +44,45 @@ pub fn replay_trace_with(
     procs: u32,
     options: &ReplayOptions,
 ) -> Result<TraceResult, TraceError> {
-    let curves = options.value_seed.map(|seed| {
-        // Drawn in submission order, so that the file's line order does not matter.
-        let mut order: Vec<usize> = (0..jobs.len()).collect();
-        order.sort_by_key(|&i| (jobs[i].submit, jobs[i].line));
-        let sorted: Vec<ReplayJob> = order.iter().map(|&i| jobs[i]).collect();
-        let drawn = job_values(&sorted, seed);
-        let mut out = drawn.clone();
-        for (k, &i) in order.iter().enumerate() {
-            out[i] = drawn[k];
-        }
-        out
-    });
-    replay_inner(jobs, procs, options, curves)
+    let curves = options.value_seed.map(|seed| drawn_curves(jobs, seed));
+    replay_inner(jobs, procs, options, curves, false).map(|(r, _)| r)
+}
+
+/// Where a replay placed its jobs, for Batsim's jobs file ([`replay_trace_placed`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Placed {
+    /// The node ids (`0..procs`, ascending) of each record of [`TraceResult::jobs`], in the
+    /// same order.
+    pub nodes: Vec<Vec<u32>>,
+    /// Positions in the jobs given of the jobs dropped (utility-aware policies), in
+    /// submission order.
+    pub dropped: Vec<usize>,
+}
+
+/// As [`replay_trace_with`], also reading which nodes each job ran on off the timeline
+/// ([`crate::placement`]); the schedule is the same.
+pub fn replay_trace_placed(
+    jobs: &[ReplayJob],
+    procs: u32,
+    options: &ReplayOptions,
+) -> Result<(TraceResult, Placed), TraceError> {
+    let curves = options.value_seed.map(|seed| drawn_curves(jobs, seed));
+    let (r, placed) = replay_inner(jobs, procs, options, curves, true)?;
+    Ok((r, placed.unwrap_or_default()))
+}
+
+/// Seed 001 value functions for `jobs` (in their order), drawn in submission order, so that
+/// the file's line order does not matter.
+fn drawn_curves(jobs: &[ReplayJob], seed: u64) -> Vec<UtilityCurve> {
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by_key(|&i| (jobs[i].submit, jobs[i].line));
+    let sorted: Vec<ReplayJob> = order.iter().map(|&i| jobs[i]).collect();
+    let drawn = job_values(&sorted, seed);
+    let mut out = drawn.clone();
+    for (k, &i) in order.iter().enumerate() {
+        out[i] = drawn[k];
+    }
+    out
 }
 
 /// As [`replay_trace_with`], with the value function of each job given (in the order of
@@ -77,15 +104,17 @@ pub fn replay_trace_curves(
         value_seed: Some(options.value_seed.unwrap_or(0)),
         ..*options
     };
-    replay_inner(jobs, procs, &options, Some(curves.to_vec()))
+    replay_inner(jobs, procs, &options, Some(curves.to_vec()), false).map(|(r, _)| r)
 }
-/// The replay itself; `curves`, if any, are in the order of `jobs`.
+/// The replay itself; `curves`, if any, are in the order of `jobs`; with `placed`, the
+/// nodes of each job too.
 fn replay_inner(
     jobs: &[ReplayJob],
     procs: u32,
     options: &ReplayOptions,
     curves: Option<Vec<UtilityCurve>>,
-) -> Result<TraceResult, TraceError> {
+    placed: bool,
+) -> Result<(TraceResult, Option<Placed>), TraceError> {
     let policy = options.policy;
     options.knapsack.validate()?;
     if !policy.is_utility_aware() && options.reservations == Reservations::PlaceHolder {
@@ -150,6 +179,7 @@ fn replay_inner(
     let mut ctl = Controller::new(&platform, &classes, config, parts.controller)?;
 
     let mut rec = Recorder::new(jobs, &order);
+    rec.nodes = placed.then(|| NodeLog::new(jobs.len()));
     let run = Engine::new(Schedule::on_events(), parts.pending)
         .with_pending_ends(parts.ends)
         .run(&mut ctl, (0..jobs.len()).map(|k| Ok(task_of(k))), &mut rec);
@@ -183,6 +213,7 @@ fn replay_inner(
         end,
         dropped,
         counts,
+        nodes: mut node_log,
         ..
     } = rec;
     if let Some(k) = (0..jobs.len()).find(|&k| end[k] == NONE && !dropped[k]) {
@@ -224,8 +255,20 @@ fn replay_inner(
     }
     let kept = dropped.iter().filter(|&&d| !d).count();
     let mut records: Vec<JobRecord> = Vec::with_capacity(kept);
+    let mut placed = node_log.as_ref().map(|_| Placed {
+        nodes: Vec::with_capacity(kept),
+        dropped: (0..jobs.len())
+            .filter(|&k| dropped[k])
+            .map(|k| order[k] as usize)
+            .collect(),
+    });
     for (j, &k) in jobs.iter().zip(&position) {
         let k = k as usize;
+        if let (Some(p), Some(log)) = (placed.as_mut(), node_log.as_mut()) {
+            if !dropped[k] {
+                p.nodes.push(log.take(k));
+            }
+        }
         if !dropped[k] {
             records.push(JobRecord {
                 id: j.id,
@@ -240,14 +283,17 @@ fn replay_inner(
     }
     let wall = clock.elapsed().as_secs_f64();
     let summary = summarize(&records, procs, wall);
-    Ok(TraceResult {
-        policy,
-        procs,
-        jobs: records,
-        summary,
-        counts,
-        value,
-    })
+    Ok((
+        TraceResult {
+            policy,
+            procs,
+            jobs: records,
+            summary,
+            counts,
+            value,
+        },
+        placed,
+    ))
 }
 
 /// No time yet.
@@ -269,6 +315,8 @@ struct Recorder<'j> {
     pass: Option<u64>,
     /// The first completion that came at another time than its start and run time say.
     wrong_end: Option<TraceError>,
+    /// The nodes of each task, when the caller asked for them.
+    nodes: Option<NodeLog>,
 }
 
 impl<'j> Recorder<'j> {
@@ -282,6 +330,7 @@ impl<'j> Recorder<'j> {
             counts: ReplayCounts::default(),
             pass: None,
             wrong_end: None,
+            nodes: None,
         }
     }
 }
@@ -292,11 +341,17 @@ impl Observer for Recorder<'_> {
         self.pass = Some(now.0);
     }
 
-    fn after_mapping(&mut self, _now: Micros, _ctl: &Controller<'_>, _decisions: u32) {
+    fn after_mapping(&mut self, _now: Micros, ctl: &Controller<'_>, _decisions: u32) {
         self.pass = None;
+        if let Some(log) = self.nodes.as_mut() {
+            log.after_mapping(ctl);
+        }
     }
 
     fn on_decision(&mut self, d: &Decision) {
+        if let Some(log) = self.nodes.as_mut() {
+            log.on_decision(d);
+        }
         let k = d.task.0 as usize;
         if d.kind == DecisionKind::Drop {
             self.counts.dropped += 1;

@@ -1,0 +1,84 @@
+//! Batsim's files, so that kairos's runs feed the tools of the field unchanged: the jobs
+//! file and the one-row schedule file Batsim writes (read by evalys), and Batsim's workload
+//! JSON, read as a replay input and written as an export.
+//!
+//! # Files, one idea each
+//! - `jobs.rs`: [`BatsimJob`], one row of the jobs file (Batsim's 17 columns, in the order
+//!   Batsim's code writes them), [`write_jobs`], and the rows of a replay ([`replay_rows`]).
+//! - `schedule.rs`: [`ScheduleRow`], the one-row schedule file's metrics, from the rows.
+//! - `workload.rs`: Batsim workload JSON in ([`read_workload`]: `nb_res`, `jobs`, `delay`
+//!   profiles) and out ([`write_workload`]).
+//! - `essc.rs`: the rows of a `kairos run` of an ESSC scenario ([`run_trial_jobs`]): node
+//!   ids global across clusters, and the cluster, P-state, utility and fate in `metadata`.
+//! - `input.rs`: what kind of file a path holds ([`sniff`]), chosen by content.
+//!
+//! Times are seconds with six decimals (kairos counts integer microseconds); energy is
+//! joules, `-1` where no power is modelled, as in Batsim.
+
+mod essc;
+mod input;
+mod jobs;
+mod schedule;
+mod workload;
+
+#[cfg(test)]
+mod tests;
+
+pub use essc::{run_trial_jobs, EsscJobs};
+pub use input::{is_experiment, sniff, toml_table, InputKind};
+pub use jobs::{interval_set, replay_rows, write_jobs, BatsimJob, FinalState, JOBS_COLUMNS};
+pub use schedule::{write_schedule, ScheduleRow, SCHEDULE_COLUMNS};
+pub use workload::{delay_profile, read_workload, write_workload, Workload, WorkloadJob};
+
+use std::path::{Path, PathBuf};
+
+/// The two files Batsim writes under its export prefix: `PREFIX_jobs.csv` and
+/// `PREFIX_schedule.csv`.
+pub fn output_paths(prefix: &Path) -> (PathBuf, PathBuf) {
+    let p = prefix.as_os_str().to_string_lossy();
+    (
+        PathBuf::from(format!("{p}_jobs.csv")),
+        PathBuf::from(format!("{p}_schedule.csv")),
+    )
+}
+
+/// Checks, before any work, the two files `--batsim-out PREFIX` will write: neither an input
+/// nor an existing file unless `force` (as every output, `crate::output::check_file`).
+pub fn check_outputs(prefix: &Path, force: bool, inputs: &[&Path]) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let (jobs, schedule) = output_paths(prefix);
+    // The prefix may name a folder still to make (write_outputs makes it): made now, so the
+    // checks below see the folder and a bad path fails before the run.
+    if let Some(dir) = jobs.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("{}: cannot create the directory", dir.display()))?;
+    }
+    for p in [&jobs, &schedule] {
+        crate::output::check_file("--batsim-out", p, force, inputs)?;
+    }
+    Ok(())
+}
+
+/// Writes the jobs file and the schedule file of `rows` under `prefix` (creating its
+/// directory); `scheduling_time_s` is the wall-clock time the run took.
+pub fn write_outputs(
+    prefix: &Path,
+    rows: &[BatsimJob],
+    machines: u32,
+    scheduling_time_s: f64,
+) -> anyhow::Result<(PathBuf, PathBuf)> {
+    use anyhow::Context;
+    let (jobs, schedule) = output_paths(prefix);
+    if let Some(dir) = jobs.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("{}: cannot create the directory", dir.display()))?;
+    }
+    let mut out = Vec::new();
+    write_jobs(&mut out, rows)?;
+    crate::output::write_atomic(&jobs, out)?;
+    let row = ScheduleRow::of(rows, machines, scheduling_time_s);
+    let mut out = Vec::new();
+    write_schedule(&mut out, &row)?;
+    crate::output::write_atomic(&schedule, out)?;
+    Ok((jobs, schedule))
+}
