@@ -35,6 +35,19 @@ pub(crate) struct Opt {
     pub tomorrow: MilliJoules,
 }
 
+impl Opt {
+    /// A placeholder.
+    pub const NONE: Opt = Opt {
+        m: NO_MACHINE,
+        k: 0,
+        start: Micros::ZERO,
+        end: Micros::ZERO,
+        eec: MilliJoules::ZERO,
+        today: MilliJoules::ZERO,
+        tomorrow: MilliJoules::ZERO,
+    };
+}
+
 /// Why a task has no option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum NoOption {

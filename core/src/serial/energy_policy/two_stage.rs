@@ -12,9 +12,11 @@
 
 use super::{Decision, EScratch};
 use crate::serial::energy_heuristic::EnergyHeuristic;
-use crate::serial::env::MAX_SERIAL_MACHINES;
+use crate::serial::env::{MAX_SERIAL_MACHINES, MAX_SERIAL_MACHINE_TYPES};
 use crate::serial::options::{Opt, OptionView, NO_MACHINE};
+use crate::serial::pstate::MAX_SERIAL_PSTATES;
 use crate::serial::queue::NONE;
+use crate::units::Micros;
 
 #[inline]
 fn pack(m: u16, k: u8) -> u32 {
@@ -26,14 +28,25 @@ fn unpack(c: u32) -> (u16, u8) {
     ((c >> 8) as u16, c as u8)
 }
 
+/// Most options of one task (one machine per type).
+const MAX_OPTIONS: usize = MAX_SERIAL_MACHINE_TYPES * MAX_SERIAL_PSTATES;
+
 /// Task `t`'s best valid, filtered option and its stage-2 score; the options examined.
+///
+/// Every objective is non-decreasing in the utility, and no option earns more than the one
+/// completing first, so an option whose score at that utility cannot beat the best so far
+/// is skipped without evaluating its utility (the same choice, far fewer evaluations of the
+/// curve). Candidates are examined by that bound, best first.
 fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>, u64) {
-    let mut best: Option<(Opt, f64, f64)> = None;
+    let mut cand: [(Opt, f64); MAX_OPTIONS] = [(Opt::NONE, 0.0); MAX_OPTIONS];
+    let mut n = 0usize;
     let mut evals = 0u64;
     let arrival = v.tasks[t as usize].arrival;
+    let ty = v.tasks[t as usize].ty;
+    let mut first = Micros::MAX;
     for j in 0..v.env.machine_types {
         let m = v.best_of(j);
-        if m == NO_MACHINE || !v.env.runs(v.tasks[t as usize].ty, j) {
+        if m == NO_MACHINE || !v.env.runs(ty, j) {
             continue;
         }
         for k in 0..v.power.pstates {
@@ -42,27 +55,66 @@ fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>
             if !v.passes(&o) {
                 continue;
             }
-            let u = if matches!(h, EnergyHeuristic::MinMinComp) {
-                0.0
-            } else {
-                v.utility(t, o.end)
-            };
-            let etc_s = (o.end - o.start).as_secs_f64();
-            let eec_j = o.eec.as_joules_f64();
-            let end_s = (o.end - arrival).as_secs_f64();
-            let s1 = h.stage1(&v.norm, u, etc_s, eec_j, end_s);
-            let better = match &best {
-                None => true,
-                Some((b, bs1, _)) => {
-                    s1 > *bs1 || (s1 == *bs1 && (o.end, o.m, o.k) < (b.end, b.m, b.k))
-                }
-            };
-            if better {
-                best = Some((o, s1, h.score(&v.norm, u, etc_s, eec_j, end_s)));
-            }
+            first = first.min(o.end);
+            cand[n].0 = o;
+            n += 1;
         }
     }
-    (best.map(|(o, _, s)| (o, s)), evals)
+    if n == 0 {
+        return (None, evals);
+    }
+    let needs_u = !matches!(h, EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil);
+    let u_up = if matches!(h, EnergyHeuristic::MinMinComp) {
+        0.0
+    } else {
+        v.utility(t, first)
+    };
+    let parts = |o: &Opt| {
+        (
+            (o.end - o.start).as_secs_f64(),
+            o.eec.as_joules_f64(),
+            (o.end - arrival).as_secs_f64(),
+        )
+    };
+    for c in cand[..n].iter_mut() {
+        let (etc_s, eec_j, end_s) = parts(&c.0);
+        c.1 = h.stage1(&v.norm, u_up, etc_s, eec_j, end_s);
+    }
+    let cand = &mut cand[..n];
+    cand.sort_unstable_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| (a.0.end, a.0.m, a.0.k).cmp(&(b.0.end, b.0.m, b.0.k)))
+    });
+    let mut best: Option<(Opt, f64)> = None;
+    for &(o, bound) in cand.iter() {
+        if let Some((b, bs1)) = &best {
+            // Sorted by bound: nothing later can beat the best.
+            if bound < *bs1 || (bound == *bs1 && (o.end, o.m, o.k) > (b.end, b.m, b.k)) {
+                break;
+            }
+        }
+        let (etc_s, eec_j, end_s) = parts(&o);
+        let s1 = if needs_u {
+            h.stage1(&v.norm, v.utility(t, o.end), etc_s, eec_j, end_s)
+        } else {
+            bound
+        };
+        let better = match &best {
+            None => true,
+            Some((b, bs1)) => s1 > *bs1 || (s1 == *bs1 && (o.end, o.m, o.k) < (b.end, b.m, b.k)),
+        };
+        if better {
+            best = Some((o, s1));
+        }
+    }
+    // Max-Max Util's stage 2 scores the chosen option's utility; the others score as stage 1.
+    (
+        best.map(|(o, s1)| match h {
+            EnergyHeuristic::MaxMaxUtil => (o, v.utility(t, o.end)),
+            _ => (o, s1),
+        }),
+        evals,
+    )
 }
 
 impl EScratch<'_> {
