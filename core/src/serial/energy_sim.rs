@@ -183,8 +183,7 @@ impl<'a> EnergySim<'a> {
             return Err(SerialError::Storage);
         }
         let w_ok = |w: f64| w.is_finite() && (0.0..=1.0).contains(&w);
-        if !(cfg.theta >= 0.0 && cfg.theta.is_finite())
-            || !cfg.filter.is_valid()
+        if !(cfg.theta >= 0.0 && cfg.theta.is_finite() && cfg.filter.is_valid())
             || cfg.heuristic.weight().is_some_and(|w| !w_ok(w))
             || cfg.interval == Micros::ZERO
             || cfg.day_len == Micros::ZERO
@@ -504,8 +503,7 @@ impl<'a> EnergySim<'a> {
         let mut spent_next = MilliJoules::ZERO;
         let mut unmov_end = [Micros::ZERO; MAX_SERIAL_MACHINES];
         let mut time_left = 0u128;
-        for m in 0..self.q.len() {
-            let qm = self.q[m];
+        for (m, (&qm, ue)) in self.q.iter().zip(unmov_end.iter_mut()).enumerate() {
             let mut end = now;
             if qm.exec != NONE {
                 let e = self.eec_of(qm.exec, m);
@@ -521,16 +519,16 @@ impl<'a> EnergySim<'a> {
                     end = end.max(pe);
                 }
             }
-            unmov_end[m] = end;
+            *ue = end;
             time_left += de.saturating_sub(end).0 as u128;
         }
         // Dropping: the best utility on any machine in P-state 0, after the unmovable tasks.
         let mut evals = 0u64;
         if self.cfg.theta > 0.0 {
             let mut type_ready = [Micros::MAX; super::env::MAX_SERIAL_MACHINE_TYPES];
-            for m in 0..self.q.len() {
-                let j = env.machine_type[m] as usize;
-                type_ready[j] = type_ready[j].min(unmov_end[m]);
+            for (&j, &ue) in env.machine_type.iter().zip(unmov_end.iter()) {
+                let j = j as usize;
+                type_ready[j] = type_ready[j].min(ue);
             }
             let mut kept = 0usize;
             for s in 0..n {

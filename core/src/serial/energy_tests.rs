@@ -129,12 +129,11 @@ impl Bufs {
     }
 }
 
+/// Each task's (machine, start, P-state), if it started.
+type Starts = Vec<Option<(u16, u64, u8)>>;
+
 /// Runs and returns the report and each task's (machine, start, P-state).
-fn run(
-    w: &World,
-    tasks: &[SerialTask],
-    c: EnergyConfig,
-) -> (EnergyReport, Vec<Option<(u16, u64, u8)>>) {
+fn run(w: &World, tasks: &[SerialTask], c: EnergyConfig) -> (EnergyReport, Starts) {
     let mut b = Bufs::new(tasks.len());
     let mut sim = EnergySim::new(w.env(), w.power(), tasks, c, b.storage()).unwrap();
     while sim.next_event().is_some() {
@@ -165,7 +164,7 @@ fn a_task_that_fits_no_energy_today_is_postponed_to_the_next_day() {
     assert_eq!(
         s,
         vec![
-            Some((0, 1 * MIN, 0)),
+            Some((0, MIN, 0)),
             Some((0, 11 * MIN, 0)),
             Some((0, 60 * MIN, 0))
         ]
@@ -234,7 +233,7 @@ fn the_tuned_filter_paces_p_state_0_and_fcfs_all_falls_back_to_p1() {
     let mut c = cfg(fcfs(true), 1000);
     c.filter = SerialFilter::Tuned(0.21);
     let (_, all) = run(&w, &tasks, c);
-    assert_eq!(all[0], Some((0, 1 * MIN, 1)));
+    assert_eq!(all[0], Some((0, MIN, 1)));
     c.heuristic = fcfs(false);
     let (_, p0) = run(&w, &tasks, c);
     assert_eq!(p0[0], Some((0, 8 * MIN, 0)));

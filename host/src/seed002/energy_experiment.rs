@@ -126,7 +126,7 @@ fn filter_label(f: SerialFilter) -> String {
     match f {
         SerialFilter::None => "no filter".into(),
         SerialFilter::Tuned(l) => format!("L={l}"),
-        SerialFilter::Adaptive(l) if l == 1.0 => "adaptive".into(),
+        SerialFilter::Adaptive(1.0) => "adaptive".into(),
         SerialFilter::Adaptive(l) => format!("adaptive L={l}"),
     }
 }
@@ -414,12 +414,15 @@ pub struct Row {
     pub priority_share: [f64; 2],
 }
 
+/// A run's measures: the report, the trace, Fig. 4.5's priority shares.
+pub type Measures = (EnergyReport, Vec<(f64, f64)>, [f64; 2]);
+
 /// Runs `cfg` on trial `et` and collects the row's measures.
 pub fn run_one(
     et: &EnergyTrial,
     cfg: EnergyConfig,
     trace: Option<Micros>,
-) -> anyhow::Result<(EnergyReport, Vec<(f64, f64)>, [f64; 2])> {
+) -> anyhow::Result<Measures> {
     let tr = &et.trial;
     let mut b = EnergyBuffers::new(tr.tasks.len());
     let mut sim = EnergySim::new(tr.env(), et.power(), &tr.tasks, cfg, b.storage())

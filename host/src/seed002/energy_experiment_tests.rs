@@ -58,3 +58,20 @@ fn a_small_run_is_within_budget_and_reruns_byte_identically() {
     let again = run(&exp, Some(1), &|_| {}).unwrap();
     assert_eq!(reports(&exp, &rows), reports(&exp, &again));
 }
+
+#[test]
+fn every_energy_experiment_file_loads() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with("s002-energy-") && name.ends_with(".toml") {
+            assert!(is_energy(&p), "{name}");
+            let exp = EnergyExperiment::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!exp.configs.is_empty(), "{name}");
+            n += 1;
+        }
+    }
+    assert!(n >= 11, "{n} files");
+}
