@@ -129,9 +129,37 @@ impl<'a> Controller<'a> {
     pub fn now(&self) -> Micros {
         self.planner.now()
     }
-    /// The tasks so far, in arrival order (index = [`TaskId`]).
+    /// The tasks so far, in arrival order (index = [`TaskId`]) while the table has not
+    /// wrapped; then the table in slot order ([`Controller::task`] finds a task by id).
     pub fn tasks(&self) -> &[TaskSlot] {
         self.planner.tasks()
+    }
+    /// Task `id`'s slot, while the task table holds it (task slots are recycled once a
+    /// controller has seen more tasks than it has slots; see `Planner::tasks`).
+    pub fn task(&self, id: TaskId) -> Option<&TaskSlot> {
+        self.planner.task(id)
+    }
+    /// From now on, gives a task slot to a new task once the slot's task is completed or
+    /// dropped (and past a mapping event since), so that a controller that runs for ever
+    /// (the firmware's live mode) needs slots for the tasks it holds at once, not for all it
+    /// has seen. Without it, the task table refuses arrivals once full.
+    pub fn recycle_slots(&mut self) {
+        self.planner.recycle_slots();
+    }
+    /// Starts the day that contains `now` if `now` is at or past the day's end (the next
+    /// day as long as the configured one, a fresh energy ledger, the utility earned starting
+    /// again from zero); returns whether it did. What a controller that runs for ever calls
+    /// before each mapping event; a replay of one day never needs it.
+    pub fn roll_day(&mut self, now: Micros) -> bool {
+        let rolled = self.planner.roll_day(now);
+        if rolled {
+            self.utility = Utility::ZERO;
+        }
+        rolled
+    }
+    /// Task slots in use: tasks not yet completed or dropped.
+    pub fn slots_used(&self) -> usize {
+        self.planner.slots_used()
     }
     /// One cluster's timeline.
     pub fn timeline(&self, c: ClusterId) -> Option<&ClusterTimeline<'a>> {

@@ -442,7 +442,7 @@ impl<'b> Engine<'b> {
             // The spare part loses its first entry to each push, so staged entry `s` sits
             // `queued` entries nearer its start.
             let id = self.pending.spare()[s - queued].task;
-            let slot = &ctl.tasks()[id.0 as usize];
+            let slot = ctl.task(id).ok_or(InputError::UnknownTask(id.0))?;
             let a = slot.assignment.ok_or(InputError::BadTaskState(id.0))?;
             // A trace job ends at its real run time, not at its planned (requested) one.
             let at = a.start + slot.task.run_time(a.end - a.start);
@@ -562,7 +562,9 @@ where
 /// assignment the entry was queued for or, when `end` (the task's latest pending end, with a
 /// table of them) says this entry was kept for a later one, with one that ends then.
 fn is_live(ctl: &Controller<'_>, p: &Pending, end: Option<Micros>) -> bool {
-    let slot = &ctl.tasks()[p.task.0 as usize];
+    let Some(slot) = ctl.task(p.task) else {
+        return false;
+    };
     matches!(slot.state, TaskState::Running | TaskState::Reserved)
         && slot.assignment.is_some_and(|a| {
             a.seq == p.seq

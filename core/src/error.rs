@@ -1,9 +1,10 @@
 //! The core's error types: a full buffer or an inconsistent input is an `Err`, never a panic.
 
 use core::fmt;
+use serde::{Deserialize, Serialize};
 
 /// Which fixed-capacity structure ran out of room.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Capacity {
     /// The platform's cluster list ([`MAX_CLUSTERS`](crate::limits::MAX_CLUSTERS)).
@@ -29,7 +30,7 @@ pub enum Capacity {
 }
 
 /// A fixed-capacity structure is full; the value says which, and the limit it hit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct CapacityError {
     /// The structure that is full.
@@ -60,7 +61,7 @@ impl fmt::Display for CapacityError {
 impl core::error::Error for CapacityError {}
 
 /// An input the core cannot accept: it names what is wrong.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum InputError {
     /// A cluster index that the platform does not have.
@@ -155,7 +156,7 @@ impl fmt::Display for InputError {
 impl core::error::Error for InputError {}
 
 /// Any error the core returns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Error {
     /// A fixed-capacity structure is full.

@@ -37,7 +37,10 @@
 //! - [`engine`]: the one event loop that drives a controller through arrivals, completions
 //!   and mapping events, for every caller (the firmware, `kairos run`, trace replay, the
 //!   benchmarks), and hashes the decisions ([`digest`]). [`packed`]: a scenario packed for the
-//!   firmware.
+//!   firmware. [`wire`]: the protocol between a host and a live controller.
+//!
+//! - [`dag`]: seed 003's DAG jobs with per-task DVFS, beside the planner: its own job type,
+//!   evaluator, power model and allocators (ValOpt, NBA-FCPS, NBA-FTPS, PBA's run-time choice).
 //!
 //! `docs/architecture.md` follows one task from arrival to completion through these files.
 //!
@@ -61,6 +64,7 @@
 
 pub mod config;
 mod controller;
+pub mod dag;
 pub mod digest;
 mod dropping;
 pub mod energy;
@@ -77,6 +81,7 @@ pub mod task;
 pub mod timeline;
 pub mod units;
 pub mod utility;
+pub mod wire;
 
 pub use config::{Config, Heuristic, KnapsackParams, Reservations, UnknownName};
 pub use controller::{Controller, Counts};

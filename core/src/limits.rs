@@ -42,3 +42,13 @@ pub const BOOKING_LOG: usize = 512;
 pub const BOOKING_LOG: usize = 16;
 
 const _: () = assert!(BOOKING_LOG.is_power_of_two());
+
+/// Most tasks one DAG job may have (seed 003: 5 to 10). A task set is a `u16` bitset, so this
+/// cannot exceed 16 without widening [`TaskSet`](crate::dag::job::TaskSet).
+pub const MAX_DAG_TASKS: usize = 16;
+/// Most DVFS levels of a seed 003 core (the paper's Intel Core M has 6). Separate from
+/// [`MAX_PSTATES`]: seed 003's levels are per core and per task, priced by a voltage model, not
+/// a platform's per-cluster P-state table, so raising this costs no existing structure.
+pub const MAX_DVFS_LEVELS: usize = 8;
+
+const _: () = assert!(MAX_DAG_TASKS <= 16);

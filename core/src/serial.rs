@@ -14,7 +14,8 @@
 //!   second-best machine of every machine type, completions and utilities. The heuristics
 //!   use it; it knows no heuristic.
 //! - `two_stage`: the two-stage batch pass (stage 1: a machine per task; stage 2: the best
-//!   pair) that Min-Min Comp, Max-Max Util, Max-Max UPT and MET-Max Util-Max UPT share.
+//!   pair) that Min-Min Comp, Max-Max Util, Max-Max UPT and MET-Max Util-Max UPT share;
+//!   `grouped` makes its decisions over groups of tasks of one type and curve.
 //! - `policy/`: the twelve heuristics, one a file, and App. A's permutation.
 //! - [`cost`]: the deterministic model of a mapping event's own duration (spec §2).
 //! - [`sim`]: the event loop: completions, arrivals, mapping events (immediate: one per
@@ -37,6 +38,7 @@ pub mod energy_heuristic;
 mod energy_policy;
 pub mod energy_sim;
 pub mod env;
+mod grouped;
 mod heuristic;
 mod options;
 mod policy;

@@ -25,8 +25,12 @@
 //! `rtt` feature logs over RTT instead, for real hardware (probe-rs; docs/firmware.md).
 #![no_std]
 #![no_main]
+// The live mode serves the link instead of replaying: the replay's code goes unused.
+#![cfg_attr(feature = "live", allow(dead_code, unused_imports))]
 
 mod cycles;
+#[cfg(feature = "live")]
+mod live;
 mod scenario;
 mod stack;
 mod storage;
@@ -72,6 +76,9 @@ fn main() -> ! {
         storage::BYTES_PER_TASK,
         storage::BYTES_PER_NODE
     );
+    #[cfg(feature = "live")]
+    live::run();
+    #[cfg(not(feature = "live"))]
     match run() {
         Ok(report) => {
             info!(

@@ -21,8 +21,26 @@ use kairos_core::packed::PackedHeader;
 use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
 use kairos_core::{MemoEntry, Storage, TaskSlot, Work};
 
-/// Task slots: the most tasks a scenario may have.
-pub const TASKS: usize = 512;
+/// Task slots: the most tasks a scenario may have (the live mode: may hold at once). 512,
+/// or `KAIROS_FW_TASKS` at build time (docs/firmware.md sizes the largest that links).
+pub const TASKS: usize = match option_env!("KAIROS_FW_TASKS") {
+    Some(s) => parse(s),
+    None => 512,
+};
+
+/// A decimal number, at compile time (a bad one fails the build).
+const fn parse(s: &str) -> usize {
+    let b = s.as_bytes();
+    let mut n = 0usize;
+    let mut i = 0;
+    assert!(!b.is_empty(), "KAIROS_FW_TASKS must be a decimal number");
+    while i < b.len() {
+        assert!(b[i].is_ascii_digit(), "KAIROS_FW_TASKS must be a decimal number");
+        n = n * 10 + (b[i] - b'0') as usize;
+        i += 1;
+    }
+    n
+}
 /// Node timelines: the most nodes over all clusters.
 pub const NODES: usize = 96;
 /// The largest cluster the sweep scratch (and node choice's keys in it) can serve.
@@ -36,16 +54,16 @@ pub const MEMO: usize = 1024;
 pub const PENDING: usize = 2 * TASKS + 16;
 
 /// A `static` that starts uninitialised and is handed out once, as `&'static mut`.
-struct Static<T>(UnsafeCell<MaybeUninit<T>>);
+pub struct Static<T>(UnsafeCell<MaybeUninit<T>>);
 
 // Safety: each `Static` is only reached through `take`, which hands it out at most once.
 unsafe impl<T> Sync for Static<T> {}
 
 impl<T> Static<T> {
-    const fn new() -> Static<T> {
+    pub const fn new() -> Static<T> {
         Static(UnsafeCell::new(MaybeUninit::uninit()))
     }
-    fn ptr(&self) -> *mut T {
+    pub fn ptr(&self) -> *mut T {
         self.0.get().cast()
     }
 }
@@ -102,7 +120,7 @@ pub fn take() -> Option<Buffers> {
 /// Initialises every element of the static array at `array` with `f` and borrows it for good.
 ///
 /// Safety: `array` points to a `static`, which the caller borrows only once.
-unsafe fn fill<T, const N: usize>(
+pub unsafe fn fill<T, const N: usize>(
     array: *mut [T; N],
     mut f: impl FnMut() -> T,
 ) -> &'static mut [T] {

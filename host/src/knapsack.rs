@@ -430,6 +430,20 @@ pub fn sweep(
     threads: Option<usize>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> anyhow::Result<Vec<Point>> {
+    sweep_points(w, grid, mode, share, 0..grid.points(), threads, progress)
+}
+
+/// [`sweep`] over the grid points `points` only (a shard's slice, [`crate::shard`]):
+/// `progress(done, total)` counts within the slice. Grid order.
+pub fn sweep_points(
+    w: &Workload,
+    grid: &Grid,
+    mode: Mode,
+    share: f64,
+    points: std::ops::Range<usize>,
+    threads: Option<usize>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> anyhow::Result<Vec<Point>> {
     let replay: Vec<ReplayJob> = w
         .jobs
         .iter()
@@ -466,12 +480,14 @@ pub fn sweep(
         builder = builder.num_threads(t.max(1));
     }
     let pool = builder.build().context("cannot start the thread pool")?;
-    let total = grid.points();
+    let end = points.end.min(grid.points());
+    let start = points.start.min(end);
+    let total = end - start;
     let chunk = total.div_ceil(20).max(1);
     let mut out = Vec::with_capacity(total);
-    let mut from = 0;
-    while from < total {
-        let to = (from + chunk).min(total);
+    let mut from = start;
+    while from < end {
+        let to = (from + chunk).min(end);
         let part: anyhow::Result<Vec<Point>> = pool.install(|| {
             (from..to)
                 .into_par_iter()
@@ -499,7 +515,7 @@ pub fn sweep(
         });
         out.extend(part.with_context(|| format!("{}: scheduling failed", w.name))?);
         from = to;
-        progress(from, total);
+        progress(from - start, total);
     }
     Ok(out)
 }

@@ -14,9 +14,12 @@
 //!   scenario or of a log) and their expansion into configurations. Both read and check their
 //!   TOML through [`toml_file`], whose errors name the file, the line and the key.
 //!   [`swf`]: Standard Workload Format logs (reading, cleaning, conversion to jobs).
+//!   [`lublin99`]: the Lublin-Feitelson model of rigid parallel jobs, written as SWF logs.
 //! - Environments: what the core is given. [`generate`]: the ESSC generator, a scenario's
 //!   trial (platform, task types, utility classes, tasks). [`seed001`]: seed 001's
 //!   environment over a log (value functions, platforms cut from Curie, 28 h windows).
+//!   [`seed003`]: seed 003's DAG jobs with per-task DVFS (generator, PBA's profiler, the
+//!   event loop, its experiments and reports).
 //!   [`firmware_scenarios`]: the reference scenarios the firmware embeds, in the core's packed
 //!   form (`kairos_core::packed`), and their host replay (`kairos digest`).
 //! - Runs. [`run`]: one trial under one configuration, the library behind `kairos run`, the
@@ -27,8 +30,14 @@
 //!   replay`): loading, the replay as an observer of the core's engine, and metrics.
 //!   [`knapsack`]: seed 004's (alpha, beta, gamma) sweep over malleable jobs, with its own
 //!   scheduling loop (a malleable job is not one task with one assignment).
+//!   [`live`]: a run whose decisions come from a live controller over a serial link (the
+//!   firmware under QEMU, a board, or the core's serve loop in a thread): `kairos run
+//!   --controller`, the engine's loop kept on the host, the wire protocol's client.
 //! - Outputs. [`report`]: an experiment's CSV and JSON tables, statistics and SVG plots
 //!   (`knapsack` and `trace` write their own small files).
+//! - Beyond one machine. [`shard`]: one slice of an experiment's runs or a knapsack grid's
+//!   points, its shard file, and the merge of shard files into the one-machine reports;
+//!   [`slurm`]: the job array and merge job that run the shards on a Slurm cluster.
 //!
 //! # Where the core is called
 //!
@@ -38,18 +47,24 @@
 //! [`firmware_scenarios`] takes the same storage and runs packed bytes, as the firmware does;
 //! [`trace`] takes it too and watches the engine as an observer. [`generate`], [`seed001`]
 //! and [`trace`] build the core's types (platforms, task types, utility curves); [`knapsack`]
-//! calls the core's knapsack selection directly. Everything else sees only summaries.
+//! calls the core's knapsack selection directly. [`live`] runs the engine's loop on the host
+//! and the controller at the other end of a link. Everything else sees only summaries.
 
 pub mod cmd;
 pub mod experiment;
 pub mod firmware_scenarios;
 pub mod generate;
 pub mod knapsack;
+pub mod live;
+pub mod lublin99;
 pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod seed001;
 pub mod seed002;
+pub mod seed003;
+pub mod shard;
+pub mod slurm;
 pub mod storage;
 pub mod swf;
 pub mod toml_file;

@@ -26,6 +26,12 @@ enum Command {
     Replay(kairos_host::cmd::replay::Args),
     /// Seed 004's exhaustive (alpha, beta, gamma) knapsack sweep and its Pareto fronts.
     SweepKnapsack(kairos_host::cmd::sweep_knapsack::Args),
+    /// Join the shard files of a sharded experiment or knapsack sweep into its reports.
+    Merge(kairos_host::cmd::merge::Args),
+    /// Write (and with --submit, submit) the Slurm job array of a sharded experiment.
+    Slurm(kairos_host::cmd::slurm::Args),
+    /// Write a synthetic SWF log from a workload model (--model lublin99).
+    GenerateSwf(kairos_host::cmd::generate_swf::Args),
     /// Print the digest the firmware must reach for a scenario.
     Digest(kairos_host::cmd::digest::Args),
     /// Regenerate the firmware's embedded reference scenario.
@@ -39,6 +45,9 @@ fn main() -> ExitCode {
         Command::Experiment(a) => kairos_host::cmd::experiment::main(a),
         Command::Replay(a) => kairos_host::cmd::replay::main(a),
         Command::SweepKnapsack(a) => kairos_host::cmd::sweep_knapsack::main(a),
+        Command::Merge(a) => kairos_host::cmd::merge::main(a),
+        Command::Slurm(a) => kairos_host::cmd::slurm::main(a),
+        Command::GenerateSwf(a) => kairos_host::cmd::generate_swf::main(a),
         Command::Digest(a) => kairos_host::cmd::digest::main(a),
         Command::FirmwareScenario(a) => kairos_host::cmd::firmware::main(a),
     };

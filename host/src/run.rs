@@ -18,8 +18,11 @@ use crate::generate::{self, Trial};
 use crate::scenario::Scenario;
 use anyhow::{bail, Context};
 use kairos_core::energy::{EnergyFilter, FilterKind};
-use kairos_core::engine::{Observer, Schedule};
+use kairos_core::engine::{Observer, Report, Schedule};
+use kairos_core::platform::Platform;
+use kairos_core::task::Task;
 use kairos_core::units::{Micros, MilliJoules};
+use kairos_core::utility::UtilityClasses;
 use kairos_core::{Config, Controller};
 use kairos_core::{Heuristic, Reservations};
 use serde::Serialize;
@@ -154,16 +157,11 @@ impl Observer for Watch {
         if let Some(t) = self.started.take() {
             self.durations.push(t.elapsed().as_micros() as u64);
         }
-        if now >= self.next_sample {
-            self.trace.push(TracePoint {
-                time_s: now.as_secs_f64(),
-                utility: ctl.utility().as_f64(),
-                energy_j: ctl.ledger().consumed().as_joules_f64(),
-            });
-            while self.next_sample <= now {
-                self.next_sample = self.next_sample.saturating_add(TRACE_EVERY);
-            }
-        }
+        self.sample(
+            now,
+            ctl.utility().as_f64(),
+            ctl.ledger().consumed().as_joules_f64(),
+        );
     }
 }
 
@@ -175,6 +173,20 @@ impl Watch {
             durations: Vec::new(),
             next_sample: Micros::ZERO,
             trace: Vec::new(),
+        }
+    }
+
+    /// After the mapping event at `now`, with the ledgers then: a trace point if one is due.
+    pub(crate) fn sample(&mut self, now: Micros, utility: f64, energy_j: f64) {
+        if now >= self.next_sample {
+            self.trace.push(TracePoint {
+                time_s: now.as_secs_f64(),
+                utility,
+                energy_j,
+            });
+            while self.next_sample <= now {
+                self.next_sample = self.next_sample.saturating_add(TRACE_EVERY);
+            }
         }
     }
 
@@ -268,13 +280,44 @@ pub fn run_generated(
     trial: &Trial,
     generate_s: f64,
 ) -> anyhow::Result<RunSummary> {
+    run_generated_with(
+        scenario,
+        opts,
+        trial,
+        generate_s,
+        &mut |p, c, cfg, s, t, w| {
+            crate::storage::simulate(p, c, cfg, s, t, w).map_err(anyhow::Error::new)
+        },
+    )
+}
+
+/// How a trial is simulated: the in-process engine ([`crate::storage::simulate`]) or a live
+/// controller over a link ([`crate::live`]); the watch sees every mapping event.
+pub(crate) type Simulate<'f> = dyn FnMut(
+        &Platform,
+        &UtilityClasses,
+        Config,
+        Schedule,
+        &[Task],
+        &mut Watch,
+    ) -> anyhow::Result<Report>
+    + 'f;
+
+/// [`run_generated`], simulated by `simulate`.
+pub(crate) fn run_generated_with(
+    scenario: &Scenario,
+    opts: &RunOptions,
+    trial: &Trial,
+    generate_s: f64,
+    simulate: &mut Simulate<'_>,
+) -> anyhow::Result<RunSummary> {
     let cfg = config(scenario, opts, trial)?;
     let schedule = Schedule::every(Micros::from_secs(
         scenario.simulation.mapping_interval_s as u64,
     ));
     let mut watch = Watch::new();
     let t0 = Instant::now();
-    let report = crate::storage::simulate(
+    let report = simulate(
         &trial.platform,
         &trial.classes,
         cfg,
@@ -282,7 +325,6 @@ pub fn run_generated(
         &trial.tasks,
         &mut watch,
     )
-    .map_err(anyhow::Error::new)
     .with_context(|| {
         format!(
             "simulating trial {} of {} under {}",

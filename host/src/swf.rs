@@ -27,6 +27,7 @@
 mod clean;
 mod header;
 mod number;
+mod stream;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -35,6 +36,7 @@ pub use clean::{
     clean, replay_jobs, CleanOptions, CleanReport, MissingRequest, ReplayError, ReplayJob,
 };
 pub use header::{HeaderComment, HeaderEntry, SwfHeader};
+pub use stream::{read_maybe_gzip, StreamError, SwfStream};
 
 /// The number of fields of an SWF job line.
 pub const FIELDS: usize = 18;
@@ -356,10 +358,10 @@ pub fn resolve_machine_procs(
     }
 }
 
-/// Reads the SWF file at `path` (named in messages as given).
+/// Reads the SWF file at `path` (named in messages as given), plain or gzip-compressed.
 pub fn read(path: impl AsRef<Path>, options: &ReadOptions) -> Result<SwfLog, SwfError> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|error| SwfError::Io {
+    let bytes = read_maybe_gzip(path).map_err(|error| SwfError::Io {
         path: path.to_owned(),
         error,
     })?;

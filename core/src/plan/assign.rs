@@ -67,7 +67,7 @@ impl Planner<'_> {
             ch.day_energy
         };
         self.seq = self.seq.wrapping_add(1);
-        let slot = &mut self.tasks[i as usize];
+        let slot = &mut self.tasks[self.at(i as usize)];
         // From mappable (always in the open list) to not, or the other way.
         match (
             slot.state == TaskState::Mappable,
@@ -102,7 +102,7 @@ impl Planner<'_> {
     /// Takes back a permanent reservation that has not started (EASY recomputes it,
     /// Conservative compresses): the task is mappable again and its energy is released.
     pub(crate) fn unreserve(&mut self, i: u32) {
-        let slot = &mut self.tasks[i as usize];
+        let slot = &mut self.tasks[self.at(i as usize)];
         if slot.state != TaskState::Reserved {
             return;
         }

@@ -59,15 +59,19 @@ impl Planner<'_> {
             }
         }
         task.curve.value_at(Micros::ZERO, self.classes)?;
-        if self.len >= self.tasks.len() {
+        if !self.slot_free(self.len) {
             return Err(full(Capacity::Tasks, self.tasks.len()).into());
         }
         if self.open_len >= self.open.len() {
             return Err(full(Capacity::Tasks, self.open.len()).into());
         }
+        if self.len >= u32::MAX as usize {
+            return Err(full(Capacity::Tasks, u32::MAX as usize).into());
+        }
         let id = TaskId(self.len as u32);
         task.id = id;
-        self.tasks[self.len] = TaskSlot {
+        let at = self.at(self.len);
+        self.tasks[at] = TaskSlot {
             task,
             state: TaskState::Mappable,
             assignment: None,
@@ -84,9 +88,8 @@ impl Planner<'_> {
     /// what it earned.
     pub(crate) fn complete(&mut self, id: TaskId, at: Micros) -> Result<Completed, Error> {
         self.tick(at)?;
-        let slot = self.tasks[..self.len]
-            .get_mut(id.0 as usize)
-            .ok_or(InputError::UnknownTask(id.0))?;
+        let i = self.held(id).ok_or(InputError::UnknownTask(id.0))?;
+        let slot = &mut self.tasks[i];
         let a = match (slot.state, slot.assignment) {
             (TaskState::Running | TaskState::Reserved, Some(a)) if a.start <= at && at <= a.end => {
                 a
@@ -137,7 +140,7 @@ impl Planner<'_> {
         while k < self.open_len && left > 0 {
             let i = self.open[k] as usize;
             k += 1;
-            let s = &mut self.tasks[i];
+            let s = &mut self.tasks[self.at(i)];
             if s.state != TaskState::Mappable {
                 left -= 1;
                 match s.state {
@@ -155,7 +158,7 @@ impl Planner<'_> {
                     }
                     _ => {}
                 }
-                match self.tasks[i].state {
+                match self.tasks[self.at(i)].state {
                     TaskState::Running | TaskState::Completed | TaskState::Dropped => continue,
                     TaskState::Mappable => {}
                     _ => unsettled += 1,
@@ -183,7 +186,7 @@ impl Planner<'_> {
         let mut fastest: [Option<Option<Micros>>; MAX_TASK_TYPES] = [None; MAX_TASK_TYPES];
         for k in 0..self.open_len {
             let i = self.open[k] as usize;
-            let s = &mut self.tasks[i];
+            let s = &mut self.tasks[self.at(i)];
             if s.state != TaskState::Mappable {
                 continue;
             }

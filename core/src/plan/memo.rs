@@ -61,6 +61,11 @@ impl<'a> FitMemo<'a> {
         FitMemo { entries }
     }
 
+    /// Forgets every answer (the day rolled over: answers bounded by its end are stale).
+    pub(super) fn clear(&mut self) {
+        self.entries.fill(MemoEntry::default());
+    }
+
     /// Its entries (to copy a planner).
     pub(super) fn entries(&self) -> &[MemoEntry] {
         self.entries

@@ -15,9 +15,11 @@
 //! - `options.rs`: a task's options (memo, timeline, filter, energy left) and its utility.
 //! - `assign.rs`: booking an option, or taking a reservation back.
 //! - `events.rs`: what an arrival, a completion and the start of a mapping event do.
+//! - `day.rs`: the energy day rolling over, for a controller that runs for ever.
 
 mod assign;
 mod choice;
+mod day;
 mod events;
 mod memo;
 mod options;

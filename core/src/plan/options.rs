@@ -104,7 +104,7 @@ impl Planner<'_> {
         if !filtered {
             return true;
         }
-        match &self.tasks[i as usize].task.demand {
+        match &self.tasks[self.at(i as usize)].task.demand {
             Demand::Typed(t) => self.verdicts.of_type(self.platform, *t) & option_bit(c, p) != 0,
             // One option of a table of its own: worked out as asked.
             Demand::Own(_) => self
@@ -121,7 +121,7 @@ impl Planner<'_> {
         if !filtered {
             return u32::MAX;
         }
-        match &self.tasks[i as usize].task.demand {
+        match &self.tasks[self.at(i as usize)].task.demand {
             Demand::Typed(t) => self.verdicts.of_type(self.platform, *t),
             Demand::Own(table) => self.verdicts.of_table(self.platform, table),
         }
@@ -243,7 +243,7 @@ impl Planner<'_> {
 
     /// The utility task slot `i` earns if it completes at `end`.
     pub(crate) fn value_at_end(&self, i: u32, end: Micros) -> Result<f64, Error> {
-        let s = &self.tasks[i as usize];
+        let s = &self.tasks[self.at(i as usize)];
         let since = end.saturating_sub(s.task.arrival);
         if let Some(p) = s.point.filter(|p| p.since == since) {
             return Ok(p.value);

@@ -16,7 +16,7 @@ use crate::energy::{Averages, Budget, EnergyLedger, Verdicts};
 use crate::error::{full, Capacity, Error};
 use crate::limits::MAX_CLUSTERS;
 use crate::platform::{ClusterId, Placement, Platform, TaskType, TaskTypeId};
-use crate::task::Demand;
+use crate::task::{Demand, TaskId};
 use crate::timeline::{ClusterTimeline, Void};
 use crate::units::{Micros, MilliJoules};
 use crate::utility::UtilityClasses;
@@ -65,6 +65,9 @@ pub struct Planner<'a> {
     pub(super) idle: [u32; MAX_CLUSTERS],
     /// The `epoch` `idle` was counted in (0: never).
     pub(super) idle_epoch: u32,
+    /// Whether a task slot is given again once its task is done (see `slot_free`); off,
+    /// a full table refuses arrivals, as a replay of a day expects.
+    pub(super) recycle: bool,
 }
 
 impl<'a> Planner<'a> {
@@ -121,6 +124,7 @@ impl<'a> Planner<'a> {
             seq: 0,
             idle: [0; MAX_CLUSTERS],
             idle_epoch: 0,
+            recycle: false,
         };
         planner.index_voids(storage.voids);
         Ok(planner)
@@ -151,7 +155,15 @@ impl<'a> Planner<'a> {
     where
         'a: 'b,
     {
-        if storage.tasks.len() < self.len {
+        // Once slots are recycled, a task's slot depends on the table's length: the copy
+        // needs one as long.
+        let copied = self.len.min(self.tasks.len());
+        let fits = if self.len > self.tasks.len() {
+            storage.tasks.len() == self.tasks.len()
+        } else {
+            storage.tasks.len() >= self.len
+        };
+        if !fits {
             return Err(full(Capacity::Tasks, storage.tasks.len()).into());
         }
         if storage.work.len() < self.work_len {
@@ -160,7 +172,7 @@ impl<'a> Planner<'a> {
         if storage.open.len() < self.open_len {
             return Err(full(Capacity::Tasks, storage.open.len()).into());
         }
-        storage.tasks[..self.len].clone_from_slice(&self.tasks[..self.len]);
+        storage.tasks[..copied].clone_from_slice(&self.tasks[..copied]);
         storage.work[..self.work_len].copy_from_slice(&self.work[..self.work_len]);
         storage.open[..self.open_len].copy_from_slice(&self.open[..self.open_len]);
         if storage.memo.len() == self.memo.len() {
@@ -201,7 +213,9 @@ impl<'a> Planner<'a> {
             seq,
             idle,
             idle_epoch,
+            recycle,
         } = self;
+        copy.recycle = *recycle;
         copy.averages = *averages;
         copy.len = *len;
         copy.work_len = *work_len;
@@ -239,9 +253,82 @@ impl<'a> Planner<'a> {
     pub fn now(&self) -> Micros {
         self.now
     }
-    /// The tasks so far, in arrival order (index = task id).
+    /// The tasks so far, in arrival order (index = task id), while none has been recycled
+    /// (fewer tasks so far than slots); after that, the table as it is, in slot order.
     pub fn tasks(&self) -> &[TaskSlot] {
-        &self.tasks[..self.len]
+        &self.tasks[..self.len.min(self.tasks.len())]
+    }
+
+    /// Task `id`'s slot, while the table holds it (`None`: it never arrived, or its slot went
+    /// to a later task).
+    pub fn task(&self, id: TaskId) -> Option<&TaskSlot> {
+        self.held(id).map(|i| &self.tasks[i])
+    }
+
+    // ----- Slot recycling. -----
+    //
+    // Task `id` lives in slot `id % slots`: the table is a ring, so that a controller that
+    // runs for ever (the firmware's live mode) holds a bounded number of tasks, not a day's.
+    // A task takes its slot only once the slot's last task is done with (completed or
+    // dropped, and out of the open list); otherwise the arrival is a capacity error. While
+    // the tasks so far fit the table (every host run) `id` is its own slot, and nothing
+    // changes. Recycling is the caller's choice (`recycle_slots`: the live controller's);
+    // without it a full table refuses arrivals.
+
+    /// Gives task slots again once their tasks are done.
+    pub fn recycle_slots(&mut self) {
+        self.recycle = true;
+    }
+
+    /// The slot of task `id` (or of the id the next arrival will get).
+    #[inline]
+    pub(super) fn at(&self, id: usize) -> usize {
+        if id < self.tasks.len() {
+            id
+        } else {
+            id % self.tasks.len()
+        }
+    }
+
+    /// The slot of task `id`, if the table still holds it.
+    pub(super) fn held(&self, id: TaskId) -> Option<usize> {
+        let id = id.0 as usize;
+        if id >= self.len || self.tasks.is_empty() {
+            return None;
+        }
+        let i = self.at(id);
+        (self.tasks[i].task.id.0 as usize == id).then_some(i)
+    }
+
+    /// Whether the task with id `id` (the next to arrive) can have its slot.
+    pub(super) fn slot_free(&self, id: usize) -> bool {
+        if self.tasks.is_empty() {
+            return false;
+        }
+        if id < self.tasks.len() {
+            return true;
+        }
+        if !self.recycle {
+            return false;
+        }
+        let s = &self.tasks[self.at(id)];
+        let old = (id - self.tasks.len()) as u32;
+        matches!(s.state, TaskState::Completed | TaskState::Dropped)
+            && self.open[..self.open_len].binary_search(&old).is_err()
+    }
+
+    /// Task slots in use: tasks that arrived and are not done with (waiting, held, reserved
+    /// or running, or still on the open list).
+    pub fn slots_used(&self) -> usize {
+        let held = self.len.min(self.tasks.len());
+        (0..held)
+            .filter(|&i| {
+                !matches!(
+                    self.tasks[i].state,
+                    TaskState::Completed | TaskState::Dropped
+                )
+            })
+            .count()
     }
     /// One cluster's timeline.
     pub fn timeline(&self, c: ClusterId) -> Option<&ClusterTimeline<'a>> {
@@ -259,7 +346,7 @@ impl<'a> Planner<'a> {
         let mut n = 0;
         for k in 0..self.open_len {
             let i = self.open[k] as usize;
-            if self.tasks[i].state == TaskState::Mappable {
+            if self.tasks[self.at(i)].state == TaskState::Mappable {
                 let w = self.work.get_mut(n).ok_or(full(Capacity::Tasks, n))?;
                 *w = Work {
                     slot: i as u32,
@@ -282,7 +369,7 @@ impl<'a> Planner<'a> {
 
     /// A task slot.
     pub(crate) fn slot(&self, i: u32) -> &TaskSlot {
-        &self.tasks[i as usize]
+        &self.tasks[self.at(i as usize)]
     }
 
     /// The Random heuristic's stream.
@@ -292,7 +379,7 @@ impl<'a> Planner<'a> {
 
     /// The platform task type task slot `i` runs as (`None`: a table of its own).
     pub(crate) fn task_type(&self, i: u32) -> Option<TaskTypeId> {
-        match self.tasks[i as usize].task.demand {
+        match self.tasks[self.at(i as usize)].task.demand {
             Demand::Typed(t) => Some(t),
             Demand::Own(_) => None,
         }
@@ -300,17 +387,26 @@ impl<'a> Planner<'a> {
 
     /// The placement of task slot `i` on cluster `c`.
     pub(crate) fn placement(&self, i: u32, c: ClusterId) -> Option<Placement> {
-        self.tasks[i as usize].task.on(self.platform, c).copied()
+        self.tasks[self.at(i as usize)]
+            .task
+            .on(self.platform, c)
+            .copied()
     }
 
     /// Whether task slot `i` may run on cluster `c` (its placement is not copied).
     pub(crate) fn runs_on(&self, i: u32, c: ClusterId) -> bool {
-        self.tasks[i as usize].task.on(self.platform, c).is_some()
+        self.tasks[self.at(i as usize)]
+            .task
+            .on(self.platform, c)
+            .is_some()
     }
 
     /// Task slot `i`'s table (its type's, or its own), read in place: no placement copied.
     pub(crate) fn table(&self, i: u32) -> Option<&TaskType> {
-        self.tasks[i as usize].task.table(self.platform).ok()
+        self.tasks[self.at(i as usize)]
+            .task
+            .table(self.platform)
+            .ok()
     }
 
     /// Number of P-states.
@@ -325,7 +421,7 @@ impl<'a> Planner<'a> {
 
     /// Whether slot `i` holds a reservation that starts after now.
     pub(crate) fn reserved_after_now(&self, i: usize) -> bool {
-        let s = &self.tasks[i];
+        let s = &self.tasks[self.at(i)];
         s.state == TaskState::Reserved && s.assignment.is_some_and(|a| a.start > self.now)
     }
 
@@ -342,7 +438,7 @@ impl<'a> Planner<'a> {
 
     /// The assignment of slot `i`, if any.
     pub(crate) fn assignment(&self, i: u32) -> Option<Assignment> {
-        self.tasks[i as usize].assignment
+        self.tasks[self.at(i as usize)].assignment
     }
 
     /// Holds the open list to its promise: every waiting task is in it, in slot order, and
@@ -362,7 +458,7 @@ impl<'a> Planner<'a> {
         }
         let unsettled = open
             .iter()
-            .filter(|&&i| self.tasks[i as usize].state != TaskState::Mappable)
+            .filter(|&&i| self.tasks[self.at(i as usize)].state != TaskState::Mappable)
             .count();
         assert_eq!(self.unsettled, unsettled);
     }

@@ -20,6 +20,7 @@
 
 use super::cost::EventCost;
 use super::env::{Mode, SerialConfig, SerialEnv, SerialError, SerialTask, MAX_SERIAL_MACHINES};
+use super::grouped;
 use super::policy::{self, permute, PolicyState};
 use super::queue::{MachineQ, NONE};
 use super::two_stage::Scratch;
@@ -64,6 +65,9 @@ pub struct SerialStorage<'a> {
     pub prev: &'a mut [u32],
     /// A batch pass's tournament tree (twice the tasks).
     pub tree: &'a mut [u32],
+    /// Each task's group of tasks of one type and one curve, then a batch pass's per-group
+    /// task (twice the tasks).
+    pub group: &'a mut [u32],
 }
 
 impl SerialStorage<'_> {
@@ -76,6 +80,7 @@ impl SerialStorage<'_> {
             && self.next.len() >= n
             && self.prev.len() >= n
             && self.tree.len() >= 2 * n
+            && self.group.len() >= 2 * n
     }
 }
 
@@ -151,6 +156,12 @@ impl<'a> Sim<'a> {
         for o in storage.outcome[..tasks.len()].iter_mut() {
             *o = TaskOutcome::Waiting;
         }
+        grouped::assign_groups(
+            tasks,
+            cfg.heuristic != super::env::Heuristic::MinMinComp,
+            storage.group,
+            storage.slots,
+        );
         Ok(Sim {
             env,
             tasks,
@@ -390,6 +401,7 @@ impl<'a> Sim<'a> {
             }
             n = kept;
         }
+        let (group, group_task) = self.st.group.split_at_mut(tasks.len());
         let mut sc = Scratch {
             slots: self.st.slots,
             key: self.st.key,
@@ -397,6 +409,8 @@ impl<'a> Sim<'a> {
             next: self.st.next,
             prev: self.st.prev,
             tree: self.st.tree,
+            group,
+            group_task,
         };
         let (qs, link, outcome, digest) = (
             &mut self.q,

@@ -58,6 +58,11 @@ fn batch(h: Heuristic, e: SerialEnv<'_>, tasks: &[SerialTask], ready: &[u64]) ->
     for (i, s) in slots.iter_mut().enumerate() {
         *s = i as u32;
     }
+    let (mut group, mut group_task) = (vec![0u32; n], vec![0u32; n]);
+    super::grouped::assign_groups(tasks, h != Heuristic::MinMinComp, &mut group, &mut slots);
+    for (i, s) in slots.iter_mut().enumerate() {
+        *s = i as u32;
+    }
     let mut sc = Scratch {
         slots: &mut slots,
         key: &mut key,
@@ -65,6 +70,8 @@ fn batch(h: Heuristic, e: SerialEnv<'_>, tasks: &[SerialTask], ready: &[u64]) ->
         next: &mut next,
         prev: &mut prev,
         tree: &mut tree,
+        group: &group,
+        group_task: &mut group_task,
     };
     let mut v = View::new(e, tasks, Micros::ZERO, |m| Micros(ready[m]));
     let mut out = Vec::new();
@@ -231,7 +238,7 @@ fn run(e: SerialEnv<'_>, tasks: &[SerialTask], cfg: SerialConfig) -> Run {
     let mut outcome = vec![TaskOutcome::Waiting; n];
     let (mut link, mut slots, mut key) = (vec![0u32; n], vec![0u32; n], vec![0.0; n]);
     let (mut choice, mut next, mut prev) = (vec![0u16; n], vec![0u32; n], vec![0u32; n]);
-    let mut tree = vec![0u32; 2 * n];
+    let (mut tree, mut group) = (vec![0u32; 2 * n], vec![0u32; 2 * n]);
     let st = SerialStorage {
         outcome: &mut outcome,
         link: &mut link,
@@ -241,6 +248,7 @@ fn run(e: SerialEnv<'_>, tasks: &[SerialTask], cfg: SerialConfig) -> Run {
         next: &mut next,
         prev: &mut prev,
         tree: &mut tree,
+        group: &mut group,
     };
     let report = Sim::new(e, tasks, cfg, st).unwrap().run();
     Run { outcome, report }
@@ -530,19 +538,9 @@ proptest! {
     }
 }
 
-/// A stage with its per-type shortcut turned off: the per-task pass.
-struct PerTask<S>(S);
-
-impl<S: super::two_stage::Stage> super::two_stage::Stage for PerTask<S> {
-    fn choose(&self, v: &View<'_>, t: u32) -> Option<(u16, f64)> {
-        self.0.choose(v, t)
-    }
-    fn evals(&self, v: &View<'_>, t: u32) -> u64 {
-        self.0.evals(v, t)
-    }
-}
-
+/// A batch pass: grouped (`Some(kind)`) or the per-task reference (`None`).
 fn pass(
+    kind: Option<super::grouped::Kind>,
     stage: &impl super::two_stage::Stage,
     e: SerialEnv<'_>,
     tasks: &[SerialTask],
@@ -551,6 +549,9 @@ fn pass(
     let n = tasks.len();
     let (mut slots, mut key, mut choice) = (vec![0u32; n], vec![0.0; n], vec![0u16; n]);
     let (mut next, mut prev, mut tree) = (vec![0u32; n], vec![0u32; n], vec![0u32; 2 * n]);
+    let (mut group, mut group_task) = (vec![0u32; n], vec![0u32; n]);
+    let by_curve = kind != Some(super::grouped::Kind::MinMin);
+    super::grouped::assign_groups(tasks, by_curve, &mut group, &mut slots);
     for (i, s) in slots.iter_mut().enumerate() {
         *s = i as u32;
     }
@@ -561,37 +562,81 @@ fn pass(
         next: &mut next,
         prev: &mut prev,
         tree: &mut tree,
+        group: &group,
+        group_task: &mut group_task,
     };
     let mut v = View::new(e, tasks, Micros::ZERO, |m| Micros(ready[m]));
     let mut out = Vec::new();
-    let evals = super::two_stage::run(&mut v, &mut sc, n, stage, &mut |t, m| out.push((t, m)));
+    let mut emit = |t, m| out.push((t, m));
+    let evals = match kind {
+        Some(k) => super::grouped::run(&mut v, &mut sc, n, k, &|v, t| stage.evals(v, t), &mut emit),
+        None => super::two_stage::run(&mut v, &mut sc, n, stage, &mut emit),
+    };
     (out, evals)
+}
+
+/// The textbook two-stage pass, by definition: at every iteration every remaining task's
+/// stage-1 pair, then the best pair (higher score, then earlier task).
+fn textbook(
+    stage: &impl super::two_stage::Stage,
+    e: SerialEnv<'_>,
+    tasks: &[SerialTask],
+    ready: &[u64],
+) -> Vec<(u32, u16)> {
+    let mut v = View::new(e, tasks, Micros::ZERO, |m| Micros(ready[m]));
+    let mut left: Vec<u32> = (0..tasks.len() as u32).collect();
+    let mut out = Vec::new();
+    loop {
+        let mut best: Option<(usize, u16, f64)> = None;
+        for (i, &t) in left.iter().enumerate() {
+            if let Some((m, k)) = stage.choose(&v, t) {
+                if best.is_none_or(|(_, _, bk)| k > bk) {
+                    best = Some((i, m, k));
+                }
+            }
+        }
+        let Some((i, m, _)) = best else {
+            return out;
+        };
+        let t = left.remove(i);
+        v.take(t, m);
+        out.push((t, m));
+    }
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
 
-    /// The per-type pass makes the per-task pass's decisions and counts its evaluations.
+    /// The grouped pass (tasks of one type and curve together) makes the per-task pass's
+    /// decisions, which are the textbook pass's, and counts the textbook evaluations.
     #[test]
-    fn per_type_pass_equals_per_task_pass(
+    fn grouped_pass_equals_per_task_and_textbook_passes(
         seed in 0u64..10_000,
         n in 1usize..300,
         ready in prop::collection::vec(0u64..3_000_000_000, 8),
+        spread_h in prop::sample::select(vec![0u64, 1, 6]),
     ) {
-        use super::policy::{max_max_util::MaxMaxUtil, met_max_util_max_upt::MetMaxUtilMaxUpt,
-            min_min_comp::MinMinComp};
+        use super::grouped::Kind;
+        use super::policy::{max_max_upt::MaxMaxUpt, max_max_util::MaxMaxUtil,
+            met_max_util_max_upt::MetMaxUtilMaxUpt, min_min_comp::MinMinComp};
         let classes = UtilityClasses::essc20();
         let (etc, mut tasks) = reference(n, seed);
-        // All arrived by the event at 6 h.
+        // All arrived by the event at `spread_h` hours (0: all at once, many equal ages).
         for t in tasks.iter_mut() {
-            t.arrival = Micros(t.arrival.0.min(6 * 3_600_000_000));
+            t.arrival = Micros(t.arrival.0.min(spread_h * 3_600_000_000));
         }
         let e = reference_env(&etc, &classes);
-        prop_assert_eq!(pass(&MinMinComp, e, &tasks, &ready), pass(&PerTask(MinMinComp), e, &tasks, &ready));
-        prop_assert_eq!(pass(&MaxMaxUtil, e, &tasks, &ready), pass(&PerTask(MaxMaxUtil), e, &tasks, &ready));
-        prop_assert_eq!(
-            pass(&MetMaxUtilMaxUpt, e, &tasks, &ready),
-            pass(&PerTask(MetMaxUtilMaxUpt), e, &tasks, &ready)
-        );
+        let grouped = pass(Some(Kind::MinMin), &MinMinComp, e, &tasks, &ready);
+        prop_assert_eq!(&grouped, &pass(None, &MinMinComp, e, &tasks, &ready));
+        prop_assert_eq!(&grouped.0, &textbook(&MinMinComp, e, &tasks, &ready));
+        let grouped = pass(Some(Kind::MaxUtil), &MaxMaxUtil, e, &tasks, &ready);
+        prop_assert_eq!(&grouped, &pass(None, &MaxMaxUtil, e, &tasks, &ready));
+        prop_assert_eq!(&grouped.0, &textbook(&MaxMaxUtil, e, &tasks, &ready));
+        let grouped = pass(Some(Kind::MaxUpt), &MaxMaxUpt, e, &tasks, &ready);
+        prop_assert_eq!(&grouped, &pass(None, &MaxMaxUpt, e, &tasks, &ready));
+        prop_assert_eq!(&grouped.0, &textbook(&MaxMaxUpt, e, &tasks, &ready));
+        let grouped = pass(Some(Kind::MetMaxUpt), &MetMaxUtilMaxUpt, e, &tasks, &ready);
+        prop_assert_eq!(&grouped, &pass(None, &MetMaxUtilMaxUpt, e, &tasks, &ready));
+        prop_assert_eq!(&grouped.0, &textbook(&MetMaxUtilMaxUpt, e, &tasks, &ready));
     }
 }

@@ -11,32 +11,27 @@
 //! sit on that machine's list (a doubly linked list through the scratch slices) and are
 //! re-chosen; the best pair is the root of a tournament tree over the tasks' scores. The
 //! event's modelled cost still counts every pair a textbook pass examines (`cost.rs`).
+//!
+//! The heuristics run `grouped`, the same decisions over groups of tasks of one type and
+//! curve; this per-task pass is its reference in the tests.
 
+#[cfg(test)]
 use super::env::MAX_SERIAL_MACHINES;
+#[cfg(test)]
 use super::queue::NONE;
-use super::view::{View, NO_MACHINE};
-use crate::units::Micros;
+use super::view::View;
+#[cfg(test)]
+use super::view::NO_MACHINE;
 
 /// A heuristic's stage 1: the machine for a task and its stage-2 score (higher wins).
 pub(crate) trait Stage {
-    /// The machine for task `t` and the pair's score, or `None` if no machine can run it.
+    /// The machine for task `t` and the pair's score, or `None` if no machine can run it
+    /// (the per-task reference pass's; the grouped pass has it by `grouped::Kind`).
+    #[cfg_attr(not(test), allow(dead_code))]
     fn choose(&self, v: &View<'_>, t: u32) -> Option<(u16, f64)>;
     /// The pairs a textbook implementation examines for `t` at each iteration.
     fn evals(&self, v: &View<'_>, t: u32) -> u64 {
         v.eligible(t)
-    }
-    /// Whether stage 1 depends on the task's type alone ([`Stage::type_choice`] and
-    /// [`Stage::score`] then hold), which lets [`run`] work type by type.
-    fn by_type(&self) -> bool {
-        false
-    }
-    /// Stage 1 for every task of type `ty` (when [`Stage::by_type`]).
-    fn type_choice(&self, _v: &View<'_>, _ty: u16) -> Option<(u16, Micros)> {
-        None
-    }
-    /// The stage-2 score of task `t` completing at `c` on `m` (when [`Stage::by_type`]).
-    fn score(&self, _v: &View<'_>, _t: u32, _m: u16, _c: Micros) -> f64 {
-        f64::NEG_INFINITY
     }
 }
 
@@ -49,8 +44,13 @@ pub(crate) struct Scratch<'s> {
     pub next: &'s mut [u32],
     pub prev: &'s mut [u32],
     pub tree: &'s mut [u32],
+    /// Each task's group (`grouped::assign_groups`), by task.
+    pub group: &'s [u32],
+    /// A grouped pass's per-group task.
+    pub group_task: &'s mut [u32],
 }
 
+#[cfg(test)]
 impl Scratch<'_> {
     /// The better of slots `a` and `b`: higher score, then earlier task.
     #[inline]
@@ -103,6 +103,7 @@ impl Scratch<'_> {
     }
 }
 
+#[cfg(test)]
 /// Maps `sc.slots[..n]` by `stage`, calling `emit(task, machine)` in assignment order;
 /// returns the evaluations a textbook pass would make.
 pub(crate) fn run(
@@ -114,9 +115,6 @@ pub(crate) fn run(
 ) -> u64 {
     if n == 0 {
         return 0;
-    }
-    if stage.by_type() && v.env.task_types() <= MAX_TYPES {
-        return run_by_type(v, sc, n, stage, emit);
     }
     let mut heads = [NONE; MAX_SERIAL_MACHINES];
     let mut pairs: u64 = 0;
@@ -180,118 +178,6 @@ pub(crate) fn run(
         if rebuild {
             for p in (1..n).rev() {
                 sc.tree[p] = sc.better(sc.tree[2 * p], sc.tree[2 * p + 1]);
-            }
-        }
-    }
-}
-
-/// Most task types [`run_by_type`] handles (more fall back to the per-task pass).
-const MAX_TYPES: usize = 256;
-
-/// One task type's state in [`run_by_type`].
-#[derive(Clone, Copy)]
-struct TypeState {
-    head: u32,
-    tail: u32,
-    best: u32,
-    machine: u16,
-    completion: Micros,
-}
-
-/// [`run`] when stage 1 depends on the type alone (Min-Min Comp, Max-Max Util, MET-Max
-/// Util-Max UPT): every task of a type has the same stage-1 pair, so a machine's new ready
-/// time re-chooses only the types whose pair was on it, and each type keeps its best task
-/// (highest score, earliest on ties); stage 2 compares the types' best tasks. The same
-/// decisions as the per-task pass. Tasks of a type are listed in arrival order through
-/// `next` / `prev`.
-fn run_by_type(
-    v: &mut View<'_>,
-    sc: &mut Scratch<'_>,
-    n: usize,
-    stage: &impl Stage,
-    emit: &mut dyn FnMut(u32, u16),
-) -> u64 {
-    let types = v.env.task_types();
-    let empty = TypeState {
-        head: NONE,
-        tail: NONE,
-        best: NONE,
-        machine: NO_MACHINE,
-        completion: Micros::ZERO,
-    };
-    let mut ts = [empty; MAX_TYPES];
-    let mut pairs = 0u64;
-    for s in 0..n {
-        let t = sc.slots[s];
-        let ty = v.tasks[t as usize].ty as usize;
-        pairs += stage.evals(v, t);
-        sc.next[s] = NONE;
-        sc.prev[s] = ts[ty].tail;
-        if ts[ty].tail == NONE {
-            ts[ty].head = s as u32;
-        } else {
-            sc.next[ts[ty].tail as usize] = s as u32;
-        }
-        ts[ty].tail = s as u32;
-    }
-    let refresh = |v: &View<'_>, sc: &mut Scratch<'_>, st: &mut TypeState, ty: u16| {
-        st.best = NONE;
-        let Some((m, c)) = stage.type_choice(v, ty) else {
-            st.machine = NO_MACHINE;
-            return;
-        };
-        st.machine = m;
-        st.completion = c;
-        let mut x = st.head;
-        let mut best_key = f64::NEG_INFINITY;
-        while x != NONE {
-            let k = stage.score(v, sc.slots[x as usize], m, c);
-            sc.key[x as usize] = k;
-            if st.best == NONE || k > best_key {
-                st.best = x;
-                best_key = k;
-            }
-            x = sc.next[x as usize];
-        }
-    };
-    for (ty, st) in ts.iter_mut().enumerate().take(types) {
-        if st.head != NONE {
-            refresh(v, sc, st, ty as u16);
-        }
-    }
-    let mut evals = 0u64;
-    loop {
-        let mut pick = NONE;
-        for st in ts.iter().take(types) {
-            pick = sc.better(pick, st.best);
-        }
-        if pick == NONE {
-            return evals;
-        }
-        evals += pairs;
-        let s = pick as usize;
-        let t = sc.slots[s];
-        let ty = v.tasks[t as usize].ty as usize;
-        let m = ts[ty].machine;
-        v.take(t, m);
-        emit(t, m);
-        pairs -= stage.evals(v, t);
-        let (p, x) = (sc.prev[s], sc.next[s]);
-        if p == NONE {
-            ts[ty].head = x;
-        } else {
-            sc.next[p as usize] = x;
-        }
-        if x == NONE {
-            ts[ty].tail = p;
-        } else {
-            sc.prev[x as usize] = p;
-        }
-        for (u, st) in ts.iter_mut().enumerate().take(types) {
-            if st.head == NONE {
-                st.best = NONE;
-            } else if u == ty || st.machine == m {
-                refresh(v, sc, st, u as u16);
             }
         }
     }

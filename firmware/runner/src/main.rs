@@ -19,6 +19,8 @@ flags:
   --size            print the image's flash/RAM use (text, data, bss) to stderr first
   --qemu PATH       the QEMU binary (default qemu-system-arm)
   --print-command   print the QEMU command line to stderr before running it
+  --decode LOG      do not run: decode LOG, a saved defmt stream of <elf> (the live mode's
+                    <elf>.live.log), and print its lines
 exit codes: QEMU's (0 success, 1 firmware failure), 124 timeout, 125 QEMU killed, 2 usage/set-up error";
 
 /// The flags, as given (no I/O).
@@ -27,11 +29,12 @@ struct Args {
     opts: Options,
     size: bool,
     print_command: bool,
+    decode: Option<PathBuf>,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>> {
     let mut opts = Options::default();
-    let (mut elf, mut size, mut print_command) = (None, false, false);
+    let (mut elf, mut size, mut print_command, mut decode) = (None, false, false, None);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "-h" | "--help" => return Ok(None),
@@ -47,6 +50,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>> {
                 opts.timeout = Duration::from_secs_f64(secs);
             }
             "--qemu" => opts.qemu = args.next().context("--qemu needs a path")?.into(),
+            "--decode" => decode = Some(args.next().context("--decode needs a file")?.into()),
             s if s.starts_with('-') => bail!("unknown flag {s}"),
             s => {
                 if elf.replace(PathBuf::from(s)).is_some() {
@@ -61,10 +65,20 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>> {
         opts,
         size,
         print_command,
+        decode,
     }))
 }
 
 fn run(args: Args) -> Result<i32> {
+    if let Some(log) = &args.decode {
+        let elf =
+            std::fs::read(&args.elf).with_context(|| format!("reading {}", args.elf.display()))?;
+        let stream = std::fs::read(log).with_context(|| format!("reading {}", log.display()))?;
+        for line in kairos_fw_run::decode_stream(&elf, &stream)? {
+            println!("{line}");
+        }
+        return Ok(0);
+    }
     if args.size {
         let bytes =
             std::fs::read(&args.elf).with_context(|| format!("reading {}", args.elf.display()))?;

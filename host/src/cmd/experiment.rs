@@ -30,6 +30,11 @@ pub struct Args {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Run only the K-th of N slices of the runs and write its shard file,
+    /// `shard-K-of-N.shard`, into `--out` (default `out/<name>/shards/`); `kairos merge`
+    /// joins the shards into the reports.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::shard::Slice>,
 }
 
 /// `1h02m03s`, `4m05s` or `6.7s`.
@@ -97,10 +102,39 @@ impl Progress for Bar {
 /// Runs `kairos experiment`.
 pub fn main(args: Args) -> anyhow::Result<()> {
     if crate::seed002::experiment::is_serial(&args.file) {
+        if args.shard.is_some() {
+            bail!(
+                "{}: --shard: seed 002 experiments run on one machine (--jobs spreads their \
+                 trials over its threads)",
+                args.file.display()
+            );
+        }
         return serial(args);
     }
     if crate::seed002::energy_experiment::is_energy(&args.file) {
+        if args.shard.is_some() {
+            bail!(
+                "{}: --shard: seed 002 experiments run on one machine (--jobs spreads their \
+                 trials over its threads)",
+                args.file.display()
+            );
+        }
         return serial_energy(args);
+    }
+    if crate::seed003::experiment::is_seed003(&args.file) {
+        if args.shard.is_some() {
+            bail!(
+                "{}: --shard: seed 003 experiments run on one machine (their trials share \
+                 PBA's profiles through seed003.profile_cache instead)",
+                args.file.display()
+            );
+        }
+        return super::seed003::main(super::seed003::Options {
+            file: args.file,
+            trials: args.trials,
+            out: args.out,
+            jobs: args.jobs,
+        });
     }
     let mut exp = Experiment::load(&args.file)?;
     if let Some(n) = args.trials {
@@ -114,6 +148,9 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     }
     if args.jobs == Some(0) {
         bail!("--jobs 0: must be at least 1");
+    }
+    if let Some(slice) = args.shard {
+        return shard(&exp, slice, &args);
     }
     let out_dir = args.out.clone().unwrap_or_else(|| exp.default_out_dir());
     let runs_total = exp.trials as u64 * exp.configs.len() as u64;
@@ -244,5 +281,59 @@ fn serial_energy(args: Args) -> anyhow::Result<()> {
     )?;
     print!("{table}");
     eprintln!("reports written to {}", dir.display());
+    Ok(())
+}
+
+/// `kairos experiment --shard K/N`: runs the slice, writes its shard file, prints where.
+fn shard(exp: &Experiment, slice: crate::shard::Slice, args: &Args) -> anyhow::Result<()> {
+    let total = runner::run_count(exp);
+    let runs = slice.range(total);
+    let dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| exp.default_out_dir().join("shards"));
+    let path = dir.join(slice.file_name());
+    eprintln!(
+        "{}: shard {slice}: runs {}..{} of {total} ({} configurations x {} trials)",
+        exp.name,
+        runs.start,
+        runs.end,
+        exp.configs.len(),
+        exp.trials
+    );
+    let p = Lines {
+        start: Instant::now(),
+        runs_total: runs.end - runs.start,
+        trials_total: if runs.is_empty() {
+            0
+        } else {
+            (runner::run_at(exp, runs.end - 1).1 - runner::run_at(exp, runs.start).1) as u64 + 1
+        },
+        runs: AtomicU64::new(0),
+        trials: AtomicU64::new(0),
+    };
+    let outcome = runner::run_slice(exp, runs.clone(), args.jobs, &p)?;
+    crate::shard::experiment::write(&path, exp, slice, &outcome)?;
+    println!(
+        "shard {slice}: {} runs in {} on {} threads; wrote {}",
+        outcome.rows.len(),
+        duration_text(Duration::from_secs_f64(outcome.wall_s)),
+        outcome.jobs,
+        path.display()
+    );
+    if !outcome.failures.is_empty() {
+        for f in &outcome.failures {
+            eprintln!(
+                "failed: {:?} on trial {}: {}",
+                exp.configs[f.config].label, f.trial, f.error
+            );
+        }
+        bail!(
+            "{} of the shard's {} runs failed (listed above and in {})",
+            outcome.failures.len(),
+            runs.end - runs.start,
+            path.display()
+        );
+    }
     Ok(())
 }

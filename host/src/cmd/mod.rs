@@ -7,8 +7,12 @@
 pub mod digest;
 pub mod experiment;
 pub mod firmware;
+pub mod generate_swf;
+pub mod merge;
 pub mod replay;
 pub mod run;
+pub mod seed003;
+pub mod slurm;
 pub mod sweep_knapsack;
 
 use kairos_core::Reservations;

@@ -10,7 +10,7 @@ use anyhow::Context;
 use kairos_core::knapsack::KnapsackParams;
 use kairos_core::Reservations;
 
-use crate::trace::{self, LoadOptions, Policy, ReplayOptions, SummaryFile};
+use crate::trace::{self, Allocation, LoadOptions, Policy, ReplayOptions, SummaryFile};
 
 /// Cleaning presets of `--clean`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -37,6 +37,11 @@ pub struct Args {
     /// utility-aware policies; with the others, only to report the value they earn).
     #[arg(long, value_name = "N")]
     pub value_seed: Option<u64>,
+    /// nodes: the core's planner books named nodes (default); pool: textbook backfilling over
+    /// a count of free processors, as pyss, with the log streamed (fcfs, easy and
+    /// conservative only).
+    #[arg(long, value_enum, default_value_t = Allocation::Nodes)]
+    pub allocation: Allocation,
     /// Machine size in processors (default: the header's MaxProcs, else MaxNodes).
     #[arg(long)]
     pub procs: Option<u32>,
@@ -109,6 +114,9 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         clean_strong: args.clean == Some(CleanPreset::Strong),
         skip_bad_lines: args.skip_bad_lines,
     };
+    if args.allocation == Allocation::Pool {
+        return main_pool(&args, &options);
+    }
     let loaded = trace::load(&args.swf, &options)?;
     if let Some(report) = &loaded.clean {
         eprintln!("cleaning: {report}");
@@ -134,6 +142,46 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         });
     }
     let json = serde_json::to_string_pretty(&summary)?;
+    if let Some(path) = &args.summary_out {
+        std::fs::write(path, format!("{json}\n"))
+            .with_context(|| format!("{}: cannot write", path.display()))?;
+    }
+    println!("{json}");
+    Ok(())
+}
+
+/// `kairos replay --allocation pool`: the log streamed through the processor pool.
+fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
+    if !Policy::ALL.contains(&args.policy) {
+        anyhow::bail!(
+            "--allocation pool schedules fcfs, easy and conservative, not {} (use \
+             --allocation nodes)",
+            args.policy
+        );
+    }
+    if args.reservations.is_some() || args.value_seed.is_some() {
+        anyhow::bail!("--reservations and --value-seed need --allocation nodes");
+    }
+    let mut file = match &args.jobs_out {
+        Some(path) => {
+            Some(File::create(path).with_context(|| format!("{}: cannot create", path.display()))?)
+        }
+        None => None,
+    };
+    let result = trace::replay_file_pool(
+        &args.swf,
+        options,
+        args.policy,
+        file.as_mut().map(|f| f as &mut dyn std::io::Write),
+    )
+    .with_context(|| format!("replay under {} failed", args.policy))?;
+    if let Some(report) = &result.clean {
+        eprintln!("cleaning: {report}");
+    }
+    if result.skipped_bad_lines > 0 {
+        eprintln!("skipped {} bad lines", result.skipped_bad_lines);
+    }
+    let json = serde_json::to_string_pretty(&result.summary_file())?;
     if let Some(path) = &args.summary_out {
         std::fs::write(path, format!("{json}\n"))
             .with_context(|| format!("{}: cannot write", path.display()))?;

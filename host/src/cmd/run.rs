@@ -43,6 +43,14 @@ pub struct Args {
     /// nothing more can start (same decisions and digest; only slower).
     #[arg(long)]
     pub full_plan: bool,
+    /// Take every decision from a live controller over a serial link: inline (the core's
+    /// serve loop in a thread), qemu (the firmware's live image under QEMU) or
+    /// serial:/dev/ttyACM0 (a real board at 115200 baud). Default: in process.
+    #[arg(long, value_name = "WHERE")]
+    pub controller: Option<crate::live::ControllerSpec>,
+    /// The live firmware image for --controller qemu (default: what firmware/live.sh builds).
+    #[arg(long, value_name = "ELF")]
+    pub image: Option<PathBuf>,
 }
 
 fn parse_heuristic(s: &str) -> Result<Heuristic, String> {
@@ -77,7 +85,25 @@ impl Args {
 /// Runs `kairos run`.
 pub fn main(args: Args) -> anyhow::Result<()> {
     let scenario = Scenario::load(&args.scenario)?;
-    let summary = run::run_trial(&scenario, &args.options())?;
+    let summary = match &args.controller {
+        None => run::run_trial(&scenario, &args.options())?,
+        Some(spec) => {
+            let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .unwrap_or(std::path::Path::new("."))
+                .to_path_buf();
+            let image = args
+                .image
+                .clone()
+                .unwrap_or_else(|| crate::live::default_image(&root));
+            let (summary, link) = crate::live::run_trial(&scenario, &args.options(), spec, &image)?;
+            eprintln!(
+                "link: {} requests, {} retries, {} bytes sent, {} received",
+                link.requests, link.retries, link.bytes_sent, link.bytes_received
+            );
+            summary
+        }
+    };
     if let Some(path) = &args.trace_out {
         run::write_trace(path, &summary.trace)?;
     }

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::Context;
-
-use crate::knapsack::{self, Grid, Mode};
+use crate::knapsack::{self, Mode};
+use crate::shard::knapsack::Sweep;
+use crate::shard::Slice;
 
 /// Flags of `kairos sweep-knapsack`.
 #[derive(clap::Args, Debug)]
@@ -41,35 +41,59 @@ pub struct Args {
     /// Worker threads (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Directory for points.csv, pareto.csv, pareto.svg and summary.json.
+    /// Directory for points.csv, pareto.csv, pareto.svg and summary.json (with `--shard`,
+    /// for the shard file).
     #[arg(long, default_value = "knapsack-sweep")]
     pub out: PathBuf,
+    /// Sweep only the K-th of N slices of the grid and write its shard file,
+    /// `shard-K-of-N.shard`, into `--out`; `kairos merge` joins the shards.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Slice>,
+}
+
+impl Args {
+    /// The sweep these flags describe.
+    pub fn sweep(&self) -> Sweep {
+        Sweep {
+            swf: self.swf.clone(),
+            batch: self.batch,
+            mode: self.mode,
+            jobs: self.jobs,
+            procs: self.procs,
+            step: self.step,
+            share: self.share,
+            seed: self.seed,
+        }
+    }
 }
 
 /// Runs `kairos sweep-knapsack`: load or generate, sweep, write, print the summary.
 pub fn main(args: Args) -> anyhow::Result<()> {
-    if args.jobs == 0 {
-        anyhow::bail!("--jobs must be at least 1");
-    }
-    let grid = Grid::new(args.step)?;
-    let w = match &args.swf {
-        Some(path) => knapsack::load_swf(path, args.jobs, args.procs, args.batch)?,
-        None => knapsack::synthetic(args.jobs, args.seed)?,
-    };
+    let sweep = args.sweep();
+    let (w, grid) = sweep.load()?;
     let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
+    let slice = args.shard.unwrap_or(Slice::WHOLE);
+    let range = slice.range(grid.points() as u64);
+    let range = range.start as usize..range.end as usize;
     eprintln!(
-        "sweep-knapsack: {} ({} jobs, {} processors), {} points on {threads} threads",
+        "sweep-knapsack: {} ({} jobs, {} processors), {} points{} on {threads} threads",
         w.name,
         w.jobs.len(),
         w.procs,
-        grid.points()
+        grid.points(),
+        if args.shard.is_some() {
+            format!(", shard {slice}: points {}..{}", range.start, range.end)
+        } else {
+            String::new()
+        }
     );
     let clock = Instant::now();
-    let points = knapsack::sweep(
+    let points = knapsack::sweep_points(
         &w,
         &grid,
         args.mode,
         args.share,
+        range,
         args.threads,
         &mut |done, total| {
             eprintln!(
@@ -80,16 +104,17 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         },
     )?;
     let sweep_s = clock.elapsed().as_secs_f64();
-    let fronts = knapsack::fronts(&points);
-    knapsack::write_outputs(&args.out, &w, &grid, &points, &fronts)?;
-
-    let summary = knapsack::summarize(
-        &w, &grid, args.mode, args.share, args.batch, &points, &fronts,
-    );
-    let json = serde_json::to_string_pretty(&summary)?;
-    let path = args.out.join("summary.json");
-    std::fs::write(&path, format!("{json}\n"))
-        .with_context(|| format!("{}: cannot write", path.display()))?;
+    if args.shard.is_some() {
+        let path = args.out.join(slice.file_name());
+        crate::shard::knapsack::write(&path, &sweep, &grid, slice, &points)?;
+        println!(
+            "shard {slice}: {} points in {sweep_s:.2} s; wrote {}",
+            points.len(),
+            path.display()
+        );
+        return Ok(());
+    }
+    let json = crate::shard::knapsack::write_reports(&args.out, &sweep, &w, &grid, &points)?;
     println!("{json}");
     eprintln!(
         "sweep-knapsack: {} points in {sweep_s:.2} s ({:.0} points/s, {threads} threads); \

@@ -81,6 +81,35 @@ pub fn run(
     jobs: Option<usize>,
     progress: &dyn Progress,
 ) -> anyhow::Result<Outcome> {
+    run_slice(exp, 0..run_count(exp), jobs, progress)
+}
+
+/// The number of runs of `exp`: every configuration on every trial.
+pub fn run_count(exp: &Experiment) -> u64 {
+    exp.trials as u64 * exp.configs.len() as u64
+}
+
+/// The (configuration, trial) of run `index`. Runs are numbered trial-major (`index = trial x
+/// configurations + configuration`), so a contiguous slice of runs touches as few trials as it
+/// can and each shard generates only the trials it needs ([`crate::shard`]).
+pub fn run_at(exp: &Experiment, index: u64) -> (usize, u32) {
+    let c = exp.configs.len() as u64;
+    ((index % c) as usize, (index / c) as u32)
+}
+
+/// The index of configuration `config` on trial `trial` (the inverse of [`run_at`]).
+pub fn run_index(exp: &Experiment, config: usize, trial: u32) -> u64 {
+    trial as u64 * exp.configs.len() as u64 + config as u64
+}
+
+/// Runs the runs `runs` (indices as [`run_at`] numbers them) of `exp` on `jobs` threads
+/// (`None`: one per core). [`Outcome::generate_s`] has one entry per trial touched.
+pub fn run_slice(
+    exp: &Experiment,
+    runs: std::ops::Range<u64>,
+    jobs: Option<usize>,
+    progress: &dyn Progress,
+) -> anyhow::Result<Outcome> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()
@@ -91,12 +120,27 @@ pub fn run(
             .with_context(|| format!("{}: forming the scenarios", tr.path.display()))?,
         None => Vec::new(),
     };
+    let end = runs.end.min(run_count(exp));
+    let start = runs.start.min(end);
+    let trials = if start == end {
+        0..0
+    } else {
+        run_at(exp, start).1..run_at(exp, end - 1).1 + 1
+    };
+    // The configurations of trial `t` inside the slice.
+    let configs_of = |t: u32| {
+        let lo = start.max(run_index(exp, 0, t));
+        let hi = end.min(run_index(exp, 0, t) + exp.configs.len() as u64);
+        (lo - run_index(exp, 0, t)) as usize..(hi - run_index(exp, 0, t)) as usize
+    };
     let per_trial: Vec<(f64, Vec<Result<Row, Failure>>)> = pool.install(|| {
-        (0..exp.trials)
+        trials
             .into_par_iter()
             .map(|t| match &exp.trace {
-                Some(tr) => run_one_scenario(exp, tr, &windows[t as usize], progress),
-                None => run_one_trial(exp, t, progress),
+                Some(tr) => {
+                    run_one_scenario(exp, tr, &windows[t as usize], configs_of(t), progress)
+                }
+                None => run_one_trial(exp, t, configs_of(t), progress),
             })
             .collect::<anyhow::Result<Vec<_>>>()
     })?;
@@ -125,16 +169,17 @@ pub fn run(
 }
 
 /// Builds scenario `w` of a trace experiment at each oversubscription level its
-/// configurations use, and runs every configuration on its level's scenario.
+/// configurations `configs` use, and runs each of them on its level's scenario.
 fn run_one_scenario(
     exp: &Experiment,
     tr: &super::TraceSource,
     w: &crate::seed001::Window,
+    configs: std::ops::Range<usize>,
     progress: &dyn Progress,
 ) -> anyhow::Result<(f64, Vec<Result<Row, Failure>>)> {
     let g0 = Instant::now();
     let mut levels: Vec<f64> = Vec::new();
-    for c in &exp.configs {
+    for c in &exp.configs[configs.clone()] {
         let f = c
             .cores_fraction
             .unwrap_or(crate::seed001::DEFAULT_CORES_FRACTION);
@@ -150,7 +195,7 @@ fn run_one_scenario(
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let generate_s = g0.elapsed().as_secs_f64();
-    let rows = (0..exp.configs.len())
+    let rows = configs
         .into_par_iter()
         .map(|c| {
             let cfg = &exp.configs[c];
@@ -182,17 +227,18 @@ fn run_one_scenario(
     Ok((generate_s, rows))
 }
 
-/// Generates trial `t` and runs every configuration on it.
+/// Generates trial `t` and runs the configurations `configs` on it.
 fn run_one_trial(
     exp: &Experiment,
     t: u32,
+    configs: std::ops::Range<usize>,
     progress: &dyn Progress,
 ) -> anyhow::Result<(f64, Vec<Result<Row, Failure>>)> {
     let g0 = Instant::now();
     let trial = generate::generate(&exp.scenario, t)
         .with_context(|| format!("generating trial {t} of {}", exp.scenario.name))?;
     let generate_s = g0.elapsed().as_secs_f64();
-    let rows = (0..exp.configs.len())
+    let rows = configs
         .into_par_iter()
         .map(|c| {
             let opts = exp.run_options(c, t);

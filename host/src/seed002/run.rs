@@ -15,6 +15,7 @@ pub struct Buffers {
     next: Vec<u32>,
     prev: Vec<u32>,
     tree: Vec<u32>,
+    group: Vec<u32>,
 }
 
 impl Buffers {
@@ -29,6 +30,7 @@ impl Buffers {
             next: vec![0; n],
             prev: vec![0; n],
             tree: vec![0; 2 * n],
+            group: vec![0; 2 * n],
         }
     }
 
@@ -43,6 +45,7 @@ impl Buffers {
             next: &mut self.next,
             prev: &mut self.prev,
             tree: &mut self.tree,
+            group: &mut self.group,
         }
     }
 }

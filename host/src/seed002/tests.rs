@@ -76,5 +76,5 @@ fn every_seed002_experiment_file_loads() {
             n += 1;
         }
     }
-    assert_eq!(n, 9);
+    assert_eq!(n, 12);
 }

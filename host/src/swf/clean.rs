@@ -146,7 +146,7 @@ pub fn clean(mut jobs: Vec<SwfJob>, options: &CleanOptions) -> (Vec<SwfJob>, Cle
 }
 
 /// Cleans one job in place; false when a step drops it (counted in `r`).
-fn clean_one(job: &mut SwfJob, o: &CleanOptions, r: &mut CleanReport) -> bool {
+pub(super) fn clean_one(job: &mut SwfJob, o: &CleanOptions, r: &mut CleanReport) -> bool {
     let positive = |v: Option<u64>| v.filter(|&v| v > 0);
     if o.drop_unknown_submit && job.submit_us.is_none() {
         r.dropped_unknown_submit += 1;

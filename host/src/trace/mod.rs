@@ -55,14 +55,20 @@ use serde::Serialize;
 
 mod load;
 mod metrics;
+mod pool;
+mod profile;
 mod replay;
+mod streamed;
+mod tally;
 
 pub use load::{job_task, job_task_valued, job_values, load, machine, LoadOptions, LoadedTrace};
 pub use metrics::{
     peak_procs, secs, summarize, write_jobs_csv, CleanCounts, JobRecord, KnapsackSummary, Summary,
     SummaryFile, BSLD_BOUND_US,
 };
+pub use pool::Allocation;
 pub use replay::{replay_trace, replay_trace_curves, replay_trace_with, TRACE_MEMO_ENTRIES};
+pub use streamed::{replay_file_pool, replay_pool, StreamedReplay};
 
 /// The scheduling policies of `kairos replay`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, Serialize)]

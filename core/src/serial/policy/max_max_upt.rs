@@ -3,7 +3,7 @@
 use crate::serial::two_stage::Stage;
 use crate::serial::view::View;
 
-pub(super) struct MaxMaxUpt;
+pub(crate) struct MaxMaxUpt;
 
 impl Stage for MaxMaxUpt {
     fn choose(&self, v: &View<'_>, t: u32) -> Option<(u16, f64)> {

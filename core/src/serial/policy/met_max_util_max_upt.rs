@@ -4,7 +4,6 @@
 
 use crate::serial::two_stage::Stage;
 use crate::serial::view::View;
-use crate::units::Micros;
 
 pub(crate) struct MetMaxUtilMaxUpt;
 
@@ -13,15 +12,6 @@ impl Stage for MetMaxUtilMaxUpt {
         let j = v.env.met_type(v.tasks[t as usize].ty);
         v.min_completion_in(t, j)
             .map(|(m, c)| (m, v.utility(t, c) / v.etc(t, m).0 as f64))
-    }
-    fn by_type(&self) -> bool {
-        true
-    }
-    fn type_choice(&self, v: &View<'_>, ty: u16) -> Option<(u16, Micros)> {
-        v.type_min_completion_in(ty, v.env.met_type(ty))
-    }
-    fn score(&self, v: &View<'_>, t: u32, m: u16, c: Micros) -> f64 {
-        v.utility(t, c) / v.etc(t, m).0 as f64
     }
     fn evals(&self, v: &View<'_>, t: u32) -> u64 {
         v.machines_of(v.env.met_type(v.tasks[t as usize].ty)).len() as u64

@@ -3,7 +3,6 @@
 
 use crate::serial::two_stage::Stage;
 use crate::serial::view::View;
-use crate::units::Micros;
 
 pub(crate) struct MinMinComp;
 
@@ -11,14 +10,5 @@ impl Stage for MinMinComp {
     fn choose(&self, v: &View<'_>, t: u32) -> Option<(u16, f64)> {
         // Completions are below 2^53 microseconds, so the float is exact.
         v.min_completion(t).map(|(m, c)| (m, -(c.0 as f64)))
-    }
-    fn by_type(&self) -> bool {
-        true
-    }
-    fn type_choice(&self, v: &View<'_>, ty: u16) -> Option<(u16, Micros)> {
-        v.type_min_completion_where(ty, |_| true)
-    }
-    fn score(&self, _v: &View<'_>, _t: u32, _m: u16, c: Micros) -> f64 {
-        -(c.0 as f64)
     }
 }

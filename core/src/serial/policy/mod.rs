@@ -2,7 +2,7 @@
 //! ones choose a machine for one task; the batch ones map a set of tasks, in order.
 
 mod k_best_types;
-mod max_max_upt;
+pub(crate) mod max_max_upt;
 pub(crate) mod max_max_util;
 mod max_upt;
 mod max_util;
@@ -16,6 +16,7 @@ mod round_robin;
 mod sufferage;
 
 use super::env::{Heuristic, MAX_SERIAL_MACHINES};
+use super::grouped;
 use super::two_stage::{self, Scratch};
 use super::view::View;
 use heapless::Vec;
@@ -91,13 +92,21 @@ pub(crate) fn batch(
     n: usize,
     emit: &mut dyn FnMut(u32, u16),
 ) -> u64 {
+    use grouped::Kind;
+    let g = |v: &mut View<'_>, sc: &mut Scratch<'_>, kind, stage: &dyn two_stage::Stage, emit| {
+        grouped::run(v, sc, n, kind, &|v, t| stage.evals(v, t), emit)
+    };
     match h {
-        Heuristic::MinMinComp => two_stage::run(v, sc, n, &min_min_comp::MinMinComp, emit),
-        Heuristic::MaxMaxUtil => two_stage::run(v, sc, n, &max_max_util::MaxMaxUtil, emit),
-        Heuristic::MaxMaxUpt => two_stage::run(v, sc, n, &max_max_upt::MaxMaxUpt, emit),
-        Heuristic::MetMaxUtilMaxUpt => {
-            two_stage::run(v, sc, n, &met_max_util_max_upt::MetMaxUtilMaxUpt, emit)
-        }
+        Heuristic::MinMinComp => g(v, sc, Kind::MinMin, &min_min_comp::MinMinComp, emit),
+        Heuristic::MaxMaxUtil => g(v, sc, Kind::MaxUtil, &max_max_util::MaxMaxUtil, emit),
+        Heuristic::MaxMaxUpt => g(v, sc, Kind::MaxUpt, &max_max_upt::MaxMaxUpt, emit),
+        Heuristic::MetMaxUtilMaxUpt => g(
+            v,
+            sc,
+            Kind::MetMaxUpt,
+            &met_max_util_max_upt::MetMaxUtilMaxUpt,
+            emit,
+        ),
         Heuristic::Sufferage => sufferage::run(v, sc, n, emit),
         _ => 0,
     }

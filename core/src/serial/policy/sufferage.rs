@@ -12,6 +12,9 @@ use crate::serial::queue::NONE;
 use crate::serial::two_stage::Scratch;
 use crate::serial::view::{View, NO_MACHINE};
 
+/// Most task types whose completions a pass computes once per type (more: once per task).
+const MAX_TYPES: usize = 256;
+
 pub(super) fn run(
     v: &mut View<'_>,
     sc: &mut Scratch<'_>,
@@ -27,6 +30,12 @@ pub(super) fn run(
     }
     let mut evals = 0u64;
     let mut claim = [NONE; MAX_SERIAL_MACHINES];
+    // A task's first and second completions depend on its type alone: computed once per
+    // type and pass (when the types fit the table), as are the eligible machines.
+    let by_type = v.env.task_types() <= MAX_TYPES;
+    let mut firsts = [(u32::MAX, None); MAX_TYPES];
+    let mut eligible = [u64::MAX; MAX_TYPES];
+    let mut pass = 0u32;
     while left > 0 {
         for c in claim.iter_mut().take(machines) {
             *c = NONE;
@@ -37,8 +46,21 @@ pub(super) fn run(
                 continue;
             }
             let t = sc.slots[s];
-            evals += v.eligible(t);
-            let Some(((m, c1), c2)) = v.two_completions(t) else {
+            let two = if by_type {
+                let ty = v.tasks[t as usize].ty as usize;
+                if eligible[ty] == u64::MAX {
+                    eligible[ty] = v.eligible(t);
+                }
+                evals += eligible[ty];
+                if firsts[ty].0 != pass {
+                    firsts[ty] = (pass, v.two_completions(t));
+                }
+                firsts[ty].1
+            } else {
+                evals += v.eligible(t);
+                v.two_completions(t)
+            };
+            let Some(((m, c1), c2)) = two else {
                 // No machine can run it (SerialEnv::check rules this out).
                 sc.choice[s] = NO_MACHINE;
                 left -= 1;
@@ -56,6 +78,7 @@ pub(super) fn run(
         if !any {
             break;
         }
+        pass += 1;
         for (m, &s) in claim.iter().enumerate().take(machines) {
             if s == NONE {
                 continue;

@@ -1,0 +1,83 @@
+//! `kairos generate-swf`: writes a synthetic SWF log from a workload model (the library is
+//! [`crate::lublin99`]). A path ending in `.gz` is written gzip-compressed.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::lublin99::{self, Lublin99Options};
+
+/// The workload models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Model {
+    /// Lublin and Feitelson's model of rigid parallel jobs (1999 report, JPDC 2003).
+    Lublin99,
+}
+
+/// Flags of `kairos generate-swf`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The model.
+    #[arg(long, value_enum)]
+    pub model: Model,
+    /// Machine size, processors.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub procs: u32,
+    /// Jobs to generate.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub jobs: u64,
+    /// Offered load to scale the arrivals to, in (0, 10] (default: the model's own rate).
+    #[arg(long, value_parser = load)]
+    pub load: Option<f64>,
+    /// The seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The SWF file to write (`.gz`: gzip-compressed).
+    #[arg(short, long, value_name = "FILE.swf")]
+    pub output: PathBuf,
+}
+
+/// A load in (0, 10].
+fn load(s: &str) -> Result<f64, String> {
+    let x = super::finite(s)?;
+    if x > 0.0 && x <= 10.0 {
+        Ok(x)
+    } else {
+        Err(format!("{s:?} is not a load in (0, 10]"))
+    }
+}
+
+/// Runs `kairos generate-swf`.
+pub fn main(args: Args) -> anyhow::Result<()> {
+    let Model::Lublin99 = args.model;
+    let options = Lublin99Options {
+        procs: args.procs,
+        jobs: args.jobs,
+        load: args.load,
+        seed: args.seed,
+    };
+    let path = &args.output;
+    let file = File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+    let gz = path.extension().is_some_and(|e| e == "gz");
+    let written = if gz {
+        let mut enc = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
+        let g = lublin99::write_swf(&mut enc, &options);
+        g.and_then(|g| enc.finish().and_then(|mut f| f.flush()).map(|_| g))
+    } else {
+        let mut f = file;
+        lublin99::write_swf(&mut f, &options)
+    }
+    .with_context(|| format!("{}: cannot write", path.display()))?;
+    eprintln!(
+        "{}: {} jobs on {} processors, model load {:.4}, arrivals scaled by {:.6}, load {:.4}",
+        path.display(),
+        written.jobs,
+        args.procs,
+        written.model_load,
+        written.scale,
+        written.load
+    );
+    Ok(())
+}

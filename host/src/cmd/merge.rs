@@ -1,0 +1,76 @@
+//! `kairos merge`: joins the shard files of a sharded experiment or knapsack sweep into the
+//! reports one machine would have written (the library is [`crate::shard`]).
+
+use crate::report;
+use crate::shard;
+use anyhow::bail;
+use std::path::PathBuf;
+
+/// Flags of `kairos merge`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Shard files, or directories whose `*.shard` files are read.
+    #[arg(required = true, value_name = "DIR|FILE")]
+    pub shards: Vec<PathBuf>,
+    /// Write the reports here (default: `out/<name>/` for an experiment, `knapsack-sweep`
+    /// for a knapsack sweep, as the unsharded commands do).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// The experiment file, when it is no longer where the shards ran it (its content must
+    /// be the same).
+    #[arg(long, value_name = "FILE")]
+    pub experiment: Option<PathBuf>,
+}
+
+/// Runs `kairos merge`.
+pub fn main(args: Args) -> anyhow::Result<()> {
+    let files = shard::find(&args.shards)?;
+    let kind = shard::kind(&files[0])?;
+    match kind.as_str() {
+        shard::experiment::KIND => {
+            let (exp, outcome) = shard::experiment::merge(&files, args.experiment.as_deref())?;
+            let dir = args.out.unwrap_or_else(|| exp.default_out_dir());
+            let written = report::write_all(&dir, &exp, &outcome)?;
+            let summaries = report::summarize(&exp, &outcome);
+            print!("{}", report::text_table(&exp, &summaries));
+            println!(
+                "merged {} shard files ({} runs); wrote {}",
+                files.len(),
+                outcome.rows.len() + outcome.failures.len(),
+                written
+                    .files
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            if !outcome.failures.is_empty() {
+                bail!(
+                    "{} runs failed in the shards (listed in summary.json); the reports cover \
+                     the others",
+                    outcome.failures.len()
+                );
+            }
+        }
+        shard::knapsack::KIND => {
+            if args.experiment.is_some() {
+                bail!("--experiment: these are knapsack-sweep shards, not experiment shards");
+            }
+            let (sweep, w, grid, points) = shard::knapsack::merge(&files)?;
+            let dir = args.out.unwrap_or_else(|| PathBuf::from("knapsack-sweep"));
+            let json = shard::knapsack::write_reports(&dir, &sweep, &w, &grid, &points)?;
+            println!("{json}");
+            eprintln!(
+                "merged {} shard files ({} points); wrote {}",
+                files.len(),
+                points.len(),
+                dir.display()
+            );
+        }
+        other => bail!(
+            "{}: shards of kind {other:?}: this kairos merges experiment and knapsack shards",
+            files[0].display()
+        ),
+    }
+    Ok(())
+}
