@@ -21,15 +21,28 @@
 //! - [`sim`]: the event loop: completions, arrivals, mapping events (immediate: one per
 //!   arrival; batch: by trigger), dropping, the window's ledgers and the digest.
 //!
+//! - Chapters 3 and 4 (energy): [`pstate`] (ETC and APC per P-state, EEC), [`energy_filter`]
+//!   (the tuned and adaptive filters over seed 000's), [`energy_heuristic`] (the heuristics by
+//!   name and the weighted objectives), `options` (what a heuristic sees: valid, filtered
+//!   (machine, P-state) options), `energy_policy/` (two-stage, FCFS/LCFS, Random) and
+//!   [`energy_sim`] (the event loop: queued or polled machines, the day's ledger with
+//!   proration and postponement).
+//!
 //! Imports go down: `sim` calls `policy`, `policy` uses `two_stage` and `view`, and those
 //! use `env` and `queue`. Storage is the caller's ([`SerialStorage`]): the core allocates
 //! nothing, and per-machine state is fixed-capacity ([`MAX_SERIAL_MACHINES`]).
 
 pub mod cost;
+pub mod energy_filter;
+pub mod energy_heuristic;
+mod energy_policy;
+pub mod energy_sim;
 pub mod env;
 mod grouped;
 mod heuristic;
+mod options;
 mod policy;
+pub mod pstate;
 mod queue;
 pub mod sim;
 mod two_stage;
@@ -42,5 +55,14 @@ pub use env::{
 };
 pub use sim::{SerialReport, SerialStorage, Sim, TaskOutcome};
 
+pub use energy_filter::{FilterState, SerialFilter};
+pub use energy_heuristic::EnergyHeuristic;
+pub use energy_sim::{EnergyConfig, EnergyReport, EnergySim, EnergyStorage, Machines};
+pub use pstate::{PowerModel, PowerStats, MAX_SERIAL_PSTATES};
+
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+#[path = "serial/energy_tests.rs"]
+mod energy_tests;

@@ -119,6 +119,16 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         }
         return serial(args);
     }
+    if crate::seed002::energy_experiment::is_energy(&args.file) {
+        if args.shard.is_some() {
+            bail!(
+                "{}: --shard: seed 002 experiments run on one machine (--jobs spreads their \
+                 trials over its threads)",
+                args.file.display()
+            );
+        }
+        return serial_energy(args);
+    }
     if crate::seed003::experiment::is_seed003(&args.file) {
         if args.shard.is_some() {
             bail!(
@@ -323,6 +333,29 @@ fn serial(args: Args) -> anyhow::Result<()> {
     };
     let (table, dir) =
         crate::seed002::run_file(&args.file, args.trials, args.out, args.jobs, &progress)?;
+    print!("{table}");
+    eprintln!("reports written to {}", dir.display());
+    Ok(())
+}
+
+/// A seed 002 energy file (`system = "serial-energy"`, Chapters 3-4): as [`serial`].
+fn serial_energy(args: Args) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let done = AtomicU64::new(0);
+    let progress = |t: u32| {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        eprintln!(
+            "trial {t} done ({n} so far, {} elapsed)",
+            duration_text(start.elapsed())
+        );
+    };
+    let (table, dir) = crate::seed002::energy_experiment::run_file(
+        &args.file,
+        args.trials,
+        args.out,
+        args.jobs,
+        &progress,
+    )?;
     print!("{table}");
     eprintln!("reports written to {}", dir.display());
     Ok(())

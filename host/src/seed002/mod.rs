@@ -9,6 +9,8 @@
 //! The online decisions live in `kairos_core::serial`; this module draws the trials,
 //! allocates the core's storage, and aggregates results over trials.
 
+pub mod energy_env;
+pub mod energy_experiment;
 pub mod experiment;
 pub mod generate;
 pub mod pareto;

@@ -1,0 +1,248 @@
+//! The two-stage pass over (machine, P-state) options (§3.3.2): stage 1 gives each task its
+//! best valid, filtered option; stage 2 takes the best of those (higher score, then earlier
+//! arrival), charges it, updates the machine's ready time and repeats until every task is
+//! mapped or has no option (postponed or left for the next event by the caller).
+//!
+//! As Chapter 2's pass (`serial::two_stage`), without re-examining every pair at every
+//! iteration: an option's value never improves as its machine's ready time grows, and
+//! options only become invalid as the day's energy is spent, so a task's choice changes only
+//! when its machine was taken (those tasks sit on the machine's list and are re-chosen) or
+//! its option no longer fits the energy left (checked when it reaches the top of the
+//! tournament tree, and re-chosen then: a stale key only overestimates).
+
+use super::{Decision, EScratch};
+use crate::serial::energy_heuristic::EnergyHeuristic;
+use crate::serial::env::{MAX_SERIAL_MACHINES, MAX_SERIAL_MACHINE_TYPES};
+use crate::serial::options::{Opt, OptionView, NO_MACHINE};
+use crate::serial::pstate::MAX_SERIAL_PSTATES;
+use crate::serial::queue::NONE;
+use crate::units::Micros;
+
+#[inline]
+fn pack(m: u16, k: u8) -> u32 {
+    (m as u32) << 8 | k as u32
+}
+
+#[inline]
+fn unpack(c: u32) -> (u16, u8) {
+    ((c >> 8) as u16, c as u8)
+}
+
+/// Most options of one task (one machine per type).
+const MAX_OPTIONS: usize = MAX_SERIAL_MACHINE_TYPES * MAX_SERIAL_PSTATES;
+
+/// Task `t`'s best valid, filtered option and its stage-2 score; the options examined.
+///
+/// Every objective is non-decreasing in the utility, and no option earns more than the one
+/// completing first, so an option whose score at that utility cannot beat the best so far
+/// is skipped without evaluating its utility (the same choice, far fewer evaluations of the
+/// curve). Candidates are examined by that bound, best first.
+fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>, u64) {
+    let mut cand: [(Opt, f64); MAX_OPTIONS] = [(Opt::NONE, 0.0); MAX_OPTIONS];
+    let mut n = 0usize;
+    let mut evals = 0u64;
+    let arrival = v.tasks[t as usize].arrival;
+    let ty = v.tasks[t as usize].ty;
+    let mut first = Micros::MAX;
+    for j in 0..v.env.machine_types {
+        let m = v.best_of(j);
+        if m == NO_MACHINE || !v.env.runs(ty, j) {
+            continue;
+        }
+        for k in 0..v.power.pstates {
+            evals += 1;
+            let Some(o) = v.valid(t, m, k) else { continue };
+            if !v.passes(&o) {
+                continue;
+            }
+            first = first.min(o.end);
+            cand[n].0 = o;
+            n += 1;
+        }
+    }
+    if n == 0 {
+        return (None, evals);
+    }
+    let needs_u = !matches!(h, EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil);
+    let u_up = if matches!(h, EnergyHeuristic::MinMinComp) {
+        0.0
+    } else {
+        v.utility(t, first)
+    };
+    let parts = |o: &Opt| {
+        (
+            (o.end - o.start).as_secs_f64(),
+            o.eec.as_joules_f64(),
+            (o.end - arrival).as_secs_f64(),
+        )
+    };
+    for c in cand[..n].iter_mut() {
+        let (etc_s, eec_j, end_s) = parts(&c.0);
+        c.1 = h.stage1(&v.norm, u_up, etc_s, eec_j, end_s);
+    }
+    let cand = &mut cand[..n];
+    cand.sort_unstable_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| (a.0.end, a.0.m, a.0.k).cmp(&(b.0.end, b.0.m, b.0.k)))
+    });
+    let mut best: Option<(Opt, f64)> = None;
+    for &(o, bound) in cand.iter() {
+        if let Some((b, bs1)) = &best {
+            // Sorted by bound: nothing later can beat the best.
+            if bound < *bs1 || (bound == *bs1 && (o.end, o.m, o.k) > (b.end, b.m, b.k)) {
+                break;
+            }
+        }
+        let (etc_s, eec_j, end_s) = parts(&o);
+        let s1 = if needs_u {
+            h.stage1(&v.norm, v.utility(t, o.end), etc_s, eec_j, end_s)
+        } else {
+            bound
+        };
+        let better = match &best {
+            None => true,
+            Some((b, bs1)) => s1 > *bs1 || (s1 == *bs1 && (o.end, o.m, o.k) < (b.end, b.m, b.k)),
+        };
+        if better {
+            best = Some((o, s1));
+        }
+    }
+    // Max-Max Util's stage 2 scores the chosen option's utility; the others score as stage 1.
+    (
+        best.map(|(o, s1)| match h {
+            EnergyHeuristic::MaxMaxUtil => (o, v.utility(t, o.end)),
+            _ => (o, s1),
+        }),
+        evals,
+    )
+}
+
+impl EScratch<'_> {
+    /// The better of slots `a` and `b`: higher score, then earlier task.
+    #[inline]
+    fn better(&self, a: u32, b: u32) -> u32 {
+        if a == NONE {
+            return b;
+        }
+        if b == NONE {
+            return a;
+        }
+        let (ka, kb) = (self.key[a as usize], self.key[b as usize]);
+        if ka > kb || (ka == kb && self.slots[a as usize] < self.slots[b as usize]) {
+            a
+        } else {
+            b
+        }
+    }
+
+    fn set_leaf(&mut self, n: usize, s: usize, active: bool) {
+        let mut p = n + s;
+        self.tree[p] = if active { s as u32 } else { NONE };
+        p >>= 1;
+        while p >= 1 {
+            self.tree[p] = self.better(self.tree[2 * p], self.tree[2 * p + 1]);
+            p >>= 1;
+        }
+    }
+
+    fn link(&mut self, heads: &mut [u32], s: usize, m: u16) {
+        let h = heads[m as usize];
+        self.next[s] = h;
+        self.prev[s] = NONE;
+        if h != NONE {
+            self.prev[h as usize] = s as u32;
+        }
+        heads[m as usize] = s as u32;
+    }
+
+    fn unlink(&mut self, heads: &mut [u32], s: usize) {
+        let m = unpack(self.choice[s]).0;
+        let (p, x) = (self.prev[s], self.next[s]);
+        if p == NONE {
+            heads[m as usize] = x;
+        } else {
+            self.next[p as usize] = x;
+        }
+        if x != NONE {
+            self.prev[x as usize] = p;
+        }
+    }
+}
+
+/// Re-chooses slot `s` (unlinked): links it under its new machine, or reports it as having
+/// no option. Returns whether it is still active, and the options examined.
+fn rechoose(
+    h: EnergyHeuristic,
+    v: &OptionView<'_>,
+    sc: &mut EScratch<'_>,
+    heads: &mut [u32],
+    s: usize,
+    out: &mut dyn FnMut(u32, Decision),
+) -> (bool, u64) {
+    let t = sc.slots[s];
+    let (c, evals) = choose(h, v, t);
+    match c {
+        Some((o, k)) => {
+            sc.choice[s] = pack(o.m, o.k);
+            sc.key[s] = k;
+            sc.link(heads, s, o.m);
+            (true, evals)
+        }
+        None => {
+            out(t, Err(v.why_none(t)));
+            (false, evals)
+        }
+    }
+}
+
+pub(super) fn run(
+    h: EnergyHeuristic,
+    v: &mut OptionView<'_>,
+    sc: &mut EScratch<'_>,
+    n: usize,
+    out: &mut dyn FnMut(u32, Decision),
+) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    let mut heads = [NONE; MAX_SERIAL_MACHINES];
+    let mut evals = 0u64;
+    for s in 0..n {
+        let (active, e) = rechoose(h, v, sc, &mut heads, s, out);
+        evals += e;
+        sc.tree[n + s] = if active { s as u32 } else { NONE };
+    }
+    for p in (1..n).rev() {
+        sc.tree[p] = sc.better(sc.tree[2 * p], sc.tree[2 * p + 1]);
+    }
+    loop {
+        let root = sc.tree[1];
+        if root == NONE {
+            return evals;
+        }
+        let s = root as usize;
+        let t = sc.slots[s];
+        let (m, k) = unpack(sc.choice[s]);
+        sc.unlink(&mut heads, s);
+        // Its option may no longer fit the energy left: choose again.
+        let Some(o) = v.valid(t, m, k) else {
+            let (active, e) = rechoose(h, v, sc, &mut heads, s, out);
+            evals += e;
+            sc.set_leaf(n, s, active);
+            continue;
+        };
+        v.take(&o);
+        out(t, Ok(o));
+        sc.set_leaf(n, s, false);
+        // Re-choose the tasks whose choice was `m`; the others' choices still stand.
+        let mut x = heads[m as usize];
+        heads[m as usize] = NONE;
+        while x != NONE {
+            let nx = sc.next[x as usize];
+            let (active, e) = rechoose(h, v, sc, &mut heads, x as usize, out);
+            evals += e;
+            sc.set_leaf(n, x as usize, active);
+            x = nx;
+        }
+    }
+}

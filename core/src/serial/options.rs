@@ -1,0 +1,226 @@
+//! What an energy-constrained heuristic sees at a mapping event: the (task, machine,
+//! P-state) options and whether each is allowed.
+//!
+//! An option is invalid (§3.3.1) if the machine cannot run the task, if it would start at or
+//! after the day's end, or if its energy would take today's or tomorrow's ledger past its
+//! budget (a run across the day's edge charges each day its share, `energy::window_share`),
+//! counting this event's earlier choices. A valid option is filtered out if its EEC is above
+//! the event's filter budget. The heuristics use this view; it knows no heuristic.
+//!
+//! Machines of a type run a task alike, so the earliest-ready machine of a type (lower index
+//! on ties) is the best of the type for every objective here; a query looks at one machine
+//! per type. In the polled environment a busy machine, or one that took a task in this
+//! event, is unavailable (ready at [`Micros::MAX`]).
+
+use super::energy_heuristic::Normalisers;
+use super::env::{SerialEnv, SerialTask, MAX_SERIAL_MACHINES, MAX_SERIAL_MACHINE_TYPES};
+use super::pstate::PowerModel;
+use crate::energy::window_share;
+use crate::units::{Micros, MilliJoules};
+use heapless::Vec;
+
+/// No machine.
+pub(crate) const NO_MACHINE: u16 = u16::MAX;
+
+/// One allocation option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Opt {
+    pub m: u16,
+    pub k: u8,
+    pub start: Micros,
+    pub end: Micros,
+    pub eec: MilliJoules,
+    /// Today's and tomorrow's shares of `eec`.
+    pub today: MilliJoules,
+    pub tomorrow: MilliJoules,
+}
+
+impl Opt {
+    /// A placeholder.
+    pub const NONE: Opt = Opt {
+        m: NO_MACHINE,
+        k: 0,
+        start: Micros::ZERO,
+        end: Micros::ZERO,
+        eec: MilliJoules::ZERO,
+        today: MilliJoules::ZERO,
+        tomorrow: MilliJoules::ZERO,
+    };
+}
+
+/// Why a task has no option.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NoOption {
+    /// Every valid option is filtered out: the task stays for the next event.
+    Filtered,
+    /// No option is valid (none starts today within the energy left): postpone it.
+    Invalid,
+}
+
+pub(crate) struct OptionView<'v> {
+    pub env: SerialEnv<'v>,
+    pub power: PowerModel<'v>,
+    pub tasks: &'v [SerialTask],
+    pub norm: Normalisers,
+    day: (Micros, Micros),
+    next_day_end: Micros,
+    ready: Vec<Micros, MAX_SERIAL_MACHINES>,
+    start: Vec<u16, { MAX_SERIAL_MACHINE_TYPES + 1 }>,
+    best: Vec<u16, MAX_SERIAL_MACHINE_TYPES>,
+    polled: bool,
+    /// Energy left today and tomorrow, this event's choices included.
+    pub left_today: MilliJoules,
+    pub left_tomorrow: MilliJoules,
+    /// The filter's budget, joules (infinite: no filter).
+    pub budget_j: f64,
+}
+
+impl<'v> OptionView<'v> {
+    /// A view of day `day` (tomorrow ends at `next_day_end`); machine `m` is ready at
+    /// `ready(m)` ([`Micros::MAX`]: unavailable).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        env: SerialEnv<'v>,
+        power: PowerModel<'v>,
+        tasks: &'v [SerialTask],
+        norm: Normalisers,
+        day: (Micros, Micros),
+        next_day_end: Micros,
+        polled: bool,
+        ready: impl Fn(usize) -> Micros,
+    ) -> OptionView<'v> {
+        let mut v = OptionView {
+            env,
+            power,
+            tasks,
+            norm,
+            day,
+            next_day_end,
+            ready: Vec::new(),
+            start: Vec::new(),
+            best: Vec::new(),
+            polled,
+            left_today: MilliJoules::ZERO,
+            left_tomorrow: MilliJoules::ZERO,
+            budget_j: f64::INFINITY,
+        };
+        // Capacities hold: SerialEnv::check bounds machines and types.
+        for m in 0..env.machine_type.len() {
+            let _ = v.ready.push(ready(m));
+        }
+        let mut m = 0usize;
+        for j in 0..env.machine_types {
+            let _ = v.start.push(m as u16);
+            while m < env.machine_type.len() && env.machine_type[m] == j {
+                m += 1;
+            }
+            let _ = v.best.push(NO_MACHINE);
+        }
+        let _ = v.start.push(m as u16);
+        for j in 0..env.machine_types {
+            v.refresh(j);
+        }
+        v
+    }
+
+    fn refresh(&mut self, j: u8) {
+        let (a, b) = (self.start[j as usize], self.start[j as usize + 1]);
+        let mut best = NO_MACHINE;
+        for m in a..b {
+            let r = self.ready[m as usize];
+            if r != Micros::MAX && (best == NO_MACHINE || r < self.ready[best as usize]) {
+                best = m;
+            }
+        }
+        self.best[j as usize] = best;
+    }
+
+    /// Whether any machine is available.
+    pub fn any_available(&self) -> bool {
+        self.best.iter().any(|&m| m != NO_MACHINE)
+    }
+
+    /// The earliest-ready available machine of type `j`.
+    #[inline]
+    pub fn best_of(&self, j: u8) -> u16 {
+        self.best[j as usize]
+    }
+
+    /// When machine `m` is ready ([`Micros::MAX`]: unavailable).
+    #[inline]
+    pub fn ready(&self, m: u16) -> Micros {
+        self.ready[m as usize]
+    }
+
+    /// Task `t` on machine `m` in P-state `k`, if valid (ignoring the filter).
+    pub fn valid(&self, t: u32, m: u16, k: u8) -> Option<Opt> {
+        let ty = self.tasks[t as usize].ty;
+        let j = self.env.machine_type[m as usize];
+        let etc = self.power.etc(&self.env, ty, j, k);
+        let start = self.ready[m as usize];
+        if etc == Micros::MAX || start >= self.day.1 {
+            return None;
+        }
+        let end = start.saturating_add(etc);
+        let eec = self.power.eec(&self.env, ty, j, k);
+        let today = window_share(eec, start, end, self.day.0, self.day.1);
+        let tomorrow = window_share(eec, start, end, self.day.1, self.next_day_end);
+        if today > self.left_today || tomorrow > self.left_tomorrow {
+            return None;
+        }
+        Some(Opt {
+            m,
+            k,
+            start,
+            end,
+            eec,
+            today,
+            tomorrow,
+        })
+    }
+
+    /// Whether option `o` passes the filter.
+    #[inline]
+    pub fn passes(&self, o: &Opt) -> bool {
+        o.eec.as_joules_f64() <= self.budget_j
+    }
+
+    /// Task `t`'s utility if it completes at `c`.
+    pub fn utility(&self, t: u32, c: Micros) -> f64 {
+        let task = &self.tasks[t as usize];
+        // Curves were checked by SerialEnv::check, so evaluation cannot fail.
+        task.curve
+            .value_at(c.saturating_sub(task.arrival), self.env.classes)
+            .unwrap_or(0.0)
+    }
+
+    /// Task `t`'s starting utility (its priority's).
+    pub fn priority(&self, t: u32) -> f64 {
+        self.utility(t, self.tasks[t as usize].arrival)
+    }
+
+    /// Machine `m` takes option `o`: its ready time moves to the option's end (polled: it is
+    /// no longer available) and the ledgers are charged.
+    pub fn take(&mut self, o: &Opt) {
+        self.ready[o.m as usize] = if self.polled { Micros::MAX } else { o.end };
+        self.left_today = self.left_today.saturating_sub(o.today);
+        self.left_tomorrow = self.left_tomorrow.saturating_sub(o.tomorrow);
+        self.refresh(self.env.machine_type[o.m as usize]);
+    }
+
+    /// Why task `t` has no valid option passing the filter on its types' best machines.
+    pub fn why_none(&self, t: u32) -> NoOption {
+        for j in 0..self.env.machine_types {
+            let m = self.best[j as usize];
+            if m == NO_MACHINE {
+                continue;
+            }
+            for k in 0..self.power.pstates {
+                if self.valid(t, m, k).is_some() {
+                    return NoOption::Filtered;
+                }
+            }
+        }
+        NoOption::Invalid
+    }
+}

@@ -1,0 +1,77 @@
+//! Energy experiment files: errors that name the file, line and key; a small run whose
+//! reports are byte-identical on a rerun and on another thread count.
+
+use super::*;
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kairos-s002e-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("exp.toml");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const SMALL: &str = r#"
+name = "s002-energy-small"
+system = "serial-energy"
+chapter = 4
+seed = 7
+tasks_per_day = 800
+trials = 2
+budget_gj = 0.03
+machines = ["queued", "polled"]
+filters = ["adaptive"]
+heuristics = ["max-upe", "prio-lcfs-all", "random", "weighted-util"]
+weights = [0.5]
+trace_minutes = 120
+"#;
+
+#[test]
+fn bad_values_name_the_file_line_and_key() {
+    let p = write(
+        "bad",
+        "name = \"x\"\nsystem = \"serial-energy\"\nchapter = 5\nseed = 1\nbudget_gj = -1\nfilters = [\"tuned\"]\nheuristics = [\"max-upe\", \"fastest\"]\n",
+    );
+    assert!(is_energy(&p));
+    let e = EnergyExperiment::load(&p).unwrap_err().to_string();
+    for want in [
+        "exp.toml:3: chapter = 5: must be 3 or 4",
+        "exp.toml:5: budget_gj = -1",
+        "exp.toml:6: filters[0] = tuned: must be none, tuned:L",
+        "exp.toml:7: heuristics[1] = fastest: unknown heuristic",
+    ] {
+        assert!(e.contains(want), "{want} not in {e}");
+    }
+}
+
+#[test]
+fn a_small_run_is_within_budget_and_reruns_byte_identically() {
+    let p = write("small", SMALL);
+    let exp = EnergyExperiment::load(&p).unwrap();
+    assert_eq!(exp.configs.len(), 8);
+    let rows = run(&exp, Some(2), &|_| {}).unwrap();
+    for r in &rows {
+        assert!(r.report.max_day_energy <= r.report.max_day_budget, "{r:?}");
+        assert!(r.report.completed > 0);
+        assert_eq!(r.trace.len(), 12);
+    }
+    let again = run(&exp, Some(1), &|_| {}).unwrap();
+    assert_eq!(reports(&exp, &rows), reports(&exp, &again));
+}
+
+#[test]
+fn every_energy_experiment_file_loads() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../experiments");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with("s002-energy-") && name.ends_with(".toml") {
+            assert!(is_energy(&p), "{name}");
+            let exp = EnergyExperiment::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!exp.configs.is_empty(), "{name}");
+            n += 1;
+        }
+    }
+    assert!(n >= 11, "{n} files");
+}
