@@ -90,7 +90,7 @@ impl<'a> Planner<'a> {
         // The pool in proportion to the clusters' nodes (StorageSizes gives each exactly its
         // own nodes' worth).
         let (total, pool) = (
-            platform.total_nodes().max(1) as u64,
+            platform.total_nodes().max(1),
             storage.bookings.len() as u64,
         );
         let (mut rest, mut more) = (storage.bookings, storage.members);

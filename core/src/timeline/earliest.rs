@@ -183,7 +183,7 @@ impl<'a> ClusterTimeline<'a> {
             if self.void_of(g, t, t.saturating_add(d)).is_some() {
                 free_now += self.groups.size[g as usize] as usize;
             }
-            let last = self.pool.list(g).last().map_or(Micros::ZERO, |b| b.end);
+            let last = Micros(self.groups.span(g).last_end());
             scratch.firsts[m] = key(if last > t { last } else { t }, g);
             m += 1;
         }
@@ -317,7 +317,7 @@ impl<'a> ClusterTimeline<'a> {
             if self.void_of(g, t, t.saturating_add(d)).is_some() {
                 free_now += w;
             }
-            let last = self.pool.list(g).last().map_or(Micros::ZERO, |b| b.end);
+            let last = Micros(self.groups.span(g).last_end());
             scratch.firsts[at..at + w].fill(if last > t { last.0 } else { t.0 });
             at += w;
         }

@@ -62,6 +62,11 @@ impl Span {
         }
     }
 
+    /// The end of the group's last booking (0 if none): it is free for good from then.
+    pub(super) fn last_end(&self) -> u64 {
+        self.tail
+    }
+
     /// The void of the group over `[s, e)` if the span decides it: `Some(Some(void))` free,
     /// `Some(None)` not, `None` when only the bookings can tell.
     pub(super) fn decides(&self, s: u64, e: u64) -> Option<Option<(u64, u64)>> {

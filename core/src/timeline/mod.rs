@@ -282,10 +282,14 @@ impl<'a> ClusterTimeline<'a> {
         }
     }
 
-    /// [`NodeTimeline::void_around`] for group `g`. While every booking ends after `s`
-    /// (always from now on, once pruned to now), the void is the one before the first
-    /// booking: no search in the group's bookings.
+    /// [`NodeTimeline::void_around`] for group `g`. Most groups' span decides it without
+    /// their bookings; while every booking ends after `s` (always from now on, once pruned
+    /// to now), the void is the one before the first booking: no search in the bookings.
+    #[inline]
     fn void_of(&self, g: u32, s: Micros, e: Micros) -> Option<(Micros, Micros)> {
+        if let Some(v) = self.groups.span(g).decides(s.0, e.0) {
+            return v.map(|(a, b)| (Micros(a), Micros(b)));
+        }
         let node = self.timeline(g);
         match node.bookings.first() {
             Some(b) if s < self.first_end => (b.start >= e).then_some((Micros::ZERO, b.start)),

@@ -297,7 +297,9 @@ impl<'a> Pool<'a> {
 /// The block a list of `n` bookings gets: a power of two, at least [`MIN_BLOCK`], at most a
 /// node's limit.
 fn block_for(n: usize) -> usize {
+    // MIN_BLOCK <= MAX_BOOKINGS_PER_NODE (checked below), so clamp cannot panic.
     n.next_power_of_two()
-        .max(MIN_BLOCK)
-        .min(MAX_BOOKINGS_PER_NODE)
+        .clamp(MIN_BLOCK, MAX_BOOKINGS_PER_NODE)
 }
+
+const _: () = assert!(MIN_BLOCK <= MAX_BOOKINGS_PER_NODE && MAX_BOOKINGS_PER_NODE.is_power_of_two());
