@@ -89,10 +89,7 @@ impl<'a> Planner<'a> {
         let mut clusters: heapless::Vec<ClusterTimeline<'a>, MAX_CLUSTERS> = heapless::Vec::new();
         // The pool in proportion to the clusters' nodes (StorageSizes gives each exactly its
         // own nodes' worth).
-        let (total, pool) = (
-            platform.total_nodes().max(1),
-            storage.bookings.len() as u64,
-        );
+        let (total, pool) = (platform.total_nodes().max(1), storage.bookings.len() as u64);
         let (mut rest, mut more) = (storage.bookings, storage.members);
         for c in platform.clusters() {
             let n = c.nodes.0 as usize;

@@ -67,6 +67,13 @@ impl Span {
         self.tail
     }
 
+    /// Whether the group may hold a booking that starts at `s` (its bookings all lie within
+    /// `[head, tail)`, and none is empty).
+    #[inline]
+    pub(super) fn may_start(&self, s: u64) -> bool {
+        self.head <= s && s < self.tail
+    }
+
     /// The void of the group over `[s, e)` if the span decides it: `Some(Some(void))` free,
     /// `Some(None)` not, `None` when only the bookings can tell.
     pub(super) fn decides(&self, s: u64, e: u64) -> Option<Option<(u64, u64)>> {

@@ -332,21 +332,4 @@ impl<'a> ClusterTimeline<'a> {
     pub fn groups(&self) -> usize {
         self.groups.count
     }
-
-    /// Runs of consecutive nodes the groups are kept as (see `groups.rs`): what the groups'
-    /// changes cost.
-    pub fn runs(&self) -> usize {
-        let mut lo = 0usize;
-        let mut runs = 0;
-        while lo < self.n {
-            lo += self.groups.run_len[lo] as usize;
-            runs += 1;
-        }
-        runs
-    }
-
-    /// Capacity of the cluster's booking pool, in bookings.
-    pub fn bookings_capacity(&self) -> usize {
-        self.pool.capacity()
-    }
 }

@@ -77,11 +77,6 @@ impl<'a> Pool<'a> {
         }
     }
 
-    /// The pool's capacity, in bookings.
-    pub(super) fn capacity(&self) -> usize {
-        self.store.len()
-    }
-
     /// Group `g`'s bookings.
     #[inline]
     pub(super) fn list(&self, g: u32) -> &[Booking] {
@@ -302,4 +297,5 @@ fn block_for(n: usize) -> usize {
         .clamp(MIN_BLOCK, MAX_BOOKINGS_PER_NODE)
 }
 
-const _: () = assert!(MIN_BLOCK <= MAX_BOOKINGS_PER_NODE && MAX_BOOKINGS_PER_NODE.is_power_of_two());
+const _: () =
+    assert!(MIN_BLOCK <= MAX_BOOKINGS_PER_NODE && MAX_BOOKINGS_PER_NODE.is_power_of_two());

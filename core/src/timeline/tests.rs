@@ -18,6 +18,7 @@ use std::vec;
 use std::vec::Vec;
 
 mod examples;
+mod pool;
 mod properties;
 
 fn m(x: u64) -> Micros {
