@@ -27,7 +27,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use kairos_core::platform::ClusterId;
-use kairos_core::timeline::{ClusterTimeline, NodeTimeline, Scratch, Void};
+use kairos_core::timeline::{Booking, ClusterTimeline, Scratch, Void};
 use kairos_core::units::{Micros, NodeCount};
 use kairos_core::{Controller, TaskState};
 use kairos_host::storage::VOIDS_PER_NODE;
@@ -64,12 +64,12 @@ fn bench_state(
 ) {
     let src = ctl.timeline(src).expect("the cluster");
     let n = src.len().0 as usize;
-    let mut storage = vec![NodeTimeline::new(); n];
+    let mut storage = vec![Booking::EMPTY; ClusterTimeline::bookings_len(n)];
     let mut members = vec![0u32; ClusterTimeline::members_len(n)];
     let mut voids = vec![Void::default(); 2 * VOIDS_PER_NODE * n];
     let mut a = vec![0u64; ClusterTimeline::scratch_len(n)];
     let mut b = vec![0u64; ClusterTimeline::scratch_len(n)];
-    let mut tl = ClusterTimeline::new(&mut storage, &mut members).expect("room for the cluster");
+    let mut tl = ClusterTimeline::new(n, &mut storage, &mut members).expect("room for the cluster");
     tl.copy_from(src).expect("a cluster of as many nodes");
     if start {
         tl.clear_place_holders();

@@ -27,6 +27,8 @@ pub enum Capacity {
     Tasks,
     /// The pending-completion buffer the caller gave the engine.
     Pending,
+    /// The booking pool the caller gave the node timelines (`Storage::bookings`).
+    Bookings,
 }
 
 /// A fixed-capacity structure is full; the value says which, and the limit it hit.
@@ -48,6 +50,9 @@ impl fmt::Display for CapacityError {
             Capacity::Tasks => "give the controller a larger task table",
             Capacity::Nodes => "give the timeline storage for every node of the platform",
             Capacity::Pending => "give the engine a larger pending buffer (twice the tasks)",
+            Capacity::Bookings => {
+                "give the timelines a larger booking pool (StorageSizes::bookings a cluster's nodes)"
+            }
             _ => "raise the matching limit in kairos_core::limits",
         };
         write!(

@@ -5,7 +5,7 @@ use common::*;
 use kairos_core::engine::{self, Engine, Event, NoObserver, Observer, Pending, Report, Schedule};
 use kairos_core::platform::Platform;
 use kairos_core::task::{Task, TaskId};
-use kairos_core::timeline::NodeTimeline;
+use kairos_core::timeline::Booking;
 use kairos_core::units::Micros;
 use kairos_core::utility::UtilityClasses;
 use kairos_core::{Config, Controller, Decision, MemoEntry, Storage, StorageSizes, TaskSlot, Work};
@@ -14,7 +14,7 @@ use kairos_core::{Heuristic, Reservations};
 /// Owned buffers for one controller and its engine.
 struct Bufs {
     tasks: Vec<TaskSlot>,
-    nodes: Vec<NodeTimeline>,
+    bookings: Vec<Booking>,
     members: Vec<u32>,
     a: Vec<u64>,
     b: Vec<u64>,
@@ -30,7 +30,7 @@ impl Bufs {
         let s = StorageSizes::of(p, tasks.len());
         Bufs {
             tasks: vec![TaskSlot::EMPTY; s.tasks],
-            nodes: vec![NodeTimeline::new(); s.nodes],
+            bookings: vec![Booking::EMPTY; s.bookings],
             members: vec![0; s.members],
             a: vec![0; s.scratch],
             b: vec![0; s.scratch],
@@ -47,7 +47,7 @@ impl Bufs {
         (
             Storage {
                 tasks: &mut self.tasks,
-                nodes: &mut self.nodes,
+                bookings: &mut self.bookings,
                 members: &mut self.members,
                 scratch_a: &mut self.a,
                 scratch_b: &mut self.b,

@@ -18,7 +18,8 @@ use core::sync::atomic::{AtomicBool, Ordering};
 
 use kairos_core::engine::Pending;
 use kairos_core::packed::PackedHeader;
-use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
+use kairos_core::limits::MAX_BOOKINGS_PER_NODE;
+use kairos_core::timeline::{Booking, ClusterTimeline};
 use kairos_core::{MemoEntry, Storage, TaskSlot, Work};
 
 /// Task slots: the most tasks a scenario may have (the live mode: may hold at once). 512,
@@ -43,6 +44,11 @@ const fn parse(s: &str) -> usize {
 }
 /// Node timelines: the most nodes over all clusters.
 pub const NODES: usize = 96;
+/// The booking pool: a full list ([`MAX_BOOKINGS_PER_NODE`]) for each of [`NODES`] nodes,
+/// the RAM the nodes' own lists took before there was a pool. Half the bound that never runs
+/// out (`ClusterTimeline::bookings_len`), which the reference scenarios are far from: their
+/// nodes hold a handful of bookings each, and alike nodes share one list.
+pub const BOOKINGS: usize = NODES * MAX_BOOKINGS_PER_NODE;
 /// The largest cluster the sweep scratch (and node choice's keys in it) can serve.
 pub const LARGEST_CLUSTER: usize = 48;
 /// Entries of each sweep scratch buffer.
@@ -70,7 +76,7 @@ impl<T> Static<T> {
 
 static HEADER: Static<PackedHeader> = Static::new();
 static TASK_SLOTS: Static<[TaskSlot; TASKS]> = Static::new();
-static NODE_TIMELINES: Static<[NodeTimeline; NODES]> = Static::new();
+static BOOKING_POOL: Static<[Booking; BOOKINGS]> = Static::new();
 static MEMBERS: Static<[u32; ClusterTimeline::members_len(NODES)]> = Static::new();
 static SCRATCH_A: Static<[u64; SCRATCH]> = Static::new();
 static SCRATCH_B: Static<[u64; SCRATCH]> = Static::new();
@@ -102,7 +108,7 @@ pub fn take() -> Option<Buffers> {
             header: &mut *HEADER.0.get(),
             storage: Storage {
                 tasks: fill(TASK_SLOTS.ptr(), || TaskSlot::EMPTY),
-                nodes: fill(NODE_TIMELINES.ptr(), NodeTimeline::new),
+                bookings: fill(BOOKING_POOL.ptr(), || Booking::EMPTY),
                 members: fill(MEMBERS.ptr(), || 0),
                 scratch_a: fill(SCRATCH_A.ptr(), || 0),
                 scratch_b: fill(SCRATCH_B.ptr(), || 0),
@@ -136,6 +142,6 @@ pub unsafe fn fill<T, const N: usize>(
 pub const BYTES_PER_TASK: usize = core::mem::size_of::<TaskSlot>()
     + core::mem::size_of::<Work>()
     + 2 * core::mem::size_of::<Pending>();
-/// Bytes of one node's storage (its timeline and its group bookkeeping).
-pub const BYTES_PER_NODE: usize =
-    core::mem::size_of::<NodeTimeline>() + ClusterTimeline::members_len(1) * 4;
+/// Bytes of one node's storage (its share of the booking pool and its group bookkeeping).
+pub const BYTES_PER_NODE: usize = MAX_BOOKINGS_PER_NODE * core::mem::size_of::<Booking>()
+    + ClusterTimeline::members_len(1) * 4;

@@ -24,8 +24,8 @@ pub const MAX_LABEL_CHARS: usize = 200;
 pub const MAX_STORAGE_BYTES: u128 = 4 << 30;
 
 /// The most memory the scheduler's storage for one trace replay may take (16 GiB): a replay
-/// is one run, not one per thread, and books named nodes at about 24 kB a processor, so a
-/// machine of 163,840 processors (4 GB) fits, and `MaxProcs: 4294967295` (105 TB) is an
+/// is one run, not one per thread, and reserves a booking pool of 48 kB a processor (zeroed:
+/// pages are mapped as they are used), so a machine of 163,840 processors (8 GB) fits, and `MaxProcs: 4294967295` (105 TB) is an
 /// error before anything is allocated.
 pub const MAX_REPLAY_STORAGE_BYTES: u128 = 16 << 30;
 

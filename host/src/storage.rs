@@ -1,12 +1,18 @@
 //! The core's storage on the host: [`HostStorage`] allocates, as `Vec`s, the buffers a
 //! controller and its engine need for a platform and a task count, and [`simulate`] runs a
 //! task list through the core's engine over it ([`kairos_core::engine`]).
+//!
+//! The buffers sized by the machine (the booking pool, the void index, the sweep scratch)
+//! are as large as the worst case, 1,024 bookings a node, but the core uses each from its
+//! start as it needs room, so they are zeroed allocations ([`zeroed`]): the system maps a
+//! page when it is first touched, and a machine of 93,312 nodes costs what its bookings
+//! use, not 24 KiB a node.
 
 use kairos_core::engine::{Engine, Observer, Pending, Report, Schedule};
 use kairos_core::error::Error;
 use kairos_core::platform::Platform;
 use kairos_core::task::Task;
-use kairos_core::timeline::{NodeTimeline, Void};
+use kairos_core::timeline::{Booking, Void};
 use kairos_core::units::Micros;
 use kairos_core::utility::UtilityClasses;
 use kairos_core::{Config, Controller, MemoEntry, Storage, StorageSizes, TaskSlot, Work};
@@ -23,12 +29,13 @@ pub const VOIDS_PER_NODE: usize = 64;
 /// The bytes [`HostStorage::new`] allocates for `tasks` tasks on a platform of `nodes` nodes
 /// whose largest cluster has `largest` nodes: what a caller checks against
 /// [`crate::limits::MAX_STORAGE_BYTES`] before building the platform (u128: no size from
-/// input can overflow it).
+/// input can overflow it). The zeroed buffers count whole: the system may map only what is
+/// touched, but it must grant the address space, and a size from a typo must fail here.
 pub fn bytes_for(nodes: u64, largest: u64, tasks: u64) -> u128 {
     use kairos_core::timeline::ClusterTimeline;
     use std::mem::size_of;
     let (nodes, largest, tasks) = (nodes as u128, largest as u128, tasks as u128);
-    let per_node = size_of::<NodeTimeline>() as u128
+    let per_node = ClusterTimeline::bookings_len(1) as u128 * size_of::<Booking>() as u128
         + 2 * VOIDS_PER_NODE as u128 * size_of::<Void>() as u128
         + ClusterTimeline::members_len(1) as u128 * size_of::<u32>() as u128;
     let per_largest = 2 * ClusterTimeline::scratch_len(1) as u128 * size_of::<u64>() as u128;
@@ -46,7 +53,7 @@ pub fn bytes_for(nodes: u64, largest: u64, tasks: u64) -> u128 {
 /// Heap-allocated storage for one controller and its engine.
 pub struct HostStorage {
     tasks: Vec<TaskSlot>,
-    nodes: Vec<NodeTimeline>,
+    bookings: Vec<Booking>,
     members: Vec<u32>,
     scratch_a: Vec<u64>,
     scratch_b: Vec<u64>,
@@ -76,7 +83,7 @@ impl HostStorage {
         let s = StorageSizes::of(platform, tasks);
         HostStorage {
             tasks: vec![TaskSlot::EMPTY; s.tasks],
-            nodes: vec![NodeTimeline::new(); s.nodes],
+            bookings: zeroed(s.bookings),
             members: vec![0; s.members],
             scratch_a: vec![0; s.scratch],
             scratch_b: vec![0; s.scratch],
@@ -85,7 +92,7 @@ impl HostStorage {
             memo: vec![MemoEntry::default(); memo],
             pending: vec![Pending::default(); completions_for(tasks)],
             ends: vec![Micros::MAX; tasks],
-            voids: vec![Void::default(); 2 * voids_per_node * s.nodes],
+            voids: zeroed(2 * voids_per_node * platform.total_nodes() as usize),
         }
     }
 
@@ -94,7 +101,7 @@ impl HostStorage {
         Split {
             controller: Storage {
                 tasks: &mut self.tasks,
-                nodes: &mut self.nodes,
+                bookings: &mut self.bookings,
                 members: &mut self.members,
                 scratch_a: &mut self.scratch_a,
                 scratch_b: &mut self.scratch_b,
@@ -140,4 +147,44 @@ pub fn simulate(
     Engine::new(schedule, parts.pending)
         .with_pending_ends(parts.ends)
         .run(&mut ctl, tasks.iter().cloned().map(Ok), observer)
+}
+
+/// A type whose all-zero bytes are a valid value: the core's pool entries.
+///
+/// # Safety
+/// An implementor must be valid as all-zero bytes.
+unsafe trait Zeroable: Sized {}
+
+// Safety: two `Micros` (u64), a `TaskId` (u32) and a `BookingKind` (`repr(u8)`, `Running`
+// is 0): `Booking::EMPTY`.
+unsafe impl Zeroable for Booking {}
+// Safety: u64, u64, u32, u32: `Void::default()`.
+unsafe impl Zeroable for Void {}
+
+/// `n` zeroed values, allocated zeroed: for a large `n` the system hands out pages that are
+/// mapped, and count as resident, only once touched. If the system refuses so much, the
+/// largest half, quarter... that it grants (a buffer the core uses as needed: a shorter one
+/// gives the same answers until it is full, and then a capacity error).
+fn zeroed<T: Zeroable>(n: usize) -> Vec<T> {
+    let mut n = n;
+    while n > 0 {
+        let Ok(layout) = std::alloc::Layout::array::<T>(n) else {
+            n /= 2;
+            continue;
+        };
+        if layout.size() == 0 {
+            break;
+        }
+        // Safety: the layout has a non-zero size.
+        let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
+        if p.is_null() {
+            n /= 2;
+            continue;
+        }
+        // Safety: `p` was allocated by the global allocator with the layout of `n` values of
+        // `T` (so `Vec` frees it with the same), and all-zero bytes are `n` valid values
+        // (`Zeroable`).
+        return unsafe { Vec::from_raw_parts(p, n, n) };
+    }
+    Vec::new()
 }

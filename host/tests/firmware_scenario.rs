@@ -3,7 +3,7 @@
 
 use kairos_core::engine::{self, NoObserver};
 use kairos_core::packed::PackedScenario;
-use kairos_core::timeline::{ClusterTimeline, NodeTimeline};
+use kairos_core::timeline::{Booking, ClusterTimeline};
 use kairos_core::{Controller, MemoEntry, Storage, TaskSlot, Work};
 use kairos_host::firmware_scenarios::{self, NAMES};
 
@@ -84,7 +84,7 @@ fn digest_does_not_depend_on_storage_sizes() {
         {
             let n = h.tasks as usize + extra;
             let mut tasks = vec![TaskSlot::EMPTY; n];
-            let mut node_tl = vec![NodeTimeline::new(); nodes];
+            let mut pool = vec![Booking::EMPTY; ClusterTimeline::bookings_len(nodes)];
             let mut members = vec![0u32; ClusterTimeline::members_len(nodes)];
             let len = ClusterTimeline::scratch_len(largest);
             let (mut a, mut b) = (vec![0u64; len], vec![0u64; len]);
@@ -94,7 +94,7 @@ fn digest_does_not_depend_on_storage_sizes() {
             let mut pending = vec![Default::default(); 2 * n + 16];
             let storage = Storage {
                 tasks: &mut tasks,
-                nodes: &mut node_tl,
+                bookings: &mut pool,
                 members: &mut members,
                 scratch_a: &mut a,
                 scratch_b: &mut b,

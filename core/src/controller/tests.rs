@@ -9,7 +9,7 @@ use crate::plan::{Assignment, Choice, MemoEntry, StorageSizes, TaskState, Work};
 use crate::platform::{Cluster, ClusterKind, TaskTypeId};
 use crate::platform::{PState, Placement};
 use crate::task::Demand;
-use crate::timeline::NodeTimeline;
+use crate::timeline::Booking;
 use crate::units::MilliWatts;
 use crate::units::{MilliJoules, NodeCount};
 use std::vec;
@@ -18,7 +18,7 @@ use std::vec::Vec;
 /// Owned buffers for one controller.
 struct Bufs {
     tasks: Vec<TaskSlot>,
-    nodes: Vec<NodeTimeline>,
+    bookings: Vec<Booking>,
     members: Vec<u32>,
     a: Vec<u64>,
     b: Vec<u64>,
@@ -34,7 +34,7 @@ impl Bufs {
         let s = StorageSizes::of(platform, tasks);
         Bufs {
             tasks: vec![TaskSlot::EMPTY; s.tasks],
-            nodes: vec![NodeTimeline::new(); s.nodes],
+            bookings: vec![Booking::EMPTY; s.bookings],
             members: vec![0; s.members],
             a: vec![0; s.scratch],
             b: vec![0; s.scratch],
@@ -47,7 +47,7 @@ impl Bufs {
     fn storage(&mut self) -> Storage<'_> {
         Storage {
             tasks: &mut self.tasks,
-            nodes: &mut self.nodes,
+            bookings: &mut self.bookings,
             members: &mut self.members,
             scratch_a: &mut self.a,
             scratch_b: &mut self.b,
@@ -600,11 +600,21 @@ fn a_clone_needs_room_for_the_tasks() {
         }))
     );
     let mut few_nodes = Bufs::new(&platform, tasks.len(), 64);
-    few_nodes.nodes.truncate(20);
+    few_nodes.members.truncate(20);
     assert!(matches!(
         ctl.clone_into(few_nodes.storage()),
         Err(Error::Capacity(CapacityError {
             what: Capacity::Nodes,
+            ..
+        }))
+    ));
+    // A copy's bookings need a pool to go in.
+    let mut no_pool = Bufs::new(&platform, tasks.len(), 64);
+    no_pool.bookings.clear();
+    assert!(matches!(
+        ctl.clone_into(no_pool.storage()),
+        Err(Error::Capacity(CapacityError {
+            what: Capacity::Bookings,
             ..
         }))
     ));

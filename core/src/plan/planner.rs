@@ -79,9 +79,6 @@ impl<'a> Planner<'a> {
         storage: Storage<'a>,
     ) -> Result<Planner<'a>, Error> {
         let sizes = StorageSizes::of(platform, 0);
-        if storage.nodes.len() < sizes.nodes {
-            return Err(full(Capacity::Nodes, storage.nodes.len()).into());
-        }
         if storage.members.len() < sizes.members {
             return Err(full(Capacity::Nodes, storage.members.len()).into());
         }
@@ -90,14 +87,18 @@ impl<'a> Planner<'a> {
             return Err(full(Capacity::Nodes, short).into());
         }
         let mut clusters: heapless::Vec<ClusterTimeline<'a>, MAX_CLUSTERS> = heapless::Vec::new();
-        let (mut rest, mut more) = (storage.nodes, storage.members);
+        // The pool in proportion to the clusters' nodes (StorageSizes gives each exactly its
+        // own nodes' worth).
+        let (total, pool) = (platform.total_nodes().max(1), storage.bookings.len() as u64);
+        let (mut rest, mut more) = (storage.bookings, storage.members);
         for c in platform.clusters() {
             let n = c.nodes.0 as usize;
-            let (head, tail) = rest.split_at_mut(n);
+            let share = ((pool * c.nodes.0 as u64 / total) as usize).min(rest.len());
+            let (head, tail) = core::mem::take(&mut rest).split_at_mut(share);
             rest = tail;
             let (mine, others) = more.split_at_mut(ClusterTimeline::members_len(n));
             more = others;
-            let _ = clusters.push(ClusterTimeline::new(head, mine)?);
+            let _ = clusters.push(ClusterTimeline::new(n, head, mine)?);
         }
         let mut planner = Planner {
             platform,

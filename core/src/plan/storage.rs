@@ -8,14 +8,18 @@ use super::choice::Work;
 use super::memo::MemoEntry;
 use super::slots::TaskSlot;
 use crate::platform::Platform;
-use crate::timeline::{ClusterTimeline, NodeTimeline, Void};
+use crate::timeline::{Booking, ClusterTimeline, Void};
 
 /// The caller's storage for a controller: every buffer it will ever use.
 pub struct Storage<'a> {
     /// One slot per task the run may hold (fill with [`TaskSlot::EMPTY`]).
     pub tasks: &'a mut [TaskSlot],
-    /// One timeline per node of the platform, clusters in order.
-    pub nodes: &'a mut [NodeTimeline],
+    /// The node timelines' booking pool (fill with [`Booking::EMPTY`], or zeroed memory),
+    /// split among the clusters in proportion to their nodes and used as the bookings come:
+    /// [`StorageSizes::bookings`] never runs out where a node's own list of
+    /// `MAX_BOOKINGS_PER_NODE` would not; a shorter pool works until it is full
+    /// ([`Capacity::Bookings`](crate::error::Capacity::Bookings)).
+    pub bookings: &'a mut [Booking],
     /// Group bookkeeping: `ClusterTimeline::members_len` of each cluster, in order.
     pub members: &'a mut [u32],
     /// Sweep scratch: at least `ClusterTimeline::scratch_len(largest cluster)` each (the
@@ -42,8 +46,8 @@ pub struct Storage<'a> {
 pub struct StorageSizes {
     /// Task slots.
     pub tasks: usize,
-    /// Node timelines.
-    pub nodes: usize,
+    /// Bookings of the pool.
+    pub bookings: usize,
     /// Group bookkeeping entries.
     pub members: usize,
     /// Each sweep scratch buffer.
@@ -65,7 +69,7 @@ impl StorageSizes {
             .unwrap_or(0);
         StorageSizes {
             tasks,
-            nodes: platform.total_nodes() as usize,
+            bookings: ClusterTimeline::bookings_len(platform.total_nodes() as usize),
             members: ClusterTimeline::members_len(platform.total_nodes() as usize),
             scratch: ClusterTimeline::scratch_len(largest),
             work: tasks,

@@ -4,19 +4,20 @@
 //! leave, then its void's size, then its index, and takes the lowest keys. Nodes of one group
 //! share all but the last key, so the groups are keyed instead ([`choice_key`]), whole groups
 //! taken in key order, and where groups tie at the margin their lowest members are merged by
-//! index through a heap ([`lowest_members`]). [`ClusterTimeline::book_chosen`] books the
-//! choice as it is made: it marks the nodes taken only in the groups taken in part, which are
-//! then split (`groups.rs`), and edits the void index (`void_index.rs`) once for each run of
-//! groups sharing a void. The tests' `book` books a list of nodes the same way.
+//! index through a heap of their runs ([`lowest_members`]). Either way a group gives its
+//! lowest members, so [`ClusterTimeline::book_chosen`] books the choice as it is made: it
+//! counts what each group gives, splits the groups taken in part at that count (`groups.rs`),
+//! and edits the void index (`void_index.rs`) once for each run of groups sharing a void. The
+//! tests' `book` books a list of nodes the same way.
 //!
 //! Data flow: reads the groups' spans and bookings, writes bookings, groups, index edits and
 //! the booking log and counts of `mod.rs`.
 
-use super::groups::{Groups, NONE, TAKEN};
+use super::groups::{Groups, NONE};
 use super::node::{Booking, BookingKind};
 use super::{ClusterTimeline, Logged};
 use crate::error::{full, Capacity, Error, InputError};
-use crate::heap::{sift_down, sift_up};
+use crate::heap::sift_down;
 use crate::limits::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE};
 use crate::units::Micros;
 
@@ -45,19 +46,12 @@ impl<'a> ClusterTimeline<'a> {
         let (keys, heads) = keys.split_at_mut(m);
         keys.sort_unstable();
         let (gr, mut got) = (&self.groups, 0usize);
-        take_chosen(
-            keys,
-            heads,
-            gr.size,
-            gr.next,
-            out.len() as u32,
-            |first, n| {
-                for node in gr.members(first).take(n as usize) {
-                    out[got] = node;
-                    got += 1;
-                }
-            },
-        );
+        take_chosen(keys, heads, gr, out.len() as u32, |_, from, n| {
+            for node in gr.members_from(from).take(n as usize) {
+                out[got] = node;
+                got += 1;
+            }
+        });
         // In node order, as a booking's nodes are expected.
         out[..got].sort_unstable();
         got
@@ -88,50 +82,37 @@ impl<'a> ClusterTimeline<'a> {
             return Err(InputError::ZeroDuration.into());
         }
         let fresh = self.index_fresh();
-        // Mark the nodes taken and count them by group; check each group once.
+        // Count the nodes by group; check each group once.
         self.groups.begin();
         let mut t = 0usize;
         for (j, &n) in nodes.iter().enumerate() {
-            if let Err(err) = self.mark_taken(n, &b, &mut t) {
-                self.unmark(&nodes[..j]);
-                return Err(err);
-            }
-        }
-        self.book_taken(t, nodes.len() as u32, b, fresh, true);
-        Ok(())
-    }
-
-    /// Marks node `n` taken by `b` and counts it in its group (`groups.list[..t]` holds the
-    /// groups taken so far), checking the group (free over `b`, room for it) at its first
-    /// node; on an error nothing is marked.
-    #[cfg(test)]
-    fn mark_taken(&mut self, n: u32, b: &Booking, t: &mut usize) -> Result<(), Error> {
-        let cluster_nodes = self.slots.len() as u32;
-        let Some(&g) = self.groups.of.get(n as usize) else {
-            return Err(InputError::BadNodeCount {
-                nodes: n + 1,
-                cluster_nodes,
-            }
-            .into());
-        };
-        if g & TAKEN != 0 {
-            // The same node twice.
-            return Err(InputError::Overlap.into());
-        }
-        if self.groups.mark[g as usize] != self.groups.stamp {
-            let bs = &self.slots[g as usize].bookings;
-            let i = bs.partition_point(|x| x.end <= b.start);
-            if bs.get(i).is_some_and(|x| x.start < b.end) {
+            let cluster_nodes = self.n as u32;
+            let Some(g) = self.groups.group_of(n) else {
+                return Err(InputError::BadNodeCount {
+                    nodes: n + 1,
+                    cluster_nodes,
+                }
+                .into());
+            };
+            if nodes[..j].contains(&n) {
+                // The same node twice.
                 return Err(InputError::Overlap.into());
             }
-            if bs.is_full() {
-                return Err(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into());
+            if self.groups.mark[g as usize] != self.groups.stamp {
+                let bs = self.pool.list(g);
+                let i = bs.partition_point(|x| x.end <= b.start);
+                if bs.get(i).is_some_and(|x| x.start < b.end) {
+                    return Err(InputError::Overlap.into());
+                }
+                if self.pool.is_full(g) {
+                    return Err(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into());
+                }
             }
+            self.groups.touch(g, &mut t);
+            self.groups.taken[g as usize] += 1;
         }
-        self.groups.of[n as usize] = g | TAKEN;
-        self.groups.touch(g, t);
-        self.groups.taken[g as usize] += 1;
-        Ok(())
+        self.reserve_for(t)?;
+        self.book_taken(t, nodes.len() as u32, b, fresh, nodes)
     }
 
     /// Chooses `k` nodes free over `[b.start, b.end)` as `choose_nodes` would (with `now` its
@@ -157,12 +138,14 @@ impl<'a> ClusterTimeline<'a> {
         let m = self.free_group_keys(now, s, e, keys);
         let (keys, heads) = keys.split_at_mut(m);
         keys.sort_unstable();
-        // Pass 1: how many nodes each group gives (a prefix of its members, in node order).
+        // How many nodes each group gives (its lowest members).
         self.groups.begin();
         let mut t = 0usize;
         let Groups {
-            of,
-            next,
+            run_len,
+            run_next,
+            run_group,
+            head,
             size,
             mark,
             taken,
@@ -170,9 +153,16 @@ impl<'a> ClusterTimeline<'a> {
             stamp,
             ..
         } = &mut self.groups;
-        // `Groups::touch`, inline: `size` and `next` are borrowed meanwhile.
-        let got = take_chosen(keys, heads, size, next, k, |first, n| {
-            let g = of[first as usize] as usize;
+        let runs = Runs {
+            run_len,
+            run_next,
+            run_group,
+            head,
+            size,
+        };
+        // `Groups::touch`, inline: the runs are borrowed meanwhile.
+        let got = take_chosen(keys, heads, runs, k, |g, _, n| {
+            let g = g as usize;
             if mark[g] != *stamp {
                 mark[g] = *stamp;
                 list[t] = g as u32;
@@ -181,36 +171,40 @@ impl<'a> ClusterTimeline<'a> {
             }
             taken[g] += n;
         });
-        // Nothing is marked yet (counts of an abandoned change are reset at the next touch).
+        // Nothing is changed yet (counts of an abandoned change are reset at the next touch).
         if got < k {
             return Ok(false);
         }
-        let list = &self.groups.list[..t];
-        if list
-            .iter()
-            .any(|&g| self.slots[g as usize].bookings.is_full())
-        {
+        if self.groups.list[..t].iter().any(|&g| self.pool.is_full(g)) {
             return Err(full(Capacity::NodeBookings, MAX_BOOKINGS_PER_NODE).into());
         }
-        // Pass 2: mark the taken members of the groups taken in part.
-        for &g in &self.groups.list[..t] {
-            let take = self.groups.taken[g as usize];
-            if take < self.groups.size[g as usize] {
-                let mut at = g;
-                for _ in 0..take {
-                    self.groups.of[at as usize] |= TAKEN;
-                    at = self.groups.next[at as usize];
-                }
-            }
-        }
-        self.book_taken(t, k, b, fresh, false);
+        self.reserve_for(t)?;
+        self.book_taken(t, k, b, fresh, &[])?;
         Ok(true)
     }
 
+    /// Makes sure the pool has room for the change to the groups `groups.list[..t]` (a new
+    /// block for each, at most), so that it cannot fail half-way.
+    fn reserve_for(&mut self, t: usize) -> Result<(), Error> {
+        let gr = &self.groups;
+        let need: usize = gr.list[..t]
+            .iter()
+            .map(|&g| self.pool.block_after_insert(g))
+            .sum();
+        self.pool.reserve(need, gr.live())
+    }
+
     /// Books `b` on the groups `groups.list[..t]`, `groups.taken[g]` nodes of each (checked
-    /// free and with room), the taken members of a group taken in part carrying [`TAKEN`]
-    /// (and of a whole group too if `marked_whole`); `k` nodes in all, `fresh`: the index was.
-    fn book_taken(&mut self, mut t: usize, k: u32, b: Booking, fresh: bool, marked_whole: bool) {
+    /// free and with room in the pool): a group's lowest members, or with `nodes` (the tests'
+    /// `book`) those in it; `k` nodes in all, `fresh`: the index was.
+    fn book_taken(
+        &mut self,
+        mut t: usize,
+        k: u32,
+        b: Booking,
+        fresh: bool,
+        nodes: &[u32],
+    ) -> Result<(), Error> {
         self.changed();
         self.begin_edits(fresh);
         let (s, e) = (b.start.0, b.end.0);
@@ -233,9 +227,7 @@ impl<'a> ClusterTimeline<'a> {
                 None => Some((lo, hi, w)),
             };
             if w < self.groups.size[g as usize] {
-                self.split_taken(g, &mut t);
-            } else if marked_whole {
-                self.clear_taken(g);
+                self.split(g, w, &mut t, nodes)?;
             }
         }
         if let Some((a, z, n)) = run {
@@ -245,13 +237,14 @@ impl<'a> ClusterTimeline<'a> {
         for x in 0..t {
             let g = self.groups.list[x];
             if self.groups.taken[g as usize] != 0 {
-                let bs = &mut self.slots[g as usize].bookings;
+                let bs = self.pool.list(g);
                 let i = match bs.last() {
                     Some(l) if l.end > b.start => bs.partition_point(|x| x.end <= b.start),
                     _ => bs.len(),
                 };
-                // Checked by the callers: the group is free there and has room.
-                let _ = bs.insert(i, b);
+                // Checked by the callers: the group is free there, and the pool has room.
+                let live = &self.groups.live[..self.groups.count];
+                self.pool.insert(g, i, b, live)?;
                 self.sync(g);
             }
             self.groups.taken[g as usize] = 0;
@@ -270,12 +263,24 @@ impl<'a> ClusterTimeline<'a> {
             nodes: k,
         };
         self.tightened = self.tightened.wrapping_add(1);
+        Ok(())
+    }
+
+    /// Splits the `c` nodes a booking takes off group `g`: its lowest, or with `nodes` (the
+    /// tests' `book`) those in it.
+    fn split(&mut self, g: u32, c: u32, t: &mut usize, nodes: &[u32]) -> Result<(), Error> {
+        #[cfg(test)]
+        if !nodes.is_empty() {
+            return self.split_by(g, nodes, t);
+        }
+        let _ = nodes;
+        self.split_prefix(g, c, t)
     }
 
     /// The void of group `g` that instant `at` falls in (at or after the last booking
     /// that ends by `at`), as (start, end).
     fn void_bounds(&self, g: u32, at: Micros) -> (u64, u64) {
-        let bs = &self.slots[g as usize].bookings;
+        let bs = self.pool.list(g);
         let i = match bs.last() {
             Some(l) if l.end > at => bs.partition_point(|x| x.end <= at),
             _ => bs.len(),
@@ -283,38 +288,43 @@ impl<'a> ClusterTimeline<'a> {
         let lo = if i == 0 { 0 } else { bs[i - 1].end.0 };
         (lo, bs.get(i).map_or(u64::MAX, |x| x.start.0))
     }
+}
 
-    /// Clears the taken mark of `nodes`.
-    #[cfg(test)]
-    fn unmark(&mut self, nodes: &[u32]) {
-        for &n in nodes {
-            self.groups.of[n as usize] &= !TAKEN;
-        }
-    }
+/// What node choice reads of the groups' runs (borrowed apart from the marks it writes).
+pub(super) struct Runs<'x> {
+    pub(super) run_len: &'x [u32],
+    pub(super) run_next: &'x [u32],
+    pub(super) run_group: &'x [u32],
+    pub(super) head: &'x [u32],
+    pub(super) size: &'x [u32],
+}
 
-    /// Clears the taken mark of every member of group `g` (taken whole).
-    fn clear_taken(&mut self, g: u32) {
-        let mut at = g;
-        while at != NONE {
-            self.groups.of[at as usize] = g;
-            at = self.groups.next[at as usize];
+impl<'x> From<&'x Groups<'_>> for Runs<'x> {
+    fn from(gr: &'x Groups<'_>) -> Runs<'x> {
+        Runs {
+            run_len: gr.run_len,
+            run_next: gr.run_next,
+            run_group: gr.run_group,
+            head: gr.head,
+            size: gr.size,
         }
     }
 }
 
 /// Node choice over the free groups whose keys ([`choice_key`]) are `keys`, sorted: calls
-/// `take(first, n)` for `n` members of a group from member `first` on, in the choice's order,
-/// until `want` nodes are taken or the groups run out; returns how many were taken. Whole
-/// groups come first; where several groups share the marginal key, their lowest nodes come
-/// one by one from a heap merge in `heads` (room for one entry a group).
-fn take_chosen(
+/// `take(g, from, n)` for `n` members of group `g` from its run `from` on (always its lowest
+/// members not yet taken), in the choice's order, until `want` nodes are taken or the groups
+/// run out; returns how many were taken. Whole groups come first; where several groups share
+/// the marginal key, their lowest nodes come run by run from a heap merge in `heads` (room
+/// for one entry a group).
+fn take_chosen<'x>(
     keys: &[u64],
     heads: &mut [u64],
-    size: &[u32],
-    next: &[u32],
+    runs: impl Into<Runs<'x>>,
     want: u32,
-    mut take: impl FnMut(u32, u32),
+    mut take: impl FnMut(u32, u32, u32),
 ) -> u32 {
+    let runs: Runs<'x> = runs.into();
     let mut got = 0u32;
     let mut i = 0usize;
     while i < keys.len() && got < want {
@@ -322,69 +332,69 @@ fn take_chosen(
         let class = keys[i] >> 20;
         let j = i + keys[i..].iter().take_while(|&&x| x >> 20 == class).count();
         let run = &keys[i..j];
-        let weight: u32 = run.iter().map(|&x| size[(x & 0xF_FFFF) as usize]).sum();
+        let weight: u32 = run
+            .iter()
+            .map(|&x| runs.size[(x & 0xF_FFFF) as usize])
+            .sum();
         if got + weight <= want || run.len() == 1 {
             // Whole groups, or one group's lowest nodes.
             for &x in run {
                 let g = (x & 0xF_FFFF) as u32;
-                let n = size[g as usize].min(want - got);
-                take(g, n);
+                let n = runs.size[g as usize].min(want - got);
+                take(g, runs.head[g as usize], n);
                 got += n;
             }
         } else {
             let heads = &mut heads[..run.len()];
             for (h, &x) in heads.iter_mut().zip(run) {
-                *h = x & 0xF_FFFF;
+                *h = runs.head[(x & 0xF_FFFF) as usize] as u64;
             }
-            lowest_members(heads, next, (want - got) as usize, |node| {
-                take(node, 1);
-                got += 1;
-            });
+            got += lowest_members(heads, &runs, want - got, &mut take);
         }
         i = j;
     }
     got
 }
 
-/// Calls `take` on the `want` lowest nodes (fewer if there are not so many) of the groups
-/// whose lowest members are `heads`, in increasing order (a list each, in node order, linked
-/// by `next`), lowest first. A merge of the lists: a group's head is read in order, and only
-/// the members after a head taken wait in a binary min-heap, kept in `heads[..h]` (never past
-/// the heads read, `heads[p..]`). O(want log want); groups of one node never enter the heap.
-fn lowest_members(heads: &mut [u64], next: &[u32], want: usize, mut take: impl FnMut(u32)) {
-    let (mut h, mut p) = (0usize, 0usize);
-    for _ in 0..want {
-        let node = if p < heads.len() && (h == 0 || heads[p] < heads[0]) {
-            // The next group's head; its next member waits in the heap (room: h < p now).
-            let node = heads[p] as u32;
-            p += 1;
-            if let Some(&n) = next.get(node as usize).filter(|&&n| n != NONE) {
-                heads[h] = n as u64;
-                h += 1;
-                sift_up(&mut heads[..h], h - 1, |a, b| a < b);
-            }
-            node
-        } else if h > 0 {
-            let node = heads[0] as u32;
-            match next[node as usize] {
-                NONE => {
-                    h -= 1;
-                    heads[0] = heads[h];
-                }
-                n => heads[0] = n as u64,
-            }
-            sift_down(&mut heads[..h], 0, |a, b| a < b);
-            node
-        } else {
-            return;
-        };
-        take(node);
+/// Takes the `want` lowest nodes (fewer if there are not so many) of the groups whose first
+/// runs are `heads`, lowest first: a merge of their run lists through a binary min-heap of
+/// each group's next run, kept in `heads`. Runs of different groups never overlap, so the
+/// lowest run's nodes all come before any other group's: it is taken whole (or its first
+/// nodes, at the end) by one call of `take(g, run, n)`. O(R log G) for R runs taken from G
+/// groups. Returns how many were taken.
+fn lowest_members(
+    heads: &mut [u64],
+    runs: &Runs<'_>,
+    want: u32,
+    take: &mut impl FnMut(u32, u32, u32),
+) -> u32 {
+    let mut h = heads.len();
+    for p in (0..h / 2).rev() {
+        sift_down(&mut heads[..h], p, |a, b| a < b);
     }
+    let mut got = 0u32;
+    while got < want && h > 0 {
+        let r = heads[0] as u32;
+        let n = runs.run_len[r as usize].min(want - got);
+        take(runs.run_group[r as usize], r, n);
+        got += n;
+        match runs.run_next[r as usize] {
+            NONE => {
+                h -= 1;
+                heads[0] = heads[h];
+            }
+            next => heads[0] = next as u64,
+        }
+        sift_down(&mut heads[..h], 0, |a, b| a < b);
+    }
+    got
 }
 
 /// Node choice's sort key of a free group whose void is `[a, b)`, for a booking over
-/// `[s, e)`: new idle voids, then void size, then the group's name. Its nodes all have this
-/// key but for their index, the last key, so a group's lowest nodes go first.
+/// `[s, e)`: new idle voids, then void size, then the group's id (which only tells the
+/// groups apart: where groups tie on the rest, their nodes go by index, [`take_chosen`]).
+/// Its nodes all have this key but for their index, the last key, so a group's lowest nodes
+/// go first.
 fn choice_key(now: Micros, s: Micros, e: Micros, a: u64, b: u64, g: u32) -> u64 {
     let a = a.max(now.0);
     let new_before = (s.0 > a) as u64;

@@ -74,7 +74,7 @@ impl<'a> ClusterTimeline<'a> {
         d: Micros,
         scratch: &mut Scratch<'_>,
     ) -> Result<Option<Fit>, Error> {
-        if k.0 == 0 || k.0 as usize > self.slots.len() {
+        if k.0 == 0 || k.0 as usize > self.n {
             return Ok(None);
         }
         if self.fresh_index() {
@@ -144,7 +144,7 @@ impl<'a> ClusterTimeline<'a> {
         scratch: &mut Scratch<'_>,
     ) -> Result<Option<Fit>, Error> {
         let k = k.0 as usize;
-        let n = self.slots.len();
+        let n = self.n;
         if k == 0 || k > n {
             return Ok(None);
         }
@@ -183,10 +183,7 @@ impl<'a> ClusterTimeline<'a> {
             if self.void_of(g, t, t.saturating_add(d)).is_some() {
                 free_now += self.groups.size[g as usize] as usize;
             }
-            let last = self.slots[g as usize]
-                .bookings
-                .last()
-                .map_or(Micros::ZERO, |b| b.end);
+            let last = Micros(self.groups.span(g).last_end());
             scratch.firsts[m] = key(if last > t { last } else { t }, g);
             m += 1;
         }
@@ -269,7 +266,7 @@ impl<'a> ClusterTimeline<'a> {
         ub: u64,
         mut admit: impl FnMut(Micros, Micros) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let bs = &self.slots[g as usize].bookings;
+        let bs = self.pool.list(g);
         // Skip bookings over before t: only voids that reach past t matter.
         let first = match t < self.first_end {
             true => 0,
@@ -309,7 +306,7 @@ impl<'a> ClusterTimeline<'a> {
         d: Micros,
         scratch: &mut Scratch<'_>,
     ) -> Result<Option<Fit>, Error> {
-        let n = self.slots.len();
+        let n = self.n;
         let cap = scratch.capacity();
         // Pass 1: how many nodes are free over [t, t + d) (the answer is t if k are, and no
         // sort is needed), and when each node is free for good (after its last booking).
@@ -320,10 +317,7 @@ impl<'a> ClusterTimeline<'a> {
             if self.void_of(g, t, t.saturating_add(d)).is_some() {
                 free_now += w;
             }
-            let last = self.slots[g as usize]
-                .bookings
-                .last()
-                .map_or(Micros::ZERO, |b| b.end);
+            let last = Micros(self.groups.span(g).last_end());
             scratch.firsts[at..at + w].fill(if last > t { last.0 } else { t.0 });
             at += w;
         }
@@ -420,7 +414,7 @@ impl<'a> ClusterTimeline<'a> {
         let mut total: u128 = 0;
         for &g in self.groups.live() {
             let mut busy: u64 = 0;
-            for b in self.slots[g as usize].bookings.iter() {
+            for b in self.pool.list(g) {
                 let s = if b.start > from { b.start } else { from };
                 let e = if b.end < to { b.end } else { to };
                 if e > s {

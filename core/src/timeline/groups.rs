@@ -1,29 +1,41 @@
-//! Groups: the partition of a cluster's nodes into groups with equal bookings.
+//! Groups: the partition of a cluster's nodes into groups with equal bookings, kept as runs
+//! of consecutive nodes.
 //!
-//! A group is named by its lowest node, and only that node's slot holds the group's
-//! bookings; its members form a list in node order, linked through `next`. All of it lives
-//! in the `members` storage the caller gives the cluster ([`GROUP_ARRAYS`] `u32`s a node).
-//! A booking that takes part of a group splits it in two ([`ClusterTimeline::split_taken`]);
-//! groups whose bookings became equal again are merged, one sort of the groups by their
-//! bookings and a heap merge of their member lists ([`ClusterTimeline::merge`]).
+//! A group's members are a list of *runs*, `[lo, lo + len)` intervals of node indices, in
+//! node order, linked through `run_next` (a run is named by its first node, `lo`). Nodes
+//! that are alike sit side by side far more often than not (a job takes the lowest nodes of
+//! its groups), so a cluster of any size holds few runs, and every operation here costs its
+//! runs, never its nodes: a booking that takes the lowest `c` members of a group splits the
+//! run where the count falls and hands the runs before it to a new group
+//! ([`ClusterTimeline::split_prefix`]); groups whose bookings became equal again are merged
+//! by one sort of the groups by their bookings and a heap merge of their run lists that joins
+//! runs meeting end to start ([`ClusterTimeline::merge`]).
+//!
+//! A group has an id (`0..nodes`), which names its list in the booking pool (`pool.rs`),
+//! its size, span and marks; ids not in use wait in `live[count..]`. Ids are internal: which
+//! group has which id changes nothing the cluster answers. A group's lowest member is the
+//! first node of its first run (`head`).
+//!
+//! All of it lives in the `members` storage the caller gives the cluster ([`GROUP_ARRAYS`]
+//! `u32`s a node).
 //!
 //! Data flow: the changes in `choice.rs` and `release.rs` call in here after writing a
 //! group's bookings; everything that reads a group (the queries, the index) reads the lists
-//! and sizes kept here. This file reads the bookings (`node.rs`) and nothing else of its
-//! siblings.
+//! and sizes kept here. This file reads and copies the bookings (`node.rs`, `pool.rs`) and
+//! nothing else of its siblings.
 
-use super::node::{copy_slot, Booking};
+use super::node::{Booking, NodeTimeline};
+use super::pool::POOL_ARRAYS;
 use super::ClusterTimeline;
+use crate::error::Error;
 use crate::heap::sift_down;
 
-/// No node: the end of a group's member list.
+/// No run: the end of a group's run list.
 pub(super) const NONE: u32 = u32::MAX;
 
-/// A node taken by the booking being made (a flag in its group entry).
-pub(super) const TAKEN: u32 = 1 << 31;
-
-/// Arrays of `u32` a cluster's groups need per node (see [`Groups`]).
-pub(super) const GROUP_ARRAYS: usize = 7 + SPAN;
+/// Arrays of `u32` a cluster needs per node: the groups' ([`Groups`]) and the booking
+/// pool's.
+pub(super) const GROUP_ARRAYS: usize = 9 + SPAN + POOL_ARRAYS;
 
 /// `u32`s of a group's [`Span`] in [`Groups::span`].
 const SPAN: usize = 5;
@@ -32,7 +44,7 @@ const SPAN: usize = 5;
 /// (`u64::MAX` if none), the last one's end (0 if none) and how many there are. Most
 /// groups' answer to "free over `[s, e)`?" follows from these (the run is after every
 /// booking or before them all, or overlaps the only one), and they sit together in
-/// [`Groups::span`], where the bookings are a node slot apart.
+/// [`Groups::span`], where the bookings are elsewhere in the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Span {
     head: u64,
@@ -50,6 +62,18 @@ impl Span {
         }
     }
 
+    /// The end of the group's last booking (0 if none): it is free for good from then.
+    pub(super) fn last_end(&self) -> u64 {
+        self.tail
+    }
+
+    /// Whether the group may hold a booking that starts at `s` (its bookings all lie within
+    /// `[head, tail)`, and none is empty).
+    #[inline]
+    pub(super) fn may_start(&self, s: u64) -> bool {
+        self.head <= s && s < self.tail
+    }
+
     /// The void of the group over `[s, e)` if the span decides it: `Some(Some(void))` free,
     /// `Some(None)` not, `None` when only the bookings can tell.
     pub(super) fn decides(&self, s: u64, e: u64) -> Option<Option<(u64, u64)>> {
@@ -65,54 +89,65 @@ impl Span {
     }
 }
 
-/// The partition of a cluster's nodes into groups with equal bookings, over the caller's
-/// storage. A group is named by its lowest node; its members form a list in node order.
+/// The partition of a cluster's nodes into groups with equal bookings, as runs of
+/// consecutive nodes, over the caller's storage.
 pub(super) struct Groups<'a> {
-    /// Per node: its group (with [`TAKEN`] set while a booking is being made).
-    pub(super) of: &'a mut [u32],
-    /// Per node: the next member of its group, or [`NONE`].
-    pub(super) next: &'a mut [u32],
-    /// Per group name: its number of nodes (0: no group has that name).
+    /// Per run (by its first node): its number of nodes.
+    pub(super) run_len: &'a mut [u32],
+    /// Per run: the next run of its group in node order, or [`NONE`].
+    pub(super) run_next: &'a mut [u32],
+    /// Per run: its group's id.
+    pub(super) run_group: &'a mut [u32],
+    /// Per group id: its first run (its lowest node).
+    pub(super) head: &'a mut [u32],
+    /// Per group id: its number of nodes (0: not in use).
     pub(super) size: &'a mut [u32],
-    /// The names of the groups, `live[..count]`, in no particular order.
+    /// The ids in use, `live[..count]`, in no particular order; the others after them.
     pub(super) live: &'a mut [u32],
     pub(super) count: usize,
-    /// Per group name: the stamp of the last change that touched it.
+    /// Per group id: the stamp of the last change that touched it.
     pub(super) mark: &'a mut [u32],
-    /// Per group name: nodes the booking being made takes from it.
+    /// Per group id: nodes the booking being made takes from it.
     pub(super) taken: &'a mut [u32],
-    /// Scratch list of group names: the groups a change touches; sorting while merging.
+    /// Scratch list of group ids: the groups a change touches; sorting while merging.
     pub(super) list: &'a mut [u32],
-    /// Per group name, [`SPAN`] entries: its [`Span`] (kept by [`ClusterTimeline::sync`]).
+    /// Per group id, [`SPAN`] entries: its [`Span`] (kept by [`ClusterTimeline::sync`]).
     pub(super) span: &'a mut [u32],
     pub(super) stamp: u32,
 }
 
 impl<'a> Groups<'a> {
-    /// One group of all `n` nodes, over `members` (at least [`GROUP_ARRAYS`] entries a node).
-    pub(super) fn new(members: &'a mut [u32], n: usize) -> Groups<'a> {
-        let (of, rest) = members.split_at_mut(n);
-        let (next, rest) = rest.split_at_mut(n);
+    /// One group (id 0) of all `n` nodes, one run, over `members` (at least
+    /// [`GROUP_ARRAYS`] - [`POOL_ARRAYS`] entries a node); returns the rest of `members`.
+    pub(super) fn new(members: &'a mut [u32], n: usize) -> (Groups<'a>, &'a mut [u32]) {
+        let (run_len, rest) = members.split_at_mut(n);
+        let (run_next, rest) = rest.split_at_mut(n);
+        let (run_group, rest) = rest.split_at_mut(n);
+        let (head, rest) = rest.split_at_mut(n);
         let (size, rest) = rest.split_at_mut(n);
         let (live, rest) = rest.split_at_mut(n);
         let (mark, rest) = rest.split_at_mut(n);
         let (taken, rest) = rest.split_at_mut(n);
         let (list, rest) = rest.split_at_mut(n);
-        let (span, _) = rest.split_at_mut(SPAN * n);
-        for i in 0..n {
-            of[i] = 0;
-            next[i] = if i + 1 < n { i as u32 + 1 } else { NONE };
-        }
+        let (span, rest) = rest.split_at_mut(SPAN * n);
         size.fill(0);
         mark.fill(0);
         taken.fill(0);
-        if n > 0 {
-            size[0] = n as u32;
-            live[0] = 0;
+        for (i, x) in live.iter_mut().enumerate() {
+            *x = i as u32;
         }
-        Groups {
-            of,
-            next,
+        if n > 0 {
+            run_len[0] = n as u32;
+            run_next[0] = NONE;
+            run_group[0] = 0;
+            head[0] = 0;
+            size[0] = n as u32;
+        }
+        let groups = Groups {
+            run_len,
+            run_next,
+            run_group,
+            head,
             size,
             live,
             count: (n > 0) as usize,
@@ -121,14 +156,17 @@ impl<'a> Groups<'a> {
             list,
             span,
             stamp: 0,
-        }
+        };
+        (groups, rest)
     }
 
     /// Makes these groups (of `n` nodes) those of `b`; the stamp, marks and counts of a
     /// change are left, as every change begins anew.
     pub(super) fn copy_from(&mut self, b: &Groups<'_>, n: usize) {
-        self.of.copy_from_slice(&b.of[..n]);
-        self.next.copy_from_slice(&b.next[..n]);
+        self.run_len.copy_from_slice(&b.run_len[..n]);
+        self.run_next.copy_from_slice(&b.run_next[..n]);
+        self.run_group.copy_from_slice(&b.run_group[..n]);
+        self.head.copy_from_slice(&b.head[..n]);
         self.size.copy_from_slice(&b.size[..n]);
         self.live.copy_from_slice(&b.live[..n]);
         self.span.copy_from_slice(&b.span[..SPAN * n]);
@@ -155,10 +193,17 @@ impl<'a> Groups<'a> {
         }
     }
 
-    /// The names of the groups.
+    /// The ids of the groups.
     #[inline]
     pub(super) fn live(&self) -> &[u32] {
         &self.live[..self.count]
+    }
+
+    /// Takes an id not in use for a new group (there are never more groups than nodes).
+    fn new_id(&mut self) -> u32 {
+        let id = self.live[self.count];
+        self.count += 1;
+        id
     }
 
     /// Group `g`'s span.
@@ -183,20 +228,45 @@ impl<'a> Groups<'a> {
         ]);
     }
 
-    /// The members of group `g` in node order (from member `g` on, if `g` is not its name).
+    /// The group of node `i` (a walk over the runs in node order: for the tests and the
+    /// node-by-node views).
+    #[cfg(test)]
+    pub(super) fn group_of(&self, i: u32) -> Option<u32> {
+        let n = self.run_len.len() as u32;
+        if i >= n {
+            return None;
+        }
+        let mut lo = 0u32;
+        while lo + self.run_len[lo as usize] <= i {
+            lo += self.run_len[lo as usize];
+        }
+        Some(self.run_group[lo as usize])
+    }
+
+    /// The members of a group in node order, from its run `from` on.
+    #[cfg(test)]
+    pub(super) fn members_from(&self, from: u32) -> Members<'_> {
+        Members {
+            run_len: self.run_len,
+            run_next: self.run_next,
+            run: from,
+            at: 0,
+        }
+    }
+
+    /// The members of group `g` in node order.
     #[cfg(test)]
     pub(super) fn members(&self, g: u32) -> Members<'_> {
-        Members {
-            next: self.next,
-            at: g,
-        }
+        self.members_from(self.head[g as usize])
     }
 }
 
-/// An iterator over a group's members.
+/// An iterator over a group's members, run by run.
 #[cfg(test)]
 pub(super) struct Members<'a> {
-    next: &'a [u32],
+    run_len: &'a [u32],
+    run_next: &'a [u32],
+    run: u32,
     at: u32,
 }
 
@@ -204,75 +274,161 @@ pub(super) struct Members<'a> {
 impl Iterator for Members<'_> {
     type Item = u32;
     fn next(&mut self) -> Option<u32> {
-        (self.at != NONE).then(|| {
-            let n = self.at;
-            self.at = self.next[n as usize];
-            n
-        })
+        if self.run == NONE {
+            return None;
+        }
+        let node = self.run + self.at;
+        self.at += 1;
+        if self.at == self.run_len[self.run as usize] {
+            self.run = self.run_next[self.run as usize];
+            self.at = 0;
+        }
+        Some(node)
     }
 }
+
+/// Every node's timeline in node order (see [`ClusterTimeline::nodes`]): each run's group's
+/// bookings, once a node of the run.
+pub struct Nodes<'c, 'a> {
+    pub(super) c: &'c ClusterTimeline<'a>,
+    /// The run being walked, and the nodes of it still to give.
+    pub(super) run: u32,
+    pub(super) left: u32,
+    /// Nodes still to give.
+    pub(super) remaining: usize,
+}
+
+impl<'c> Iterator for Nodes<'c, '_> {
+    type Item = NodeTimeline<'c>;
+    fn next(&mut self) -> Option<NodeTimeline<'c>> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let gr = &self.c.groups;
+        if self.left == 0 {
+            self.run += gr.run_len[self.run as usize];
+            self.left = gr.run_len[self.run as usize];
+        }
+        self.left -= 1;
+        self.remaining -= 1;
+        let g = gr.run_group[self.run as usize];
+        Some(NodeTimeline {
+            bookings: self.c.pool.list(g),
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for Nodes<'_, '_> {}
 
 impl<'a> ClusterTimeline<'a> {
     /// Brings group `g`'s [`Span`] up to date with its bookings (after every change to them).
     pub(super) fn sync(&mut self, g: u32) {
-        let sp = Span::of(&self.slots[g as usize].bookings);
+        let sp = Span::of(self.pool.list(g));
         self.groups.set_span(g, sp);
     }
 
-    /// Splits group `g` into its taken members and the rest (both lists stay in node order;
-    /// the part without `g` gets its lowest node's name and a copy of the bookings), clears
-    /// the marks, and adds the new group to the change's list. The taken part keeps the
-    /// count in `taken`; the other has none.
-    pub(super) fn split_taken(&mut self, g: u32, t: &mut usize) {
+    /// Group `g`'s bookings, as a node's view.
+    #[inline]
+    pub(super) fn timeline(&self, g: u32) -> NodeTimeline<'_> {
+        NodeTimeline {
+            bookings: self.pool.list(g),
+        }
+    }
+
+    /// Splits the lowest `c` members of group `g` (fewer than all) off as a new group, which
+    /// gets a copy of the bookings with room for one more, the span, and the taken count
+    /// `c`; `g` keeps the rest, and the new group joins the change's list (`groups.list[..t]`).
+    /// Only the runs of the part split off are visited.
+    pub(super) fn split_prefix(&mut self, g: u32, c: u32, t: &mut usize) -> Result<(), Error> {
         let gr = &mut self.groups;
-        let (mut taken_head, mut taken_tail, mut rest_head, mut rest_tail) =
-            (NONE, NONE, NONE, NONE);
-        let (mut nt, mut nr) = (0u32, 0u32);
-        let mut at = g;
-        while at != NONE {
-            let next = gr.next[at as usize];
-            let is_taken = gr.of[at as usize] & TAKEN != 0;
-            let (head, tail, count) = if is_taken {
-                (&mut taken_head, &mut taken_tail, &mut nt)
-            } else {
-                (&mut rest_head, &mut rest_tail, &mut nr)
-            };
-            if *head == NONE {
-                *head = at;
-            } else {
-                gr.next[*tail as usize] = at;
-            }
-            *tail = at;
-            *count += 1;
-            at = next;
+        let id = gr.new_id();
+        let mut r = gr.head[g as usize];
+        let mut got = 0;
+        let mut last = NONE;
+        while got + gr.run_len[r as usize] <= c {
+            gr.run_group[r as usize] = id;
+            got += gr.run_len[r as usize];
+            last = r;
+            r = gr.run_next[r as usize];
         }
-        gr.next[taken_tail as usize] = NONE;
-        gr.next[rest_tail as usize] = NONE;
-        let (new, new_size, kept_size) = if taken_head == g {
-            (rest_head, nr, nt)
+        let rest_head = if got < c {
+            // Run r straddles the count: its first `cut` nodes go, the rest is a new run.
+            let cut = c - got;
+            let rest = r + cut;
+            gr.run_len[rest as usize] = gr.run_len[r as usize] - cut;
+            gr.run_next[rest as usize] = gr.run_next[r as usize];
+            gr.run_group[rest as usize] = g;
+            gr.run_len[r as usize] = cut;
+            gr.run_next[r as usize] = NONE;
+            gr.run_group[r as usize] = id;
+            rest
         } else {
-            (taken_head, nt, nr)
+            gr.run_next[last as usize] = NONE;
+            r
         };
-        for head in [taken_head, rest_head] {
-            let name = head;
-            let mut at = head;
-            while at != NONE {
-                gr.of[at as usize] = name;
-                at = gr.next[at as usize];
+        gr.head[id as usize] = gr.head[g as usize];
+        gr.head[g as usize] = rest_head;
+        gr.size[id as usize] = c;
+        gr.size[g as usize] -= c;
+        self.created(g, id, c, t)
+    }
+
+    /// Splits the members of group `g` that are in `nodes` (some, not all) off as a new
+    /// group, as [`split_prefix`](Self::split_prefix) does for a prefix: the tests' `book`
+    /// of any list of nodes. It visits every member.
+    #[cfg(test)]
+    pub(super) fn split_by(&mut self, g: u32, nodes: &[u32], t: &mut usize) -> Result<(), Error> {
+        let gr = &mut self.groups;
+        let id = gr.new_id();
+        // The two run lists, built node by node in node order.
+        let mut tails = [NONE, NONE];
+        let mut heads = [NONE, NONE];
+        let mut sizes = [0u32, 0];
+        let mut r = gr.head[g as usize];
+        while r != NONE {
+            let (len, next) = (gr.run_len[r as usize], gr.run_next[r as usize]);
+            for x in r..r + len {
+                let side = nodes.contains(&x) as usize;
+                sizes[side] += 1;
+                let tail = tails[side];
+                if tail != NONE && tail + gr.run_len[tail as usize] == x {
+                    gr.run_len[tail as usize] += 1;
+                    continue;
+                }
+                if tail == NONE {
+                    heads[side] = x;
+                } else {
+                    gr.run_next[tail as usize] = x;
+                }
+                gr.run_len[x as usize] = 1;
+                gr.run_next[x as usize] = NONE;
+                gr.run_group[x as usize] = [g, id][side];
+                tails[side] = x;
             }
+            r = next;
         }
-        gr.size[g as usize] = kept_size;
-        gr.size[new as usize] = new_size;
-        gr.live[gr.count] = new;
-        gr.count += 1;
-        gr.touch(new, t);
-        if taken_head != g {
-            gr.taken[new as usize] = nt;
-            gr.taken[g as usize] = 0;
-        }
-        copy_slot(self.slots, g as usize, new as usize);
+        gr.head[g as usize] = heads[0];
+        gr.head[id as usize] = heads[1];
+        gr.size[g as usize] = sizes[0];
+        gr.size[id as usize] = sizes[1];
+        self.created(g, id, sizes[1], t)
+    }
+
+    /// The bookkeeping of new group `id`, split off `g` with `c` nodes taken by the change:
+    /// its bookings and span are `g`'s, and it joins the change's list.
+    fn created(&mut self, g: u32, id: u32, c: u32, t: &mut usize) -> Result<(), Error> {
+        let gr = &mut self.groups;
+        gr.touch(id, t);
+        gr.taken[id as usize] = c;
+        gr.taken[g as usize] = 0;
         let sp = gr.span(g);
-        gr.set_span(new, sp);
+        gr.set_span(id, sp);
+        self.pool
+            .copy(g, id, 1, &self.groups.live[..self.groups.count])
     }
 
     /// Merges the groups whose bookings are equal (they were told apart by bookings since
@@ -281,21 +437,31 @@ impl<'a> ClusterTimeline<'a> {
     pub(super) fn merge(&mut self) {
         let fresh = self.index_fresh();
         let n = self.groups.count;
-        let (slots, gr) = (&mut *self.slots, &mut self.groups);
+        let (pool, gr) = (&mut self.pool, &mut self.groups);
         gr.list[..n].copy_from_slice(&gr.live[..n]);
-        gr.list[..n]
-            .sort_unstable_by(|&a, &b| slots[a as usize].order(&slots[b as usize]).then(a.cmp(&b)));
+        {
+            let pool = &*pool;
+            let tl = |g: u32| NodeTimeline {
+                bookings: pool.list(g),
+            };
+            gr.list[..n].sort_unstable_by(|&a, &b| tl(a).order(&tl(b)).then(a.cmp(&b)));
+        }
         let mut kept = 0;
+        let mut gone = n;
         let mut i = 0;
         while i < n {
             let first = gr.list[i];
             let mut j = i + 1;
-            while j < n && slots[gr.list[j] as usize].same(&slots[first as usize]) {
+            while j < n && pool.list(gr.list[j]) == pool.list(first) {
                 j += 1;
             }
             if j > i + 1 {
-                for &g in &gr.list[i + 1..j] {
-                    slots[g as usize].bookings.clear();
+                for x in i + 1..j {
+                    let g = gr.list[x];
+                    pool.clear(g);
+                    // The id is free again: it goes after the ids in use.
+                    gone -= 1;
+                    gr.live[gone] = g;
                 }
                 join_run(gr, i, j);
             }
@@ -322,41 +488,52 @@ impl<'a> ClusterTimeline<'a> {
     }
 }
 
-/// Joins the groups `list[i..j]` (equal bookings; `list[i]` the lowest name) into the
-/// first: one list of their members in node order, merged through a heap of the lists'
-/// heads kept in `list[i..j]` itself. Every member is read once (and the heap sifted once a
-/// member), where joining them two at a time would read the first group's list once a join.
+/// Joins the groups `list[i..j]` (equal bookings) into the first: one run list in node
+/// order, merged through a heap of the lists' current runs kept in `list[i..j]` itself,
+/// runs that meet end to start joined into one. Every run is read once.
 #[inline]
 fn join_run(gr: &mut Groups<'_>, i: usize, j: usize) {
     let a = gr.list[i];
     let mut total = 0;
-    for &g in &gr.list[i..j] {
-        total += gr.size[g as usize];
-        gr.size[g as usize] = 0;
+    for x in i..j {
+        let g = gr.list[x] as usize;
+        total += gr.size[g];
+        gr.size[g] = 0;
+        // The heap holds runs: each group's first.
+        gr.list[x] = gr.head[g];
     }
     gr.size[a as usize] = total;
-    // The heads: each group's name is its lowest member, and equal groups are sorted by
-    // name, so the run is a min-heap as it stands.
     let heap = &mut gr.list[i..j];
-    let mut h = heap.len();
+    let h0 = heap.len();
+    for p in (0..h0 / 2).rev() {
+        sift_down(heap, p, |x, y| x < y);
+    }
+    let mut h = h0;
     let mut tail = NONE;
     while h > 0 {
-        let node = heap[0];
-        gr.of[node as usize] = a;
-        if tail != NONE {
-            gr.next[tail as usize] = node;
-        }
-        tail = node;
-        match gr.next[node as usize] {
+        let run = heap[0];
+        let next = gr.run_next[run as usize];
+        match next {
             NONE => {
                 h -= 1;
                 heap[0] = heap[h];
             }
             n => heap[0] = n,
         }
-        sift_down(&mut heap[..h], 0, |a, b| a < b);
+        sift_down(&mut heap[..h], 0, |x, y| x < y);
+        if tail != NONE && tail + gr.run_len[tail as usize] == run {
+            gr.run_len[tail as usize] += gr.run_len[run as usize];
+            continue;
+        }
+        if tail == NONE {
+            gr.head[a as usize] = run;
+        } else {
+            gr.run_next[tail as usize] = run;
+        }
+        gr.run_group[run as usize] = a;
+        tail = run;
     }
     if tail != NONE {
-        gr.next[tail as usize] = NONE;
+        gr.run_next[tail as usize] = NONE;
     }
 }

@@ -78,6 +78,7 @@ mod choice;
 mod earliest;
 mod groups;
 mod node;
+mod pool;
 mod release;
 mod void_index;
 
@@ -85,13 +86,15 @@ mod void_index;
 mod tests;
 
 pub use earliest::{Fit, Scratch};
+pub use groups::Nodes;
 pub use node::{Booking, BookingKind, NodeTimeline};
 pub use void_index::Void;
 
 use crate::error::{full, Capacity, Error};
-use crate::limits::BOOKING_LOG;
+use crate::limits::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE};
 use crate::units::{Micros, NodeCount};
-use groups::{Groups, GROUP_ARRAYS, TAKEN};
+use groups::{Groups, GROUP_ARRAYS};
+use pool::Pool;
 use void_index::VoidIndex;
 
 /// A booking as the fit memo replays it: its span and how many nodes it took.
@@ -107,8 +110,10 @@ pub(crate) struct Logged {
 
 /// The timelines of every node of one cluster, over storage the caller provides.
 pub struct ClusterTimeline<'a> {
-    /// Slot `g` holds the bookings of group `g` (see [`Groups`]); the others are unused.
-    slots: &'a mut [NodeTimeline],
+    /// Number of nodes.
+    n: usize,
+    /// Every group's bookings (see [`Pool`]), named by group id.
+    pool: Pool<'a>,
     groups: Groups<'a>,
     index: Option<VoidIndex<'a>>,
     /// Bumped by every change to a booking or to the groups, so the void index knows when
@@ -147,22 +152,24 @@ pub struct ClusterTimeline<'a> {
 }
 
 impl<'a> ClusterTimeline<'a> {
-    /// A cluster whose nodes are the given storage (cleared), with `members` (at least
+    /// A cluster of `nodes` nodes, their bookings in `bookings` (a pool the cluster's groups
+    /// share, used as needed: see [`StorageSizes`](crate::StorageSizes) for a size that never
+    /// runs out where a node's own list would not), with `members` (at least
     /// [`members_len`](Self::members_len)) to keep track of which nodes share bookings.
     pub fn new(
-        nodes: &'a mut [NodeTimeline],
+        nodes: usize,
+        bookings: &'a mut [Booking],
         members: &'a mut [u32],
     ) -> Result<ClusterTimeline<'a>, Error> {
-        let n = nodes.len();
+        let n = nodes;
         if members.len() < Self::members_len(n) || n >= (1 << 20) {
             return Err(full(Capacity::Nodes, members.len() / GROUP_ARRAYS).into());
         }
-        for s in nodes.iter_mut() {
-            s.bookings.clear();
-        }
+        let (groups, rest) = Groups::new(members, n);
         let mut c = ClusterTimeline {
-            slots: nodes,
-            groups: Groups::new(members, n),
+            n,
+            pool: Pool::new(bookings, rest, n),
+            groups,
             index: None,
             version: 0,
             loosened: 0,
@@ -180,6 +187,16 @@ impl<'a> ClusterTimeline<'a> {
             c.sync(0);
         }
         Ok(c)
+    }
+
+    /// Bookings a pool needs so that a cluster of `nodes` nodes runs out of room no sooner
+    /// than if each node had a list of [`MAX_BOOKINGS_PER_NODE`] of its own: a list's block
+    /// is never larger and there are never more groups than nodes, so the blocks held take
+    /// at most `nodes` lists' worth, and a change cuts at most one new block for each group
+    /// it touches or creates before the old ones are let go. A caller that maps memory as it
+    /// is touched pays for what is used only (`pool.rs`).
+    pub const fn bookings_len(nodes: usize) -> usize {
+        2 * nodes * MAX_BOOKINGS_PER_NODE
     }
 
     /// Entries of `members` a cluster of `nodes` nodes needs.
@@ -222,19 +239,15 @@ impl<'a> ClusterTimeline<'a> {
     /// Makes this cluster (of as many nodes) a copy of `from`: bookings, groups and the
     /// history the fit memo reads. The void index is not copied (it is rebuilt when asked).
     pub fn copy_from(&mut self, from: &ClusterTimeline<'_>) -> Result<(), Error> {
-        let n = self.slots.len();
-        if from.slots.len() != n {
+        let n = self.n;
+        if from.n != n {
             return Err(full(Capacity::Nodes, n).into());
         }
-        for s in self.slots.iter_mut() {
-            s.bookings.clear();
-        }
-        for &g in from.groups.live() {
-            let to = &mut self.slots[g as usize].bookings;
-            // Room enough: both sides have the same capacity.
-            let _ = to.extend_from_slice(&from.slots[g as usize].bookings);
-        }
+        self.pool.clear_all(&self.groups.live[..n]);
         self.groups.copy_from(&from.groups, n);
+        for &g in from.groups.live() {
+            self.pool.set_list(g, from.pool.list(g))?;
+        }
         self.changed();
         self.loosened = from.loosened;
         self.base_loosened = from.base_loosened;
@@ -269,11 +282,15 @@ impl<'a> ClusterTimeline<'a> {
         }
     }
 
-    /// [`NodeTimeline::void_around`] for group `g`. While every booking ends after `s`
-    /// (always from now on, once pruned to now), the void is the one before the first
-    /// booking: no search in the group's bookings.
+    /// [`NodeTimeline::void_around`] for group `g`. Most groups' span decides it without
+    /// their bookings; while every booking ends after `s` (always from now on, once pruned
+    /// to now), the void is the one before the first booking: no search in the bookings.
+    #[inline]
     fn void_of(&self, g: u32, s: Micros, e: Micros) -> Option<(Micros, Micros)> {
-        let node = &self.slots[g as usize];
+        if let Some(v) = self.groups.span(g).decides(s.0, e.0) {
+            return v.map(|(a, b)| (Micros(a), Micros(b)));
+        }
+        let node = self.timeline(g);
         match node.bookings.first() {
             Some(b) if s < self.first_end => (b.start >= e).then_some((Micros::ZERO, b.start)),
             _ => node.void_around(s, e),
@@ -282,27 +299,33 @@ impl<'a> ClusterTimeline<'a> {
 
     /// Number of nodes.
     pub fn len(&self) -> NodeCount {
-        NodeCount(self.slots.len() as u32)
+        NodeCount(self.n as u32)
     }
 
     /// Whether the cluster has no node.
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.n == 0
     }
 
     /// One node's timeline (its group's).
     #[cfg(test)]
-    pub(crate) fn node(&self, i: u32) -> Option<&NodeTimeline> {
-        let g = *self.groups.of.get(i as usize)? & !TAKEN;
-        self.slots.get(g as usize)
+    pub(crate) fn node(&self, i: u32) -> Option<NodeTimeline<'_>> {
+        let g = self.groups.group_of(i)?;
+        Some(self.timeline(g))
     }
 
     /// Every node's timeline, in node order.
-    pub fn nodes(&self) -> impl ExactSizeIterator<Item = &NodeTimeline> + '_ {
-        self.groups
-            .of
-            .iter()
-            .map(|&g| &self.slots[(g & !TAKEN) as usize])
+    pub fn nodes(&self) -> Nodes<'_, 'a> {
+        Nodes {
+            c: self,
+            run: 0,
+            left: if self.n > 0 {
+                self.groups.run_len[0]
+            } else {
+                0
+            },
+            remaining: self.n,
+        }
     }
 
     /// Number of groups of nodes with equal bookings (see the module doc).

@@ -1,21 +1,24 @@
-//! One node's bookings: what a [`Booking`] is, and a [`NodeTimeline`], the sorted list of a
-//! node's (or a group of nodes') bookings with the voids between them.
+//! One node's bookings: what a [`Booking`] is, and a [`NodeTimeline`], a view of the sorted
+//! list of a node's (or a group of nodes') bookings with the voids between them.
 //!
 //! The bottom of the timeline: it knows nothing of clusters, groups or the void index, which
 //! all read and write bookings through what is here.
 
-use crate::limits::MAX_BOOKINGS_PER_NODE;
 use crate::task::TaskId;
 use crate::units::Micros;
 use core::cmp::Ordering;
 use serde::{Deserialize, Serialize};
 
 /// What a booking holds a node for.
+///
+/// `repr(u8)` with `Running` 0: an all-zero [`Booking`] is a valid value, so a caller may
+/// hand the timelines a booking pool of zeroed memory (mapped as it is touched).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u8)]
 pub enum BookingKind {
     /// A task executing (or committed to execute) on the node.
-    Running,
+    Running = 0,
     /// A permanent reservation: it will start then, and nothing may move it.
     Reserved,
     /// A place-holder: it holds the slot until the next mapping event clears it.
@@ -37,6 +40,15 @@ pub struct Booking {
 }
 
 impl Booking {
+    /// The value a booking pool may be filled with (all zero: see [`BookingKind`]); the
+    /// pool never reads an entry it has not written.
+    pub const EMPTY: Booking = Booking {
+        start: Micros::ZERO,
+        end: Micros::ZERO,
+        task: TaskId(0),
+        kind: BookingKind::Running,
+    };
+
     /// A total order over bookings (groups are merged by sorting their booking lists).
     fn order(&self, o: &Booking) -> Ordering {
         (self.start, self.end, self.task.0, self.kind as u8).cmp(&(
@@ -48,29 +60,17 @@ impl Booking {
     }
 }
 
-/// The bookings of one node (or of one group of nodes with the same bookings), sorted by
-/// start and never overlapping.
-///
-/// On the host, aligned to a cache line: a node's size is otherwise a multiple of 4 KiB plus
-/// its length word, so every node's first bookings would share one set of the L1 cache (and
-/// one of a few of L2). The firmware's core has no data cache.
-#[derive(Clone, Debug, Default)]
-#[cfg_attr(feature = "host-limits", repr(align(64)))]
-pub struct NodeTimeline {
-    pub(super) bookings: heapless::Vec<Booking, MAX_BOOKINGS_PER_NODE>,
+/// One node's bookings (or one group's: nodes with the same bookings), sorted by start and
+/// never overlapping: a view of its list in the cluster's booking pool (`pool.rs`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NodeTimeline<'a> {
+    pub(super) bookings: &'a [Booking],
 }
 
-impl NodeTimeline {
-    /// An empty node.
-    pub const fn new() -> NodeTimeline {
-        NodeTimeline {
-            bookings: heapless::Vec::new(),
-        }
-    }
-
+impl<'a> NodeTimeline<'a> {
     /// The bookings, in time order.
-    pub fn bookings(&self) -> &[Booking] {
-        &self.bookings
+    pub fn bookings(&self) -> &'a [Booking] {
+        self.bookings
     }
 
     /// The void containing `[s, e)`, as (start, end) of the free stretch, if the node is free
@@ -96,13 +96,8 @@ impl NodeTimeline {
         self.void_around(s, e).is_some()
     }
 
-    /// Whether both hold the same bookings.
-    pub(super) fn same(&self, o: &NodeTimeline) -> bool {
-        self.bookings == o.bookings
-    }
-
     /// The order of two booking lists (see [`Booking::order`]).
-    pub(super) fn order(&self, o: &NodeTimeline) -> Ordering {
+    pub(super) fn order(&self, o: &NodeTimeline<'_>) -> Ordering {
         for (a, b) in self.bookings.iter().zip(o.bookings.iter()) {
             match a.order(b) {
                 Ordering::Equal => {}
@@ -113,7 +108,7 @@ impl NodeTimeline {
     }
 
     /// Its voids, `[a, b)` in time order (the last one ends at `u64::MAX`).
-    pub(super) fn voids(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+    pub(super) fn voids(&self) -> impl Iterator<Item = (u64, u64)> + 'a {
         let mut a = 0u64;
         self.bookings
             .iter()
@@ -125,19 +120,4 @@ impl NodeTimeline {
                 v
             })
     }
-}
-
-/// Makes slot `to` hold the bookings of slot `from` (copying only the bookings held).
-#[inline]
-pub(super) fn copy_slot(slots: &mut [NodeTimeline], from: usize, to: usize) {
-    let (src, dst) = if from < to {
-        let (x, y) = slots.split_at_mut(to);
-        (&x[from], &mut y[0])
-    } else {
-        let (x, y) = slots.split_at_mut(from);
-        (&y[0], &mut x[to])
-    };
-    dst.bookings.clear();
-    // Room enough: every slot has the same capacity.
-    let _ = dst.bookings.extend_from_slice(&src.bookings);
 }

@@ -6,8 +6,9 @@
 //! `base_loosened` when it frees time held by something other than a place-holder): the
 //! controller's fit memo keeps its answers across events while those counts stand. A task's
 //! bookings all start together, so the removals find them by a binary search in each group
-//! ([`ClusterTimeline::remove_task_from`] and the like) and keep the void index current (the
-//! tests hold them to walks over every booking). Groups that became equal are merged
+//! ([`ClusterTimeline::remove_task_from`] and the like), in the groups whose span can hold
+//! a booking that starts then, and keep the void index current (the tests hold them to walks
+//! over every booking). Groups that became equal are merged
 //! (`groups.rs`) when the groups have doubled since the last merge, or at once after a
 //! clear or a prune.
 //!
@@ -28,9 +29,7 @@ impl<'a> ClusterTimeline<'a> {
         }
         for x in 0..self.groups.count {
             let g = self.groups.live[x];
-            self.slots[g as usize]
-                .bookings
-                .retain(|b| b.kind != BookingKind::PlaceHolder);
+            self.pool.retain(g, |b| b.kind != BookingKind::PlaceHolder);
             self.sync(g);
         }
         self.booked -= self.held;
@@ -60,7 +59,7 @@ impl<'a> ClusterTimeline<'a> {
         for x in 0..self.groups.count {
             let g = self.groups.live[x];
             let w = self.groups.size[g as usize];
-            self.slots[g as usize].bookings.retain(|b| {
+            self.pool.retain(g, |b| {
                 let mine = b.task == task;
                 if mine {
                     gone.note(b, at, w);
@@ -93,11 +92,7 @@ impl<'a> ClusterTimeline<'a> {
     pub(crate) fn mark_running(&mut self, task: TaskId) -> u32 {
         let mut found = 0;
         for &g in self.groups.live[..self.groups.count].iter() {
-            for b in self.slots[g as usize]
-                .bookings
-                .iter_mut()
-                .filter(|b| b.task == task)
-            {
+            for b in self.pool.list_mut(g).iter_mut().filter(|b| b.task == task) {
                 b.kind = BookingKind::Running;
                 found += self.groups.size[g as usize];
             }
@@ -124,7 +119,10 @@ impl<'a> ClusterTimeline<'a> {
     pub(crate) fn mark_running_from(&mut self, task: TaskId, start: Micros) -> u32 {
         let mut found = 0;
         for &g in self.groups.live[..self.groups.count].iter() {
-            let bs = &mut self.slots[g as usize].bookings;
+            if !self.groups.span(g).may_start(start.0) {
+                continue;
+            }
+            let bs = self.pool.list_mut(g);
             let j = bs.partition_point(|b| b.start < start);
             if let Some(b) = bs.get_mut(j).filter(|b| b.task == task) {
                 b.kind = BookingKind::Running;
@@ -143,14 +141,17 @@ impl<'a> ClusterTimeline<'a> {
         let mut gone = Removed::default();
         for x in 0..self.groups.count {
             let g = self.groups.live[x];
-            let bs = &mut self.slots[g as usize].bookings;
+            if !self.groups.span(g).may_start(start.0) {
+                continue;
+            }
+            let bs = self.pool.list(g);
             let j = bs.partition_point(|b| b.start < start);
             if bs.get(j).is_none_or(|b| b.task != task) {
                 continue;
             }
             let lo = if j == 0 { 0 } else { bs[j - 1].end.0 };
             let hi = bs.get(j + 1).map_or(u64::MAX, |x| x.start.0);
-            let b = bs.remove(j);
+            let b = self.pool.remove(g, j);
             self.sync(g);
             let w = self.groups.size[g as usize];
             gone.note(&b, at, w);
@@ -192,26 +193,22 @@ impl<'a> ClusterTimeline<'a> {
         for x in 0..self.groups.count {
             let g = self.groups.live[x];
             let w = self.groups.size[g as usize];
-            let n = &mut self.slots[g as usize];
-            let stale = n.bookings.partition_point(|b| b.end <= now);
+            let bs = self.pool.list(g);
+            let stale = bs.partition_point(|b| b.end <= now);
             // A node's bookings are disjoint and in start order, so in end order too.
-            if let Some(b) = n.bookings.get(stale).filter(|b| b.end < first_end) {
+            if let Some(b) = bs.get(stale).filter(|b| b.end < first_end) {
                 first_end = b.end;
             }
             if stale > 0 {
                 pruned = true;
-                let held = n.bookings[..stale]
+                let held = bs[..stale]
                     .iter()
                     .filter(|b| b.kind == BookingKind::PlaceHolder)
                     .count() as u32;
                 self.held -= held * w;
                 self.booked -= stale as u32 * w;
                 // Keep the order: shift the rest down.
-                let len = n.bookings.len();
-                for i in stale..len {
-                    n.bookings[i - stale] = n.bookings[i];
-                }
-                n.bookings.truncate(len - stale);
+                self.pool.drop_front(g, stale);
                 self.sync(g);
             }
         }

@@ -18,6 +18,7 @@ use std::vec;
 use std::vec::Vec;
 
 mod examples;
+mod pool;
 mod properties;
 
 fn m(x: u64) -> Micros {
@@ -40,20 +41,26 @@ fn place(task: u32, s: u64, e: u64) -> Booking {
     }
 }
 
-/// A cluster's storage: its nodes' slots and their group bookkeeping.
+/// A cluster's storage: its booking pool and its group bookkeeping.
 struct Store {
-    nodes: Vec<NodeTimeline>,
+    n: usize,
+    pool: Vec<Booking>,
     members: Vec<u32>,
 }
 impl Store {
     fn new(n: usize) -> Store {
+        Store::with_pool(n, ClusterTimeline::bookings_len(n))
+    }
+    /// A cluster of `n` nodes with a pool of `pool` bookings.
+    fn with_pool(n: usize, pool: usize) -> Store {
         Store {
-            nodes: vec![NodeTimeline::new(); n],
+            n,
+            pool: vec![Booking::EMPTY; pool],
             members: vec![0; ClusterTimeline::members_len(n)],
         }
     }
     fn cluster(&mut self) -> ClusterTimeline<'_> {
-        ClusterTimeline::new(&mut self.nodes, &mut self.members).unwrap()
+        ClusterTimeline::new(self.n, &mut self.pool, &mut self.members).unwrap()
     }
 }
 
@@ -63,7 +70,7 @@ fn leak(n: usize) -> &'static mut [Void] {
 
 /// Gives `c` a void index with room for every void and `work` entries to apply changes.
 fn give_index(c: &mut ClusterTimeline<'_>, work: usize) {
-    let l = ClusterTimeline::scratch_len(c.slots.len());
+    let l = ClusterTimeline::scratch_len(c.n);
     c.set_index(leak(l), leak(l), leak(work));
 }
 
@@ -86,7 +93,7 @@ impl Bufs {
 
 /// The earliest start both ways, sweep and void index, which must agree.
 fn earliest(c: &mut ClusterTimeline<'_>, t: u64, k: u32, d: u64) -> Option<u64> {
-    let n = c.slots.len();
+    let n = c.n;
     let mut b = Bufs::new(n);
     let swept = c
         .swept_earliest(m(t), NodeCount(k), m(d), &mut b.scratch())
@@ -262,7 +269,7 @@ fn index_is_every_nodes_voids(c: &ClusterTimeline<'_>) -> Result<(), TestCaseErr
     let indexed: Vec<(u64, u64, u32)> = starts.iter().map(|v| (v.start, v.end, v.weight)).collect();
     // Those that end after the horizon (no query starts before it), counted by void.
     let h = c.horizon.0;
-    let mut held: Vec<(u64, u64)> = (0..c.slots.len() as u32)
+    let mut held: Vec<(u64, u64)> = (0..c.n as u32)
         .flat_map(|i| voids_of(c, i))
         .filter(|&(_, b)| b > h)
         .collect();
@@ -284,8 +291,8 @@ fn groups_are_distinct(c: &ClusterTimeline<'_>) -> Result<(), TestCaseError> {
     for (i, &a) in live.iter().enumerate() {
         for &b in &live[i + 1..] {
             prop_assert_ne!(
-                c.slots[a as usize].bookings(),
-                c.slots[b as usize].bookings(),
+                c.pool.list(a),
+                c.pool.list(b),
                 "groups {} and {} hold the same bookings",
                 a,
                 b
@@ -295,20 +302,30 @@ fn groups_are_distinct(c: &ClusterTimeline<'_>) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// The groups partition the nodes: each group's list starts at its name and goes up in
-/// node order, `of` names each member's group (no node left marked taken), the sizes
-/// are the lists' lengths and add up to the nodes, and each group's span is its
-/// bookings'.
+/// The groups partition the nodes: each group's run list starts at its head and goes up
+/// in node order, each run names its group, the sizes are the lists' lengths and add up
+/// to the nodes, the runs tile the nodes, each group's span is its bookings', and the ids
+/// in use and not are a permutation.
 fn groups_are_a_partition(c: &ClusterTimeline<'_>) -> Result<(), TestCaseError> {
-    let (n, gr) = (c.slots.len(), &c.groups);
+    let (n, gr) = (c.n, &c.groups);
     prop_assert_eq!(c.groups(), gr.count);
     let mut seen = vec![false; n];
     let mut total = 0;
     for &g in gr.live() {
-        prop_assert_eq!(gr.span(g), Span::of(c.slots[g as usize].bookings()));
+        prop_assert_eq!(gr.span(g), Span::of(c.pool.list(g)));
         // No more than every node, should a list run in a circle.
         let list: Vec<u32> = gr.members(g).take(n + 1).collect();
-        prop_assert_eq!(list.first(), Some(&g), "group {} starts at its name", g);
+        prop_assert_eq!(
+            list.first(),
+            Some(&gr.head[g as usize]),
+            "group {} starts at its head",
+            g
+        );
+        let mut r = gr.head[g as usize];
+        while r != groups::NONE {
+            prop_assert_eq!(gr.run_group[r as usize], g, "run {} of group {}", r, g);
+            r = gr.run_next[r as usize];
+        }
         prop_assert!(
             list.windows(2).all(|w| w[0] < w[1]),
             "group {} in node order: {:?}",
@@ -317,7 +334,7 @@ fn groups_are_a_partition(c: &ClusterTimeline<'_>) -> Result<(), TestCaseError> 
         );
         prop_assert_eq!(list.len(), gr.size[g as usize] as usize);
         for &x in &list {
-            prop_assert_eq!(gr.of[x as usize], g, "node {} of group {}", x, g);
+            prop_assert_eq!(gr.group_of(x), Some(g), "node {} of group {}", x, g);
             prop_assert!(!seen[x as usize], "node {} in two groups", x);
             seen[x as usize] = true;
         }
@@ -326,9 +343,23 @@ fn groups_are_a_partition(c: &ClusterTimeline<'_>) -> Result<(), TestCaseError> 
     prop_assert_eq!(total, n);
     for g in 0..n as u32 {
         if !gr.live().contains(&g) {
-            prop_assert_eq!(gr.size[g as usize], 0, "no group is named {}", g);
+            prop_assert_eq!(gr.size[g as usize], 0, "no group has id {}", g);
         }
     }
+    let mut ids = gr.live[..n].to_vec();
+    ids.sort_unstable();
+    prop_assert_eq!(
+        ids,
+        (0..n as u32).collect::<Vec<_>>(),
+        "ids are a permutation"
+    );
+    // The runs tile the nodes.
+    let mut lo = 0usize;
+    while lo < n {
+        prop_assert!(gr.run_len[lo] > 0);
+        lo += gr.run_len[lo] as usize;
+    }
+    prop_assert_eq!(lo, n);
     Ok(())
 }
 
@@ -363,8 +394,9 @@ fn shows(c: &ClusterTimeline<'_>, model: &Model) -> Result<(), TestCaseError> {
         prop_assert_eq!(node.bookings(), &bs[..], "node {}", i);
     }
     for &g in c.groups.live() {
+        let head = c.groups.head[g as usize] as usize;
         for x in c.groups.members(g) {
-            prop_assert_eq!(&model[x as usize], &model[g as usize]);
+            prop_assert_eq!(&model[x as usize], &model[head]);
         }
     }
     let all = || model.iter().flatten();
@@ -553,7 +585,7 @@ fn step(
 /// What can be seen of a cluster from outside: every node's bookings, the counts and
 /// history, free nodes and earliest starts (and the nodes chosen there) for `queries`.
 fn observe(c: &mut ClusterTimeline<'_>, queries: &[(u64, u32, u64)]) -> Vec<String> {
-    let n = c.slots.len();
+    let n = c.n;
     let mut seen: Vec<String> = c
         .nodes()
         .map(|node| format!("{:?}", node.bookings()))

@@ -13,6 +13,7 @@
 //! Data flow: it reads the groups (`groups.rs`) and their bookings (`node.rs`) when rebuilt;
 //! the changes (`choice.rs`, `release.rs`) write to it; the queries (`earliest.rs`) read it.
 
+use super::node::NodeTimeline;
 use super::ClusterTimeline;
 
 /// A void that `weight` nodes have: free from `start` (the previous booking's end, or zero)
@@ -161,7 +162,10 @@ impl<'a> ClusterTimeline<'a> {
         let mut v = 0;
         for &g in self.groups.live() {
             let weight = self.groups.size[g as usize];
-            for (start, end) in self.slots[g as usize].voids() {
+            let node = NodeTimeline {
+                bookings: self.pool.list(g),
+            };
+            for (start, end) in node.voids() {
                 if end <= self.horizon.0 {
                     continue;
                 }

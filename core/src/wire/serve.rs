@@ -25,6 +25,7 @@ use crate::controller::Controller;
 use crate::packed::{PackedHeader, PackedScenario};
 use crate::plan::{DecisionKind, Storage, TaskState};
 use crate::task::{Task, TaskId};
+use crate::timeline::ClusterTimeline;
 use crate::units::Micros;
 
 /// A byte link to the host.
@@ -260,7 +261,7 @@ enum End {
 fn reborrow<'x>(s: &'x mut Storage<'_>) -> Storage<'x> {
     Storage {
         tasks: &mut *s.tasks,
-        nodes: &mut *s.nodes,
+        bookings: &mut *s.bookings,
         members: &mut *s.members,
         scratch_a: &mut *s.scratch_a,
         scratch_b: &mut *s.scratch_b,
@@ -301,7 +302,7 @@ fn session<P: Port, W: Watch>(
     let caps = Capacities {
         version: VERSION,
         tasks: storage.tasks.len() as u32,
-        nodes: storage.nodes.len() as u32,
+        nodes: (storage.members.len() / ClusterTimeline::members_len(1)) as u32,
         decisions: decisions.len() as u32,
         payload: MAX_PAYLOAD as u32,
     };

@@ -11,7 +11,7 @@ use crate::packed::{encode_header, PackedHeader};
 use crate::plan::{Decision, DecisionKind, MemoEntry, Storage, StorageSizes, TaskSlot, Work};
 use crate::platform::{Cluster, ClusterId, ClusterKind, PState, Placement, Platform, TaskTypeId};
 use crate::task::{Demand, Task, TaskId};
-use crate::timeline::NodeTimeline;
+use crate::timeline::Booking;
 use crate::units::{Micros, MilliJoules, MilliWatts, NodeCount, Utility};
 use crate::utility::{Urgency, UtilityClasses, UtilityCurve};
 use core::mem::MaybeUninit;
@@ -110,7 +110,7 @@ fn run(input: Vec<u8>, tasks: usize, decisions: usize) -> Vec<Envelope<Response>
     let s = StorageSizes::of(&h.platform, tasks);
     let mut slot = Box::new(MaybeUninit::<PackedHeader>::uninit());
     let mut t = vec![TaskSlot::EMPTY; s.tasks];
-    let mut nodes = vec![NodeTimeline::new(); s.nodes];
+    let mut bookings = vec![Booking::EMPTY; s.bookings];
     let mut members = vec![0; s.members];
     let (mut a, mut b) = (vec![0; s.scratch], vec![0; s.scratch]);
     let mut work = vec![Work::default(); s.work];
@@ -142,7 +142,7 @@ fn run(input: Vec<u8>, tasks: usize, decisions: usize) -> Vec<Envelope<Response>
             header: &mut slot,
             storage: Storage {
                 tasks: &mut t,
-                nodes: &mut nodes,
+                bookings: &mut bookings,
                 members: &mut members,
                 scratch_a: &mut a,
                 scratch_b: &mut b,
@@ -460,7 +460,7 @@ fn leaked_storage(h: &PackedHeader, tasks: usize) -> Storage<'static> {
     let s = StorageSizes::of(&h.platform, tasks);
     Storage {
         tasks: vec![TaskSlot::EMPTY; s.tasks].leak(),
-        nodes: vec![NodeTimeline::new(); s.nodes].leak(),
+        bookings: vec![Booking::EMPTY; s.bookings].leak(),
         members: vec![0; s.members].leak(),
         scratch_a: vec![0; s.scratch].leak(),
         scratch_b: vec![0; s.scratch].leak(),

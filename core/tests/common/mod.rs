@@ -5,7 +5,7 @@ use kairos_core::engine::{self, Observer, Pending, Report, Schedule};
 use kairos_core::error::Error;
 use kairos_core::platform::{Cluster, ClusterId, ClusterKind, Placement, Platform, TaskTypeId};
 use kairos_core::task::{Demand, Task, TaskId};
-use kairos_core::timeline::{NodeTimeline, Void};
+use kairos_core::timeline::{Booking, Void};
 use kairos_core::units::{Micros, MilliWatts, NodeCount};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
 use kairos_core::{
@@ -155,7 +155,7 @@ pub fn replay_with_memo(
 ) -> Result<Run, Error> {
     let sizes = StorageSizes::of(platform, tasks.len().max(1));
     let mut tslots = vec![TaskSlot::EMPTY; sizes.tasks];
-    let mut nodes = vec![NodeTimeline::new(); sizes.nodes];
+    let mut bookings = vec![Booking::EMPTY; sizes.bookings];
     let mut members = vec![0u32; sizes.members];
     let mut a = vec![0u64; sizes.scratch];
     let mut b = vec![0u64; sizes.scratch];
@@ -163,10 +163,10 @@ pub fn replay_with_memo(
     let mut open = vec![0u32; sizes.open];
     let mut memo = vec![MemoEntry::default(); memo];
     let mut pending: Vec<Pending> = vec![Default::default(); 2 * tasks.len() + 4];
-    let mut voids = vec![Void::default(); 2 * voids_per_node * sizes.nodes];
+    let mut voids = vec![Void::default(); 2 * voids_per_node * platform.total_nodes() as usize];
     let storage = Storage {
         tasks: &mut tslots,
-        nodes: &mut nodes,
+        bookings: &mut bookings,
         members: &mut members,
         scratch_a: &mut a,
         scratch_b: &mut b,
