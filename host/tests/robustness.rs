@@ -21,9 +21,18 @@ fn s(p: &Path) -> &str {
 
 /// Runs `kairos args`, expects exit 1 and a message holding `want`, and no panic.
 fn fails_with(args: &[&str], want: &str) {
+    fails_with_code(args, want, 1);
+}
+
+/// As [`fails_with`], for a flag's value the command cannot take: a usage error, exit 2.
+fn usage_fails_with(args: &[&str], want: &str) {
+    fails_with_code(args, want, 2);
+}
+
+fn fails_with_code(args: &[&str], want: &str, code: i32) {
     let out = kairos(args);
     let e = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{args:?}: {e}");
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {e}");
     assert!(e.contains(want), "{args:?}: {e}");
     assert!(!e.contains("panicked"), "{args:?}: {e}");
 }
@@ -39,16 +48,16 @@ fn robust_sweep_knapsack_sizes() {
         v
     };
     // Was "capacity overflow" in raw_vec.
-    fails_with(
+    usage_fails_with(
         &with(&["--jobs", "18446744073709551615"]),
         "--jobs 18446744073709551615: at most 1000000 jobs",
     );
     // Was "a grid has points": the count wrapped to 0.
-    fails_with(
+    usage_fails_with(
         &with(&["--step", "1e-300"]),
         "--step 1e-300 gives 4.000e300 values per axis: at most 401",
     );
-    fails_with(
+    usage_fails_with(
         &with(&["--threads", "4294967295"]),
         "--threads 4294967295: the thread count must be between 1 and 1024",
     );

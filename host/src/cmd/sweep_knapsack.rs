@@ -110,6 +110,13 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if args.jobs == 0 {
         return Err(super::usage("--jobs must be at least 1"));
     }
+    if args.jobs > crate::limits::MAX_SWEEP_JOBS {
+        return Err(super::usage(format!(
+            "--jobs {}: at most {} jobs",
+            args.jobs,
+            crate::limits::MAX_SWEEP_JOBS
+        )));
+    }
     if args.procs == Some(0) {
         return Err(super::usage("--procs must be at least 1"));
     }
@@ -121,7 +128,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         )));
     }
     let sweep = args.sweep();
-    crate::limits::threads("--threads", args.threads)?;
+    crate::limits::threads("--threads", args.threads).map_err(|e| super::usage(e.to_string()))?;
     // The folder is checked before the work, so a bad --out fails at once; a shard's folder
     // holds the other shards, so it is only created.
     crate::output::prepare_dir(&args.out, args.force || args.shard.is_some())?;
