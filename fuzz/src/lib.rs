@@ -35,10 +35,53 @@ pub fn experiment_toml(data: &[u8]) {
     }
 }
 
+/// Tasks of the longest encoded scenario the `packed_scenario` target runs.
+pub const PACKED_RUN_TASKS: u32 = 64;
+
 /// An encoded scenario: decoded and, if it decodes, replayed through the core's engine on
-/// storage sized from its header, as `kairos digest` does; or a clean error.
+/// storage sized from its header, as `kairos digest` does; or a clean error. A run costs in
+/// proportion to its tasks, and the fuzzer would spend its time on the days of the
+/// checked-in scenarios: a scenario of more than [`PACKED_RUN_TASKS`] tasks is decoded
+/// whole (its header and every task) without running.
 pub fn packed_scenario(data: &[u8]) {
-    let _ = kairos_host::firmware_scenarios::run(data);
+    let Ok(enc) = PackedScenario::decode(data) else {
+        return;
+    };
+    if enc.header().tasks <= PACKED_RUN_TASKS {
+        let _ = kairos_host::firmware_scenarios::run(data);
+    } else {
+        for task in enc.tasks() {
+            if task.is_err() {
+                break;
+            }
+        }
+    }
+}
+
+/// A Batsim workload JSON file: read (as `kairos replay` reads it) and turned into
+/// a replay's jobs on its own machine and on a smaller one, or a clean error. A workload that
+/// reads has jobs, each within `nb_res`; a loaded trace is in submit order.
+pub fn batsim_json(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(w) = kairos_host::batsim::parse_workload(text, "fuzz.json".into()) else {
+        return;
+    };
+    assert!(!w.jobs.is_empty(), "a workload that reads has jobs");
+    assert!(
+        w.jobs.iter().all(|j| j.res >= 1 && j.res <= w.nb_res),
+        "every job within nb_res"
+    );
+    for procs in [None, Some(w.nb_res.min(64))] {
+        if let Ok(t) = w.loaded(procs) {
+            assert_eq!(t.jobs.len(), w.jobs.len(), "every job loaded");
+            assert!(
+                t.jobs.windows(2).all(|p| p[0].submit <= p[1].submit),
+                "a loaded trace is in submit order"
+            );
+        }
+    }
 }
 
 /// An SWF log: read whole (strictly and skipping bad lines), its order checked, cleaned for
@@ -118,8 +161,7 @@ pub fn wire(data: &[u8]) {
     let mut out = vec![0u8; frame_len];
     if head & 1 != 0 {
         let mut hb = vec![0u8; MAX_PAYLOAD];
-        let dec = PackedScenario::decode(UPE).expect("upe.bin decodes");
-        let n = kairos_core::packed::encode_header(dec.header(), &mut hb).expect("upe's header");
+        let n = kairos_core::packed::encode_header(upe(), &mut hb).expect("upe's header");
         let hello = Envelope {
             seq: 1,
             body: Request::Hello {
@@ -152,76 +194,120 @@ pub fn wire(data: &[u8]) {
 }
 
 /// The core's serve loop over `input` on host buffers sized for `upe`'s platform and 16
-/// tasks, in a thread with room for a hello's platform on its stack; what it wrote.
+/// tasks; what it wrote. Sessions run one after another on one thread with room for a
+/// hello's platform on its stack, over the same buffers (as the firmware serves them):
+/// a thread and fresh buffers an input would be most of the target's time.
 fn serve_session(input: Vec<u8>) -> Vec<u8> {
-    use kairos_core::packed::PackedHeader;
-    use kairos_core::platform::{ClusterId, PState};
-    use kairos_core::units::NodeCount;
-    use kairos_core::wire::frame;
-    use kairos_core::wire::message::{Decided, Fate, MAX_PAYLOAD};
-    use kairos_core::wire::serve::{serve, Buffers, NoWatch, Port};
-    use std::mem::MaybeUninit;
-
-    struct Script {
-        input: Vec<u8>,
-        at: usize,
-        output: Vec<u8>,
-    }
-    impl Port for Script {
-        fn read(&mut self) -> Option<u8> {
-            let b = self.input.get(self.at).copied();
-            self.at += 1;
-            b
-        }
-        fn write(&mut self, bytes: &[u8]) {
-            self.output.extend_from_slice(bytes);
-        }
-    }
-    std::thread::Builder::new()
-        .stack_size(16 << 20)
-        .spawn(move || {
-            let dec = PackedScenario::decode(UPE).expect("upe.bin decodes");
-            let platform = &dec.header().platform;
-            let mut storage = kairos_host::storage::HostStorage::with_caches(platform, 16, 64, 0);
-            let parts = storage.split();
-            let mut header = Box::new(MaybeUninit::<PackedHeader>::uninit());
-            let blank = Decided {
-                decision: Decision {
-                    task: TaskId(0),
-                    kind: DecisionKind::Drop,
-                    cluster: ClusterId(0),
-                    nodes: NodeCount(0),
-                    pstate: PState(0),
-                    start: Micros::ZERO,
-                    end: Micros::ZERO,
-                },
-                fate: Fate::None,
-            };
-            let mut decisions = vec![blank; 64];
-            let n = frame::max_encoded_len(MAX_PAYLOAD);
-            let (mut rx, mut tx, mut scratch) = (vec![0; n], vec![0; n], vec![0; MAX_PAYLOAD]);
-            let mut port = Script {
-                input,
-                at: 0,
-                output: Vec::new(),
-            };
-            serve(
-                &mut port,
-                Buffers {
-                    header: &mut header,
-                    storage: parts.controller,
-                    decisions: &mut decisions,
-                    rx: &mut rx,
-                    tx: &mut tx,
-                    scratch: &mut scratch,
-                },
-                &mut NoWatch,
-            );
-            port.output
-        })
-        .expect("a thread for the session")
-        .join()
+    use std::sync::{mpsc, Mutex, OnceLock};
+    type Answer = std::thread::Result<Vec<u8>>;
+    /// A session's input and where its answer goes.
+    type Session = (Vec<u8>, mpsc::Sender<Answer>);
+    static SESSIONS: OnceLock<Mutex<mpsc::Sender<Session>>> = OnceLock::new();
+    let sessions = SESSIONS.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<Session>();
+        std::thread::Builder::new()
+            .name("serve".into())
+            .stack_size(16 << 20)
+            .spawn(move || {
+                let mut bufs = SessionBuffers::new();
+                for (input, back) in rx {
+                    let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        bufs.serve(input)
+                    }));
+                    let _ = back.send(answer);
+                }
+            })
+            .expect("a thread for the sessions");
+        Mutex::new(tx)
+    });
+    let (back, answer) = mpsc::channel();
+    sessions
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .send((input, back))
+        .expect("the session thread runs");
+    answer
+        .recv()
+        .expect("the session thread answers")
         .unwrap_or_else(|e| std::panic::resume_unwind(e))
+}
+
+/// What the serve loop works in, kept from session to session.
+struct SessionBuffers {
+    storage: kairos_host::storage::HostStorage,
+    header: Box<std::mem::MaybeUninit<kairos_core::packed::PackedHeader>>,
+    decisions: Vec<kairos_core::wire::message::Decided>,
+    rx: Vec<u8>,
+    tx: Vec<u8>,
+    scratch: Vec<u8>,
+}
+
+impl SessionBuffers {
+    fn new() -> SessionBuffers {
+        use kairos_core::platform::{ClusterId, PState};
+        use kairos_core::units::NodeCount;
+        use kairos_core::wire::frame;
+        use kairos_core::wire::message::{Decided, Fate, MAX_PAYLOAD};
+        let blank = Decided {
+            decision: Decision {
+                task: TaskId(0),
+                kind: DecisionKind::Drop,
+                cluster: ClusterId(0),
+                nodes: NodeCount(0),
+                pstate: PState(0),
+                start: Micros::ZERO,
+                end: Micros::ZERO,
+            },
+            fate: Fate::None,
+        };
+        let n = frame::max_encoded_len(MAX_PAYLOAD);
+        SessionBuffers {
+            storage: kairos_host::storage::HostStorage::with_caches(&upe().platform, 16, 64, 0),
+            header: Box::new(std::mem::MaybeUninit::uninit()),
+            decisions: vec![blank; 64],
+            rx: vec![0; n],
+            tx: vec![0; n],
+            scratch: vec![0; MAX_PAYLOAD],
+        }
+    }
+
+    fn serve(&mut self, input: Vec<u8>) -> Vec<u8> {
+        use kairos_core::wire::serve::{serve, Buffers, NoWatch, Port};
+        struct Script {
+            input: Vec<u8>,
+            at: usize,
+            output: Vec<u8>,
+        }
+        impl Port for Script {
+            fn read(&mut self) -> Option<u8> {
+                let b = self.input.get(self.at).copied();
+                self.at += 1;
+                b
+            }
+            fn write(&mut self, bytes: &[u8]) {
+                self.output.extend_from_slice(bytes);
+            }
+        }
+        let mut port = Script {
+            input,
+            at: 0,
+            output: Vec::new(),
+        };
+        let parts = self.storage.split();
+        serve(
+            &mut port,
+            Buffers {
+                header: &mut self.header,
+                storage: parts.controller,
+                decisions: &mut self.decisions,
+                rx: &mut self.rx,
+                tx: &mut self.tx,
+                scratch: &mut self.scratch,
+            },
+            &mut NoWatch,
+        );
+        port.output
+    }
 }
 
 /// A seed 003 scenario file's text, and a seed 003 experiment file's (its scenario found
@@ -262,6 +348,33 @@ pub fn seed003_profile_cache(data: &[u8]) {
 /// The platform, utility classes and configuration of the firmware's `upe` scenario (a
 /// budgeted day), which the controller target feeds random tasks.
 const UPE: &[u8] = include_bytes!("../../firmware/scenarios/upe.bin");
+
+/// Most tasks the controller target feeds one run.
+const CONTROLLER_TASKS: usize = 128;
+
+/// `upe`'s header, decoded once.
+fn upe() -> &'static kairos_core::packed::PackedHeader {
+    static HEADER: std::sync::OnceLock<kairos_core::packed::PackedHeader> =
+        std::sync::OnceLock::new();
+    HEADER.get_or_init(|| {
+        PackedScenario::decode(UPE)
+            .expect("upe.bin decodes")
+            .header()
+            .clone()
+    })
+}
+
+thread_local! {
+    /// The controller target's storage: `upe`'s platform and [`CONTROLLER_TASKS`] tasks, with
+    /// small caches (their sizes change no decision).
+    static STORAGE: std::cell::RefCell<kairos_host::storage::HostStorage> =
+        std::cell::RefCell::new(kairos_host::storage::HostStorage::with_caches(
+            &upe().platform,
+            CONTROLLER_TASKS,
+            256,
+            kairos_host::storage::VOIDS_PER_NODE,
+        ));
+}
 
 /// Watches a run for the controller target's invariants.
 struct Invariants<'p> {
@@ -319,8 +432,7 @@ pub fn controller(data: &[u8]) {
     let Some((&head, rest)) = data.split_first() else {
         return;
     };
-    let dec = PackedScenario::decode(UPE).expect("upe.bin decodes");
-    let h = dec.header();
+    let h = upe();
     let mut config = h.config;
     config.heuristic = Heuristic::ALL[(head & 7) as usize];
     let schedule = Schedule {
@@ -333,10 +445,11 @@ pub fn controller(data: &[u8]) {
     let mut arrival = 0u64;
     let tasks: Vec<Task> = rest
         .chunks_exact(8)
-        .take(512)
+        .take(CONTROLLER_TASKS)
         .map(|b| {
-            // Up to 10 minutes apart: dense enough that the day (two hours) sees many.
-            arrival += u16::from_le_bytes([b[0], b[1]]) as u64 % 600;
+            // Up to 3 minutes apart: the tasks contend for the nodes, and the run (a mapping
+            // event a minute until the last task is done) stays short.
+            arrival += u16::from_le_bytes([b[0], b[1]]) as u64 % 180;
             Task {
                 id: TaskId(0),
                 arrival: Micros::from_secs(arrival),
@@ -357,14 +470,16 @@ pub fn controller(data: &[u8]) {
         running: HashMap::new(),
         budget: &config.budget,
     };
-    let report = kairos_host::storage::simulate(
-        &h.platform,
-        &h.classes,
-        config,
-        schedule,
-        &tasks,
-        &mut watch,
-    );
+    // One storage a thread, used again by every input: the controller and the engine take
+    // whatever their storage holds (the live firmware serves session after session on the
+    // same tables), and zeroing megabytes an input would be most of the target's time.
+    let report = STORAGE.with_borrow_mut(|storage| {
+        let parts = storage.split();
+        let mut ctl = Controller::new(&h.platform, &h.classes, config, parts.controller)?;
+        kairos_core::engine::Engine::new(schedule, parts.pending)
+            .with_pending_ends(parts.ends)
+            .run(&mut ctl, tasks.iter().cloned().map(Ok), &mut watch)
+    });
     if let Ok(r) = report {
         // Tasks arriving after the day are not counted as arrived.
         assert!(r.arrived as usize <= tasks.len(), "no task arrives twice");

@@ -67,3 +67,8 @@ fn corpus_seed003_toml() {
 fn corpus_seed003_profile_cache() {
     run("seed003_profile_cache", kairos_fuzz::seed003_profile_cache);
 }
+
+#[test]
+fn corpus_batsim_json() {
+    run("batsim_json", kairos_fuzz::batsim_json);
+}

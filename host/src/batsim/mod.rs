@@ -28,7 +28,9 @@ pub use essc::{run_trial_jobs, EsscJobs};
 pub use input::{is_experiment, sniff, toml_table, InputKind};
 pub use jobs::{interval_set, replay_rows, write_jobs, BatsimJob, FinalState, JOBS_COLUMNS};
 pub use schedule::{write_schedule, ScheduleRow, SCHEDULE_COLUMNS};
-pub use workload::{delay_profile, read_workload, write_workload, Workload, WorkloadJob};
+pub use workload::{
+    delay_profile, parse_workload, read_workload, write_workload, Workload, WorkloadJob,
+};
 
 use std::path::{Path, PathBuf};
 

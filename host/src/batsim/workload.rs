@@ -65,6 +65,11 @@ fn micros(v: &Value, what: &str) -> anyhow::Result<u64> {
 pub fn read_workload(path: &Path) -> anyhow::Result<Workload> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).with_context(|| format!("{file}: cannot read"))?;
+    parse_workload(&text, file)
+}
+
+/// Reads a Batsim workload from `text`, the contents of `file` (named in errors).
+pub fn parse_workload(text: &str, file: String) -> anyhow::Result<Workload> {
     let root: Value = serde_json::from_str(text.trim_start_matches('\u{feff}'))
         .with_context(|| format!("{file}: not valid JSON"))?;
     let nb_res = match root.get("nb_res").and_then(Value::as_u64) {
