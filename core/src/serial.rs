@@ -4,10 +4,11 @@
 //!
 //! # What each file owns
 //!
-//! - [`env`]: the environment a run is given: machine types (the first few special-purpose),
-//!   machines grouped by type, the ETC table over task types and machine types, the tasks
-//!   with their utility curves; and the run's configuration ([`SerialConfig`]: heuristic,
-//!   dropping threshold, trigger, event cost, App. A's permutation).
+//! - [`env`](mod@env): the environment a run is given: machine types (the first few
+//!   special-purpose), machines grouped by type, the ETC table over task types and machine
+//!   types, the tasks with their utility curves; and the run's configuration
+//!   ([`SerialConfig`]: heuristic, dropping threshold, trigger, event cost, App. A's
+//!   permutation).
 //! - `queue`: one machine's queue (Fig. 2.3): the executing task, the pending task that is
 //!   never remapped, and the virtual queue that a batch event empties and remaps.
 //! - `view`: what a heuristic sees at an event: each machine's ready time, the best and

@@ -4,7 +4,7 @@
 //!
 //! The buffers sized by the machine (the booking pool, the void index, the sweep scratch)
 //! are as large as the worst case, 1,024 bookings a node, but the core uses each from its
-//! start as it needs room, so they are zeroed allocations ([`zeroed`]): the system maps a
+//! start as it needs room, so they are zeroed allocations (`zeroed`): the system maps a
 //! page when it is first touched, and a machine of 93,312 nodes costs what its bookings
 //! use, not 24 KiB a node.
 

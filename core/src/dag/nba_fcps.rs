@@ -1,4 +1,4 @@
-//! NBA-FCPS, fixing cores' power states ([124] extended to value per energy, §7.3.1): the
+//! NBA-FCPS, fixing cores' power states (ref. \[124\] extended to value per energy, §7.3.1): the
 //! greedy of Alg. 7.3 over the used cores instead of the tasks. Setting core `k` to level `v`
 //! sets every task on `k` to `v`; one core is fixed per round, the (core, level) of highest
 //! value per energy, ties to the lower core, then the faster level.

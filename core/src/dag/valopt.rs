@@ -1,5 +1,5 @@
-//! ValOpt, the baseline ([141] as seed 003 §7.3.1 runs it): the NBA allocation with every task
-//! at the fastest level (no DVFS), the queued job of highest predicted value first.
+//! ValOpt, the baseline (ref. \[141\] as seed 003 §7.3.1 runs it): the NBA allocation with
+//! every task at the fastest level (no DVFS), the queued job of highest predicted value first.
 //!
 //! The predicted value is also how every NBA variant picks its job (Alg. 7.2 line 7,
 //! maxValuableJob); the variants differ only in the levels they then choose.

@@ -1,6 +1,6 @@
 //! PBA's design-time profiling (§7.2.1, R13): for each job and each core count k = 1..|T|, a
 //! mapping onto at most k cores and a level per task minimising RT x E_total, found by a
-//! genetic algorithm "as in [117]" (the paper gives no parameters).
+//! genetic algorithm "as in \[117\]" (the paper gives no parameters).
 //!
 //! A chromosome is a (core in 0..k, level) pair per task, decoded by the core's evaluator in
 //! the job's list order. The population starts from the NBA list schedule on k cores at the

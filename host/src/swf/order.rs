@@ -28,7 +28,7 @@ pub struct OrderPlace {
     pub earlier_line: usize,
 }
 
-/// What [`OrderCheck`] found: counts, and the first place of each.
+/// What `OrderCheck` found: counts, and the first place of each.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OrderReport {
     /// Job lines whose number an earlier line has (in a stream: not above an earlier one).
