@@ -39,8 +39,6 @@ enum Curve {
     Exp {
         /// Length of the first, flat interval.
         first: Micros,
-        /// The priority, rounded to micro-units (the value before `first + offset_2`).
-        flat: Utility,
         priority: f64,
         urgency_per_min: f64,
         /// Index into [`Curves::classes`].
@@ -96,7 +94,6 @@ impl Curves {
                     class,
                 } if curve.check().is_ok() && classes.get(class).is_ok() => Curve::Exp {
                     first,
-                    flat: round_units(priority),
                     priority,
                     urgency_per_min,
                     class,
@@ -111,25 +108,31 @@ impl Curves {
         }
     }
 
-    /// The utility task `t` earns completing `dt` after its arrival.
+    /// The utility task `t` earns completing `dt` after its arrival, in micro-units.
     #[inline]
     pub(crate) fn utility(&self, t: usize, dt: Micros) -> Utility {
+        round_units(self.value(t, dt))
+    }
+
+    /// The value of task `t`'s curve `dt` after its arrival: `value_at`'s, or 0 where it
+    /// fails.
+    #[inline]
+    pub(crate) fn value(&self, t: usize, dt: Micros) -> f64 {
         match self.tasks[t] {
             Curve::Exp {
                 first,
-                flat,
                 priority,
                 urgency_per_min,
                 class,
             } => {
                 if dt < first {
-                    return flat;
+                    return priority;
                 }
                 let d = dt - first;
                 let c = &self.classes[class as usize];
                 // The last interval starting at or before d.
                 let Some(k) = (0..c.len).rev().find(|&k| c.offset[k] <= d) else {
-                    return flat;
+                    return priority;
                 };
                 // The same operations on the same operands as `UtilityClass::value`.
                 let big_k = c.psi[k] * priority;
@@ -137,15 +140,15 @@ impl Curves {
                 let minutes = (d - c.offset[k]).as_mins_f64();
                 let u = (big_k - big_next) * libm::exp(-(c.delta[k] * urgency_per_min) * minutes)
                     + big_next;
-                round_units(if u < big_next {
+                if u < big_next {
                     big_next
                 } else if u > big_k {
                     big_k
                 } else {
                     u
-                })
+                }
             }
-            Curve::General(c) => Utility::from_f64(c.value_at(dt, &self.all).unwrap_or(0.0)),
+            Curve::General(c) => c.value_at(dt, &self.all).unwrap_or(0.0),
         }
     }
 }
@@ -178,9 +181,11 @@ mod tests {
             0.0,
             -1.0,
             f64::NAN,
-            0.4999999999999999e-6,
+            f64::from_bits(0.5e-6f64.to_bits() - 2),
             0.5e-6,
-            0.49999999999999994e-6,
+            f64::from_bits(0.5e-6f64.to_bits() - 1),
+            // The largest double below 0.5, times 10^-6 (so u * 1e6 lands just below 0.5).
+            f64::from_bits(0.5f64.to_bits() - 1) / 1e6,
             1.5e-6,
             2.5e-6,
             5.18,
@@ -229,6 +234,8 @@ mod tests {
                 let dt = Micros(rng.int(0, 600_000_000_000));
                 let want = Utility::from_f64(curve.value_at(dt, &classes).unwrap_or(0.0));
                 assert_eq!(fast.utility(0, dt), want, "{curve:?} at {dt:?}");
+                let v = curve.value_at(dt, &classes).unwrap();
+                assert_eq!(fast.value(0, dt).to_bits(), v.to_bits());
             }
         }
         let linear = UtilityCurve::Linear {

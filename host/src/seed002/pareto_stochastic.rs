@@ -15,14 +15,17 @@
 //!   random numbers: sample s draws every task's bin from the same stream for every
 //!   chromosome) and takes the X-th utility (descending) and the X-th energy (ascending).
 //! - The fuzzy front: every final allocation under `fuzzy` fresh samples (another stream).
-//! - Seeds: the dissertation seeds with traces of its dynamic heuristics (part 2's); until
-//!   those land, one-pass stand-ins over (machine, P-state) with mean times: Max Utility (min
-//!   completion), Max UPT (U / ETC), Max UPP (U / APC), Max UPE (U / EEC); a task whose best
-//!   option earns below 0.5 is dropped and gets the last keys.
+//! - Seeds: the dissertation seeds with traces of its dynamic heuristics (part 2's). Those
+//!   run in the core's serial event loop, which reports totals (`SerialReport`), not which
+//!   machine and P-state each task got, so the seeds here are one-pass stand-ins over
+//!   (machine, P-state) with mean times: Max Utility (min completion), Max UPT (U / ETC),
+//!   Max UPP (U / APC), Max UPE (U / EEC); a task whose best option earns below 0.5 is
+//!   dropped and gets the last keys.
 
 use super::energy_env::power_tables;
 use super::generate::{etc_table, machines, MACHINE_COUNTS};
 use super::pareto::Task;
+use super::pareto_curve::Curves;
 use super::pareto_data::Tables;
 use super::pareto_sets::trace;
 use crate::generate::rng::Stream;
@@ -94,6 +97,8 @@ pub struct Stochastic {
     crn: Vec<u8>,
     samples: usize,
     eligible: Vec<Vec<u16>>,
+    /// The tasks' curves, prepared.
+    curves: Curves,
 }
 
 /// Per-(sample) results of [`Stochastic::run_once`].
@@ -185,10 +190,12 @@ impl Stochastic {
         let crn = (0..samples * n)
             .map(|_| rc.int(0, BINS as u64 - 1) as u8)
             .collect();
+        let classes = UtilityClasses::essc20();
         Stochastic {
+            curves: Curves::new(tasks.iter().map(|t| &t.curve), &classes),
             machine_type,
             tasks,
-            classes: UtilityClasses::essc20(),
+            classes,
             score,
             machine_types: mt,
             mean,
@@ -209,11 +216,10 @@ impl Stochastic {
             + g.pstate as usize
     }
 
+    /// What task `t` is worth completing at `end` (its curve's `value_at`).
     fn utility(&self, t: usize, end: Micros) -> f64 {
-        let task = &self.tasks[t];
-        task.curve
-            .value_at(end.saturating_sub(task.arrival), &self.classes)
-            .unwrap_or(0.0)
+        self.curves
+            .value(t, end.saturating_sub(self.tasks[t].arrival))
     }
 
     /// One pass of `c`: with mean times (`bins` None) or with task t's time from bin
@@ -245,7 +251,9 @@ impl Stochastic {
                     };
                     let end = start + time;
                     s.free[g.machine as usize] = end;
-                    utility += Utility::from_f64(self.utility(i, end));
+                    utility += self
+                        .curves
+                        .utility(i, end.saturating_sub(self.tasks[i].arrival));
                     energy += e;
                 }
                 t = s.next[i];
