@@ -12,6 +12,9 @@ pub trait Problem: Sync {
     type Gene: Copy + Send + Sync;
     /// Per-thread working memory of [`Problem::evaluate`].
     type Scratch: Send;
+    /// What evaluating a chromosome leaves for its children's evaluations to reuse
+    /// ([`Problem::evaluate_child`]); `()` for a problem that reuses nothing.
+    type Memo: Default + Send + Sync;
     /// Genes per chromosome.
     fn genes(&self) -> usize;
     /// Fresh working memory.
@@ -23,6 +26,27 @@ pub trait Problem: Sync {
     /// The objectives of `c`; a pure function of `c` (the scratch holds no state between
     /// calls), so evaluations may run on any thread in any order.
     fn evaluate(&self, c: &[Self::Gene], scratch: &mut Self::Scratch) -> Point;
+    /// [`Problem::evaluate`] that also writes `c`'s memo.
+    fn evaluate_memo(
+        &self,
+        c: &[Self::Gene],
+        _memo: &mut Self::Memo,
+        scratch: &mut Self::Scratch,
+    ) -> Point {
+        self.evaluate(c, scratch)
+    }
+    /// The objectives of child `c` given its parents' memos, writing `c`'s memo: must be
+    /// exactly [`Problem::evaluate`]'s (the memos only save work), so that a run does not
+    /// depend on which evaluations could reuse what.
+    fn evaluate_child(
+        &self,
+        c: &[Self::Gene],
+        _parents: [&Self::Memo; 2],
+        memo: &mut Self::Memo,
+        scratch: &mut Self::Scratch,
+    ) -> Point {
+        self.evaluate_memo(c, memo, scratch)
+    }
 }
 
 /// The algorithm's parameters.
@@ -45,8 +69,12 @@ pub struct Nsga2<'p, P: Problem> {
     pop: Vec<Vec<P::Gene>>,
     /// Their objectives, by index.
     obj: Vec<Point>,
+    /// Their memos, by index.
+    memo: Vec<P::Memo>,
     /// Children's buffers, kept between generations.
     spare: Vec<Vec<P::Gene>>,
+    /// Children's memo buffers, likewise.
+    spare_memo: Vec<P::Memo>,
     generation: u64,
 }
 
@@ -61,14 +89,24 @@ impl<'p, P: Problem> Nsga2<'p, P> {
             pop.push(problem.random(&mut rng));
         }
         assert!(pop.iter().all(|c| c.len() == problem.genes()));
-        let obj = evaluate_all(problem, &pop);
+        let mut memo: Vec<P::Memo> = pop.iter().map(|_| P::Memo::default()).collect();
+        let obj = pop
+            .par_iter()
+            .zip(memo.par_iter_mut())
+            .map_init(
+                || problem.scratch(),
+                |s, (c, m)| problem.evaluate_memo(c, m, s),
+            )
+            .collect();
         Nsga2 {
             problem,
             params,
             rng,
             pop,
             obj,
+            memo,
             spare: Vec::new(),
+            spare_memo: Vec::new(),
             generation: 0,
         }
     }
@@ -102,12 +140,21 @@ impl<'p, P: Problem> Nsga2<'p, P> {
         while children.len() < n {
             children.push(Vec::with_capacity(len));
         }
+        let mut child_memo = std::mem::take(&mut self.spare_memo);
+        child_memo.truncate(n);
+        child_memo.resize_with(n, P::Memo::default);
+        // Each child's two parents, the one it copies outside the swapped range first.
+        let mut parents = vec![(0usize, 0usize); n];
         for pair in 0..n.div_ceil(2) {
             let a = self.rng.int(0, n as u64 - 1) as usize;
             let b = self.rng.int(0, n as u64 - 1) as usize;
             let i = self.rng.int(0, len as u64 - 1) as usize;
             let j = self.rng.int(0, len as u64 - 1) as usize;
             let (lo, hi) = (i.min(j), i.max(j));
+            parents[2 * pair] = (a, b);
+            if 2 * pair + 1 < n {
+                parents[2 * pair + 1] = (b, a);
+            }
             let (c0, rest) = children[2 * pair..].split_first_mut().expect("n children");
             c0.clear();
             c0.extend_from_slice(&self.pop[a]);
@@ -123,18 +170,34 @@ impl<'p, P: Problem> Nsga2<'p, P> {
                 self.problem.mutate(c, &mut self.rng);
             }
         }
-        let child_obj = evaluate_all(self.problem, &children);
+        let (problem, memo) = (self.problem, &self.memo);
+        let child_obj: Vec<Point> = children
+            .par_iter()
+            .zip(child_memo.par_iter_mut())
+            .zip(parents.par_iter())
+            .map_init(
+                || problem.scratch(),
+                |s, ((c, m), &(a, b))| problem.evaluate_child(c, [&memo[a], &memo[b]], m, s),
+            )
+            .collect();
         let mut all_obj = std::mem::take(&mut self.obj);
         all_obj.extend_from_slice(&child_obj);
         let keep = select(&all_obj, n, self.params.ranking);
         let mut all: Vec<Option<Vec<P::Gene>>> =
             self.pop.drain(..).chain(children).map(Some).collect();
+        let mut all_memo: Vec<Option<P::Memo>> =
+            self.memo.drain(..).chain(child_memo).map(Some).collect();
         self.obj = keep.iter().map(|&k| all_obj[k]).collect();
         self.pop = keep
             .iter()
             .map(|&k| all[k].take().expect("each survivor once"))
             .collect();
+        self.memo = keep
+            .iter()
+            .map(|&k| all_memo[k].take().expect("each survivor once"))
+            .collect();
         self.spare = all.into_iter().flatten().collect();
+        self.spare_memo = all_memo.into_iter().flatten().collect();
         self.generation += 1;
     }
 }

@@ -14,6 +14,7 @@ pub mod energy_experiment;
 pub mod experiment;
 pub mod generate;
 pub mod pareto;
+mod pareto_curve;
 pub mod pareto_data;
 pub mod pareto_experiment;
 pub mod pareto_report;

@@ -9,9 +9,17 @@
 //! [`Utility`], so totals do not depend on summation order. Keys are always below the task
 //! count (random chromosomes are permutations and the operators only move keys), so tasks
 //! are ordered by a bucket per key rather than a comparison sort.
+//!
+//! Speed (utility-energy): a task's utility depends only on the task and its completion
+//! time, so each evaluation keeps, per task, its completion and utility (the [`Memo`]); a
+//! child reuses a parent's utility for every task that completes when it did in that parent
+//! (every task ahead of the first change on its machine, and any after it once the machine
+//! falls back into step), and computes the rest through the prepared curves of
+//! [`super::pareto_curve`]. Both are exact: the same integers as evaluating from nothing.
 
 use crate::generate::rng::Stream;
 use crate::nsga2::{Point, Problem};
+use crate::seed002::pareto_curve::Curves;
 use crate::seed002::pareto_data::Tables;
 use kairos_core::units::{Micros, Utility};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
@@ -64,6 +72,8 @@ pub struct Instance {
     eec: Vec<u64>,
     /// The machines each task type can run on, ascending.
     eligible: Vec<Vec<u16>>,
+    /// The tasks' curves, prepared (utility-energy only).
+    curves: Curves,
 }
 
 /// Why an instance cannot be built.
@@ -148,7 +158,13 @@ impl Instance {
             }
             last = t.arrival;
         }
+        let curves = if objective == Objective::UtilityEnergy {
+            Curves::new(tasks.iter().map(|t| &t.curve), &classes)
+        } else {
+            Curves::new(std::iter::empty(), &UtilityClasses::new())
+        };
         Ok(Instance {
+            curves,
             machine_type,
             tables,
             tasks,
@@ -240,9 +256,18 @@ pub struct Measures {
     pub machine_energy_j: Vec<f64>,
 }
 
+/// What evaluating a chromosome leaves for its children: per task, its completion time and
+/// the utility it earned (utility-energy; empty for a bag).
+#[derive(Clone, Debug, Default)]
+pub struct Memo {
+    done: Vec<(Micros, Utility)>,
+}
+
 /// Working memory of one evaluation.
 #[derive(Clone, Debug)]
 pub struct Scratch {
+    /// The memo of an evaluation nobody keeps.
+    own: Memo,
     /// First task of each key's bucket (u32::MAX: empty).
     head: Vec<u32>,
     /// Next task in the same bucket.
@@ -256,6 +281,7 @@ const NONE: u32 = u32::MAX;
 impl Problem for Instance {
     type Gene = Gene;
     type Scratch = Scratch;
+    type Memo = Memo;
 
     fn genes(&self) -> usize {
         self.tasks.len()
@@ -263,6 +289,7 @@ impl Problem for Instance {
 
     fn scratch(&self) -> Scratch {
         Scratch {
+            own: Memo::default(),
             head: vec![NONE; self.tasks.len()],
             next: vec![NONE; self.tasks.len()],
             free: vec![Micros::ZERO; self.machines()],
@@ -302,6 +329,39 @@ impl Problem for Instance {
     }
 
     fn evaluate(&self, c: &[Gene], s: &mut Scratch) -> Point {
+        let mut own = std::mem::take(&mut s.own);
+        let p = self.evaluate_memo(c, &mut own, s);
+        s.own = own;
+        p
+    }
+
+    fn evaluate_memo(&self, c: &[Gene], memo: &mut Memo, s: &mut Scratch) -> Point {
+        self.schedule(c, [None, None], memo, s)
+    }
+
+    fn evaluate_child(
+        &self,
+        c: &[Gene],
+        parents: [&Memo; 2],
+        memo: &mut Memo,
+        s: &mut Scratch,
+    ) -> Point {
+        let n = c.len();
+        let [a, b] = parents.map(|m| (m.done.len() == n).then_some(m.done.as_slice()));
+        self.schedule(c, [a, b], memo, s)
+    }
+}
+
+impl Instance {
+    /// Evaluates `c`, writing its memo; `parents` are earlier evaluations' memos (of the
+    /// same length) whose utilities it may reuse where a task completes at the same time.
+    fn schedule(
+        &self,
+        c: &[Gene],
+        parents: [Option<&[(Micros, Utility)]>; 2],
+        memo: &mut Memo,
+        s: &mut Scratch,
+    ) -> Point {
         s.free.fill(Micros::ZERO);
         let mut energy = 0u64;
         match self.objective {
@@ -320,16 +380,25 @@ impl Problem for Instance {
                     s.next[t] = s.head[k];
                     s.head[k] = t as u32;
                 }
+                memo.done.clear();
+                memo.done.resize(c.len(), (Micros::ZERO, Utility::ZERO));
                 let mut utility = Utility::ZERO;
                 for k in 0..c.len() {
                     let mut t = std::mem::replace(&mut s.head[k], NONE);
                     while t != NONE {
                         let i = t as usize;
                         let m = c[i].machine;
-                        let start = s.free[m as usize].max(self.tasks[i].arrival);
+                        let arrival = self.tasks[i].arrival;
+                        let start = s.free[m as usize].max(arrival);
                         let end = start + self.etc(i, m);
                         s.free[m as usize] = end;
-                        utility += Utility::from_f64(self.utility(i, end));
+                        let u = match parents {
+                            [Some(p), _] if p[i].0 == end => p[i].1,
+                            [_, Some(p)] if p[i].0 == end => p[i].1,
+                            _ => self.curves.utility(i, end.saturating_sub(arrival)),
+                        };
+                        memo.done[i] = (end, u);
+                        utility += u;
                         energy += self.eec(i, m);
                         t = s.next[i];
                     }

@@ -1,12 +1,11 @@
 //! Seed 002 Chapter 7: utility-energy allocation under stochastic execution times, on the
 //! §1 platform (13 machine types, 100 machines) with three P-states.
 //!
-//! - Platform: Chapter 2's ETC at P0 (`generate::etc_table`); what part 2 (issue 21) will
-//!   own, built here in its minimum form: APC(i, j, k) = static(j) + dynamic(i, j) x {1,
-//!   0.75, 0.5}_k, static ~ Gamma(66 W, COV 0.1) per machine type, dynamic by the COV
-//!   method around 133 W (COVs 0.1 / 0.2); ETC(i, j, k) = ETC(i, j, 0) x f, f ~ Gamma(mean
-//!   1 / sqrt(0.75 or 0.5), COV 0.1) redrawn until above 1, so P0 stays fastest.
-//! - Each (i, j, k) time is a Gamma(mean ETC, COV ~ U[0.1, 1.5]) discretised into 64
+//! - Platform: Chapter 2's ETC at P0 (`generate::etc_table`) and part 2's P-state model,
+//!   the very tables Chapters 3-4 run on (`energy_env::power_tables`, trial 0): APC(i, j, k)
+//!   = static(j) + dynamic(i, j) x {1, 0.75, 0.5}_k, in integer milliwatts, and ETC(i, j, k)
+//!   = ETC(i, j, 0) x f_k, P-state 0 the fastest.
+//! - Each (i, j, k) time is a Gamma(mean ETC(i, j, k), COV ~ U[0.1, 1.5]) discretised into 64
 //!   equal-probability bins (each the mean of its 1/64 of 2,048 sorted draws); its mean is
 //!   the mean of the bins. APC is deterministic.
 //! - A gene is (machine, P-state, key); a machine runs its tasks by key (ties by index); at
@@ -16,13 +15,17 @@
 //!   random numbers: sample s draws every task's bin from the same stream for every
 //!   chromosome) and takes the X-th utility (descending) and the X-th energy (ascending).
 //! - The fuzzy front: every final allocation under `fuzzy` fresh samples (another stream).
-//! - Seeds: the dissertation seeds with traces of its dynamic heuristics (part 2's); until
-//!   those land, one-pass stand-ins over (machine, P-state) with mean times: Max Utility (min
-//!   completion), Max UPT (U / ETC), Max UPP (U / APC), Max UPE (U / EEC); a task whose best
-//!   option earns below 0.5 is dropped and gets the last keys.
+//! - Seeds: the dissertation seeds with traces of its dynamic heuristics (part 2's). Those
+//!   run in the core's serial event loop, which reports totals (`SerialReport`), not which
+//!   machine and P-state each task got, so the seeds here are one-pass stand-ins over
+//!   (machine, P-state) with mean times: Max Utility (min completion), Max UPT (U / ETC),
+//!   Max UPP (U / APC), Max UPE (U / EEC); a task whose best option earns below 0.5 is
+//!   dropped and gets the last keys.
 
+use super::energy_env::power_tables;
 use super::generate::{etc_table, machines, MACHINE_COUNTS};
 use super::pareto::Task;
+use super::pareto_curve::Curves;
 use super::pareto_data::Tables;
 use super::pareto_sets::trace;
 use crate::generate::rng::Stream;
@@ -38,8 +41,6 @@ pub const BINS: usize = 64;
 const DRAWS_PER_BIN: usize = 32;
 /// The dropping threshold at a task's start (§7.3).
 pub const THETA: f64 = 0.5;
-/// Dynamic power scale of each P-state.
-const POWER_SCALE: [f64; PSTATES] = [1.0, 0.75, 0.5];
 
 /// One gene.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -96,6 +97,8 @@ pub struct Stochastic {
     crn: Vec<u8>,
     samples: usize,
     eligible: Vec<Vec<u16>>,
+    /// The tasks' curves, prepared.
+    curves: Curves,
 }
 
 /// Per-(sample) results of [`Stochastic::run_once`].
@@ -116,8 +119,8 @@ impl Stochastic {
         let mt = MACHINE_COUNTS.len();
         let etc0 = etc_table(seed, 0);
         let types = etc0.len() / mt;
-        let mut r = Stream::new(seed, 0, "s002-ch7-static", 0);
-        let stat: Vec<f64> = (0..mt).map(|_| r.gamma_mean_cov(66.0, 0.1)).collect();
+        let power = power_tables(seed, 0, &etc0);
+        debug_assert_eq!(power.etc.len(), etc0.len() * PSTATES);
         let idx = |i: usize, j: usize, k: usize| (i * mt + j) * PSTATES + k;
         let mut mean = vec![Micros::MAX; types * mt * PSTATES];
         let mut mean_mj = vec![u64::MAX; mean.len()];
@@ -125,35 +128,20 @@ impl Stochastic {
         let mut bins = vec![Micros::MAX; mean.len() * BINS];
         let mut bins_mj = vec![u64::MAX; bins.len()];
         for i in 0..types {
-            let mut r = Stream::new(seed, 0, "s002-ch7-power", i as u32);
-            let q = r.gamma_mean_cov(133.0, 0.1);
             for j in 0..mt {
-                let e0 = etc0[i * mt + j];
-                let dynamic = r.gamma_mean_cov(q, 0.2);
-                if e0 == Micros::MAX {
+                if etc0[i * mt + j] == Micros::MAX {
                     continue;
                 }
                 let mut rs = Stream::new(seed, 0, "s002-ch7-stochastic", (i * mt + j) as u32);
-                for (k, &scale) in POWER_SCALE.iter().enumerate() {
-                    let f = if k == 0 {
-                        1.0
-                    } else {
-                        let m = 1.0 / libm::sqrt(scale);
-                        loop {
-                            let f = rs.gamma_mean_cov(m, 0.1);
-                            if f > 1.0 {
-                                break f;
-                            }
-                        }
-                    };
-                    let w = stat[j] + dynamic * scale;
-                    let mean_s = e0.as_secs_f64() * f;
+                for k in 0..PSTATES {
+                    let at = idx(i, j, k);
+                    let w = power.apc_mw[at] as f64 / 1000.0;
+                    let mean_s = power.etc[at].as_secs_f64();
                     let cov = rs.uniform(0.1, 1.5);
                     let mut draws: Vec<f64> = (0..BINS * DRAWS_PER_BIN)
                         .map(|_| rs.gamma_mean_cov(mean_s, cov))
                         .collect();
                     draws.sort_by(f64::total_cmp);
-                    let at = idx(i, j, k);
                     apc[at] = w;
                     let (mut sum_t, mut sum_e) = (0u64, 0u64);
                     for b in 0..BINS {
@@ -202,10 +190,12 @@ impl Stochastic {
         let crn = (0..samples * n)
             .map(|_| rc.int(0, BINS as u64 - 1) as u8)
             .collect();
+        let classes = UtilityClasses::essc20();
         Stochastic {
+            curves: Curves::new(tasks.iter().map(|t| &t.curve), &classes),
             machine_type,
             tasks,
-            classes: UtilityClasses::essc20(),
+            classes,
             score,
             machine_types: mt,
             mean,
@@ -226,11 +216,10 @@ impl Stochastic {
             + g.pstate as usize
     }
 
+    /// What task `t` is worth completing at `end` (its curve's `value_at`).
     fn utility(&self, t: usize, end: Micros) -> f64 {
-        let task = &self.tasks[t];
-        task.curve
-            .value_at(end.saturating_sub(task.arrival), &self.classes)
-            .unwrap_or(0.0)
+        self.curves
+            .value(t, end.saturating_sub(self.tasks[t].arrival))
     }
 
     /// One pass of `c`: with mean times (`bins` None) or with task t's time from bin
@@ -262,7 +251,9 @@ impl Stochastic {
                     };
                     let end = start + time;
                     s.free[g.machine as usize] = end;
-                    utility += Utility::from_f64(self.utility(i, end));
+                    utility += self
+                        .curves
+                        .utility(i, end.saturating_sub(self.tasks[i].arrival));
                     energy += e;
                 }
                 t = s.next[i];
@@ -368,6 +359,7 @@ pub struct SScratch {
 impl Problem for Stochastic {
     type Gene = SGene;
     type Scratch = SScratch;
+    type Memo = ();
 
     fn genes(&self) -> usize {
         self.tasks.len()
