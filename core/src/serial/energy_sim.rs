@@ -583,7 +583,7 @@ impl<'a> EnergySim<'a> {
         });
         v.left_today = budget.saturating_sub(spent);
         v.left_tomorrow = next_budget.saturating_sub(spent_next);
-        v.budget_j = self.cfg.filter.budget_j(&fs, &self.stats);
+        v.set_filter_budget(self.cfg.filter.budget_j(&fs, &self.stats));
         let day = self.day;
         let in_window = self.in_window(now);
         let mut sc = EScratch {

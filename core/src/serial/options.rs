@@ -35,19 +35,6 @@ pub(crate) struct Opt {
     pub tomorrow: MilliJoules,
 }
 
-impl Opt {
-    /// A placeholder.
-    pub const NONE: Opt = Opt {
-        m: NO_MACHINE,
-        k: 0,
-        start: Micros::ZERO,
-        end: Micros::ZERO,
-        eec: MilliJoules::ZERO,
-        today: MilliJoules::ZERO,
-        tomorrow: MilliJoules::ZERO,
-    };
-}
-
 /// Why a task has no option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum NoOption {
@@ -71,8 +58,8 @@ pub(crate) struct OptionView<'v> {
     /// Energy left today and tomorrow, this event's choices included.
     pub left_today: MilliJoules,
     pub left_tomorrow: MilliJoules,
-    /// The filter's budget, joules (infinite: no filter).
-    pub budget_j: f64,
+    /// The largest EEC that passes the filter, millijoules (`None`: nothing passes).
+    passing_mj: Option<u64>,
 }
 
 impl<'v> OptionView<'v> {
@@ -102,7 +89,7 @@ impl<'v> OptionView<'v> {
             polled,
             left_today: MilliJoules::ZERO,
             left_tomorrow: MilliJoules::ZERO,
-            budget_j: f64::INFINITY,
+            passing_mj: Some(u64::MAX),
         };
         // Capacities hold: SerialEnv::check bounds machines and types.
         for m in 0..env.machine_type.len() {
@@ -156,13 +143,22 @@ impl<'v> OptionView<'v> {
     pub fn valid(&self, t: u32, m: u16, k: u8) -> Option<Opt> {
         let ty = self.tasks[t as usize].ty;
         let j = self.env.machine_type[m as usize];
-        let etc = self.power.etc(&self.env, ty, j, k);
+        self.valid_at(self.power.base(&self.env, ty, j), m, k)
+    }
+
+    /// [`OptionView::valid`] for the task type whose (type of `m`, P-state 0) entry is at
+    /// table index `base` ([`PowerModel::base`]): a pass over one task's P-states finds the
+    /// index once.
+    #[inline]
+    pub fn valid_at(&self, base: usize, m: u16, k: u8) -> Option<Opt> {
+        let i = base + k as usize;
+        let etc = self.power.etc[i];
         let start = self.ready[m as usize];
         if etc == Micros::MAX || start >= self.day.1 {
             return None;
         }
         let end = start.saturating_add(etc);
-        let eec = self.power.eec(&self.env, ty, j, k);
+        let eec = self.power.eec_at(i);
         let today = window_share(eec, start, end, self.day.0, self.day.1);
         let tomorrow = window_share(eec, start, end, self.day.1, self.next_day_end);
         if today > self.left_today || tomorrow > self.left_tomorrow {
@@ -179,10 +175,16 @@ impl<'v> OptionView<'v> {
         })
     }
 
+    /// Sets the filter's budget in joules (infinite: no filter). An option passes if its EEC
+    /// in joules, [`MilliJoules::as_joules_f64`], is at most the budget.
+    pub fn set_filter_budget(&mut self, budget_j: f64) {
+        self.passing_mj = largest_passing(budget_j);
+    }
+
     /// Whether option `o` passes the filter.
     #[inline]
     pub fn passes(&self, o: &Opt) -> bool {
-        o.eec.as_joules_f64() <= self.budget_j
+        self.passing_mj.is_some_and(|x| o.eec.0 <= x)
     }
 
     /// Task `t`'s utility if it completes at `c`.
@@ -222,5 +224,49 @@ impl<'v> OptionView<'v> {
             }
         }
         NoOption::Invalid
+    }
+}
+
+/// The largest `e` whose joules, `MilliJoules(e).as_joules_f64()`, are at most `budget_j`
+/// (`None`: not even zero's). The conversion never decreases as `e` grows, so "passes" is
+/// exactly `e` at most this, an integer comparison per option instead of a division.
+fn largest_passing(budget_j: f64) -> Option<u64> {
+    let ok = |e: u64| MilliJoules(e).as_joules_f64() <= budget_j;
+    if !ok(0) {
+        return None;
+    }
+    if ok(u64::MAX) {
+        return Some(u64::MAX);
+    }
+    // ok(lo) and !ok(hi) throughout.
+    let (mut lo, mut hi) = (0u64, u64::MAX);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(lo)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_integer_threshold_passes_what_the_joules_comparison_passes() {
+        for b in [0.0, 0.0005, 0.001, 1.0, 75_000.0, 123_456.789, 1e15, 1e300] {
+            let x = largest_passing(b).unwrap();
+            assert!(MilliJoules(x).as_joules_f64() <= b, "{b}");
+            if x < u64::MAX {
+                assert!(MilliJoules(x + 1).as_joules_f64() > b, "{b}");
+            }
+        }
+        assert_eq!(largest_passing(75_000.0), Some(75_000_000));
+        assert_eq!(largest_passing(f64::INFINITY), Some(u64::MAX));
+        assert_eq!(largest_passing(-1.0), None);
+        assert_eq!(largest_passing(f64::NAN), None);
     }
 }

@@ -47,6 +47,18 @@ impl PowerModel<'_> {
         (ty as usize * env.machine_types as usize + j as usize) * self.pstates as usize + k as usize
     }
 
+    /// The index of (`ty`, `j`, P-state 0) in the tables; P-state `k` is `k` further.
+    #[inline]
+    pub(crate) fn base(&self, env: &SerialEnv<'_>, ty: u16, j: u8) -> usize {
+        self.at(env, ty, j, 0)
+    }
+
+    /// EEC of the entry at table index `i` ([`PowerModel::base`] plus the P-state).
+    #[inline]
+    pub(crate) fn eec_at(&self, i: usize) -> MilliJoules {
+        eec(self.etc[i], self.apc_mw[i])
+    }
+
     /// ETC of task type `ty` on machine type `j` in P-state `k`.
     #[inline]
     pub fn etc(&self, env: &SerialEnv<'_>, ty: u16, j: u8, k: u8) -> Micros {
@@ -122,6 +134,11 @@ pub fn eec(etc: Micros, apc_mw: u32) -> MilliJoules {
     if etc == Micros::MAX {
         return MilliJoules::ZERO;
     }
+    // The product fits 64 bits for every run of seed 002 (hours at hundreds of watts), and a
+    // 64-bit division by a constant is a multiply; the 128-bit path gives the same value.
+    if let Some(p) = etc.0.checked_mul(apc_mw as u64) {
+        return MilliJoules(p / 1_000_000);
+    }
     MilliJoules((etc.0 as u128 * apc_mw as u128 / 1_000_000).min(u64::MAX as u128) as u64)
 }
 
@@ -138,6 +155,13 @@ mod tests {
             MilliJoules(119_400_000)
         );
         assert_eq!(eec(Micros::MAX, 199_000), MilliJoules::ZERO);
+        // Past 64 bits the 128-bit path gives the exact product, capped at u64::MAX.
+        let big = Micros(u64::MAX / 1_000);
+        assert_eq!(
+            eec(big, 2_000_000),
+            MilliJoules((big.0 as u128 * 2_000_000 / 1_000_000) as u64)
+        );
+        assert_eq!(eec(Micros(u64::MAX - 1), u32::MAX), MilliJoules(u64::MAX));
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //!
 //! Reports (`out/<name>/`): `trials.csv` (one row per configuration and trial, with the
 //! digest), `summary.csv` (means and 95% CIs), `traces.csv` (mean cumulative utility and
-//! energy at each trace point). Nothing depends on wall time or thread count.
+//! energy at each trace point), and the plots of [`plots`]. Nothing depends on wall time or thread count.
 
 use super::energy_env::{power_tables, with_affinity, Affinity, PowerTables};
 use super::generate::{self, Trial, Workload};
@@ -663,16 +663,21 @@ pub fn run_file(
     let dir = out.unwrap_or_else(|| Path::new("out").join(&exp.name));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let (summary, trials_csv, traces, table) = reports(&exp, &rows);
-    for (name, text) in [
-        ("summary.csv", &summary),
-        ("trials.csv", &trials_csv),
-        ("traces.csv", &traces),
-    ] {
+    let svgs = plots::plots(&exp, &rows);
+    let csvs = [
+        ("summary.csv", summary),
+        ("trials.csv", trials_csv),
+        ("traces.csv", traces),
+    ];
+    for (name, text) in csvs.into_iter().chain(svgs) {
         let p = dir.join(name);
         std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
     }
     Ok((table, dir))
 }
+
+#[path = "energy_plots.rs"]
+pub mod plots;
 
 #[cfg(test)]
 #[path = "energy_experiment_tests.rs"]

@@ -75,3 +75,46 @@ fn every_energy_experiment_file_loads() {
     }
     assert!(n >= 11, "{n} files");
 }
+
+#[test]
+fn plots_draw_a_line_per_configuration_family() {
+    let p = write("plots", SMALL);
+    let exp = EnergyExperiment::load(&p).unwrap();
+    let rows = run(&exp, Some(2), &|_| {}).unwrap();
+    let svgs = plots::plots(&exp, &rows);
+    let names: Vec<&str> = svgs.iter().map(|s| s.0).collect();
+    assert_eq!(
+        names,
+        [
+            "utility.svg",
+            "energy.svg",
+            "trace-utility.svg",
+            "trace-energy.svg"
+        ]
+    );
+    for (name, text) in &svgs {
+        assert!(
+            text.starts_with("<svg") && text.ends_with("</svg>\n"),
+            "{name}"
+        );
+    }
+    // One weight and one filter: configurations on x, a line per machine model.
+    assert!(svgs[0].1.contains("adaptive, queued") && svgs[0].1.contains("adaptive, polled"));
+    // Traces: a line per configuration.
+    for c in &exp.configs {
+        assert!(svgs[2].1.contains(&c.label), "{}", c.label);
+    }
+    assert_eq!(svgs, plots::plots(&exp, &rows));
+    // A weight sweep puts the weight on x and drops it from the line's name.
+    let sweep = SMALL
+        .replace("weights = [0.5]", "weights = [0.2, 0.5]")
+        .replace("\"max-upe\", \"prio-lcfs-all\", \"random\", ", "");
+    let exp = EnergyExperiment::load(&write("sweep", &sweep)).unwrap();
+    let rows = run(&exp, Some(1), &|_| {}).unwrap();
+    let u = &plots::plots(&exp, &rows)[0].1;
+    assert!(
+        u.contains("U-E weighting factor") && u.contains("Weighted Util queued"),
+        "{u}"
+    );
+    assert!(!u.contains("w=0.2"));
+}

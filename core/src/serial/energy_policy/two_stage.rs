@@ -30,6 +30,8 @@ fn unpack(c: u32) -> (u16, u8) {
 
 /// Most options of one task (one machine per type).
 const MAX_OPTIONS: usize = MAX_SERIAL_MACHINE_TYPES * MAX_SERIAL_PSTATES;
+// `choose` marks visited candidates in a u128.
+const _: () = assert!(MAX_OPTIONS <= 128);
 
 /// Task `t`'s best valid, filtered option and its stage-2 score; the options examined.
 ///
@@ -38,8 +40,8 @@ const MAX_OPTIONS: usize = MAX_SERIAL_MACHINE_TYPES * MAX_SERIAL_PSTATES;
 /// is skipped without evaluating its utility (the same choice, far fewer evaluations of the
 /// curve). Candidates are examined by that bound, best first.
 fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>, u64) {
-    let mut cand: [(Opt, f64); MAX_OPTIONS] = [(Opt::NONE, 0.0); MAX_OPTIONS];
-    let mut n = 0usize;
+    // Filled as found: no cost for the capacity a task does not use.
+    let mut cand: heapless::Vec<(Opt, f64), MAX_OPTIONS> = heapless::Vec::new();
     let mut evals = 0u64;
     let arrival = v.tasks[t as usize].arrival;
     let ty = v.tasks[t as usize].ty;
@@ -49,18 +51,21 @@ fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>
         if m == NO_MACHINE || !v.env.runs(ty, j) {
             continue;
         }
+        let base = v.power.base(&v.env, ty, j);
         for k in 0..v.power.pstates {
             evals += 1;
-            let Some(o) = v.valid(t, m, k) else { continue };
+            let Some(o) = v.valid_at(base, m, k) else {
+                continue;
+            };
             if !v.passes(&o) {
                 continue;
             }
             first = first.min(o.end);
-            cand[n].0 = o;
-            n += 1;
+            // At most one machine per type and MAX_SERIAL_PSTATES P-states: it fits.
+            let _ = cand.push((o, 0.0));
         }
     }
-    if n == 0 {
+    if cand.is_empty() {
         return (None, evals);
     }
     let needs_u = !matches!(h, EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil);
@@ -76,26 +81,42 @@ fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>
             (o.end - arrival).as_secs_f64(),
         )
     };
-    for c in cand[..n].iter_mut() {
+    for c in cand.iter_mut() {
         let (etc_s, eec_j, end_s) = parts(&c.0);
         c.1 = h.stage1(&v.norm, u_up, etc_s, eec_j, end_s);
     }
-    let cand = &mut cand[..n];
-    cand.sort_unstable_by(|a, b| {
+    // Visited in the order of a sort by (bound descending, then (end, m, k)), which is
+    // total since (m, k) differ: the next is picked by a scan, as most tasks stop after one
+    // or two (a whole sort cost more than the rest of the choice).
+    let order = |a: &(Opt, f64), b: &(Opt, f64)| {
         b.1.total_cmp(&a.1)
             .then_with(|| (a.0.end, a.0.m, a.0.k).cmp(&(b.0.end, b.0.m, b.0.k)))
-    });
+    };
+    let mut visited = 0u128;
     let mut best: Option<(Opt, f64)> = None;
-    for &(o, bound) in cand.iter() {
+    loop {
+        let mut next: Option<usize> = None;
+        for (i, c) in cand.iter().enumerate() {
+            if visited >> i & 1 == 0
+                && next.is_none_or(|b| order(c, &cand[b]) == core::cmp::Ordering::Less)
+            {
+                next = Some(i);
+            }
+        }
+        let Some(i) = next else { break };
+        visited |= 1 << i;
+        let (o, bound) = cand[i];
         if let Some((b, bs1)) = &best {
-            // Sorted by bound: nothing later can beat the best.
+            // In bound order: nothing later can beat the best.
             if bound < *bs1 || (bound == *bs1 && (o.end, o.m, o.k) > (b.end, b.m, b.k)) {
                 break;
             }
         }
         let (etc_s, eec_j, end_s) = parts(&o);
+        // The earliest completion's utility is known already.
+        let u = |c: Micros| if c == first { u_up } else { v.utility(t, c) };
         let s1 = if needs_u {
-            h.stage1(&v.norm, v.utility(t, o.end), etc_s, eec_j, end_s)
+            h.stage1(&v.norm, u(o.end), etc_s, eec_j, end_s)
         } else {
             bound
         };
@@ -110,6 +131,7 @@ fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>
     // Max-Max Util's stage 2 scores the chosen option's utility; the others score as stage 1.
     (
         best.map(|(o, s1)| match h {
+            EnergyHeuristic::MaxMaxUtil if o.end == first => (o, u_up),
             EnergyHeuristic::MaxMaxUtil => (o, v.utility(t, o.end)),
             _ => (o, s1),
         }),
@@ -140,7 +162,12 @@ impl EScratch<'_> {
         self.tree[p] = if active { s as u32 } else { NONE };
         p >>= 1;
         while p >= 1 {
-            self.tree[p] = self.better(self.tree[2 * p], self.tree[2 * p + 1]);
+            let w = self.better(self.tree[2 * p], self.tree[2 * p + 1]);
+            // The same winner, not the changed slot, with its same key: nothing above changes.
+            if w == self.tree[p] && w != s as u32 {
+                break;
+            }
+            self.tree[p] = w;
             p >>= 1;
         }
     }
