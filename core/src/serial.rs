@@ -47,6 +47,7 @@ pub mod pstate;
 mod queue;
 pub mod sim;
 mod two_stage;
+mod utility_bound;
 mod view;
 
 pub use cost::EventCost;

@@ -306,14 +306,26 @@ fn best(
             })
         }
         Kind::MaxUpt => {
+            // A utility never rises with completion, so the young task's utility at the
+            // earliest completion over every type bounds its utility on each type, and
+            // that over a type's execution time bounds the type's score: a type whose bound
+            // is below the best score so far cannot win (an equal bound can, on ties) and is
+            // not evaluated. The fastest type goes first, to set a high score early.
+            let (_, c_min) = v.type_min_completion_where(ty, |_| true)?;
+            let u_max = v.utility(young, c_min);
+            let met = v.env.met_type(ty);
             let mut out: Option<Best> = None;
-            for j in 0..v.env.machine_types {
+            for j in core::iter::once(met).chain((0..v.env.machine_types).filter(|&j| j != met)) {
                 let Some((m, c)) = v.type_min_completion_in(ty, j) else {
                     continue;
                 };
+                let etc = v.env.etc(ty, j).0 as f64;
+                if out.as_ref().is_some_and(|o| u_max / etc < o.score) {
+                    continue;
+                }
                 let (task, u) = at(sc, c);
                 let b = Best {
-                    score: u / v.env.etc(ty, j).0 as f64,
+                    score: u / etc,
                     task,
                     completion: c,
                     machine: m,

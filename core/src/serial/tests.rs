@@ -640,3 +640,53 @@ proptest! {
         prop_assert_eq!(&grouped.0, &textbook(&MetMaxUtilMaxUpt, e, &tasks, &ready));
     }
 }
+
+/// Sufferage by definition: at every pass every unmapped task, in arrival order, computes
+/// its best utility (first completion) minus its second best and claims its first machine,
+/// displacing a holder of strictly lower sufferage; the claims are then assigned.
+fn textbook_sufferage(e: SerialEnv<'_>, tasks: &[SerialTask], ready: &[u64]) -> Vec<(u32, u16)> {
+    let mut v = View::new(e, tasks, Micros::ZERO, |m| Micros(ready[m]));
+    let mut left: Vec<u32> = (0..tasks.len() as u32).collect();
+    let mut out = Vec::new();
+    while !left.is_empty() {
+        let mut claim: Vec<Option<(u32, f64)>> = vec![None; e.machine_type.len()];
+        for &t in &left {
+            let ((m, c1), c2) = v.two_completions(t).expect("every task runs somewhere");
+            let suff = v.utility(t, c1) - c2.map_or(0.0, |c| v.utility(t, c));
+            if claim[m as usize].is_none_or(|(_, s)| s < suff) {
+                claim[m as usize] = Some((t, suff));
+            }
+        }
+        for (m, c) in claim.iter().enumerate() {
+            if let Some((t, _)) = *c {
+                v.take(t, m as u16);
+                out.push((t, m as u16));
+                left.retain(|&x| x != t);
+            }
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Sufferage's pass, which evaluates only the tasks whose bound can win, makes the
+    /// textbook pass's decisions.
+    #[test]
+    fn sufferage_pass_equals_the_textbook_pass(
+        seed in 0u64..10_000,
+        n in 1usize..300,
+        ready in prop::collection::vec(0u64..3_000_000_000, 8),
+        spread_h in prop::sample::select(vec![0u64, 1, 6, 30]),
+    ) {
+        let classes = UtilityClasses::essc20();
+        let (etc, mut tasks) = reference(n, seed);
+        for t in tasks.iter_mut() {
+            t.arrival = Micros(t.arrival.0.min(spread_h * 3_600_000_000));
+        }
+        let e = reference_env(&etc, &classes);
+        let got = batch(Heuristic::Sufferage, e, &tasks, &ready);
+        prop_assert_eq!(got, textbook_sufferage(e, &tasks, &ready));
+    }
+}

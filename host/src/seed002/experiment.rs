@@ -30,7 +30,7 @@ use super::generate::{self, Workload};
 use crate::toml_file::{self, Checker, TomlFileError};
 use anyhow::Context;
 use kairos_core::serial::{EventCost, Mode, SerialConfig, SerialHeuristic, SerialReport, Trigger};
-use kairos_core::units::Micros;
+use kairos_core::units::{Micros, Utility};
 use rayon::prelude::*;
 use serde::Deserialize;
 use std::path::Path;
@@ -276,6 +276,8 @@ pub struct Row {
     pub bound: f64,
     /// What the core reported.
     pub report: SerialReport,
+    /// The report's utility by priority level: critical, high, medium, low.
+    pub by_priority: [Utility; 4],
 }
 
 /// Runs every configuration of `exp` on every trial on `jobs` threads; rows sorted by
@@ -306,13 +308,15 @@ pub fn run(
                             window,
                             ..c.cfg
                         };
-                        let report = super::run::run(&tr, cfg)
-                            .with_context(|| format!("{} on trial {t}", c.label))?;
+                        let (report, by_priority) =
+                            super::run::run_split(&tr, cfg, &exp.workload.priorities)
+                                .with_context(|| format!("{} on trial {t}", c.label))?;
                         Ok(Row {
                             config: i,
                             trial: t,
                             bound,
                             report,
+                            by_priority,
                         })
                     })
                     .collect::<anyhow::Result<Vec<Row>>>()?;

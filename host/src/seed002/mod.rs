@@ -1,6 +1,7 @@
 //! Seed 002's serial system on the host (dissertation Chapter 2): the generator
 //! ([`generate`]), one run through the core's serial event loop ([`run`]), experiment files
-//! and their reports ([`experiment`], [`report`]). Chapters 5-6's bi-objective allocation
+//! and their reports ([`experiment`], [`report`]), the utility by priority level
+//! ([`priority_split`]). Chapters 5-6's bi-objective allocation
 //! over NSGA-II ([`crate::nsga2`]): the problem ([`pareto`]), its tables ([`pareto_data`]),
 //! instances ([`pareto_sets`]), seeding heuristics ([`pareto_seeds`]), experiment files and
 //! runs ([`pareto_experiment`]) and reports ([`pareto_report`]); Chapter 7's stochastic
@@ -22,6 +23,7 @@ pub mod pareto_seeds;
 pub mod pareto_sets;
 pub mod pareto_stochastic;
 pub mod pareto_stochastic_run;
+pub mod priority_split;
 pub mod report;
 pub mod run;
 

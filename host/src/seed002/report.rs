@@ -33,7 +33,12 @@ pub struct Summary {
     pub delayed: MeanCi,
     /// Modelled mean event duration, ms.
     pub event_ms: MeanCi,
+    /// Share of the utility earned by each priority level (%): critical, high, medium, low.
+    pub priority_percent: [MeanCi; 4],
 }
+
+/// The priority levels' names, in [`Row::by_priority`]'s order.
+pub const PRIORITY_LEVELS: [&str; 4] = ["critical", "high", "medium", "low"];
 
 fn col(rows: &[&Row], f: impl Fn(&Row) -> f64) -> MeanCi {
     mean_ci(&rows.iter().map(|r| f(r)).collect::<Vec<_>>())
@@ -66,6 +71,16 @@ pub fn summarize(exp: &SerialExperiment, rows: &[Row]) -> Vec<Summary> {
                 event_ms: col(&rs, |r| {
                     r.report.event_time.0 as f64 / 1000.0 / r.report.events.max(1) as f64
                 }),
+                priority_percent: core::array::from_fn(|l| {
+                    col(&rs, |r| {
+                        let u = r.report.utility.as_f64();
+                        if u > 0.0 {
+                            100.0 * r.by_priority[l].as_f64() / u
+                        } else {
+                            0.0
+                        }
+                    })
+                }),
             }
         })
         .collect()
@@ -87,13 +102,14 @@ fn ci(c: &MeanCi) -> String {
 pub fn trials_csv(exp: &SerialExperiment, rows: &[Row]) -> String {
     let mut s = String::from(
         "config,trial,utility,bound,percent,utility_special,completed,dropped,events,\
-         delayed_events,evaluations,event_time_ms,digest\n",
+         delayed_events,evaluations,event_time_ms,digest,utility_critical,utility_high,\
+         utility_medium,utility_low\n",
     );
     for r in rows {
         let p = &r.report;
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{:016x}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{:016x},{},{},{},{}",
             field(&exp.configs[r.config].label),
             r.trial,
             f6(p.utility.as_f64()),
@@ -106,7 +122,11 @@ pub fn trials_csv(exp: &SerialExperiment, rows: &[Row]) -> String {
             p.delayed_events,
             p.evaluations,
             f6(p.event_time.0 as f64 / 1000.0),
-            p.digest
+            p.digest,
+            f6(r.by_priority[0].as_f64()),
+            f6(r.by_priority[1].as_f64()),
+            f6(r.by_priority[2].as_f64()),
+            f6(r.by_priority[3].as_f64()),
         );
     }
     s
@@ -117,12 +137,13 @@ pub fn summary_csv(sums: &[Summary]) -> String {
     let mut s = String::from(
         "config,trials,percent_mean,percent_ci95,utility_mean,utility_ci95,bound_mean,\
          bound_ci95,special_percent_mean,completed_mean,dropped_mean,events_mean,\
-         events_ci95,delayed_mean,event_ms_mean\n",
+         events_ci95,delayed_mean,event_ms_mean,critical_percent_mean,critical_percent_ci95,\
+         high_percent_mean,medium_percent_mean,low_percent_mean\n",
     );
     for x in sums {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             field(&x.label),
             x.percent.n,
             f6(x.percent.mean),
@@ -138,6 +159,11 @@ pub fn summary_csv(sums: &[Summary]) -> String {
             ci(&x.events),
             f6(x.delayed.mean),
             f6(x.event_ms.mean),
+            f6(x.priority_percent[0].mean),
+            ci(&x.priority_percent[0]),
+            f6(x.priority_percent[1].mean),
+            f6(x.priority_percent[2].mean),
+            f6(x.priority_percent[3].mean),
         );
     }
     s
@@ -186,6 +212,16 @@ pub fn summary_json(exp: &SerialExperiment, sums: &[Summary]) -> String {
                             ("events", mc(&x.events)),
                             ("delayed_events", mc(&x.delayed)),
                             ("event_ms", mc(&x.event_ms)),
+                            (
+                                "priority_percent",
+                                Json::Obj(
+                                    PRIORITY_LEVELS
+                                        .iter()
+                                        .zip(&x.priority_percent)
+                                        .map(|(l, p)| (l.to_string(), mc(p)))
+                                        .collect(),
+                                ),
+                            ),
                         ])
                     })
                     .collect(),

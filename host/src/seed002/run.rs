@@ -1,9 +1,11 @@
 //! One serial run: allocate the core's storage for a trial and run it.
 
 use super::generate::Trial;
+use super::priority_split::utility_by_priority;
 use kairos_core::serial::{
     SerialConfig, SerialError, SerialReport, SerialStorage, Sim, TaskOutcome,
 };
+use kairos_core::units::Utility;
 
 /// The buffers the core's serial loop works in, sized for `n` tasks.
 pub struct Buffers {
@@ -55,4 +57,20 @@ pub fn run(trial: &Trial, cfg: SerialConfig) -> Result<SerialReport, SerialError
     let mut b = Buffers::new(trial.tasks.len());
     let sim = Sim::new(trial.env(), &trial.tasks, cfg, b.storage())?;
     Ok(sim.run())
+}
+
+/// [`run`], and the window's utility split by priority level (`priorities`: critical, high,
+/// medium, low; [`super::priority_split`]).
+pub fn run_split(
+    trial: &Trial,
+    cfg: SerialConfig,
+    priorities: &[f64; 4],
+) -> Result<(SerialReport, [Utility; 4]), SerialError> {
+    let mut b = Buffers::new(trial.tasks.len());
+    let mut sim = Sim::new(trial.env(), &trial.tasks, cfg, b.storage())?;
+    while sim.next_event().is_some() {
+        sim.map();
+    }
+    let split = utility_by_priority(trial, sim.outcomes(), cfg.window, priorities);
+    Ok((sim.finish(), split))
 }

@@ -84,3 +84,29 @@ fn every_seed002_experiment_file_loads() {
     }
     assert_eq!(n, 12);
 }
+
+/// The utility split by priority level adds up to the core's own total on every
+/// configuration and trial.
+#[test]
+fn the_priority_split_adds_up_to_the_reported_utility() {
+    let p = write("split", SMALL);
+    let exp = SerialExperiment::load(&p).unwrap();
+    let rows = super::experiment::run(&exp, Some(1), &|_| {}).unwrap();
+    for r in &rows {
+        let sum: u64 = r.by_priority.iter().map(|u| u.0).sum();
+        assert_eq!(
+            sum, r.report.utility.0,
+            "config {} trial {}",
+            r.config, r.trial
+        );
+    }
+    assert!(rows
+        .iter()
+        .any(|r| r.by_priority.iter().filter(|u| u.0 > 0).count() == 4));
+    let csv = super::report::trials_csv(&exp, &rows);
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with("utility_medium,utility_low"));
+}
