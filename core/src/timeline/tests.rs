@@ -560,10 +560,10 @@ fn step(
                 .count() as u32;
             let at = m(s.min(b.end.0));
             let got = match (what, len) {
-                (7, 1) => c.remove_task_from(b.task, b.start),
+                (7, 1) => c.remove_task_from(b.task, b.start, on),
                 (7, 2) => c.remove_task(b.task),
                 (7, 3) => c.complete(b.task, at),
-                (7, _) => c.complete_from(b.task, b.start, at),
+                (7, _) => c.complete_from(b.task, b.start, at, on),
                 (_, 1 | 2) => c.mark_running(b.task),
                 _ => c.mark_running_from(b.task, b.start),
             };
