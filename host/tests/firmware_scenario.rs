@@ -4,7 +4,7 @@
 use kairos_core::engine::{self, NoObserver};
 use kairos_core::packed::PackedScenario;
 use kairos_core::timeline::{Booking, ClusterTimeline, Logged};
-use kairos_core::{Controller, MemoEntry, Storage, TaskSlot, Work};
+use kairos_core::{Controller, MemoEntry, Storage, StorageSizes, TaskSlot, Work};
 use kairos_host::firmware_scenarios::{self, NAMES};
 
 #[test]

@@ -61,7 +61,11 @@ impl Planner<'_> {
             MilliJoules::ZERO
         } else {
             if self.ledger.commit(ch.day_energy).is_err() {
-                self.clusters[ch.cluster.0 as usize].remove_task_from(TaskId(i), ch.start, ch.nodes.0);
+                self.clusters[ch.cluster.0 as usize].remove_task_from(
+                    TaskId(i),
+                    ch.start,
+                    ch.nodes.0,
+                );
                 return Err(InputError::BadTaskState(i).into());
             }
             ch.day_energy

@@ -7,8 +7,8 @@
 use super::choice::Work;
 use super::memo::MemoEntry;
 use super::slots::TaskSlot;
-use crate::platform::Platform;
 use crate::limits::BOOKING_LOG;
+use crate::platform::Platform;
 use crate::timeline::{Booking, ClusterTimeline, Logged, Void};
 
 /// The caller's storage for a controller: every buffer it will ever use.

@@ -632,7 +632,8 @@ fn observe(c: &mut ClusterTimeline<'_>, queries: &[(u64, u32, u64)]) -> Vec<Stri
 fn a_booking_log_of_any_length() {
     let book_three = |c: &mut ClusterTimeline<'_>| {
         for i in 0..3u32 {
-            c.book(&[0], run(i, 10 * i as u64, 10 * i as u64 + 5)).unwrap();
+            c.book(&[0], run(i, 10 * i as u64, 10 * i as u64 + 5))
+                .unwrap();
         }
     };
     // Empty: nothing past a booking is known, nothing since now is.

@@ -157,7 +157,11 @@ fn the_booking_log_and_change_counts() {
     // cleared, an early end and a reservation taken back do.
     let l = c.loosened();
     c.prune(m(12));
-    assert_eq!(c.complete_from(TaskId(1), m(0), m(10), u32::MAX), 0, "pruned already");
+    assert_eq!(
+        c.complete_from(TaskId(1), m(0), m(10), u32::MAX),
+        0,
+        "pruned already"
+    );
     assert_eq!(c.loosened(), l);
     c.clear_place_holders();
     assert_eq!(c.loosened(), l + 1);
@@ -221,7 +225,11 @@ fn removing_by_start_equals_removing_by_scan() {
         ca.remove_task_from(TaskId(3), m(40), u32::MAX),
         cb.remove_task(TaskId(3))
     );
-    assert_eq!(ca.remove_task_from(TaskId(9), m(40), u32::MAX), 0, "no such task");
+    assert_eq!(
+        ca.remove_task_from(TaskId(9), m(40), u32::MAX),
+        0,
+        "no such task"
+    );
     assert_eq!(ca.loosened(), cb.loosened());
     for (x, y) in ca.nodes().zip(cb.nodes()) {
         assert_eq!(x.bookings(), y.bookings());
