@@ -5,7 +5,7 @@ use common::*;
 use kairos_core::engine::{self, Engine, Event, NoObserver, Observer, Pending, Report, Schedule};
 use kairos_core::platform::Platform;
 use kairos_core::task::{Task, TaskId};
-use kairos_core::timeline::Booking;
+use kairos_core::timeline::{Booking, Logged};
 use kairos_core::units::Micros;
 use kairos_core::utility::UtilityClasses;
 use kairos_core::{Config, Controller, Decision, MemoEntry, Storage, StorageSizes, TaskSlot, Work};
@@ -21,6 +21,7 @@ struct Bufs {
     work: Vec<Work>,
     open: Vec<u32>,
     memo: Vec<MemoEntry>,
+    log: Vec<Logged>,
     pending: Vec<Pending>,
     ends: Vec<Micros>,
 }
@@ -37,6 +38,7 @@ impl Bufs {
             work: vec![Work::default(); s.work],
             open: vec![0; s.open],
             memo: vec![MemoEntry::default(); 64],
+            log: vec![Logged::EMPTY; s.booking_log],
             pending: vec![Pending::default(); 2 * tasks.len() + 4],
             ends: vec![Micros::ZERO; tasks.len()],
         }
@@ -55,6 +57,7 @@ impl Bufs {
                 open: &mut self.open,
                 memo: &mut self.memo,
                 voids: &mut [],
+                booking_log: &mut self.log,
             },
             &mut self.pending,
             &mut self.ends,

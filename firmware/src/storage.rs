@@ -18,8 +18,8 @@ use core::sync::atomic::{AtomicBool, Ordering};
 
 use kairos_core::engine::Pending;
 use kairos_core::packed::PackedHeader;
-use kairos_core::limits::MAX_BOOKINGS_PER_NODE;
-use kairos_core::timeline::{Booking, ClusterTimeline};
+use kairos_core::limits::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE, MAX_CLUSTERS};
+use kairos_core::timeline::{Booking, ClusterTimeline, Logged};
 use kairos_core::{MemoEntry, Storage, TaskSlot, Work};
 
 /// Task slots: the most tasks a scenario may have (the live mode: may hold at once). 512,
@@ -84,6 +84,9 @@ static WORK: Static<[Work; TASKS]> = Static::new();
 static OPEN: Static<[u32; TASKS]> = Static::new();
 static MEMO_ENTRIES: Static<[MemoEntry; MEMO]> = Static::new();
 static PENDING_BUF: Static<[Pending; PENDING]> = Static::new();
+/// The clusters' booking logs for the fit memo, outside the controller (which decoding
+/// copies on the stack): [`BOOKING_LOG`] entries for each of up to [`MAX_CLUSTERS`].
+static BOOKING_LOGS: Static<[Logged; MAX_CLUSTERS * BOOKING_LOG]> = Static::new();
 
 static TAKEN: AtomicBool = AtomicBool::new(false);
 
@@ -117,6 +120,7 @@ pub fn take() -> Option<Buffers> {
                 memo: fill(MEMO_ENTRIES.ptr(), MemoEntry::default),
                 // No void index: the firmware's clusters are small enough to sort.
                 voids: &mut [],
+                booking_log: fill(BOOKING_LOGS.ptr(), || Logged::EMPTY),
             },
             pending: fill(PENDING_BUF.ptr(), Pending::default),
         })

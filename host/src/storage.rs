@@ -12,7 +12,7 @@ use kairos_core::engine::{Engine, Observer, Pending, Report, Schedule};
 use kairos_core::error::Error;
 use kairos_core::platform::Platform;
 use kairos_core::task::Task;
-use kairos_core::timeline::{Booking, Void};
+use kairos_core::timeline::{Booking, Logged, Void};
 use kairos_core::units::Micros;
 use kairos_core::utility::UtilityClasses;
 use kairos_core::{Config, Controller, MemoEntry, Storage, StorageSizes, TaskSlot, Work};
@@ -32,6 +32,7 @@ pub const VOIDS_PER_NODE: usize = 64;
 /// input can overflow it). The zeroed buffers count whole: the system may map only what is
 /// touched, but it must grant the address space, and a size from a typo must fail here.
 pub fn bytes_for(nodes: u64, largest: u64, tasks: u64) -> u128 {
+    use kairos_core::limits::{BOOKING_LOG, MAX_CLUSTERS};
     use kairos_core::timeline::ClusterTimeline;
     use std::mem::size_of;
     let (nodes, largest, tasks) = (nodes as u128, largest as u128, tasks as u128);
@@ -48,6 +49,7 @@ pub fn bytes_for(nodes: u64, largest: u64, tasks: u64) -> u128 {
         + largest * per_largest
         + tasks * per_task
         + (MEMO_ENTRIES * size_of::<MemoEntry>()) as u128
+        + (MAX_CLUSTERS * BOOKING_LOG * size_of::<Logged>()) as u128
 }
 
 /// Heap-allocated storage for one controller and its engine.
@@ -63,6 +65,7 @@ pub struct HostStorage {
     pending: Vec<Pending>,
     ends: Vec<Micros>,
     voids: Vec<Void>,
+    booking_log: Vec<Logged>,
 }
 
 impl HostStorage {
@@ -93,6 +96,7 @@ impl HostStorage {
             pending: vec![Pending::default(); completions_for(tasks)],
             ends: vec![Micros::MAX; tasks],
             voids: zeroed(2 * voids_per_node * platform.total_nodes() as usize),
+            booking_log: vec![Logged::EMPTY; s.booking_log],
         }
     }
 
@@ -109,6 +113,7 @@ impl HostStorage {
                 open: &mut self.open,
                 memo: &mut self.memo,
                 voids: &mut self.voids,
+                booking_log: &mut self.booking_log,
             },
             pending: &mut self.pending,
             ends: &mut self.ends,

@@ -3,8 +3,8 @@
 
 use kairos_core::engine::{self, NoObserver};
 use kairos_core::packed::PackedScenario;
-use kairos_core::timeline::{Booking, ClusterTimeline};
-use kairos_core::{Controller, MemoEntry, Storage, TaskSlot, Work};
+use kairos_core::timeline::{Booking, ClusterTimeline, Logged};
+use kairos_core::{Controller, MemoEntry, Storage, StorageSizes, TaskSlot, Work};
 use kairos_host::firmware_scenarios::{self, NAMES};
 
 #[test]
@@ -91,6 +91,7 @@ fn digest_does_not_depend_on_storage_sizes() {
             let mut work = vec![Work::default(); n];
             let mut open = vec![0u32; n];
             let mut memo_v = vec![MemoEntry::default(); memo];
+            let mut log = vec![Logged::EMPTY; StorageSizes::of(&h.platform, n).booking_log];
             let mut pending = vec![Default::default(); 2 * n + 16];
             let storage = Storage {
                 tasks: &mut tasks,
@@ -102,6 +103,7 @@ fn digest_does_not_depend_on_storage_sizes() {
                 open: &mut open,
                 memo: &mut memo_v,
                 voids: &mut [],
+                booking_log: &mut log,
             };
             let mut ctl = Controller::new(&h.platform, &h.classes, h.config, storage).unwrap();
             let r = engine::run(

@@ -26,6 +26,7 @@ struct Bufs {
     open: Vec<u32>,
     memo: Vec<MemoEntry>,
     voids: Vec<crate::timeline::Void>,
+    log: Vec<crate::timeline::Logged>,
 }
 
 impl Bufs {
@@ -42,6 +43,7 @@ impl Bufs {
             open: vec![0; s.open],
             memo: vec![MemoEntry::default(); memo],
             voids: Vec::new(),
+            log: vec![crate::timeline::Logged::EMPTY; s.booking_log],
         }
     }
     fn storage(&mut self) -> Storage<'_> {
@@ -55,6 +57,7 @@ impl Bufs {
             open: &mut self.open,
             memo: &mut self.memo,
             voids: &mut self.voids,
+            booking_log: &mut self.log,
         }
     }
 }

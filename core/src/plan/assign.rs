@@ -61,7 +61,11 @@ impl Planner<'_> {
             MilliJoules::ZERO
         } else {
             if self.ledger.commit(ch.day_energy).is_err() {
-                self.clusters[ch.cluster.0 as usize].remove_task_from(TaskId(i), ch.start);
+                self.clusters[ch.cluster.0 as usize].remove_task_from(
+                    TaskId(i),
+                    ch.start,
+                    ch.nodes.0,
+                );
                 return Err(InputError::BadTaskState(i).into());
             }
             ch.day_energy
@@ -108,7 +112,7 @@ impl Planner<'_> {
         }
         if let Some(a) = slot.assignment.take() {
             self.ledger.release(a.committed);
-            self.clusters[a.cluster.0 as usize].remove_task_from(TaskId(i), a.start);
+            self.clusters[a.cluster.0 as usize].remove_task_from(TaskId(i), a.start, a.nodes.0);
         }
         slot.state = TaskState::Mappable;
         // It was reserved, so in the open list and counted there.

@@ -116,7 +116,7 @@ impl Planner<'_> {
             day_end,
         );
         self.ledger.settle(a.committed, actual.min(a.committed));
-        self.clusters[a.cluster.0 as usize].complete_from(id, a.start, at);
+        self.clusters[a.cluster.0 as usize].complete_from(id, a.start, at, a.nodes.0);
         Ok(Completed {
             earned,
             early: at < a.end,

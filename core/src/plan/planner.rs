@@ -100,6 +100,14 @@ impl<'a> Planner<'a> {
             more = others;
             let _ = clusters.push(ClusterTimeline::new(n, head, mine)?);
         }
+        // The booking log in equal shares (StorageSizes gives each BOOKING_LOG).
+        let share = storage.booking_log.len() / clusters.len().max(1);
+        let mut logs = storage.booking_log;
+        for c in clusters.iter_mut() {
+            let (mine, tail) = core::mem::take(&mut logs).split_at_mut(share);
+            logs = tail;
+            c.set_log(mine);
+        }
         let mut planner = Planner {
             platform,
             classes,

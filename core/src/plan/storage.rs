@@ -7,8 +7,9 @@
 use super::choice::Work;
 use super::memo::MemoEntry;
 use super::slots::TaskSlot;
+use crate::limits::BOOKING_LOG;
 use crate::platform::Platform;
-use crate::timeline::{Booking, ClusterTimeline, Void};
+use crate::timeline::{Booking, ClusterTimeline, Logged, Void};
 
 /// The caller's storage for a controller: every buffer it will ever use.
 pub struct Storage<'a> {
@@ -39,6 +40,14 @@ pub struct Storage<'a> {
     /// back to sorting. Each cluster's share holds `ClusterTimeline::index_work_len` work
     /// entries, then the index's two sorted arrays.
     pub voids: &'a mut [Void],
+    /// The clusters' booking logs, the fit memo's record of each cluster's latest bookings
+    /// (fill with [`Logged::EMPTY`]), split equally among the clusters, each share used up to
+    /// a power of two. A cache, like the memo: any length, decisions do not depend on it
+    /// (empty: the memo forgets an answer at the cluster's next booking);
+    /// [`StorageSizes::booking_log`] gives each cluster `BOOKING_LOG` entries. Outside the
+    /// controller so that the controller value stays small (it is moved, and on the
+    /// firmware copied on the stack).
+    pub booking_log: &'a mut [Logged],
 }
 
 /// Sizes of the storage a platform and a task count need.
@@ -56,6 +65,8 @@ pub struct StorageSizes {
     pub work: usize,
     /// Open-slot entries.
     pub open: usize,
+    /// Booking-log entries: [`BOOKING_LOG`] a cluster.
+    pub booking_log: usize,
 }
 
 impl StorageSizes {
@@ -74,6 +85,7 @@ impl StorageSizes {
             scratch: ClusterTimeline::scratch_len(largest),
             work: tasks,
             open: tasks,
+            booking_log: platform.clusters().len() * BOOKING_LOG,
         }
     }
 }

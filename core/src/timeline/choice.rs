@@ -15,10 +15,10 @@
 
 use super::groups::{Groups, NONE};
 use super::node::{Booking, BookingKind};
-use super::{ClusterTimeline, Logged};
+use super::ClusterTimeline;
 use crate::error::{full, Capacity, Error, InputError};
 use crate::heap::sift_down;
-use crate::limits::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE};
+use crate::limits::MAX_BOOKINGS_PER_NODE;
 use crate::units::Micros;
 
 impl<'a> ClusterTimeline<'a> {
@@ -257,12 +257,7 @@ impl<'a> ClusterTimeline<'a> {
         if b.end < self.first_end {
             self.first_end = b.end;
         }
-        self.log[self.tightened as usize % BOOKING_LOG] = Logged {
-            start: b.start.0,
-            end: b.end.0,
-            nodes: k,
-        };
-        self.tightened = self.tightened.wrapping_add(1);
+        self.log_booking(&b, k);
         Ok(())
     }
 

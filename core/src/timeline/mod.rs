@@ -91,21 +91,32 @@ pub use node::{Booking, BookingKind, NodeTimeline};
 pub use void_index::Void;
 
 use crate::error::{full, Capacity, Error};
-use crate::limits::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE};
+use crate::limits::MAX_BOOKINGS_PER_NODE;
 use crate::units::{Micros, NodeCount};
 use groups::{Groups, GROUP_ARRAYS};
 use pool::Pool;
 use void_index::VoidIndex;
 
-/// A booking as the fit memo replays it: its span and how many nodes it took.
+/// A booking as the fit memo replays it: its span and how many nodes it took. An entry of a
+/// cluster's booking log, which lives in the caller's storage
+/// ([`Storage::booking_log`](crate::Storage::booking_log)).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Logged {
+pub struct Logged {
     /// First instant held.
     pub(crate) start: u64,
     /// First instant free again.
     pub(crate) end: u64,
     /// Nodes taken.
     pub(crate) nodes: u32,
+}
+
+impl Logged {
+    /// An entry that says nothing yet (what a log is filled with before use).
+    pub const EMPTY: Logged = Logged {
+        start: 0,
+        end: 0,
+        nodes: 0,
+    };
 }
 
 /// The timelines of every node of one cluster, over storage the caller provides.
@@ -124,10 +135,15 @@ pub struct ClusterTimeline<'a> {
     /// bookings are only added, so an earliest start found earlier is a lower bound of the
     /// current one: the controller's memo keeps answers across events on that promise.
     loosened: u32,
-    /// Bumped by every booking added; the last [`BOOKING_LOG`] of them are in `log`, at
-    /// their count modulo its length.
+    /// Bumped by every booking added; the last `log.len()` of them are in `log`, at their
+    /// count modulo its length.
     tightened: u32,
-    log: [Logged; BOOKING_LOG],
+    /// The booking log, the caller's (see [`set_log`](Self::set_log)): a power of two long,
+    /// or empty (no log: the memo then never carries an answer past a booking).
+    log: &'a mut [Logged],
+    /// How many of the latest bookings the log holds (at most its length): a copy from a
+    /// shorter log holds fewer than its length.
+    log_held: u32,
     /// Bumped whenever time held by something other than a place-holder is freed: between
     /// two bumps, an earliest start found without place-holders on the cluster stays a lower
     /// bound through any number of place-holders booked and cleared.
@@ -174,7 +190,8 @@ impl<'a> ClusterTimeline<'a> {
             version: 0,
             loosened: 0,
             tightened: 0,
-            log: [Logged::default(); BOOKING_LOG],
+            log: &mut [],
+            log_held: 0,
             base_loosened: 0,
             held: 0,
             booked: 0,
@@ -230,10 +247,42 @@ impl<'a> ClusterTimeline<'a> {
     /// longer holds them all.
     pub(crate) fn booked_since(&self, since: u32) -> Option<impl Iterator<Item = Logged> + '_> {
         let n = self.tightened.wrapping_sub(since);
-        if n as usize > BOOKING_LOG {
+        if n > self.log_held {
             return None;
         }
-        Some((0..n).map(move |j| self.log[since.wrapping_add(j) as usize % BOOKING_LOG]))
+        // A power of two long (or empty, and then n is 0): the mask is the modulo.
+        let mask = self.log.len().wrapping_sub(1);
+        Some((0..n).map(move |j| self.log[since.wrapping_add(j) as usize & mask]))
+    }
+
+    /// Gives the cluster a booking log over `log` (the fit memo's record of the latest
+    /// bookings; see [`Storage::booking_log`](crate::Storage::booking_log)): its longest
+    /// power-of-two prefix is used, emptied. A cache: how long it is changes no answer, only
+    /// how often the memo must ask the timeline again. Call before the first booking.
+    pub(crate) fn set_log(&mut self, log: &'a mut [Logged]) {
+        let len = match log.len() {
+            0 => 0,
+            n => 1 << n.ilog2(),
+        };
+        let log = &mut log[..len];
+        log.fill(Logged::EMPTY);
+        self.log = log;
+        self.log_held = 0;
+    }
+
+    /// Records booking `b` of `k` nodes in the log, and counts it.
+    #[inline]
+    pub(super) fn log_booking(&mut self, b: &Booking, k: u32) {
+        if !self.log.is_empty() {
+            let mask = self.log.len() - 1;
+            self.log[self.tightened as usize & mask] = Logged {
+                start: b.start.0,
+                end: b.end.0,
+                nodes: k,
+            };
+            self.log_held = (self.log_held + 1).min(self.log.len() as u32);
+        }
+        self.tightened = self.tightened.wrapping_add(1);
     }
 
     /// Makes this cluster (of as many nodes) a copy of `from`: bookings, groups and the
@@ -252,13 +301,29 @@ impl<'a> ClusterTimeline<'a> {
         self.loosened = from.loosened;
         self.base_loosened = from.base_loosened;
         self.tightened = from.tightened;
-        self.log = from.log;
+        self.copy_log(from);
         self.held = from.held;
         self.booked = from.booked;
         self.first_end = from.first_end;
         self.horizon = from.horizon;
         self.merged_at = from.merged_at;
         Ok(())
+    }
+
+    /// Copies `from`'s booking log, as much of its latest entries as this log holds (each
+    /// at its count modulo this log's length, so the two may differ in length): it then
+    /// holds no more than either could.
+    fn copy_log(&mut self, from: &ClusterTimeline<'_>) {
+        let keep = (self.log.len() as u32).min(from.log_held);
+        self.log_held = keep;
+        if keep == 0 {
+            return;
+        }
+        let (mine, theirs) = (self.log.len() - 1, from.log.len() - 1);
+        for j in 0..keep {
+            let c = from.tightened.wrapping_sub(keep).wrapping_add(j) as usize;
+            self.log[c & mine] = from.log[c & theirs];
+        }
     }
 
     /// Notes a change to a booking or to the groups: the void index is stale from now on,

@@ -101,17 +101,24 @@ impl<'a> ClusterTimeline<'a> {
     }
 
     /// Removes every booking of `task`, whose bookings all start at `start` (as one
-    /// assignment's do): a binary search per group instead of a walk over every booking.
-    /// Returns on how many nodes it was found.
-    pub(crate) fn remove_task_from(&mut self, task: TaskId, start: Micros) -> u32 {
-        self.remove_from(task, start, Micros::ZERO)
+    /// assignment's do) and hold at most `nodes` nodes: a binary search per group instead of
+    /// a walk over every booking, and none once `nodes` are found (a larger `nodes` only
+    /// costs time). Returns on how many nodes it was found.
+    pub(crate) fn remove_task_from(&mut self, task: TaskId, start: Micros, nodes: u32) -> u32 {
+        self.remove_from(task, start, Micros::ZERO, nodes)
     }
 
     /// Ends `task`, whose bookings all start at `start`, at `at` (at or before its planned
     /// end): its nodes are free from then on, so its bookings go (the decision log, not the
-    /// timeline, keeps history).
-    pub(crate) fn complete_from(&mut self, task: TaskId, start: Micros, at: Micros) -> u32 {
-        self.remove_from(task, start, at)
+    /// timeline, keeps history). `nodes` as for [`remove_task_from`](Self::remove_task_from).
+    pub(crate) fn complete_from(
+        &mut self,
+        task: TaskId,
+        start: Micros,
+        at: Micros,
+        nodes: u32,
+    ) -> u32 {
+        self.remove_from(task, start, at, nodes)
     }
 
     /// Turns `task`'s reservation, whose bookings all start at `start`, into a running
@@ -132,14 +139,18 @@ impl<'a> ClusterTimeline<'a> {
         found
     }
 
-    /// Removes the bookings of `task` that start at `start`; only those that end after `at`
-    /// free time (and so loosen the cluster).
-    fn remove_from(&mut self, task: TaskId, start: Micros, at: Micros) -> u32 {
+    /// Removes the bookings of `task` that start at `start`, on at most `nodes` nodes (the
+    /// walk over the groups ends once they are found: a task's bookings are on its nodes, in
+    /// as many groups); only those that end after `at` free time (and so loosen the cluster).
+    fn remove_from(&mut self, task: TaskId, start: Micros, at: Micros, nodes: u32) -> u32 {
         let fresh = self.index_fresh();
         self.changed();
         self.begin_edits(fresh);
         let mut gone = Removed::default();
         for x in 0..self.groups.count {
+            if gone.found >= nodes {
+                break;
+            }
             let g = self.groups.live[x];
             if !self.groups.span(g).may_start(start.0) {
                 continue;

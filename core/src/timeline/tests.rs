@@ -9,7 +9,7 @@ use super::groups::Span;
 use super::void_index::{by_end_key, by_start_key};
 use super::*;
 use crate::error::InputError;
-use crate::limits::MAX_BOOKINGS_PER_NODE;
+use crate::limits::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE};
 use crate::task::TaskId;
 use proptest::prelude::*;
 use std::format;
@@ -41,11 +41,12 @@ fn place(task: u32, s: u64, e: u64) -> Booking {
     }
 }
 
-/// A cluster's storage: its booking pool and its group bookkeeping.
+/// A cluster's storage: its booking pool, its group bookkeeping and its booking log.
 struct Store {
     n: usize,
     pool: Vec<Booking>,
     members: Vec<u32>,
+    log: Vec<Logged>,
 }
 impl Store {
     fn new(n: usize) -> Store {
@@ -57,10 +58,13 @@ impl Store {
             n,
             pool: vec![Booking::EMPTY; pool],
             members: vec![0; ClusterTimeline::members_len(n)],
+            log: vec![Logged::EMPTY; BOOKING_LOG],
         }
     }
     fn cluster(&mut self) -> ClusterTimeline<'_> {
-        ClusterTimeline::new(self.n, &mut self.pool, &mut self.members).unwrap()
+        let mut c = ClusterTimeline::new(self.n, &mut self.pool, &mut self.members).unwrap();
+        c.set_log(&mut self.log);
+        c
     }
 }
 
@@ -556,10 +560,10 @@ fn step(
                 .count() as u32;
             let at = m(s.min(b.end.0));
             let got = match (what, len) {
-                (7, 1) => c.remove_task_from(b.task, b.start),
+                (7, 1) => c.remove_task_from(b.task, b.start, on),
                 (7, 2) => c.remove_task(b.task),
                 (7, 3) => c.complete(b.task, at),
-                (7, _) => c.complete_from(b.task, b.start, at),
+                (7, _) => c.complete_from(b.task, b.start, at, on),
                 (_, 1 | 2) => c.mark_running(b.task),
                 _ => c.mark_running_from(b.task, b.start),
             };
@@ -620,4 +624,48 @@ fn observe(c: &mut ClusterTimeline<'_>, queries: &[(u64, u32, u64)]) -> Vec<Stri
         ));
     }
     seen
+}
+
+/// The booking log is a cache in the caller's storage: any length (used up to a power of
+/// two), empty included, and a copy into a log of another length keeps what both can hold.
+#[test]
+fn a_booking_log_of_any_length() {
+    let book_three = |c: &mut ClusterTimeline<'_>| {
+        for i in 0..3u32 {
+            c.book(&[0], run(i, 10 * i as u64, 10 * i as u64 + 5))
+                .unwrap();
+        }
+    };
+    // Empty: nothing past a booking is known, nothing since now is.
+    let mut store = Store::new(2);
+    store.log.clear();
+    let mut empty = store.cluster();
+    book_three(&mut empty);
+    assert!(empty.booked_since(0).is_none());
+    assert_eq!(empty.booked_since(3).unwrap().count(), 0);
+    // Three entries: two are used.
+    let mut store = Store::new(2);
+    store.log.truncate(3);
+    let mut short = store.cluster();
+    book_three(&mut short);
+    assert!(short.booked_since(0).is_none());
+    let last_two: Vec<u64> = short.booked_since(1).unwrap().map(|b| b.start).collect();
+    assert_eq!(last_two, vec![10, 20]);
+    // A full log copied into the short one and back.
+    let mut full_store = Store::new(2);
+    let mut full = full_store.cluster();
+    book_three(&mut full);
+    let mut store = Store::new(2);
+    store.log.truncate(2);
+    let mut copy = store.cluster();
+    copy.copy_from(&full).unwrap();
+    assert!(copy.booked_since(0).is_none());
+    let got: Vec<Logged> = copy.booked_since(1).unwrap().collect();
+    let want: Vec<Logged> = full.booked_since(1).unwrap().collect();
+    assert_eq!(got, want);
+    let mut again_store = Store::new(2);
+    let mut again = again_store.cluster();
+    again.copy_from(&copy).unwrap();
+    assert!(again.booked_since(0).is_none(), "older than the copy held");
+    assert_eq!(again.booked_since(1).unwrap().collect::<Vec<_>>(), want);
 }

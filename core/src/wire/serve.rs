@@ -269,6 +269,7 @@ fn reborrow<'x>(s: &'x mut Storage<'_>) -> Storage<'x> {
         open: &mut *s.open,
         memo: &mut *s.memo,
         voids: &mut *s.voids,
+        booking_log: &mut *s.booking_log,
     }
 }
 

@@ -11,7 +11,7 @@ use crate::packed::{encode_header, PackedHeader};
 use crate::plan::{Decision, DecisionKind, MemoEntry, Storage, StorageSizes, TaskSlot, Work};
 use crate::platform::{Cluster, ClusterId, ClusterKind, PState, Placement, Platform, TaskTypeId};
 use crate::task::{Demand, Task, TaskId};
-use crate::timeline::Booking;
+use crate::timeline::{Booking, Logged};
 use crate::units::{Micros, MilliJoules, MilliWatts, NodeCount, Utility};
 use crate::utility::{Urgency, UtilityClasses, UtilityCurve};
 use core::mem::MaybeUninit;
@@ -116,6 +116,7 @@ fn run(input: Vec<u8>, tasks: usize, decisions: usize) -> Vec<Envelope<Response>
     let mut work = vec![Work::default(); s.work];
     let mut open = vec![0; s.open];
     let mut memo = vec![MemoEntry::default(); 64];
+    let mut log = vec![Logged::EMPTY; s.booking_log];
     let blank = Decided {
         decision: Decision {
             task: TaskId(0),
@@ -150,6 +151,7 @@ fn run(input: Vec<u8>, tasks: usize, decisions: usize) -> Vec<Envelope<Response>
                 open: &mut open,
                 memo: &mut memo,
                 voids: &mut [],
+                booking_log: &mut log,
             },
             decisions: &mut dec,
             rx: &mut rx,
@@ -468,6 +470,7 @@ fn leaked_storage(h: &PackedHeader, tasks: usize) -> Storage<'static> {
         open: vec![0; s.open].leak(),
         memo: vec![MemoEntry::default(); 64].leak(),
         voids: &mut [],
+        booking_log: vec![Logged::EMPTY; s.booking_log].leak(),
     }
 }
 

@@ -5,7 +5,7 @@ use kairos_core::engine::{self, Observer, Pending, Report, Schedule};
 use kairos_core::error::Error;
 use kairos_core::platform::{Cluster, ClusterId, ClusterKind, Placement, Platform, TaskTypeId};
 use kairos_core::task::{Demand, Task, TaskId};
-use kairos_core::timeline::{Booking, Void};
+use kairos_core::timeline::{Booking, Logged, Void};
 use kairos_core::units::{Micros, MilliWatts, NodeCount};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
 use kairos_core::{
@@ -164,6 +164,7 @@ pub fn replay_with_memo(
     let mut memo = vec![MemoEntry::default(); memo];
     let mut pending: Vec<Pending> = vec![Default::default(); 2 * tasks.len() + 4];
     let mut voids = vec![Void::default(); 2 * voids_per_node * platform.total_nodes() as usize];
+    let mut log = vec![Logged::EMPTY; sizes.booking_log];
     let storage = Storage {
         tasks: &mut tslots,
         bookings: &mut bookings,
@@ -174,6 +175,7 @@ pub fn replay_with_memo(
         open: &mut open,
         memo: &mut memo,
         voids: &mut voids,
+        booking_log: &mut log,
     };
     let mut ctl = Controller::new(platform, classes, config, storage)?;
     let mut log = Log {

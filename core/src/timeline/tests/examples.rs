@@ -157,15 +157,19 @@ fn the_booking_log_and_change_counts() {
     // cleared, an early end and a reservation taken back do.
     let l = c.loosened();
     c.prune(m(12));
-    assert_eq!(c.complete_from(TaskId(1), m(0), m(10)), 0, "pruned already");
+    assert_eq!(
+        c.complete_from(TaskId(1), m(0), m(10), u32::MAX),
+        0,
+        "pruned already"
+    );
     assert_eq!(c.loosened(), l);
     c.clear_place_holders();
     assert_eq!(c.loosened(), l + 1);
     c.clear_place_holders();
     assert_eq!(c.loosened(), l + 1, "nothing to clear");
-    assert_eq!(c.complete_from(TaskId(3), m(30), m(35)), 1);
+    assert_eq!(c.complete_from(TaskId(3), m(30), m(35), u32::MAX), 1);
     assert_eq!(c.loosened(), l + 2);
-    assert_eq!(c.remove_task_from(TaskId(100), m(100)), 1);
+    assert_eq!(c.remove_task_from(TaskId(100), m(100), u32::MAX), 1);
     assert_eq!(c.loosened(), l + 3);
 }
 
@@ -214,14 +218,18 @@ fn removing_by_start_equals_removing_by_scan() {
         cb.mark_running(TaskId(3))
     );
     assert_eq!(
-        ca.complete_from(TaskId(1), m(0), m(8)),
+        ca.complete_from(TaskId(1), m(0), m(8), u32::MAX),
         cb.complete(TaskId(1), m(8))
     );
     assert_eq!(
-        ca.remove_task_from(TaskId(3), m(40)),
+        ca.remove_task_from(TaskId(3), m(40), u32::MAX),
         cb.remove_task(TaskId(3))
     );
-    assert_eq!(ca.remove_task_from(TaskId(9), m(40)), 0, "no such task");
+    assert_eq!(
+        ca.remove_task_from(TaskId(9), m(40), u32::MAX),
+        0,
+        "no such task"
+    );
     assert_eq!(ca.loosened(), cb.loosened());
     for (x, y) in ca.nodes().zip(cb.nodes()) {
         assert_eq!(x.bookings(), y.bookings());

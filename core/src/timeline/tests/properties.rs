@@ -94,7 +94,7 @@ proptest! {
                     // Every third booking is taken back again (a reservation given up):
                     // the joined voids must equal a rebuild too.
                     if i % 3 == 2 {
-                        prop_assert_eq!(c.remove_task_from(TaskId(2000 + i as u32), f.start), k);
+                        prop_assert_eq!(c.remove_task_from(TaskId(2000 + i as u32), f.start, k), k);
                     }
                     // Nothing to clear or prune: the index stays as it is.
                     c.clear_place_holders();
@@ -152,7 +152,7 @@ proptest! {
                 // A reservation taken back.
                 _ => {
                     if let Some((id, s, _)) = live.pop() {
-                        prop_assert!(c.remove_task_from(TaskId(id), m(s)) > 0);
+                        prop_assert!(c.remove_task_from(TaskId(id), m(s), u32::MAX) > 0);
                     }
                 }
             }
