@@ -78,7 +78,7 @@ fn parse_heuristic(s: &str) -> Result<Heuristic, String> {
 }
 
 /// A leniency in the range a scenario file allows (`simulation.leniency.*`).
-fn parse_leniency(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_leniency(s: &str) -> Result<f64, String> {
     let x = super::finite(s)?;
     if (0.0..=1000.0).contains(&x) {
         Ok(x)
@@ -87,7 +87,7 @@ fn parse_leniency(s: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_filter(s: &str) -> Result<FilterKind, String> {
+pub(crate) fn parse_filter(s: &str) -> Result<FilterKind, String> {
     s.parse().map_err(|e| format!("{s:?}: {e}"))
 }
 
@@ -164,7 +164,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                 .clone()
                 .unwrap_or_else(|| crate::live::default_image(&root));
             let (summary, link) = crate::live::run_trial(&scenario, &args.options(), spec, &image)?;
-            eprintln!(
+            crate::diag!(
                 "link: {} requests, {} retries, {} bytes sent, {} received",
                 link.requests, link.retries, link.bytes_sent, link.bytes_received
             );

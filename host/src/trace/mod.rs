@@ -10,13 +10,16 @@
 //!   run the jobs through the core's engine ([`kairos_core::engine`]), the loop every caller
 //!   of the core shares; an observer of the engine records each job's start (from the
 //!   decisions), end (from the completions) and drop.
+//! - `power.rs`: energy on traces ([`PowerModel`], [`TraceEnergy`], [`replay_trace_energy`]):
+//!   a machine that draws power, a budget and seed 000's filters over it.
 //! - `metrics.rs`: what the records say ([`JobRecord`], [`summarize`], [`peak_procs`]) and
 //!   the files `kairos replay` writes ([`write_jobs_csv`], [`SummaryFile`]).
 //! - this file: the policies, the options, the errors and the results.
 //!
 //! # The model (see `docs/traces.md`)
 //! - the machine is one cluster of `procs` nodes with one core each and one P-state whose
-//!   power is 0 W (energy plays no part in these policies, and 0 W keeps the ledger at 0);
+//!   power is 0 W (energy plays no part in these policies, and 0 W keeps the ledger at 0),
+//!   unless a power model is given (`power.rs`);
 //! - each job is a [`Task`](kairos_core::task::Task) with its own placement table
 //!   ([`Demand::Own`](kairos_core::task::Demand::Own)): `procs` nodes, planned with its
 //!   requested time (the estimate, ETC) and ending at its run time (`actual`); a run time
@@ -56,6 +59,7 @@ use serde::Serialize;
 mod load;
 mod metrics;
 mod pool;
+mod power;
 mod profile;
 mod replay;
 mod streamed;
@@ -67,6 +71,9 @@ pub use metrics::{
     SummaryFile, BSLD_BOUND_US,
 };
 pub use pool::Allocation;
+pub use power::{
+    replay_trace_energy, EnergyOutcome, PStateFactors, PowerModel, TraceEnergy,
+};
 pub use replay::{replay_trace, replay_trace_curves, replay_trace_with, TRACE_MEMO_ENTRIES};
 pub use replay::{replay_trace_placed, Placed};
 pub use streamed::{replay_file_pool, replay_pool, StreamedReplay};
