@@ -148,7 +148,10 @@ mod tests {
         assert_eq!(actual_run_time(Micros(2000), r, Micros(1500)), Micros(1500));
         // No reference, or a zero one: the run time as is, capped at the plan.
         assert_eq!(actual_run_time(a, None, Micros(1500)), Micros(600));
-        assert_eq!(actual_run_time(a, Some(Micros(0)), Micros(400)), Micros(400));
+        assert_eq!(
+            actual_run_time(a, Some(Micros(0)), Micros(400)),
+            Micros(400)
+        );
         // No overflow at the extremes.
         assert_eq!(
             actual_run_time(Micros(u64::MAX), Some(Micros(1)), Micros(u64::MAX)),

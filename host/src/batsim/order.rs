@@ -179,7 +179,10 @@ mod tests {
             "w.json: jobs[2] (id a): `id`: repeats the id of jobs[0] (--strict)"
         );
         let text = r.to_string();
-        assert!(text.starts_with("2 jobs repeat an earlier job's id"), "{text}");
+        assert!(
+            text.starts_with("2 jobs repeat an earlier job's id"),
+            "{text}"
+        );
         assert!(text.contains("2 jobs are submitted before"), "{text}");
         let rep = r.as_report(&w);
         assert_eq!((rep.duplicate_ids, rep.unsorted), (2, 2));

@@ -319,16 +319,14 @@ pub fn main(args: Args) -> anyhow::Result<()> {
 }
 
 /// The runs that failed, listed on stderr, as the command's error (none: success).
-fn failed(
-    exp: &Experiment,
-    outcome: &runner::Outcome,
-    runs_total: u64,
-) -> anyhow::Result<()> {
+fn failed(exp: &Experiment, outcome: &runner::Outcome, runs_total: u64) -> anyhow::Result<()> {
     if !outcome.failures.is_empty() {
         for f in &outcome.failures {
             crate::diag!(
                 "failed: {:?} on trial {}: {}",
-                exp.configs[f.config].label, f.trial, f.error
+                exp.configs[f.config].label,
+                f.trial,
+                f.error
             );
         }
         bail!(
@@ -435,7 +433,9 @@ fn shard(exp: &Experiment, slice: crate::shard::Slice, args: &Args) -> anyhow::R
         for f in &outcome.failures {
             crate::diag!(
                 "failed: {:?} on trial {}: {}",
-                exp.configs[f.config].label, f.trial, f.error
+                exp.configs[f.config].label,
+                f.trial,
+                f.error
             );
         }
         bail!(

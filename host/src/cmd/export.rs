@@ -92,7 +92,11 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             "machines": jobs.machine,
             "source": jobs.source.to_string(),
         });
-        writeln!(super::pipe::stdout(), "{}", serde_json::to_string_pretty(&v)?)?;
+        writeln!(
+            super::pipe::stdout(),
+            "{}",
+            serde_json::to_string_pretty(&v)?
+        )?;
     }
     Ok(())
 }

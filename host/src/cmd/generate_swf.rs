@@ -113,7 +113,11 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             "scale": written.scale,
             "load": written.load,
         });
-        writeln!(super::pipe::stdout(), "{}", serde_json::to_string_pretty(&v)?)?;
+        writeln!(
+            super::pipe::stdout(),
+            "{}",
+            serde_json::to_string_pretty(&v)?
+        )?;
     }
     Ok(())
 }

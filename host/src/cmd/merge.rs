@@ -49,23 +49,23 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                     super::json::dir_summary(&dir, &[])?
                 )?;
             } else {
-            write!(
-                super::pipe::stdout(),
-                "{}",
-                report::text_table(&exp, &summaries)
-            )?;
-            writeln!(
-                super::pipe::stdout(),
-                "merged {} shard files ({} runs); wrote {}",
-                files.len(),
-                outcome.rows.len() + outcome.failures.len(),
-                written
-                    .files
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )?;
+                write!(
+                    super::pipe::stdout(),
+                    "{}",
+                    report::text_table(&exp, &summaries)
+                )?;
+                writeln!(
+                    super::pipe::stdout(),
+                    "merged {} shard files ({} runs); wrote {}",
+                    files.len(),
+                    outcome.rows.len() + outcome.failures.len(),
+                    written
+                        .files
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )?;
             }
             if !outcome.failures.is_empty() {
                 bail!(
@@ -80,7 +80,9 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                 bail!("--experiment: these are knapsack-sweep shards, not experiment shards");
             }
             let (sweep, w, grid, points) = shard::knapsack::merge(&files)?;
-            let dir = args.out.unwrap_or_else(|| super::sweep_knapsack::default_out_dir(&sweep));
+            let dir = args
+                .out
+                .unwrap_or_else(|| super::sweep_knapsack::default_out_dir(&sweep));
             crate::output::prepare_dir(&dir, args.force)?;
             let json = shard::knapsack::write_reports(&dir, &sweep, &w, &grid, &points)?;
             writeln!(super::pipe::stdout(), "{json}")?;

@@ -39,6 +39,10 @@ pub fn main(a: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     write!(super::pipe::stdout(), "{table}")?;
-    writeln!(super::pipe::stdout(), "reports written to {}", dir.display())?;
+    writeln!(
+        super::pipe::stdout(),
+        "reports written to {}",
+        dir.display()
+    )?;
     Ok(())
 }

@@ -166,7 +166,10 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             let (summary, link) = crate::live::run_trial(&scenario, &args.options(), spec, &image)?;
             crate::diag!(
                 "link: {} requests, {} retries, {} bytes sent, {} received",
-                link.requests, link.retries, link.bytes_sent, link.bytes_received
+                link.requests,
+                link.retries,
+                link.bytes_sent,
+                link.bytes_received
             );
             summary
         }

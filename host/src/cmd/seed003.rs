@@ -57,7 +57,11 @@ pub fn main(args: Options) -> anyhow::Result<()> {
     let written = report::write_all(&out_dir, &exp, &out, &cells)?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        writeln!(stdout, "{}", super::json::dir_summary(&out_dir, &["summary.csv"])?)?;
+        writeln!(
+            stdout,
+            "{}",
+            super::json::dir_summary(&out_dir, &["summary.csv"])?
+        )?;
         return Ok(());
     }
     write!(stdout, "{}", report::text(&exp, &cells, &avgs))?;

@@ -87,9 +87,9 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     slurm::check_flags(&plan).map_err(|e| super::usage(format!("{e:#}")))?;
     slurm::check(&plan)?;
     let only = match &args.only {
-        Some(list) => Some(
-            slurm::check_only(list, plan.shards).map_err(|e| super::usage(format!("{e:#}")))?,
-        ),
+        Some(list) => {
+            Some(slurm::check_only(list, plan.shards).map_err(|e| super::usage(format!("{e:#}")))?)
+        }
         None => None,
     };
     let runs = args.trials.unwrap_or(exp.trials) as u64 * exp.configs.len() as u64;

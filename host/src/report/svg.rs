@@ -1060,9 +1060,9 @@ mod tests {
             opacity: 1.0,
         }];
         let svg = bar_chart("t", "s", "y", 2, &bars, Vec::new(), Some(1.02), (0.0, 9.0));
+        // The value label is the haloed text; the line comes before it.
         let line = svg.find("stroke-dasharray").unwrap();
-        let label = svg.find(">1.00</text>").unwrap();
+        let label = svg.find("paint-order=\"stroke\">1.00</text>").unwrap();
         assert!(line < label, "the line is drawn first");
-        assert!(svg.contains("paint-order=\"stroke\""));
     }
 }

@@ -71,9 +71,7 @@ pub use metrics::{
     SummaryFile, BSLD_BOUND_US,
 };
 pub use pool::Allocation;
-pub use power::{
-    replay_trace_energy, EnergyOutcome, PStateFactors, PowerModel, TraceEnergy,
-};
+pub use power::{replay_trace_energy, EnergyOutcome, PStateFactors, PowerModel, TraceEnergy};
 pub use replay::{replay_trace, replay_trace_curves, replay_trace_with, TRACE_MEMO_ENTRIES};
 pub use replay::{replay_trace_placed, Placed};
 pub use streamed::{replay_file_pool, replay_pool, StreamedReplay};

@@ -23,7 +23,7 @@ use kairos_core::energy::{EnergyFilter, FilterKind};
 use kairos_core::limits::MAX_PSTATES;
 use kairos_core::platform::{Cluster, ClusterKind, Placement, Platform, TaskType};
 use kairos_core::task::{Demand, Task, TaskId};
-use kairos_core::units::{MilliJoules, MilliWatts, Micros, NodeCount};
+use kairos_core::units::{Micros, MilliJoules, MilliWatts, NodeCount};
 use kairos_core::utility::UtilityCurve;
 use serde::Serialize;
 
@@ -56,7 +56,9 @@ impl std::str::FromStr for PStateFactors {
             .ok_or_else(|| format!("{s:?}: expected TIME:POWER factors, e.g. 1.25:0.6"))?;
         let f = |x: &str, what: &str| match x.trim().parse::<f64>() {
             Ok(v) if v.is_finite() && v > 0.0 && v <= 1000.0 => Ok(v),
-            _ => Err(format!("{s:?}: the {what} factor {x:?} is not a number in (0, 1000]")),
+            _ => Err(format!(
+                "{s:?}: the {what} factor {x:?} is not a number in (0, 1000]"
+            )),
         };
         Ok(PStateFactors {
             time: f(t, "time")?,
@@ -218,13 +220,13 @@ impl TraceEnergy {
     pub fn check(&self) -> Result<(), String> {
         if self.filter.kind != FilterKind::None && self.budget_joules.is_none() {
             return Err(format!(
-                "--filter {}: a filter paces an energy budget; give --energy-budget",
+                "--filter {}: a filter paces an energy budget; give --budget-joules",
                 self.filter.kind.name()
             ));
         }
         if let Some(b) = self.budget_joules {
             if !(b.is_finite() && b >= 0.0 && b * 1000.0 < u64::MAX as f64) {
-                return Err(format!("--energy-budget {b}: must be joules at least 0"));
+                return Err(format!("--budget-joules {b}: must be joules at least 0"));
             }
         }
         if !(self.filter.leniency.is_finite() && self.filter.leniency >= 0.0) {
@@ -248,8 +250,9 @@ impl TraceEnergy {
 
     /// The budget in the core's units ([`MilliJoules::MAX`]: none).
     pub fn budget(&self) -> MilliJoules {
-        self.budget_joules
-            .map_or(MilliJoules::MAX, |b| MilliJoules(libm::round(b * 1000.0) as u64))
+        self.budget_joules.map_or(MilliJoules::MAX, |b| {
+            MilliJoules(libm::round(b * 1000.0) as u64)
+        })
     }
 }
 
@@ -400,7 +403,7 @@ mod tests {
         let mut e = TraceEnergy::measured(m);
         assert!(e.check().is_ok());
         e.filter = EnergyFilter::with_default_leniency(FilterKind::PerTask);
-        assert!(e.check().unwrap_err().contains("--energy-budget"));
+        assert!(e.check().unwrap_err().contains("--budget-joules"));
         e.budget_joules = Some(1e9);
         assert!(e.check().is_ok());
         assert_eq!(e.budget(), MilliJoules(1_000_000_000_000));

@@ -451,12 +451,14 @@ impl Observer for Recorder<'_> {
         let k = task.0 as usize;
         let job = &self.jobs[self.order[k] as usize];
         let run = match (self.model, &self.pstate) {
-            (Some(m), Some(p)) => kairos_core::task::actual_run_time(
-                Micros(job.runtime),
-                Some(m.etc(job.request, 0)),
-                m.etc(job.request, p[k] as usize),
-            )
-            .0,
+            (Some(m), Some(p)) => {
+                kairos_core::task::actual_run_time(
+                    Micros(job.runtime),
+                    Some(m.etc(job.request, 0)),
+                    m.etc(job.request, p[k] as usize),
+                )
+                .0
+            }
             _ => run_time(job),
         };
         let expected = self.start[k].saturating_add(run);
