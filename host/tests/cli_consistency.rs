@@ -211,7 +211,24 @@ fn values_checked_after_parsing_exit_2() {
         assert!(e.contains(says), "{args:?}: {e}");
     }
     // Values clap itself refuses.
+    let scenario = data("essc_small.toml");
     for args in [
+        vec![
+            "run",
+            s(&scenario),
+            "--heuristic",
+            "easy",
+            "--budget-joules",
+            "nan",
+        ],
+        vec![
+            "run",
+            s(&scenario),
+            "--heuristic",
+            "easy",
+            "--budget-joules",
+            "0",
+        ],
         vec!["replay", s(&log), "--policy", "easy", "--busy-watts", "-1"],
         vec!["replay", s(&log), "--policy", "easy", "--busy-watts", "nan"],
         vec![

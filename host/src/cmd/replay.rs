@@ -86,8 +86,9 @@ pub struct Args {
     /// summary takes `--json`).
     #[arg(long)]
     pub json: bool,
-    /// Refuse a log with duplicated job numbers or submit times out of order (by default
-    /// each is counted in a warning and the replay goes on, as docs/reliability.md says).
+    /// Refuse a log with duplicated job numbers or submit times out of order, or a Batsim
+    /// workload with repeated ids or submit times out of order (by default each is counted
+    /// in a warning and the replay goes on, as docs/reliability.md says).
     #[arg(long)]
     pub strict: bool,
     /// Knapsack: exponent of the size term (tasks / average tasks) [default: 0.9].

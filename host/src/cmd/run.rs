@@ -46,8 +46,8 @@ pub struct Args {
     /// fate in the metadata column (in-process runs only).
     #[arg(long, value_name = "PREFIX")]
     pub batsim_out: Option<PathBuf>,
-    /// The day's energy budget in joules, overriding the scenario's.
-    #[arg(long)]
+    /// The day's energy budget in joules, overriding the scenario's (above 0, at most 1e16).
+    #[arg(long, value_parser = parse_budget)]
     pub budget_joules: Option<f64>,
     /// Place-hold every task as seed 000's Algorithm 1 does, rather than end the pass once
     /// nothing more can start (same decisions and digest; only slower).
@@ -84,6 +84,16 @@ pub(crate) fn parse_leniency(s: &str) -> Result<f64, String> {
         Ok(x)
     } else {
         Err(format!("{s:?} must be between 0 and 1000"))
+    }
+}
+
+/// An energy budget in joules, as a scenario file allows one (above 0, at most 1e16).
+fn parse_budget(s: &str) -> Result<f64, String> {
+    let x = super::finite(s)?;
+    if x > 0.0 && x <= 1e16 {
+        Ok(x)
+    } else {
+        Err(format!("{s:?} must be above 0 and at most 1e16 joules"))
     }
 }
 
