@@ -69,11 +69,23 @@ impl Task {
     pub fn on<'a>(&'a self, platform: &'a Platform, c: ClusterId) -> Option<&'a Placement> {
         self.table(platform).ok().and_then(|t| t.on(c))
     }
-    /// How long it really runs once started with planned duration `planned`.
+    /// How long it really runs once started with planned duration `planned`: its real run
+    /// time ([`Task::actual`]) at the speed of its reference plan (P-state 0 of its first
+    /// placement, for a task with its own table), stretched or shrunk with the planned time
+    /// at another P-state ([`actual_run_time`]), and never beyond the plan.
     pub fn run_time(&self, planned: Micros) -> Micros {
         match self.actual {
-            Some(a) if a < planned => a,
-            _ => planned,
+            Some(a) => actual_run_time(a, self.reference(), planned),
+            None => planned,
+        }
+    }
+
+    /// The planned time its real run time is measured against: P-state 0 of its first
+    /// placement when it carries its own table; `None` for a typed task.
+    fn reference(&self) -> Option<Micros> {
+        match &self.demand {
+            Demand::Own(t) => t.placements.iter().flatten().next().map(|p| p.etc[0]),
+            Demand::Typed(_) => None,
         }
     }
     /// Its minimum execution time over every (cluster, P-state) it may run in, and that
@@ -98,5 +110,52 @@ impl Task {
             }
         }
         best
+    }
+}
+
+/// The real run time of a task whose run time is `actual` when planned for `reference`, once
+/// planned for `planned` (another P-state): `actual x planned / reference`, rounded down, so
+/// a P-state that stretches the plan by a factor stretches the run by the same factor (a
+/// trace job's run at a slower P-state); without a reference (or a zero one) `actual` as is.
+/// Never more than `planned`: a run ends at its plan (a job is killed at its limit).
+pub fn actual_run_time(actual: Micros, reference: Option<Micros>, planned: Micros) -> Micros {
+    let scaled = match reference {
+        Some(r) if r.0 > 0 && r != planned => {
+            (actual.0 as u128 * planned.0 as u128 / r.0 as u128).min(planned.0 as u128) as u64
+        }
+        _ => actual.0,
+    };
+    if scaled < planned.0 {
+        Micros(scaled)
+    } else {
+        planned
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actual_run_time_scales_with_the_plan_and_ends_at_it() {
+        let (a, r) = (Micros(600), Some(Micros(1000)));
+        // At the reference plan: the run time as is (a trace job of one P-state).
+        assert_eq!(actual_run_time(a, r, Micros(1000)), Micros(600));
+        // A P-state 1.5x slower: 1.5x the run time; 0.5x faster: half of it.
+        assert_eq!(actual_run_time(a, r, Micros(1500)), Micros(900));
+        assert_eq!(actual_run_time(a, r, Micros(500)), Micros(300));
+        // A run time above the request ends at the plan.
+        assert_eq!(actual_run_time(Micros(2000), r, Micros(1500)), Micros(1500));
+        // No reference, or a zero one: the run time as is, capped at the plan.
+        assert_eq!(actual_run_time(a, None, Micros(1500)), Micros(600));
+        assert_eq!(
+            actual_run_time(a, Some(Micros(0)), Micros(400)),
+            Micros(400)
+        );
+        // No overflow at the extremes.
+        assert_eq!(
+            actual_run_time(Micros(u64::MAX), Some(Micros(1)), Micros(u64::MAX)),
+            Micros(u64::MAX)
+        );
     }
 }

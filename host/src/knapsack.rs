@@ -39,7 +39,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::{RngCore, SeedableRng};
 use rayon::prelude::*;
 
-use crate::report::svg::{scatter, ScatterSeries};
+use crate::report::svg::{scatter_log_y, ScatterSeries};
 use crate::swf::ReplayJob;
 use crate::trace::{self, secs, LoadOptions};
 
@@ -751,7 +751,7 @@ pub fn pareto_svg(w: &Workload, grid: &Grid, points: &[Point], f: &Fronts) -> St
                 .collect(),
         });
     }
-    scatter(
+    scatter_log_y(
         &format!("Knapsack sweep: {}", w.name),
         &format!(
             "{} jobs on {} processors, {} (alpha, beta, gamma) in [-2, 2] step {}; lines: Pareto fronts",
@@ -761,7 +761,7 @@ pub fn pareto_svg(w: &Workload, grid: &Grid, points: &[Point], f: &Fronts) -> St
             grid.step
         ),
         "workload response time (s)",
-        "log10 of the class's mean expansion factor",
+        "class's mean expansion factor (log scale)",
         &series,
     )
 }

@@ -63,7 +63,7 @@ fn main() -> ExitCode {
         // The reader of stdout has gone (`kairos replay log.swf | head`): it wanted no more.
         Err(e) if kairos_host::cmd::pipe::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            kairos_host::diag!("error: {e:#}");
             // 2 for a command line that parsed but cannot be run, as for one clap rejects.
             if e.downcast_ref::<kairos_host::cmd::UsageError>().is_some() {
                 ExitCode::from(2)

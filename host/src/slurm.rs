@@ -67,8 +67,9 @@ fn quote_path(p: &Path) -> String {
     quote(&p.display().to_string())
 }
 
-/// Checks the values that go into `#SBATCH` lines, which sbatch reads without a shell.
-pub fn check(plan: &Plan) -> anyhow::Result<()> {
+/// The checks of [`check`] on values given on the command line (the shard and core counts,
+/// the partition and the time limit): a failure is a bad command line.
+pub fn check_flags(plan: &Plan) -> anyhow::Result<()> {
     if plan.shards == 0 {
         bail!("--shards 0: must be at least 1");
     }
@@ -96,6 +97,12 @@ pub fn check(plan: &Plan) -> anyhow::Result<()> {
             );
         }
     }
+    Ok(())
+}
+
+/// Checks the values that go into `#SBATCH` lines, which sbatch reads without a shell.
+pub fn check(plan: &Plan) -> anyhow::Result<()> {
+    check_flags(plan)?;
     for (what, p) in [
         ("directory", &plan.dir),
         ("working directory", &plan.workdir),

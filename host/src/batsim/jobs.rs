@@ -189,8 +189,9 @@ pub fn write_jobs(out: &mut dyn Write, rows: &[BatsimJob]) -> std::io::Result<()
 }
 
 /// The rows of a replay, one per job in the order of `jobs` (the jobs replayed): the
-/// records of `result` with the nodes of `placed`, and the dropped jobs as
-/// [`FinalState::Rejected`]. Ids and profiles come from `workload` when the jobs were read
+/// records of `result` with the nodes of `placed`, the dropped jobs as
+/// [`FinalState::Rejected`] and the unfinished ones (never started) as
+/// [`FinalState::Submitted`]. Ids and profiles come from `workload` when the jobs were read
 /// from a Batsim workload (their `line` is their 1-based position in it), else the SWF job
 /// number and a `delay` profile named for the run time. `workload_name` names the log.
 pub fn replay_rows(
@@ -204,6 +205,12 @@ pub fn replay_rows(
     for &i in &placed.dropped {
         if let Some(d) = dropped.get_mut(i) {
             *d = true;
+        }
+    }
+    let mut unfinished = vec![false; jobs.len()];
+    for &i in &placed.unfinished {
+        if let Some(u) = unfinished.get_mut(i) {
+            *u = true;
         }
     }
     let names = |j: &ReplayJob| match workload.and_then(|w| w.jobs.get(j.line.wrapping_sub(1))) {
@@ -230,6 +237,10 @@ pub fn replay_rows(
         };
         if dropped[i] {
             row.metadata = "dropped".to_string();
+        } else if unfinished[i] {
+            // Submitted, never started: an energy budget spent before the day's end.
+            row.state = FinalState::Submitted;
+            row.metadata = "unfinished".to_string();
         } else if let Some((rec, nodes)) = records.next() {
             row.state = if j.runtime > j.request {
                 FinalState::CompletedWalltimeReached

@@ -11,6 +11,8 @@
 //! - `essc.rs`: the rows of a `kairos run` of an ESSC scenario ([`run_trial_jobs`]): node
 //!   ids global across clusters, and the cluster, P-state, utility and fate in `metadata`.
 //! - `input.rs`: what kind of file a path holds ([`sniff`]), chosen by content.
+//! - `order.rs`: a workload's repeated ids and submit times out of order ([`WorkloadOrder`]),
+//!   counted as an SWF log's are.
 //!
 //! Times are seconds with six decimals (kairos counts integer microseconds); energy is
 //! joules, `-1` where no power is modelled, as in Batsim.
@@ -18,6 +20,7 @@
 mod essc;
 mod input;
 mod jobs;
+mod order;
 mod schedule;
 mod workload;
 
@@ -27,6 +30,7 @@ mod tests;
 pub use essc::{run_trial_jobs, EsscJobs};
 pub use input::{is_experiment, sniff, toml_table, InputKind};
 pub use jobs::{interval_set, replay_rows, write_jobs, BatsimJob, FinalState, JOBS_COLUMNS};
+pub use order::{WorkloadOrder, WorkloadPlace};
 pub use schedule::{write_schedule, ScheduleRow, SCHEDULE_COLUMNS};
 pub use workload::{
     delay_profile, parse_workload, read_workload, write_workload, Workload, WorkloadJob,

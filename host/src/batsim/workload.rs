@@ -206,9 +206,8 @@ impl Workload {
             jobs,
             skipped_bad_lines: 0,
             clean: None,
-            // Batsim lists jobs in any order (they are sorted above) and its ids are names,
-            // not numbers: nothing for the SWF order report to count.
-            order: crate::swf::OrderReport::default(),
+            // Counted as an SWF log's are (`order.rs`); the jobs are sorted above either way.
+            order: super::WorkloadOrder::of(self).as_report(self),
         })
     }
 }

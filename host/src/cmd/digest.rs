@@ -72,7 +72,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         )?;
         return Ok(());
     }
-    eprintln!(
+    crate::diag!(
         "scenario {}: {} tasks, {} with {} reservations, {} filter, budget {} mJ",
         args.scenario,
         h.tasks,

@@ -43,6 +43,10 @@ pub struct Args {
     /// run again; the reports are the same as an uninterrupted run's.
     #[arg(long, conflicts_with = "shard")]
     pub resume: bool,
+    /// Print the summary as JSON on stdout (summary.json as written, or the summary CSV's
+    /// rows as objects) instead of the text table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `1h02m03s`, `4m05s` or `6.7s`.
@@ -79,7 +83,7 @@ impl Progress for Lines {
         } else {
             Duration::ZERO
         };
-        eprintln!(
+        crate::diag!(
             "trial {trial} done: {done}/{} trials, {runs}/{} runs, {} elapsed, eta {}",
             self.trials_total,
             self.runs_total,
@@ -150,6 +154,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             out: args.out,
             jobs: args.jobs,
             force: args.force,
+            json: args.json,
         });
     }
     let mut exp = Experiment::load(&args.file)?;
@@ -167,10 +172,12 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     }
     crate::limits::threads("--threads", args.jobs).map_err(|e| super::usage(e.to_string()))?;
     if exp.trials == 2 {
-        eprintln!(
+        crate::diag!(
             "warning: 2 trials: the 95% confidence intervals (Student t, one degree of \
              freedom) say little; use 3 or more"
         );
+    } else if exp.trials == 1 {
+        crate::diag!("warning: 1 trial: no confidence intervals; use 3 or more");
     }
     if let Some(slice) = args.shard {
         return shard(&exp, slice, &args);
@@ -207,7 +214,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     }
     let saved = if args.resume { saved } else { 0 };
     let runs_total = (exp.trials - saved) as u64 * exp.configs.len() as u64;
-    eprintln!(
+    crate::diag!(
         "{}: {} configurations x {} trials of {} ({} runs{}), budget {}",
         exp.name,
         exp.configs.len(),
@@ -272,6 +279,10 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         .with_context(|| format!("{}: cannot remove the saved runs", runs_dir.display()))?;
     let summaries = report::summarize(&exp, &outcome);
     let mut stdout = std::io::stdout().lock();
+    if args.json {
+        writeln!(stdout, "{}", super::json::dir_summary(&out_dir, &[])?)?;
+        return failed(&exp, &outcome, runs_total);
+    }
     write!(stdout, "{}", report::text_table(&exp, &summaries))?;
     if let Some(c) = report::calibration(&exp, &summaries) {
         writeln!(
@@ -304,11 +315,18 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     )?;
+    failed(&exp, &outcome, runs_total)
+}
+
+/// The runs that failed, listed on stderr, as the command's error (none: success).
+fn failed(exp: &Experiment, outcome: &runner::Outcome, runs_total: u64) -> anyhow::Result<()> {
     if !outcome.failures.is_empty() {
         for f in &outcome.failures {
-            eprintln!(
+            crate::diag!(
                 "failed: {:?} on trial {}: {}",
-                exp.configs[f.config].label, f.trial, f.error
+                exp.configs[f.config].label,
+                f.trial,
+                f.error
             );
         }
         bail!(
@@ -326,15 +344,21 @@ fn serial(args: Args) -> anyhow::Result<()> {
     let done = AtomicU64::new(0);
     let progress = |t: u32| {
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        eprintln!(
+        crate::diag!(
             "trial {t} done ({n} so far, {} elapsed)",
             duration_text(start.elapsed())
         );
     };
+    let json = args.json;
     let (table, dir) =
         crate::seed002::run_file(&args.file, args.trials, args.out, args.jobs, &progress)?;
-    print!("{table}");
-    eprintln!("reports written to {}", dir.display());
+    if json {
+        let s = super::json::dir_summary(&dir, &["summary.csv"])?;
+        writeln!(super::pipe::stdout(), "{s}")?;
+        return Ok(());
+    }
+    write!(super::pipe::stdout(), "{table}")?;
+    crate::diag!("reports written to {}", dir.display());
     Ok(())
 }
 
@@ -344,11 +368,12 @@ fn serial_energy(args: Args) -> anyhow::Result<()> {
     let done = AtomicU64::new(0);
     let progress = |t: u32| {
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        eprintln!(
+        crate::diag!(
             "trial {t} done ({n} so far, {} elapsed)",
             duration_text(start.elapsed())
         );
     };
+    let json = args.json;
     let (table, dir) = crate::seed002::energy_experiment::run_file(
         &args.file,
         args.trials,
@@ -356,8 +381,13 @@ fn serial_energy(args: Args) -> anyhow::Result<()> {
         args.jobs,
         &progress,
     )?;
-    print!("{table}");
-    eprintln!("reports written to {}", dir.display());
+    if json {
+        let s = super::json::dir_summary(&dir, &["summary.csv"])?;
+        writeln!(super::pipe::stdout(), "{s}")?;
+        return Ok(());
+    }
+    write!(super::pipe::stdout(), "{table}")?;
+    crate::diag!("reports written to {}", dir.display());
     Ok(())
 }
 
@@ -370,7 +400,7 @@ fn shard(exp: &Experiment, slice: crate::shard::Slice, args: &Args) -> anyhow::R
         .clone()
         .unwrap_or_else(|| exp.default_out_dir().join("shards"));
     let path = dir.join(slice.file_name());
-    eprintln!(
+    crate::diag!(
         "{}: shard {slice}: runs {}..{} of {total} ({} configurations x {} trials)",
         exp.name,
         runs.start,
@@ -401,9 +431,11 @@ fn shard(exp: &Experiment, slice: crate::shard::Slice, args: &Args) -> anyhow::R
     )?;
     if !outcome.failures.is_empty() {
         for f in &outcome.failures {
-            eprintln!(
+            crate::diag!(
                 "failed: {:?} on trial {}: {}",
-                exp.configs[f.config].label, f.trial, f.error
+                exp.configs[f.config].label,
+                f.trial,
+                f.error
             );
         }
         bail!(

@@ -1,6 +1,7 @@
 //! `kairos generate-swf`: writes a synthetic SWF log from a workload model (the library is
 //! [`crate::lublin99`]). A path ending in `.gz` is written gzip-compressed.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -33,12 +34,16 @@ pub struct Args {
     /// The seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// The SWF file to write (`.gz`: gzip-compressed).
+    /// The SWF file to write (`.gz`: gzip-compressed) [default:
+    /// `out/lublin99/lublin99-<procs>p-<jobs>j-s<seed>.swf`].
     #[arg(short, long, value_name = "FILE.swf")]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
     /// Overwrite an existing output file.
     #[arg(long)]
     pub force: bool,
+    /// Print what was written as JSON on stdout (output, jobs, procs, loads).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// A load in (0, 10].
@@ -60,7 +65,18 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         load: args.load,
         seed: args.seed,
     };
-    let path = &args.output;
+    let path = &args.output.clone().unwrap_or_else(|| {
+        std::path::Path::new("out").join("lublin99").join(format!(
+            "lublin99-{}p-{}j-s{}.swf",
+            args.procs, args.jobs, args.seed
+        ))
+    });
+    if args.output.is_none() {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("{}: cannot create the directory", dir.display()))?;
+        }
+    }
     crate::output::check_file("--output", path, args.force, &[])?;
     // Written whole or not at all: an interrupted million-job log leaves no file cut mid-line.
     let file = crate::output::AtomicFile::create(path)?;
@@ -79,7 +95,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         f.finish()?;
         g
     };
-    eprintln!(
+    crate::diag!(
         "{}: {} jobs on {} processors, model load {:.4}, arrivals scaled by {:.6}, load {:.4}",
         path.display(),
         written.jobs,
@@ -88,5 +104,20 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         written.scale,
         written.load
     );
+    if args.json {
+        let v = serde_json::json!({
+            "output": path.display().to_string(),
+            "jobs": written.jobs,
+            "procs": args.procs,
+            "model_load": written.model_load,
+            "scale": written.scale,
+            "load": written.load,
+        });
+        writeln!(
+            super::pipe::stdout(),
+            "{}",
+            serde_json::to_string_pretty(&v)?
+        )?;
+    }
     Ok(())
 }

@@ -13,14 +13,22 @@ pub struct Args {
     /// Shard files, or directories whose `*.shard` files are read.
     #[arg(required = true, value_name = "DIR|FILE")]
     pub shards: Vec<PathBuf>,
-    /// Write the reports here (default: `out/<name>/` for an experiment, `knapsack-sweep`
-    /// for a knapsack sweep, as the unsharded commands do).
+    /// Write the reports here (default: `out/<name>/` for an experiment,
+    /// `out/<log stem>-knapsack/` for a knapsack sweep, as the unsharded commands do).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// The experiment file, when it is no longer where the shards ran it (its content must
     /// be the same).
     #[arg(long, value_name = "FILE")]
     pub experiment: Option<PathBuf>,
+    /// Overwrite the reports of an earlier merge or run in the output folder (without it, a
+    /// folder holding a `summary.json` is refused, as `kairos experiment` refuses it).
+    #[arg(long)]
+    pub force: bool,
+    /// Print the summary as JSON on stdout (an experiment's summary.json; a knapsack
+    /// sweep's summary is JSON in any case).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `kairos merge`.
@@ -31,25 +39,34 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         shard::experiment::KIND => {
             let (exp, outcome) = shard::experiment::merge(&files, args.experiment.as_deref())?;
             let dir = args.out.unwrap_or_else(|| exp.default_out_dir());
+            crate::output::prepare_dir(&dir, args.force)?;
             let written = report::write_all(&dir, &exp, &outcome)?;
             let summaries = report::summarize(&exp, &outcome);
-            write!(
-                super::pipe::stdout(),
-                "{}",
-                report::text_table(&exp, &summaries)
-            )?;
-            writeln!(
-                super::pipe::stdout(),
-                "merged {} shard files ({} runs); wrote {}",
-                files.len(),
-                outcome.rows.len() + outcome.failures.len(),
-                written
-                    .files
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )?;
+            if args.json {
+                writeln!(
+                    super::pipe::stdout(),
+                    "{}",
+                    super::json::dir_summary(&dir, &[])?
+                )?;
+            } else {
+                write!(
+                    super::pipe::stdout(),
+                    "{}",
+                    report::text_table(&exp, &summaries)
+                )?;
+                writeln!(
+                    super::pipe::stdout(),
+                    "merged {} shard files ({} runs); wrote {}",
+                    files.len(),
+                    outcome.rows.len() + outcome.failures.len(),
+                    written
+                        .files
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )?;
+            }
             if !outcome.failures.is_empty() {
                 bail!(
                     "{} runs failed in the shards (listed in summary.json); the reports cover \
@@ -63,10 +80,13 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                 bail!("--experiment: these are knapsack-sweep shards, not experiment shards");
             }
             let (sweep, w, grid, points) = shard::knapsack::merge(&files)?;
-            let dir = args.out.unwrap_or_else(|| PathBuf::from("knapsack-sweep"));
+            let dir = args
+                .out
+                .unwrap_or_else(|| super::sweep_knapsack::default_out_dir(&sweep));
+            crate::output::prepare_dir(&dir, args.force)?;
             let json = shard::knapsack::write_reports(&dir, &sweep, &w, &grid, &points)?;
             writeln!(super::pipe::stdout(), "{json}")?;
-            eprintln!(
+            crate::diag!(
                 "merged {} shard files ({} points); wrote {}",
                 files.len(),
                 points.len(),

@@ -4,11 +4,13 @@
 //! caller would need: that lives in the library module each `main` names. Data flows one way,
 //! from here into the library; no library module imports from `cmd`.
 
+pub mod diag;
 pub mod digest;
 pub mod experiment;
 pub mod export;
 pub mod firmware;
 pub mod generate_swf;
+pub(crate) mod json;
 pub mod merge;
 pub mod pareto;
 pub mod pipe;

@@ -3,6 +3,7 @@
 //! population and checkpoint on stderr; the summary table to stdout.
 
 use crate::cmd::experiment::duration_text;
+use std::io::Write;
 use std::path::PathBuf;
 
 /// Flags of `kairos pareto`.
@@ -20,16 +21,28 @@ pub struct Args {
     /// Worker threads (default: one per core). Results do not depend on it.
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Print the summary (coverage.csv's rows) as JSON on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Runs `kairos pareto`.
 pub fn main(a: Args) -> anyhow::Result<()> {
     let progress = |p: usize, g: u64, t: std::time::Duration| {
-        eprintln!("population {p}: generation {g} after {}", duration_text(t));
+        crate::diag!("population {p}: generation {g} after {}", duration_text(t));
     };
     let (table, dir) =
         crate::seed002::run_pareto_file(&a.file, a.checkpoints, a.out, a.jobs, &progress)?;
-    print!("{table}");
-    println!("reports written to {}", dir.display());
+    if a.json {
+        let s = super::json::dir_summary(&dir, &["coverage.csv"])?;
+        writeln!(super::pipe::stdout(), "{s}")?;
+        return Ok(());
+    }
+    write!(super::pipe::stdout(), "{table}")?;
+    writeln!(
+        super::pipe::stdout(),
+        "reports written to {}",
+        dir.display()
+    )?;
     Ok(())
 }

@@ -82,8 +82,13 @@ pub struct Args {
     /// Overwrite an existing --jobs-out or --summary-out file.
     #[arg(long)]
     pub force: bool,
-    /// Refuse a log with duplicated job numbers or submit times out of order (by default
-    /// each is counted in a warning and the replay goes on, as docs/reliability.md says).
+    /// Print the summary as JSON (it always is: accepted so that every command that prints a
+    /// summary takes `--json`).
+    #[arg(long)]
+    pub json: bool,
+    /// Refuse a log with duplicated job numbers or submit times out of order, or a Batsim
+    /// workload with repeated ids or submit times out of order (by default each is counted
+    /// in a warning and the replay goes on, as docs/reliability.md says).
     #[arg(long)]
     pub strict: bool,
     /// Knapsack: exponent of the size term (tasks / average tasks) [default: 0.9].
@@ -95,6 +100,43 @@ pub struct Args {
     /// Knapsack: exponent of the runtime term (runtime / average runtime) [default: 0.1].
     #[arg(long, value_parser = super::finite, allow_hyphen_values = true)]
     pub gamma: Option<f64>,
+    /// Power model: watts a busy processor draws at the nominal P-state. With it the replay
+    /// reports the energy of the jobs and of the idle processors, and Batsim's
+    /// consumed_energy column is filled (docs/traces.md, "Energy").
+    #[arg(long, value_name = "W", value_parser = watts)]
+    pub busy_watts: Option<f64>,
+    /// Power model: watts an idle processor draws [default: 0].
+    #[arg(long, value_name = "W", value_parser = watts)]
+    pub idle_watts: Option<f64>,
+    /// Power model: a P-state beside the nominal one, as its time and power factors (e.g.
+    /// 1.25:0.6: 25% longer at 60% of the busy power). Repeat for more (at most 3).
+    #[arg(long, value_name = "TIME:POWER")]
+    pub pstate: Vec<crate::trace::PStateFactors>,
+    /// The jobs' energy budget in joules over the day [0, --horizon) (needs --busy-watts).
+    /// Jobs not started by the day's end are reported as unfinished.
+    #[arg(long, value_name = "J", value_parser = watts)]
+    pub budget_joules: Option<f64>,
+    /// Energy filter pacing the budget: none, per-task, per-resource or adaptive (seed 000;
+    /// needs --budget-joules).
+    #[arg(long, value_parser = super::run::parse_filter, default_value = "none")]
+    pub filter: kairos_core::energy::FilterKind,
+    /// Leniency factor of the filter, 0 to 1000 (default: the filter's, as in seed 000).
+    #[arg(long, value_parser = super::run::parse_leniency, allow_hyphen_values = true)]
+    pub leniency: Option<f64>,
+    /// The day's end with a budget, seconds of the log [default: the last submit plus the
+    /// longest request].
+    #[arg(long, value_name = "S", value_parser = seconds)]
+    pub horizon: Option<u64>,
+}
+
+/// Watts or joules: finite, at least 0.
+fn watts(s: &str) -> Result<f64, String> {
+    let x = super::finite(s)?;
+    if x >= 0.0 {
+        Ok(x)
+    } else {
+        Err(format!("{s:?} is negative"))
+    }
 }
 
 /// Seconds (finite, at least 0) as microseconds.
@@ -107,12 +149,59 @@ fn seconds(s: &str) -> Result<u64, String> {
     }
 }
 
-/// What `kairos replay` prints: the summary and its analysis.
+/// What `kairos replay` prints: the summary and its analysis (and the energy, with a power
+/// model).
 #[derive(serde::Serialize)]
 struct Printed<'a> {
     #[serde(flatten)]
     summary: &'a SummaryFile,
     analysis: crate::analysis::Analysis,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    energy: Option<&'a trace::EnergyOutcome>,
+}
+
+/// The power model, budget and filter the flags ask for (`None` without --busy-watts).
+fn energy_options(args: &Args) -> anyhow::Result<Option<trace::TraceEnergy>> {
+    use kairos_core::energy::{EnergyFilter, FilterKind};
+    let Some(busy) = args.busy_watts else {
+        if args.idle_watts.is_some()
+            || !args.pstate.is_empty()
+            || args.budget_joules.is_some()
+            || args.filter != FilterKind::None
+            || args.horizon.is_some()
+        {
+            return Err(super::usage(
+                "--idle-watts, --pstate, --budget-joules, --filter and --horizon need a power \
+                 model: give --busy-watts",
+            ));
+        }
+        return Ok(None);
+    };
+    let model = trace::PowerModel::new(busy, args.idle_watts.unwrap_or(0.0), &args.pstate)
+        .map_err(super::usage)?;
+    if args.leniency.is_some() && args.filter == FilterKind::None {
+        return Err(super::usage(
+            "--leniency applies to an energy filter: add --filter per-task, per-resource or \
+             adaptive",
+        ));
+    }
+    if args.horizon.is_some() && args.budget_joules.is_none() {
+        return Err(super::usage(
+            "--horizon ends the day of an energy budget: give --budget-joules",
+        ));
+    }
+    let mut filter = EnergyFilter::with_default_leniency(args.filter);
+    if let Some(l) = args.leniency {
+        filter.leniency = l;
+    }
+    let e = trace::TraceEnergy {
+        model,
+        budget_joules: args.budget_joules,
+        filter,
+        horizon: args.horizon,
+    };
+    e.check().map_err(super::usage)?;
+    Ok(Some(e))
 }
 
 impl Args {
@@ -179,6 +268,12 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         return Err(super::usage("--procs must be at least 1"));
     }
     let replay = replay_options(&args)?;
+    if args.leniency.is_some() && args.busy_watts.is_none() {
+        return Err(super::usage(
+            "--leniency applies to an energy filter, which needs a power model (--busy-watts)",
+        ));
+    }
+    let energy = energy_options(&args)?;
     check_outputs(&args)?;
     let options = LoadOptions {
         procs: args.procs,
@@ -219,6 +314,12 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                 "--batsim-out reads node identities: it needs --allocation nodes",
             ));
         }
+        if energy.is_some() {
+            return Err(super::usage(
+                "a power model (--busy-watts) needs --allocation nodes: the pool counts \
+                 processors, not P-states",
+            ));
+        }
         if workload.is_some() {
             anyhow::bail!(
                 "{}: --allocation pool streams SWF logs; a Batsim workload replays with \
@@ -227,6 +328,12 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             );
         }
         return main_pool(&args, &options);
+    }
+    let workload_order = workload.as_ref().map(crate::batsim::WorkloadOrder::of);
+    if let (Some(w), Some(o)) = (&workload, &workload_order) {
+        if args.strict {
+            o.strict(&w.file)?;
+        }
     }
     let mut loaded = match &workload {
         Some(w) => w.loaded(args.procs)?,
@@ -239,15 +346,41 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("{}: {e}", loaded.file))?;
     }
     if let Some(report) = &loaded.clean {
-        eprintln!("cleaning: {report}");
+        crate::diag!("cleaning: {report}");
     }
     if loaded.skipped_bad_lines > 0 {
-        eprintln!("skipped {} bad lines", loaded.skipped_bad_lines);
+        crate::diag!("skipped {} bad lines", loaded.skipped_bad_lines);
     }
-    if !loaded.order.is_clean() {
-        eprintln!("warning: {}: {}", loaded.file, loaded.order);
+    match &workload_order {
+        Some(o) if !o.is_clean() => crate::diag!("warning: {}: {o}", loaded.file),
+        Some(_) => {}
+        None if !loaded.order.is_clean() => {
+            crate::diag!("warning: {}: {}", loaded.file, loaded.order)
+        }
+        None => {}
     }
-    let (result, placed) = if args.batsim_out.is_some() {
+    let mut energy_outcome = None;
+    let (result, placed) = if let Some(e) = &energy {
+        let (r, p, o) = trace::replay_trace_energy(
+            &loaded.jobs,
+            loaded.procs,
+            &replay,
+            e,
+            args.batsim_out.is_some(),
+        )
+        .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
+        if o.unfinished > 0 {
+            crate::diag!(
+                "note: {}: {} jobs not started by the day's end at {} s (an energy budget \
+                 spent), reported as unfinished",
+                loaded.file,
+                o.unfinished,
+                o.horizon_s.unwrap_or(0.0)
+            );
+        }
+        energy_outcome = Some(o);
+        (r, p)
+    } else if args.batsim_out.is_some() {
         let (r, p) = trace::replay_trace_placed(&loaded.jobs, loaded.procs, &replay)
             .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
         (r, Some(p))
@@ -261,8 +394,23 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             .swf
             .file_stem()
             .map_or("w0".to_string(), |s| s.to_string_lossy().into_owned());
-        let rows =
+        let mut rows =
             crate::batsim::replay_rows(&loaded.jobs, &result, placed, workload.as_ref(), &name);
+        if let Some(o) = &energy_outcome {
+            // The rows that ran are the records, in the same order.
+            let several = o.model.pstates.len() > 1;
+            for ((row, j), p) in rows
+                .iter_mut()
+                .filter(|r| r.state.ran())
+                .zip(&o.per_job_joules)
+                .zip(&o.pstates)
+            {
+                row.energy_j = Some(*j);
+                if several {
+                    row.metadata = format!("pstate={p}");
+                }
+            }
+        }
         crate::batsim::write_outputs(prefix, &rows, loaded.procs, result.summary.wall_time_s)?;
     }
     if let Some(path) = &args.jobs_out {
@@ -292,6 +440,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     let json = serde_json::to_string_pretty(&Printed {
         summary: &summary,
         analysis,
+        energy: energy_outcome.as_ref(),
     })?;
     if let Some(path) = &args.summary_out {
         crate::output::write_atomic(path, format!("{json}\n"))?;
@@ -344,13 +493,13 @@ fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
         f.finish()?;
     }
     if let Some(report) = &result.clean {
-        eprintln!("cleaning: {report}");
+        crate::diag!("cleaning: {report}");
     }
     if result.skipped_bad_lines > 0 {
-        eprintln!("skipped {} bad lines", result.skipped_bad_lines);
+        crate::diag!("skipped {} bad lines", result.skipped_bad_lines);
     }
     if !result.order.is_clean() {
-        eprintln!("warning: {}: {}", result.file, result.order);
+        crate::diag!("warning: {}: {}", result.file, result.order);
     }
     let json = serde_json::to_string_pretty(&result.summary_file())?;
     if let Some(path) = &args.summary_out {

@@ -46,8 +46,8 @@ pub struct Args {
     /// fate in the metadata column (in-process runs only).
     #[arg(long, value_name = "PREFIX")]
     pub batsim_out: Option<PathBuf>,
-    /// The day's energy budget in joules, overriding the scenario's.
-    #[arg(long)]
+    /// The day's energy budget in joules, overriding the scenario's (above 0, at most 1e16).
+    #[arg(long, value_parser = parse_budget)]
     pub budget_joules: Option<f64>,
     /// Place-hold every task as seed 000's Algorithm 1 does, rather than end the pass once
     /// nothing more can start (same decisions and digest; only slower).
@@ -78,7 +78,7 @@ fn parse_heuristic(s: &str) -> Result<Heuristic, String> {
 }
 
 /// A leniency in the range a scenario file allows (`simulation.leniency.*`).
-fn parse_leniency(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_leniency(s: &str) -> Result<f64, String> {
     let x = super::finite(s)?;
     if (0.0..=1000.0).contains(&x) {
         Ok(x)
@@ -87,7 +87,17 @@ fn parse_leniency(s: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_filter(s: &str) -> Result<FilterKind, String> {
+/// An energy budget in joules, as a scenario file allows one (above 0, at most 1e16).
+fn parse_budget(s: &str) -> Result<f64, String> {
+    let x = super::finite(s)?;
+    if x > 0.0 && x <= 1e16 {
+        Ok(x)
+    } else {
+        Err(format!("{s:?} must be above 0 and at most 1e16 joules"))
+    }
+}
+
+pub(crate) fn parse_filter(s: &str) -> Result<FilterKind, String> {
     s.parse().map_err(|e| format!("{s:?}: {e}"))
 }
 
@@ -164,9 +174,12 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                 .clone()
                 .unwrap_or_else(|| crate::live::default_image(&root));
             let (summary, link) = crate::live::run_trial(&scenario, &args.options(), spec, &image)?;
-            eprintln!(
+            crate::diag!(
                 "link: {} requests, {} retries, {} bytes sent, {} received",
-                link.requests, link.retries, link.bytes_sent, link.bytes_received
+                link.requests,
+                link.retries,
+                link.bytes_sent,
+                link.bytes_received
             );
             summary
         }

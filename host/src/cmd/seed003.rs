@@ -19,6 +19,8 @@ pub struct Options {
     pub jobs: Option<usize>,
     /// `--force`: overwrite an earlier run's reports in the folder.
     pub force: bool,
+    /// `--json`: the summary CSV's rows as JSON instead of the text table.
+    pub json: bool,
 }
 
 /// Runs a seed 003 experiment file.
@@ -39,7 +41,7 @@ pub fn main(args: Options) -> anyhow::Result<()> {
     let out_dir = args.out.clone().unwrap_or_else(|| exp.default_out_dir());
     // Created and checked before any work: a bad --out fails at once.
     crate::output::prepare_dir_marked(&out_dir, args.force, "summary.csv")?;
-    eprintln!(
+    crate::diag!(
         "{}: {} points x {} approaches x {} trials of {}",
         exp.name,
         exp.points.len(),
@@ -48,12 +50,20 @@ pub fn main(args: Options) -> anyhow::Result<()> {
         exp.scenario_path.display()
     );
     let progress = |done: usize, total: usize| {
-        eprintln!("workload {done}/{total} done");
+        crate::diag!("workload {done}/{total} done");
     };
     let out = experiment::run(&exp, args.jobs, &progress)?;
     let (cells, avgs) = report::summarize(&exp, &out);
     let written = report::write_all(&out_dir, &exp, &out, &cells)?;
     let mut stdout = std::io::stdout().lock();
+    if args.json {
+        writeln!(
+            stdout,
+            "{}",
+            super::json::dir_summary(&out_dir, &["summary.csv"])?
+        )?;
+        return Ok(());
+    }
     write!(stdout, "{}", report::text(&exp, &cells, &avgs))?;
     if let Some(c) = report::calibration(&exp, &cells) {
         write!(stdout, "{c}")?;

@@ -83,14 +83,18 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         dir,
         out,
     };
+    // Values clap parses but a job array cannot take: a bad command line (exit 2).
+    slurm::check_flags(&plan).map_err(|e| super::usage(format!("{e:#}")))?;
     slurm::check(&plan)?;
     let only = match &args.only {
-        Some(list) => Some(slurm::check_only(list, plan.shards)?),
+        Some(list) => {
+            Some(slurm::check_only(list, plan.shards).map_err(|e| super::usage(format!("{e:#}")))?)
+        }
         None => None,
     };
     let runs = args.trials.unwrap_or(exp.trials) as u64 * exp.configs.len() as u64;
     if runs < plan.shards as u64 {
-        eprintln!(
+        crate::diag!(
             "note: {} shards for {runs} runs: {} shards will have no runs",
             plan.shards,
             plan.shards as u64 - runs

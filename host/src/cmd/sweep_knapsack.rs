@@ -43,9 +43,10 @@ pub struct Args {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Directory for points.csv, pareto.csv, pareto.svg and summary.json (with `--shard`,
-    /// for the shard file).
-    #[arg(long, default_value = "knapsack-sweep")]
-    pub out: PathBuf,
+    /// for the shard file) [default: `out/<log stem>-knapsack/`, or
+    /// `out/synthetic-knapsack/`].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
     /// Sweep only the K-th of N slices of the grid and write its shard file,
     /// `shard-K-of-N.shard`, into `--out`; `kairos merge` joins the shards.
     #[arg(long, value_name = "K/N")]
@@ -53,6 +54,26 @@ pub struct Args {
     /// Overwrite the results of an earlier sweep in `--out`.
     #[arg(long)]
     pub force: bool,
+    /// Print the summary as JSON (it always is: accepted so that every command that prints a
+    /// summary takes `--json`).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Where a sweep writes unless `--out` says: `out/<log stem>-knapsack/`, or
+/// `out/synthetic-knapsack/` (also `kairos merge`'s default for its shards).
+pub fn default_out_dir(sweep: &Sweep) -> PathBuf {
+    let stem = sweep
+        .swf
+        .as_deref()
+        .and_then(|p| p.file_name())
+        .map(|n| {
+            let n = n.to_string_lossy();
+            let n = n.strip_suffix(".gz").unwrap_or(&n);
+            n.strip_suffix(".swf").unwrap_or(n).to_string()
+        })
+        .unwrap_or_else(|| "synthetic".to_string());
+    std::path::Path::new("out").join(format!("{stem}-knapsack"))
 }
 
 impl Args {
@@ -95,7 +116,7 @@ fn estimate(
     )?;
     let one = clock.elapsed().as_secs_f64();
     let total = one * points as f64 / threads.max(1) as f64;
-    eprintln!(
+    crate::diag!(
         "sweep-knapsack: estimate {} ({points} points, one took {:.3} s)",
         super::experiment::duration_text(std::time::Duration::from_secs_f64(total)),
         one
@@ -128,17 +149,18 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         )));
     }
     let sweep = args.sweep();
+    let out = args.out.clone().unwrap_or_else(|| default_out_dir(&sweep));
     crate::limits::threads("--threads", args.threads).map_err(|e| super::usage(e.to_string()))?;
     // The folder is checked before the work, so a bad --out fails at once; a shard's folder
     // holds the other shards, so it is only created.
-    crate::output::prepare_dir(&args.out, args.force || args.shard.is_some())?;
+    crate::output::prepare_dir(&out, args.force || args.shard.is_some())?;
     let (w, grid) = sweep.load()?;
     let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
     let slice = args.shard.unwrap_or(Slice::WHOLE);
     let range = slice.range(grid.points() as u64);
     let range = range.start as usize..range.end as usize;
     estimate(&w, &grid, &args, range.len(), threads)?;
-    eprintln!(
+    crate::diag!(
         "sweep-knapsack: {} ({} jobs, {} processors), {} points{} on {threads} threads",
         w.name,
         w.jobs.len(),
@@ -159,7 +181,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         range,
         args.threads,
         &mut |done, total| {
-            eprintln!(
+            crate::diag!(
                 "sweep-knapsack: {done}/{total} points ({}%), {:.2} s",
                 done * 100 / total,
                 clock.elapsed().as_secs_f64()
@@ -168,7 +190,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     )?;
     let sweep_s = clock.elapsed().as_secs_f64();
     if args.shard.is_some() {
-        let path = args.out.join(slice.file_name());
+        let path = out.join(slice.file_name());
         crate::shard::knapsack::write(&path, &sweep, &grid, slice, &points)?;
         writeln!(
             super::pipe::stdout(),
@@ -178,14 +200,14 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         )?;
         return Ok(());
     }
-    let json = crate::shard::knapsack::write_reports(&args.out, &sweep, &w, &grid, &points)?;
+    let json = crate::shard::knapsack::write_reports(&out, &sweep, &w, &grid, &points)?;
     writeln!(super::pipe::stdout(), "{json}")?;
-    eprintln!(
+    crate::diag!(
         "sweep-knapsack: {} points in {sweep_s:.2} s ({:.0} points/s, {threads} threads); \
          wrote {}",
         points.len(),
         points.len() as f64 / sweep_s,
-        args.out.display()
+        out.display()
     );
     Ok(())
 }

@@ -375,6 +375,12 @@ fn bar_chart(
     let mut svg = String::new();
     open(&mut svg, width, height, title, subtitle);
     y_axis(&mut svg, &f, y_label);
+    // The budget line goes under the bars and their value labels, which a white halo keeps
+    // readable where the line passes behind them.
+    if let Some(v) = reference {
+        ref_line(&mut svg, &f, v);
+        legend_rows.push((Key::Dashed, format!("energy budget {v:.2} GJ")));
+    }
     let x0 = left + (width_plot - slot * bars.len() as f64) / 2.0;
     for (i, b) in bars.iter().enumerate() {
         let cx = x0 + slot * (i as f64 + 0.5);
@@ -402,7 +408,7 @@ fn bar_chart(
         let _ = writeln!(
             svg,
             "<text x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"9\" text-anchor=\"middle\" \
-             fill=\"#333\">{:.2$}</text>",
+             fill=\"#333\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">{:.2$}</text>",
             f.py(top_of_bar.max(0.0)) - 4.0,
             b.mean,
             value_decimals
@@ -414,10 +420,6 @@ fn bar_chart(
              transform=\"rotate(-45 {cx:.1} {ly:.1})\">{}</text>",
             esc(b.label)
         );
-    }
-    if let Some(v) = reference {
-        ref_line(&mut svg, &f, v);
-        legend_rows.push((Key::Dashed, format!("energy budget {v:.2} GJ")));
     }
     frame_box(&mut svg, &f);
     legend(&mut svg, left + width_plot + 20.0, top + 4.0, &legend_rows);
@@ -712,6 +714,83 @@ pub fn scatter(
     y_label: &str,
     series: &[ScatterSeries],
 ) -> String {
+    scatter_axes(title, sub, x_label, y_label, series, false)
+}
+
+/// As [`scatter`], the series' y values being base-10 logarithms: the y axis is a log axis
+/// with a tick and label at each decade (1, 10, 100, ...) and light lines at 2 and 5 times
+/// each.
+pub fn scatter_log_y(
+    title: &str,
+    sub: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[ScatterSeries],
+) -> String {
+    scatter_axes(title, sub, x_label, y_label, series, true)
+}
+
+/// A decade's label: `1`, `10`, ... `100000`, then `1e6`, and `0.1`, `0.01`, then `1e-3`.
+fn decade_label(k: i64) -> String {
+    match k {
+        0..=5 => format!("1{}", "0".repeat(k as usize)),
+        -2..=-1 => format!("0.{}1", "0".repeat((-k - 1) as usize)),
+        _ => format!("1e{k}"),
+    }
+}
+
+/// The log y axis of [`scatter_log_y`]: `f.y` spans whole decades, one a step.
+fn y_axis_log(svg: &mut String, f: &Frame, label: &str) {
+    for t in f.y.ticks() {
+        let y = f.py(t);
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#d0d0d0\"/>\n\
+             <line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"black\"/>\n\
+             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"end\">{}</text>",
+            f.left,
+            f.left + f.width,
+            f.left - 5.0,
+            f.left,
+            f.left - 8.0,
+            y + 4.0,
+            decade_label(libm::round(t) as i64),
+        );
+        for m in [2.0, 5.0] {
+            let v = t + libm::log10(m);
+            if v < f.y.hi {
+                let y = f.py(v);
+                let _ = writeln!(
+                    svg,
+                    "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" \
+                     stroke=\"#f0f0f0\"/>\n\
+                     <line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"black\"/>",
+                    f.left,
+                    f.left + f.width,
+                    f.left - 3.0,
+                    f.left,
+                );
+            }
+        }
+    }
+    let (x, y) = (f.left - 52.0, f.top + f.height / 2.0);
+    let _ = writeln!(
+        svg,
+        "<text x=\"{x:.1}\" y=\"{y:.1}\" font-size=\"13\" text-anchor=\"middle\" \
+         transform=\"rotate(-90 {x:.1} {y:.1})\">{}</text>",
+        esc(label)
+    );
+}
+
+/// [`scatter`] or [`scatter_log_y`].
+fn scatter_axes(
+    title: &str,
+    sub: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[ScatterSeries],
+    log_y: bool,
+) -> String {
     let all = series.iter().flat_map(|s| s.points.iter().chain(&s.front));
     let (mut x_lo, mut x_hi, mut y_lo, mut y_hi) = (
         f64::INFINITY,
@@ -727,25 +806,45 @@ pub fn scatter(
     }
     let x = Axis::new(x_lo, x_hi, false);
     let (left, top, width_plot, height_plot) = (80.0, 64.0, 620.0, 400.0);
+    // The legend names only the series drawn: one with no finite point draws nothing.
+    let drawn = |s: &ScatterSeries| {
+        s.points
+            .iter()
+            .chain(&s.front)
+            .any(|p| p.0.is_finite() && p.1.is_finite())
+    };
     let rows: Vec<(Key, String)> = series
         .iter()
         .enumerate()
+        .filter(|(_, s)| drawn(s))
         .map(|(i, s)| (Key::Line(PALETTE[i % PALETTE.len()]), s.label.clone()))
         .collect();
+    let y = if log_y {
+        // Whole decades, one a tick.
+        let lo = libm::floor(y_lo);
+        let hi = libm::ceil(y_hi).max(lo + 1.0);
+        Axis { lo, hi, step: 1.0 }
+    } else {
+        // From zero when nothing is negative (expansion factors, their logarithms).
+        Axis::new(y_lo, y_hi, y_lo >= 0.0)
+    };
     let f = Frame {
         left,
         top,
         width: width_plot,
         height: height_plot,
-        // From zero when nothing is negative (expansion factors, their logarithms).
-        y: Axis::new(y_lo, y_hi, y_lo >= 0.0),
+        y,
     };
     let px = |v: f64| left + width_plot * (v - x.lo) / (x.hi - x.lo);
     let width = left + width_plot + 20.0 + legend_width(&rows);
     let height = top + height_plot + 60.0;
     let mut svg = String::new();
     open(&mut svg, width, height, title, sub);
-    y_axis(&mut svg, &f, y_label);
+    if log_y {
+        y_axis_log(&mut svg, &f, y_label);
+    } else {
+        y_axis(&mut svg, &f, y_label);
+    }
     let dx = decimals(x.step);
     let bottom = top + height_plot;
     for t in x.ticks() {
@@ -771,67 +870,120 @@ pub fn scatter(
     );
     for (i, s) in series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
-        // One dot per half pixel: the same picture at a fraction of the size.
-        let mut dots: Vec<(i64, i64)> = s
-            .points
-            .iter()
-            .filter(|p| p.0.is_finite() && p.1.is_finite())
-            .map(|&(a, b)| {
-                (
-                    libm::round(px(a) * 2.0) as i64,
-                    libm::round(f.py(b) * 2.0) as i64,
-                )
-            })
-            .collect();
-        dots.sort_unstable();
-        dots.dedup();
-        let _ = writeln!(svg, "<g fill=\"{color}\" fill-opacity=\"0.35\">");
-        for (a, b) in dots {
-            let _ = writeln!(
-                svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"1.6\"/>",
-                a as f64 / 2.0,
-                b as f64 / 2.0
-            );
+        if log_y {
+            dense_dots(&mut svg, color, s, &px, &f);
+        } else {
+            // One dot per half pixel: the same picture at a fraction of the size.
+            let mut dots: Vec<(i64, i64)> = s
+                .points
+                .iter()
+                .filter(|p| p.0.is_finite() && p.1.is_finite())
+                .map(|&(a, b)| {
+                    (
+                        libm::round(px(a) * 2.0) as i64,
+                        libm::round(f.py(b) * 2.0) as i64,
+                    )
+                })
+                .collect();
+            dots.sort_unstable();
+            dots.dedup();
+            let _ = writeln!(svg, "<g fill=\"{color}\" fill-opacity=\"0.35\">");
+            for (a, b) in dots {
+                let _ = writeln!(
+                    svg,
+                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"1.6\"/>",
+                    a as f64 / 2.0,
+                    b as f64 / 2.0
+                );
+            }
+            svg.push_str("</g>\n");
         }
-        svg.push_str("</g>\n");
-        let path: Vec<String> = s
-            .front
-            .iter()
-            .enumerate()
-            .map(|(j, p)| {
-                format!(
-                    "{}{:.1} {:.1}",
-                    if j == 0 { "M" } else { "L" },
-                    px(p.0),
-                    f.py(p.1)
-                )
-            })
-            .collect();
-        if !path.is_empty() {
-            let _ = writeln!(
-                svg,
-                "<path d=\"{}\" stroke=\"{color}\" stroke-width=\"2\" fill=\"none\"/>",
-                path.join("")
-            );
-        }
-        for p in &s.front {
-            let _ = writeln!(
-                svg,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"{color}\"><title>{}: \
-                 {:.3}, {:.3}</title></circle>",
-                px(p.0),
-                f.py(p.1),
-                esc(&s.label),
-                p.0,
-                p.1
-            );
-        }
+        continue_front(&mut svg, color, s, &px, &f, log_y);
     }
     frame_box(&mut svg, &f);
     legend(&mut svg, left + width_plot + 20.0, top + 4.0, &rows);
     svg.push_str("</svg>\n");
     svg
+}
+
+/// A knapsack sweep's dots (tens of thousands of points): one per 2-pixel cell, drawn as
+/// zero-length round-capped segments of one path, so the SVG holds what can be seen (a dot
+/// is 3.2 px across) in a few bytes a dot rather than a circle element each.
+fn dense_dots(
+    svg: &mut String,
+    color: &str,
+    s: &ScatterSeries,
+    px: &dyn Fn(f64) -> f64,
+    f: &Frame,
+) {
+    let mut dots: Vec<(i64, i64)> = s
+        .points
+        .iter()
+        .filter(|p| p.0.is_finite() && p.1.is_finite())
+        .map(|&(a, b)| {
+            (
+                libm::round(px(a) / 2.0) as i64,
+                libm::round(f.py(b) / 2.0) as i64,
+            )
+        })
+        .collect();
+    dots.sort_unstable();
+    dots.dedup();
+    if dots.is_empty() {
+        return;
+    }
+    let mut d = String::with_capacity(dots.len() * 11);
+    for (a, b) in dots {
+        let _ = write!(d, "M{} {}h0", a * 2, b * 2);
+    }
+    let _ = writeln!(
+        svg,
+        "<path d=\"{d}\" stroke=\"{color}\" stroke-opacity=\"0.35\" stroke-width=\"3.2\" \
+         stroke-linecap=\"round\" fill=\"none\"/>"
+    );
+}
+
+/// A series' front: a line through its points and a marker with its values at each.
+fn continue_front(
+    svg: &mut String,
+    color: &str,
+    s: &ScatterSeries,
+    px: &dyn Fn(f64) -> f64,
+    f: &Frame,
+    log_y: bool,
+) {
+    let path: Vec<String> = s
+        .front
+        .iter()
+        .enumerate()
+        .map(|(j, p)| {
+            format!(
+                "{}{:.1} {:.1}",
+                if j == 0 { "M" } else { "L" },
+                px(p.0),
+                f.py(p.1)
+            )
+        })
+        .collect();
+    if !path.is_empty() {
+        let _ = writeln!(
+            svg,
+            "<path d=\"{}\" stroke=\"{color}\" stroke-width=\"2\" fill=\"none\"/>",
+            path.join("")
+        );
+    }
+    for p in &s.front {
+        let _ = writeln!(
+            svg,
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"{color}\"><title>{}: \
+             {:.3}, {:.3}</title></circle>",
+            px(p.0),
+            f.py(p.1),
+            esc(&s.label),
+            p.0,
+            if log_y { libm::pow(10.0, p.1) } else { p.1 }
+        );
+    }
 }
 
 #[cfg(test)]
@@ -922,5 +1074,67 @@ mod tests {
         assert!(u.contains("% of maximum value"), "{u}");
         assert!(!u.contains("utility"), "{u}");
         assert!(!dir.path().join("energy.svg").exists());
+    }
+
+    #[test]
+    fn log_scatter_has_decade_ticks_and_a_legend_of_what_is_drawn() {
+        assert_eq!(
+            [-3, -2, -1, 0, 1, 3, 6].map(decade_label),
+            ["1e-3", "0.01", "0.1", "1", "10", "1000", "1e6"]
+        );
+        let series = [
+            ScatterSeries {
+                label: "drawn".into(),
+                points: vec![(1.0, 0.2), (2.0, 2.7)],
+                front: vec![(1.0, 0.2)],
+            },
+            ScatterSeries {
+                label: "empty class".into(),
+                points: vec![(f64::NAN, 1.0)],
+                front: vec![],
+            },
+        ];
+        let svg = scatter_log_y("t", "s", "x", "y", &series);
+        // Decades 1 to 1000 (0.2 to 2.7 in log10), labelled as numbers, not logarithms.
+        for label in [">1<", ">10<", ">100<", ">1000<"] {
+            assert!(svg.contains(label), "{label}");
+        }
+        assert!(!svg.contains(">0.5<") && !svg.contains(">2.5<"));
+        assert!(svg.contains("drawn") && !svg.contains("empty class"));
+        // A dense series: one path of dots on a 2-pixel grid, not an element a point.
+        let many = ScatterSeries {
+            label: "dense".into(),
+            points: (0..100_000)
+                .map(|i| (i as f64 / 1000.0, (i % 977) as f64 / 300.0))
+                .collect(),
+            front: vec![],
+        };
+        let svg = scatter_log_y("t", "s", "x", "y", &[many]);
+        assert!(!svg.contains("r=\"1.6\""));
+        assert_eq!(svg.matches("stroke-linecap=\"round\"").count(), 1);
+        // At most one dot a 2-pixel cell of the 620 x 400 plot, about 11 bytes each.
+        let dots = svg.matches("h0").count();
+        assert!(dots <= 311 * 201, "{dots}");
+        assert!(
+            svg.len() < 12 * dots + 5_000,
+            "{} bytes, {dots} dots",
+            svg.len()
+        );
+    }
+
+    #[test]
+    fn the_budget_line_passes_under_the_value_labels() {
+        let bars = [Bar {
+            label: "a",
+            mean: 1.0,
+            ci: None,
+            color: GREY,
+            opacity: 1.0,
+        }];
+        let svg = bar_chart("t", "s", "y", 2, &bars, Vec::new(), Some(1.02), (0.0, 9.0));
+        // The value label is the haloed text; the line comes before it.
+        let line = svg.find("stroke-dasharray").unwrap();
+        let label = svg.find("paint-order=\"stroke\">1.00</text>").unwrap();
+        assert!(line < label, "the line is drawn first");
     }
 }

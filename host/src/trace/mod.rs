@@ -10,13 +10,17 @@
 //!   run the jobs through the core's engine ([`kairos_core::engine`]), the loop every caller
 //!   of the core shares; an observer of the engine records each job's start (from the
 //!   decisions), end (from the completions) and drop.
+//! - `power.rs`: energy on traces ([`PowerModel`], [`TraceEnergy`], [`EnergyOutcome`]): a
+//!   machine that draws power, a budget and seed 000's filters over it;
+//!   `energy_replay.rs` ([`replay_trace_energy`]) runs the replay with them.
 //! - `metrics.rs`: what the records say ([`JobRecord`], [`summarize`], [`peak_procs`]) and
 //!   the files `kairos replay` writes ([`write_jobs_csv`], [`SummaryFile`]).
 //! - this file: the policies, the options, the errors and the results.
 //!
 //! # The model (see `docs/traces.md`)
 //! - the machine is one cluster of `procs` nodes with one core each and one P-state whose
-//!   power is 0 W (energy plays no part in these policies, and 0 W keeps the ledger at 0);
+//!   power is 0 W (energy plays no part in these policies, and 0 W keeps the ledger at 0),
+//!   unless a power model is given (`power.rs`);
 //! - each job is a [`Task`](kairos_core::task::Task) with its own placement table
 //!   ([`Demand::Own`](kairos_core::task::Demand::Own)): `procs` nodes, planned with its
 //!   requested time (the estimate, ETC) and ending at its run time (`actual`); a run time
@@ -53,20 +57,24 @@ use kairos_core::knapsack::KnapsackParams;
 use kairos_core::{Heuristic, Reservations};
 use serde::Serialize;
 
+mod energy_replay;
 mod load;
 mod metrics;
 mod pool;
+mod power;
 mod profile;
 mod replay;
 mod streamed;
 mod tally;
 
+pub use energy_replay::replay_trace_energy;
 pub use load::{job_task, job_task_valued, job_values, load, machine, LoadOptions, LoadedTrace};
 pub use metrics::{
     peak_procs, secs, summarize, write_jobs_csv, CleanCounts, JobRecord, KnapsackSummary, Summary,
     SummaryFile, BSLD_BOUND_US,
 };
 pub use pool::Allocation;
+pub use power::{EnergyOutcome, PStateFactors, PowerModel, TraceEnergy};
 pub use replay::{replay_trace, replay_trace_curves, replay_trace_with, TRACE_MEMO_ENTRIES};
 pub use replay::{replay_trace_placed, Placed};
 pub use streamed::{replay_file_pool, replay_pool, StreamedReplay};

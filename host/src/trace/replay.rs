@@ -14,6 +14,7 @@ use kairos_core::{Config, Controller, Decision, DecisionKind, TaskState};
 
 use super::load::{fit_machine, job_task, job_task_valued, job_values, machine, run_time};
 use super::metrics::{summarize, JobRecord};
+use super::power::{PowerModel, TraceEnergy};
 use super::{Policy, ReplayCounts, ReplayOptions, TraceError, TraceResult, ValueOutcome};
 use crate::placement::NodeLog;
 use crate::storage::{HostStorage, VOIDS_PER_NODE};
@@ -45,7 +46,7 @@ pub fn replay_trace_with(
     options: &ReplayOptions,
 ) -> Result<TraceResult, TraceError> {
     let curves = options.value_seed.map(|seed| drawn_curves(jobs, seed));
-    replay_inner(jobs, procs, options, curves, false).map(|(r, _)| r)
+    replay_inner(jobs, procs, options, curves, false, None).map(|(r, _, _)| r)
 }
 
 /// Where a replay placed its jobs, for Batsim's jobs file ([`replay_trace_placed`]).
@@ -57,6 +58,20 @@ pub struct Placed {
     /// Positions in the jobs given of the jobs dropped (utility-aware policies), in
     /// submission order.
     pub dropped: Vec<usize>,
+    /// Positions in the jobs given of the jobs not started by the day's end (an energy
+    /// budget, [`super::power`]), in submission order.
+    pub unfinished: Vec<usize>,
+}
+
+/// What a replay with a power model adds to its results ([`super::power`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct EnergyRun {
+    /// The P-state of each record of [`TraceResult::jobs`], in the same order.
+    pub(super) pstates: Vec<u8>,
+    /// SWF job numbers of the jobs not started by the day's end, in submission order.
+    pub(super) unfinished_ids: Vec<u64>,
+    /// The day's end, with a budget.
+    pub(super) day_end: Option<u64>,
 }
 
 /// As [`replay_trace_with`], also reading which nodes each job ran on off the timeline
@@ -67,13 +82,13 @@ pub fn replay_trace_placed(
     options: &ReplayOptions,
 ) -> Result<(TraceResult, Placed), TraceError> {
     let curves = options.value_seed.map(|seed| drawn_curves(jobs, seed));
-    let (r, placed) = replay_inner(jobs, procs, options, curves, true)?;
+    let (r, placed, _) = replay_inner(jobs, procs, options, curves, true, None)?;
     Ok((r, placed.unwrap_or_default()))
 }
 
 /// Seed 001 value functions for `jobs` (in their order), drawn in submission order, so that
 /// the file's line order does not matter.
-fn drawn_curves(jobs: &[ReplayJob], seed: u64) -> Vec<UtilityCurve> {
+pub(super) fn drawn_curves(jobs: &[ReplayJob], seed: u64) -> Vec<UtilityCurve> {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     order.sort_by_key(|&i| (jobs[i].submit, jobs[i].line));
     let sorted: Vec<ReplayJob> = order.iter().map(|&i| jobs[i]).collect();
@@ -104,17 +119,18 @@ pub fn replay_trace_curves(
         value_seed: Some(options.value_seed.unwrap_or(0)),
         ..*options
     };
-    replay_inner(jobs, procs, &options, Some(curves.to_vec()), false).map(|(r, _)| r)
+    replay_inner(jobs, procs, &options, Some(curves.to_vec()), false, None).map(|(r, _, _)| r)
 }
 /// The replay itself; `curves`, if any, are in the order of `jobs`; with `placed`, the
-/// nodes of each job too.
-fn replay_inner(
+/// nodes of each job too; with `energy`, on a machine that draws power.
+pub(super) fn replay_inner(
     jobs: &[ReplayJob],
     procs: u32,
     options: &ReplayOptions,
     curves: Option<Vec<UtilityCurve>>,
     placed: bool,
-) -> Result<(TraceResult, Option<Placed>), TraceError> {
+    energy: Option<&TraceEnergy>,
+) -> Result<(TraceResult, Option<Placed>, Option<EnergyRun>), TraceError> {
     let policy = options.policy;
     options.knapsack.validate()?;
     if !policy.is_utility_aware() && options.reservations == Reservations::PlaceHolder {
@@ -144,7 +160,10 @@ fn replay_inner(
             limit: crate::limits::bytes_text(limit),
         });
     }
-    let platform = machine(procs)?;
+    let platform = match energy {
+        Some(e) => e.model.machine(procs, jobs)?,
+        None => machine(procs)?,
+    };
     fit_machine(jobs, procs)?;
     // Submission order; task ids are positions in it.
     let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
@@ -158,12 +177,37 @@ fn replay_inner(
     config.drop_threshold = policy
         .is_utility_aware()
         .then_some(crate::seed001::ZERO_VALUE_THRESHOLD);
+    // With a budget, the day ends (`power.rs`); jobs not started by then are unfinished.
+    let day_end = energy.and_then(|e| e.budget_joules.map(|_| e.day_end(jobs)));
+    if let Some(e) = energy {
+        e.check().map_err(TraceError::BadOptions)?;
+        config.filter = e.filter;
+        config.budget = e.budget();
+        if let Some(end) = day_end {
+            if let Some(j) = jobs.iter().find(|j| j.submit >= end) {
+                return Err(TraceError::BadOptions(format!(
+                    "job {} is submitted at {} s, not before the day's end at {} s \
+                     (--horizon)",
+                    j.id,
+                    super::secs(j.submit),
+                    super::secs(end)
+                )));
+            }
+            config.day_end = Micros(end);
+        }
+    }
     // Value functions in submission order.
     let curves: Option<Vec<UtilityCurve>> =
         curves.map(|c| order.iter().map(|&i| c[i as usize]).collect());
-    let task_of = |k: usize| match &curves {
-        Some(c) => job_task_valued(submitted(k), c[k]),
-        None => job_task(submitted(k)),
+    let task_of = |k: usize| {
+        let t = match &curves {
+            Some(c) => job_task_valued(submitted(k), c[k]),
+            None => job_task(submitted(k)),
+        };
+        match energy {
+            Some(e) => e.model.job_task(submitted(k), t.curve),
+            None => t,
+        }
     };
     // The void index (`Storage::voids`; decisions are the same either way) for
     // Conservative only: it pays where reservations pile up far ahead, as Conservative's do
@@ -180,6 +224,8 @@ fn replay_inner(
 
     let mut rec = Recorder::new(jobs, &order);
     rec.nodes = placed.then(|| NodeLog::new(jobs.len()));
+    rec.model = energy.map(|e| &e.model);
+    rec.pstate = energy.map(|_| vec![0; jobs.len()]);
     let run = Engine::new(Schedule::on_events(), parts.pending)
         .with_pending_ends(parts.ends)
         .run(&mut ctl, (0..jobs.len()).map(|k| Ok(task_of(k))), &mut rec);
@@ -211,12 +257,18 @@ fn replay_inner(
     let Recorder {
         start,
         end,
-        dropped,
+        mut dropped,
         counts,
         nodes: mut node_log,
+        pstate,
         ..
     } = rec;
-    if let Some(k) = (0..jobs.len()).find(|&k| end[k] == NONE && !dropped[k]) {
+    // With a budget, a job not started by the day's end is unfinished, reported apart as a
+    // dropped one is (and then counted with the dropped only where `unfinished` says not).
+    let unfinished: Vec<bool> = (0..jobs.len())
+        .map(|k| day_end.is_some() && end[k] == NONE && !dropped[k])
+        .collect();
+    if let Some(k) = (0..jobs.len()).find(|&k| end[k] == NONE && !dropped[k] && !unfinished[k]) {
         return Err(TraceError::Incomplete {
             missing: (0..jobs.len())
                 .filter(|&k| end[k] == NONE && !dropped[k])
@@ -245,6 +297,21 @@ fn replay_inner(
                 .collect(),
         }
     });
+    let mut energy_run = energy.map(|_| EnergyRun {
+        pstates: Vec::new(),
+        unfinished_ids: (0..jobs.len())
+            .filter(|&k| unfinished[k])
+            .map(|k| submitted(k).id)
+            .collect(),
+        day_end,
+    });
+    let placed_unfinished: Vec<usize> = (0..jobs.len())
+        .filter(|&k| unfinished[k])
+        .map(|k| order[k] as usize)
+        .collect();
+    for (d, &u) in dropped.iter_mut().zip(&unfinished) {
+        *d |= u;
+    }
     drop(ctl);
     drop(storage);
     // The records in the order of `jobs`, written once: each job's position in submission
@@ -258,9 +325,10 @@ fn replay_inner(
     let mut placed = node_log.as_ref().map(|_| Placed {
         nodes: Vec::with_capacity(kept),
         dropped: (0..jobs.len())
-            .filter(|&k| dropped[k])
+            .filter(|&k| dropped[k] && !unfinished[k])
             .map(|k| order[k] as usize)
             .collect(),
+        unfinished: placed_unfinished,
     });
     for (j, &k) in jobs.iter().zip(&position) {
         let k = k as usize;
@@ -270,6 +338,9 @@ fn replay_inner(
             }
         }
         if !dropped[k] {
+            if let (Some(run), Some(p)) = (energy_run.as_mut(), pstate.as_ref()) {
+                run.pstates.push(p[k]);
+            }
             records.push(JobRecord {
                 id: j.id,
                 line: j.line,
@@ -293,6 +364,7 @@ fn replay_inner(
             value,
         },
         placed,
+        energy_run,
     ))
 }
 
@@ -317,6 +389,10 @@ struct Recorder<'j> {
     wrong_end: Option<TraceError>,
     /// The nodes of each task, when the caller asked for them.
     nodes: Option<NodeLog>,
+    /// The machine's power, when it draws any: the P-states' times set the runs' ends.
+    model: Option<&'j PowerModel>,
+    /// The P-state of each task's latest commitment, with a power model.
+    pstate: Option<Vec<u8>>,
 }
 
 impl<'j> Recorder<'j> {
@@ -331,6 +407,8 @@ impl<'j> Recorder<'j> {
             pass: None,
             wrong_end: None,
             nodes: None,
+            model: None,
+            pstate: None,
         }
     }
 }
@@ -361,6 +439,9 @@ impl Observer for Recorder<'_> {
         }
         if matches!(d.kind, DecisionKind::Start | DecisionKind::Reserve) {
             self.start[k] = d.start.0;
+            if let Some(p) = self.pstate.as_mut() {
+                p[k] = d.pstate.0;
+            }
             self.counts.commitments += 1;
             self.counts.reservations += u64::from(d.kind == DecisionKind::Reserve);
         }
@@ -369,7 +450,18 @@ impl Observer for Recorder<'_> {
     fn on_completion(&mut self, task: TaskId, at: Micros) {
         let k = task.0 as usize;
         let job = &self.jobs[self.order[k] as usize];
-        let expected = self.start[k].saturating_add(run_time(job));
+        let run = match (self.model, &self.pstate) {
+            (Some(m), Some(p)) => {
+                kairos_core::task::actual_run_time(
+                    Micros(job.runtime),
+                    Some(m.etc(job.request, 0)),
+                    m.etc(job.request, p[k] as usize),
+                )
+                .0
+            }
+            _ => run_time(job),
+        };
+        let expected = self.start[k].saturating_add(run);
         if at.0 != expected && self.wrong_end.is_none() {
             self.wrong_end = Some(TraceError::WrongEnd {
                 id: job.id,
