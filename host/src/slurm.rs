@@ -184,7 +184,9 @@ impl Plan {
         );
         self.limits(&mut s);
         s.push_str(&format!(
-            "set -euo pipefail\nexec {kairos} merge {shards} --out {out}\n",
+            // --force: the merge job is the writer of this folder; a resubmission (the shard
+            // files of the earlier one removed) merges again over its own earlier reports.
+            "set -euo pipefail\nexec {kairos} merge {shards} --out {out} --force\n",
             kairos = quote_path(&self.kairos),
             shards = quote_path(&self.shard_dir()),
             out = quote_path(&self.out),
@@ -351,7 +353,7 @@ mod tests {
         assert!(s[first_cmd..].find("#SBATCH").is_none());
         let m = plan().merge_script();
         assert!(m.contains(
-            "exec /opt/kairos merge /work/out/small/slurm/shards --out /work/out/small\n"
+            "exec /opt/kairos merge /work/out/small/slurm/shards --out /work/out/small --force\n"
         ));
         assert!(!m.contains("--array"));
     }
