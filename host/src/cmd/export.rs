@@ -18,7 +18,7 @@ pub struct Args {
     /// The format to write.
     #[arg(long, value_enum)]
     pub format: Format,
-    /// The file to write [default: `out/<input stem>/<input stem>.swf` or `.json`].
+    /// The file to write (default: `out/<input stem>/<input stem>.swf` or `.json`).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Overwrite an existing output file.

@@ -34,8 +34,8 @@ pub struct Args {
     /// The seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// The SWF file to write (`.gz`: gzip-compressed) [default:
-    /// `out/lublin99/lublin99-<procs>p-<jobs>j-s<seed>.swf`].
+    /// The SWF file to write (`.gz`: gzip-compressed) (default:
+    /// `out/lublin99/lublin99-<procs>p-<jobs>j-s<seed>.swf`).
     #[arg(short, long, value_name = "FILE.swf")]
     pub output: Option<PathBuf>,
     /// Overwrite an existing output file.

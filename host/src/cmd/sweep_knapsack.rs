@@ -43,8 +43,8 @@ pub struct Args {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Directory for points.csv, pareto.csv, pareto.svg and summary.json (with `--shard`,
-    /// for the shard file) [default: `out/<log stem>-knapsack/`, or
-    /// `out/synthetic-knapsack/`].
+    /// for the shard file) (default: `out/<log stem>-knapsack/`, or
+    /// `out/synthetic-knapsack/`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Sweep only the K-th of N slices of the grid and write its shard file,

@@ -15,7 +15,7 @@
 //! child reuses a parent's utility for every task that completes when it did in that parent
 //! (every task ahead of the first change on its machine, and any after it once the machine
 //! falls back into step), and computes the rest through the prepared curves of
-//! [`super::pareto_curve`]. Both are exact: the same integers as evaluating from nothing.
+//! `pareto_curve`. Both are exact: the same integers as evaluating from nothing.
 
 use crate::generate::rng::Stream;
 use crate::nsga2::{Point, Problem};

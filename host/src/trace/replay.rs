@@ -59,7 +59,7 @@ pub struct Placed {
     /// submission order.
     pub dropped: Vec<usize>,
     /// Positions in the jobs given of the jobs not started by the day's end (an energy
-    /// budget, [`super::power`]), in submission order.
+    /// budget, `trace::power`), in submission order.
     pub unfinished: Vec<usize>,
 }
 
