@@ -425,8 +425,9 @@ impl Observer for Invariants<'_> {
 }
 
 /// The core's controller fed random arrivals (their times, types, curves and actual run
-/// times), completions (the actual run times decide when) and mapping events (periodic,
-/// and at every arrival and completion when the first byte says so), under any heuristic:
+/// times), completions (the actual run times decide when) and mapping events (every 1, 5 or
+/// 15 minutes, and at every arrival and completion when the first byte says so, or only at
+/// arrivals and completions), under any heuristic:
 /// no panic, no node double-booked, energy never over budget, every task accounted for.
 pub fn controller(data: &[u8]) {
     let Some((&head, rest)) = data.split_first() else {
@@ -435,10 +436,20 @@ pub fn controller(data: &[u8]) {
     let h = upe();
     let mut config = h.config;
     config.heuristic = Heuristic::ALL[(head & 7) as usize];
-    let schedule = Schedule {
-        on_arrival: head & 8 != 0,
-        on_completion: head & 16 != 0,
-        ..h.schedule
+    // Bits 5-6 pick the mapping events: the scenario's minute, every 5 or 15 minutes, or
+    // only at arrivals and completions (trace replay's schedule, with no periodic events).
+    let schedule = match (head >> 5) & 3 {
+        3 => Schedule::on_events(),
+        period => Schedule {
+            interval: match period {
+                0 => h.schedule.interval,
+                1 => Micros::from_mins(5),
+                _ => Micros::from_mins(15),
+            },
+            on_arrival: head & 8 != 0,
+            on_completion: head & 16 != 0,
+            ..h.schedule
+        },
     };
     let types = h.platform.types().len().max(1);
     let classes = h.classes.len().max(1);
