@@ -158,6 +158,26 @@ impl Schedule {
             periodic: false,
         }
     }
+
+    /// Whether this schedule's periodic mapping events over a day ending at `day_end` stay
+    /// within [`MIN_MAPPING_INTERVAL_US`](crate::limits::MIN_MAPPING_INTERVAL_US) and
+    /// [`MAX_PERIODIC_MAPPINGS`](crate::limits::MAX_PERIODIC_MAPPINGS): what decoded input
+    /// (an encoded scenario) must pass before it is run.
+    pub fn check(&self, day_end: Micros) -> Result<(), InputError> {
+        if !self.periodic {
+            return Ok(());
+        }
+        let interval = match self.interval {
+            Micros::ZERO => Micros::MINUTE,
+            i => i,
+        };
+        if interval.0 < crate::limits::MIN_MAPPING_INTERVAL_US
+            || day_end.0 / interval.0 > crate::limits::MAX_PERIODIC_MAPPINGS
+        {
+            return Err(InputError::BadSchedule);
+        }
+        Ok(())
+    }
 }
 
 /// What an [`Engine`] does next.

@@ -110,6 +110,10 @@ pub enum InputError {
     /// start): no seed comes near it, and sums of such values could overflow the integer
     /// ledger.
     UtilityTooLarge,
+    /// A periodic schedule with a mapping interval under
+    /// [`MIN_MAPPING_INTERVAL_US`](crate::limits::MIN_MAPPING_INTERVAL_US), or more mapping
+    /// events in the day than [`MAX_PERIODIC_MAPPINGS`](crate::limits::MAX_PERIODIC_MAPPINGS).
+    BadSchedule,
 }
 
 impl fmt::Display for InputError {
@@ -164,6 +168,14 @@ impl fmt::Display for InputError {
                     f,
                     "a utility curve worth more than {} (a priority or curve start over the limit)",
                     crate::limits::MAX_CURVE_VALUE
+                )
+            }
+            InputError::BadSchedule => {
+                write!(
+                    f,
+                    "a mapping interval under {} s, or more than {} periodic mapping events in the day",
+                    crate::limits::MIN_MAPPING_INTERVAL_US / 1_000_000,
+                    crate::limits::MAX_PERIODIC_MAPPINGS
                 )
             }
         }

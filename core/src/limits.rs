@@ -53,6 +53,17 @@ pub const MAX_DVFS_LEVELS: usize = 8;
 
 const _: () = assert!(MAX_DAG_TASKS <= 16);
 
+/// The shortest periodic mapping interval a schedule may ask for, in microseconds (zero
+/// means the default minute). The TOML scenario's bound (`simulation.mapping_interval_s`
+/// from 1) is the same; a decoded schedule is held to it by
+/// [`Schedule::check`](crate::engine::Schedule::check).
+pub const MIN_MAPPING_INTERVAL_US: u64 = 1_000_000;
+/// Most periodic mapping events one day may hold: a 10,000-hour horizon at one a second,
+/// the TOML scenario's own bounds. An encoded schedule past it (a corrupt interval of a few
+/// microseconds) would run for days and, on the host, record every event; it is
+/// [`InputError::BadSchedule`](crate::error::InputError::BadSchedule) instead.
+pub const MAX_PERIODIC_MAPPINGS: u64 = 10_000 * 3_600;
+
 /// The most a utility curve may be worth (its priority, or a linear curve's start). The
 /// seeds' values are at most 100; a million leaves room for any rescaled study while a sum
 /// of one such value per task stays exact in the ledger's `u64` micro-units for 18 million

@@ -267,6 +267,7 @@ fn decode_with<'a, 's>(
     for class in &header.classes.classes {
         UtilityClass::check(&class.intervals)?;
     }
+    header.schedule.check(header.config.day_end)?;
     for _ in 0..head.types {
         let t: TaskType = take(bytes, &mut at)?;
         header.platform.add_resolved_type(&t.placements)?;

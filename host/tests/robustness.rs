@@ -396,6 +396,26 @@ fn robust_decoded_priority_over_the_limit() {
     assert!(err.contains("worth more than 1000000"), "{err}");
 }
 
+/// Found by the `packed_scenario` fuzz target: a 4 KB encoded scenario whose schedule asks
+/// for a mapping event every few microseconds ran for minutes and recorded over 2 GB of
+/// events. The schedule now fails `Schedule::check` as it is decoded: a clean error, exit 1.
+#[test]
+fn robust_decoded_schedule_over_the_limit() {
+    use kairos_core::error::{Error, InputError};
+    use kairos_core::packed::PackedScenario;
+    use kairos_host::firmware_scenarios;
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/corpus/packed_scenario/fuzz_mapping_every_microseconds.bin");
+    let bytes = std::fs::read(&path).unwrap();
+    let bad = Some(Error::Input(InputError::BadSchedule));
+    assert_eq!(PackedScenario::decode(&bytes).err(), bad);
+    assert_eq!(firmware_scenarios::run(&bytes).err(), bad);
+    let out = kairos(&["digest", s(&path)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mapping interval under 1 s"), "{err}");
+}
+
 /// A seed 003 experiment whose lists make a grid of 40^6 points is refused before the grid
 /// is built, naming the key, the size and the limit; a bad `--out` fails before any work,
 /// and `--resume` (which seed 003 does not offer) is an error, not ignored.

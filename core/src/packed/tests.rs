@@ -234,3 +234,39 @@ fn corrupt_class_share_bytes_are_rejected() {
     }
     assert!(PackedScenario::decode(&buf[..len]).is_ok());
 }
+
+/// Found by the `packed_scenario` fuzz target: a schedule of a mapping event every few
+/// microseconds over the day ran for minutes and recorded gigabytes of events on the host.
+/// A periodic schedule under a second, or of more events than the limit, is refused as it
+/// is decoded; the limits themselves, a zero interval (the default minute) and a
+/// non-periodic schedule pass.
+#[test]
+fn schedules_past_the_limits_are_rejected() {
+    let with = |schedule: Schedule, day_end: Micros| {
+        let mut h = header(0);
+        h.schedule = schedule;
+        h.config.day_end = day_end;
+        let mut buf = [0u8; 8192];
+        let len = encode_header(&h, &mut buf).unwrap();
+        PackedScenario::decode(&buf[..len]).map(|_| ()).err()
+    };
+    let bad = Some(InputError::BadSchedule.into());
+    let day = Micros::from_hours(26);
+    let second = Micros::from_secs(1);
+    assert_eq!(with(Schedule::every(Micros(3)), day), bad);
+    assert_eq!(with(Schedule::every(Micros(999_999)), day), bad);
+    assert_eq!(with(Schedule::every(second), day), None);
+    assert_eq!(with(Schedule::every(Micros::ZERO), day), None);
+    let most = Micros::from_hours(10_000);
+    assert_eq!(with(Schedule::every(second), most), None);
+    assert_eq!(
+        with(Schedule::every(second), Micros(most.0 + 1_000_000)),
+        bad
+    );
+    assert_eq!(with(Schedule::every(Micros::MINUTE), Micros(u64::MAX)), bad);
+    assert_eq!(
+        Schedule::on_events().check(Micros(u64::MAX)),
+        Ok(()),
+        "trace replay's schedule has no periodic events"
+    );
+}
