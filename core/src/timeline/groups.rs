@@ -40,6 +40,13 @@ pub(super) const GROUP_ARRAYS: usize = 9 + SPAN + POOL_ARRAYS;
 /// `u32`s of a group's [`Span`] in [`Groups::span`].
 const SPAN: usize = 5;
 
+/// Removals merge the groups again once they outnumber those after the last merge by this
+/// fraction of them ([`ClusterTimeline::merge_if_grown`]) ...
+const MERGE_GROWTH: usize = 8;
+
+/// ... plus this many, so that a cluster of few groups is not sorted at every removal.
+const MERGE_SLACK: usize = 4;
+
 /// What node choice reads of a group before its bookings: the first booking's start
 /// (`u64::MAX` if none), the last one's end (0 if none) and how many there are. Most
 /// groups' answer to "free over `[s, e)`?" follows from these (the run is after every
@@ -479,10 +486,15 @@ impl<'a> ClusterTimeline<'a> {
         self.merged_at = kept.max(1);
     }
 
-    /// After a removal: merges again once the groups have doubled since the last merge (a
-    /// cost per change that stays constant on average).
+    /// After a removal: merges again once the groups have grown by an eighth (and a few)
+    /// since the last merge. Every walk over the groups (node choice, the counts, the
+    /// removals) costs each group left unmerged, and a merge costs one sort of the groups:
+    /// waiting for the groups to double, as this once did, let a cluster whose reservations
+    /// are taken back and placed again at every event (Conservative's compression, EASY's
+    /// head) carry up to twice the groups it needs through all of those walks.
     pub(super) fn merge_if_grown(&mut self) {
-        if self.groups.count >= 2 * self.merged_at + 8 {
+        let m = self.merged_at;
+        if self.groups.count >= m + m / MERGE_GROWTH + MERGE_SLACK {
             self.merge();
         }
     }

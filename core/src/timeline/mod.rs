@@ -163,7 +163,8 @@ pub struct ClusterTimeline<'a> {
     /// cluster holds notably fewer bookings (the sweep answers meanwhile, and a rebuild that
     /// runs out of room half-way is pure waste).
     overflowed: Option<u32>,
-    /// Groups after the last merge: removals merge again once there are twice as many.
+    /// Groups after the last merge: removals merge again once there are an eighth more
+    /// (`groups.rs`, `merge_if_grown`).
     merged_at: usize,
 }
 

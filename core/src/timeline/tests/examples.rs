@@ -337,3 +337,54 @@ fn a_copy_is_the_cluster_it_copies() {
     assert_eq!(dst.free_over(m(25), m(28), u32::MAX), 4);
     assert!(small.copy_from(&src).is_err(), "a cluster of another size");
 }
+
+/// Distinct booking lists among the nodes: the fewest groups there can be.
+fn distinct_lists(c: &ClusterTimeline<'_>) -> usize {
+    let lists: Vec<Vec<Booking>> = c.nodes().map(|n| n.bookings().to_vec()).collect();
+    (0..lists.len())
+        .filter(|&i| !lists[..i].contains(&lists[i]))
+        .count()
+}
+
+#[test]
+fn reservations_placed_again_and_again_keep_the_groups_near_the_fewest() {
+    // Conservative's compression: every reservation taken back and booked again, event
+    // after event, here on nodes that shift each round. Each take-back leaves the nodes it
+    // freed equal to others, as groups of their own until a merge; the groups must not
+    // pile up to twice the distinct lists before they are merged.
+    let n = 64u32;
+    let mut store = Store::new(n as usize);
+    let mut c = store.cluster();
+    // Running jobs ending at different times tell the nodes apart.
+    for j in 0..8u32 {
+        let nodes: Vec<u32> = (8 * j..8 * j + 8).collect();
+        c.book(&nodes, run(j + 1, 0, 100 + 10 * j as u64)).unwrap();
+    }
+    // Reservations at times of their own, so that any nodes are free for them.
+    let reservation = |r: u32| run(100 + r, 1000 + 100 * r as u64, 1050 + 100 * r as u64);
+    let width = |r: u32| 3 + r % 4;
+    let window = |r: u32, round: u32| -> Vec<u32> {
+        let from = (7 * r + 5 * round) % (n - width(r));
+        (from..from + width(r)).collect()
+    };
+    for r in 0..24 {
+        c.book(&window(r, 0), reservation(r)).unwrap();
+    }
+    let mut most = distinct_lists(&c);
+    for round in 1..30 {
+        for r in 0..24 {
+            let b = reservation(r);
+            assert_eq!(c.remove_task_from(b.task, b.start, width(r)), width(r));
+            let fewest = distinct_lists(&c);
+            most = most.max(fewest);
+            assert!(
+                c.groups() < most + most / 8 + 4,
+                "round {round}: {} groups for {fewest} distinct lists (at most {most} so far)",
+                c.groups()
+            );
+            c.book(&window(r, round), b).unwrap();
+            most = most.max(distinct_lists(&c));
+            groups_are_a_partition(&c).unwrap();
+        }
+    }
+}
