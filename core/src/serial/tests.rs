@@ -641,6 +641,29 @@ proptest! {
     }
 }
 
+/// Sufferage's per-task pass (`policy::sufferage::per_task`) over all `tasks` at time 0.
+fn sufferage_per_task(e: SerialEnv<'_>, tasks: &[SerialTask], ready: &[u64]) -> Vec<(u32, u16)> {
+    let n = tasks.len();
+    let mut slots: Vec<u32> = (0..n as u32).collect();
+    let (mut key, mut choice) = (vec![0.0; n], vec![0u16; n]);
+    let (mut next, mut prev, mut tree) = (vec![0u32; n], vec![0u32; n], vec![0u32; 2 * n]);
+    let (group, mut group_task) = (vec![0u32; n], vec![0u32; n]);
+    let mut sc = Scratch {
+        slots: &mut slots,
+        key: &mut key,
+        choice: &mut choice,
+        next: &mut next,
+        prev: &mut prev,
+        tree: &mut tree,
+        group: &group,
+        group_task: &mut group_task,
+    };
+    let mut v = View::new(e, tasks, Micros::ZERO, |m| Micros(ready[m]));
+    let mut out = Vec::new();
+    policy::sufferage::per_task(&mut v, &mut sc, n, &mut |t, m| out.push((t, m)));
+    out
+}
+
 /// Sufferage by definition: at every pass every unmapped task, in arrival order, computes
 /// its best utility (first completion) minus its second best and claims its first machine,
 /// displacing a holder of strictly lower sufferage; the claims are then assigned.
@@ -687,6 +710,9 @@ proptest! {
         }
         let e = reference_env(&etc, &classes);
         let got = batch(Heuristic::Sufferage, e, &tasks, &ready);
-        prop_assert_eq!(got, textbook_sufferage(e, &tasks, &ready));
+        let want = textbook_sufferage(e, &tasks, &ready);
+        prop_assert_eq!(&got, &want);
+        // The fallback for more task types than the per-type table holds, too.
+        prop_assert_eq!(sufferage_per_task(e, &tasks, &ready), want);
     }
 }
