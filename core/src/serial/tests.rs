@@ -674,7 +674,14 @@ fn textbook_sufferage(e: SerialEnv<'_>, tasks: &[SerialTask], ready: &[u64]) -> 
     while !left.is_empty() {
         let mut claim: Vec<Option<(u32, f64)>> = vec![None; e.machine_type.len()];
         for &t in &left {
-            let ((m, c1), c2) = v.two_completions(t).expect("every task runs somewhere");
+            // First and second completion over every machine, by definition.
+            let mut all: Vec<(Micros, u16)> = (0..e.machine_type.len() as u16)
+                .filter(|&m| v.etc(t, m) != X)
+                .map(|m| (v.completion(t, m), m))
+                .collect();
+            all.sort();
+            let (c1, m) = all[0];
+            let c2 = all.get(1).map(|&(c, _)| c);
             let suff = v.utility(t, c1) - c2.map_or(0.0, |c| v.utility(t, c));
             if claim[m as usize].is_none_or(|(_, s)| s < suff) {
                 claim[m as usize] = Some((t, suff));

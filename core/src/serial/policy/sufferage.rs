@@ -7,21 +7,19 @@
 //! until every task is mapped. Tasks are visited in arrival order, so equal sufferages go to
 //! the earlier task.
 //!
-//! Computed without visiting every task at every pass. A task's first machine, first
-//! completion and second completion depend on its type alone, and its sufferage on those
-//! three and the task; a pass moves the ready times of at most one machine per machine type,
-//! so most types' three values stay as they were and so do their tasks' sufferages. Each
-//! type keeps its unmapped tasks (a list in arrival order), the three values they were last
-//! computed for, and its best task (highest sufferage, the earliest on ties). A pass
-//! recomputes a type's best only when its values changed or its best task was mapped, and
-//! then evaluates few sufferages: it bounds every task's sufferage from its curve's levels
-//! (`utility_bound`, no exponential; kept while the values stand), evaluates the task of
-//! highest bound, then only the tasks whose bound could beat it. A machine's holder is the
-//! best of the types' best tasks whose first machine it is: the textbook pass's holder, the
-//! task of highest sufferage on that machine, the earliest on ties.
+//! Computed without evaluating most sufferages. A task's first machine, first completion
+//! and second completion depend on its type alone (one walk over the machine types per type
+//! and pass), and each type keeps its unmapped tasks in a list in arrival order. A pass
+//! bounds every task's sufferage from its curve's levels (`utility_bound`, no exponential)
+//! and keeps each type's highest bound; the task of highest bound on each claimed machine
+//! (earliest on ties) is evaluated as the provisional holder; then only the types whose
+//! highest bound could beat their machine's holder are walked again, evaluating only the
+//! tasks whose bound could (a higher sufferage, or an equal one from an earlier task). The
+//! holders are those of the textbook pass: the task of highest sufferage on each machine,
+//! the earliest on ties.
 //!
 //! More task types than the per-type table holds fall back to the per-task pass
-//! (`per_task`), the same decisions at a cost of every task at every pass.
+//! (`per_task`): the same decisions, each task's completions computed for it.
 
 use crate::serial::env::MAX_SERIAL_MACHINES;
 use crate::serial::queue::NONE;
@@ -30,27 +28,23 @@ use crate::serial::utility_bound;
 use crate::serial::view::{View, NO_MACHINE};
 use crate::units::Micros;
 
-/// Most task types the per-type pass keeps state for (more: `per_task`).
+/// Most task types the per-type pass keeps lists for (more: `per_task`).
 const MAX_TYPES: usize = 256;
 
-/// A type's first (machine, completion) and second completion.
-type Two = Option<((u16, Micros), Option<Micros>)>;
-
-/// One task type's state across the passes of one event.
+/// One task type's list of unmapped tasks and its pass values.
 #[derive(Clone, Copy)]
-struct TypeState {
-    /// Its first unmapped task (slot), `NONE` when all are mapped; `sc.next` links the rest
-    /// in arrival order (mapped slots are unlinked lazily, on the next walk).
+struct TypeList {
+    /// Its first unmapped task (slot), `NONE` when none; `sc.next` links the rest in
+    /// arrival order (mapped slots are unlinked on the next walk).
     head: u32,
     /// Its unmapped tasks.
     live: u32,
-    /// The values its tasks' bounds (`sc.key`) were computed for; `None` before the first.
-    two: Option<Two>,
-    /// Its best task and that task's sufferage; `NONE`: to be recomputed.
-    best: u32,
-    best_suff: f64,
     /// Machines that can run it (the textbook count of evaluations per task and pass).
     eligible: u64,
+    /// This pass: its first machine and second completion, and its task of highest bound.
+    m: u16,
+    c2: Option<Micros>,
+    top: u32,
 }
 
 pub(super) fn run(
@@ -64,20 +58,20 @@ pub(super) fn run(
         return per_task(v, sc, n, emit);
     }
     let machines = v.env.machine_type.len();
-    let mut st = [TypeState {
+    let mut tl = [TypeList {
         head: NONE,
         live: 0,
-        two: None,
-        best: NONE,
-        best_suff: 0.0,
         eligible: 0,
+        m: NO_MACHINE,
+        c2: None,
+        top: NONE,
     }; MAX_TYPES];
-    // The lists, built backwards so each is in arrival order.
+    // The lists, built backwards so that each is in arrival order.
     for s in (0..n).rev() {
-        let ty = v.tasks[sc.slots[s] as usize].ty as usize;
-        let x = &mut st[ty];
+        let t = sc.slots[s];
+        let x = &mut tl[v.tasks[t as usize].ty as usize];
         if x.live == 0 {
-            x.eligible = v.eligible(sc.slots[s]);
+            x.eligible = v.eligible(t);
         }
         sc.next[s] = x.head;
         x.head = s as u32;
@@ -94,13 +88,16 @@ pub(super) fn run(
         for c in claim.iter_mut().take(machines) {
             *c = NONE;
         }
-        for x in st.iter_mut().take(types) {
+        // Sweep 1: each type's completions, its tasks' bounds (in `key`) and its task of
+        // highest bound; the highest over the types on a machine is its provisional holder.
+        for x in tl.iter_mut().take(types) {
+            x.top = NONE;
             if x.live == 0 {
                 continue;
             }
             evals += x.live as u64 * x.eligible;
-            let two = v.two_completions(sc.slots[x.head as usize]);
-            let Some(((m, c1), c2)) = two else {
+            let ty = v.tasks[sc.slots[x.head as usize] as usize].ty;
+            let Some(((m, c1), c2)) = v.type_two_completions(ty) else {
                 // No machine can run these tasks (SerialEnv::check rules this out).
                 let mut s = x.head;
                 while s != NONE {
@@ -110,25 +107,47 @@ pub(super) fn run(
                     }
                     s = sc.next[s as usize];
                 }
-                x.live = 0;
-                x.head = NONE;
+                (x.live, x.head) = (0, NONE);
                 continue;
             };
-            if x.two != Some(two) {
-                x.two = Some(two);
-                bound_all(v, sc, x, c1, c2);
-                x.best = NONE;
-            }
-            if x.best == NONE {
-                best_of(v, sc, x, m, c2);
-            }
+            (x.m, x.c2) = (m, c2);
+            x.top = bound_all(v, sc, x, c1, c2);
             let h = claim[m as usize];
-            if h == NONE
-                || held[m as usize] < x.best_suff
-                || (held[m as usize] == x.best_suff && x.best < h)
-            {
-                claim[m as usize] = x.best;
-                held[m as usize] = x.best_suff;
+            if h == NONE || can_beat(sc.key[x.top as usize], x.top, sc.key[h as usize], h) {
+                claim[m as usize] = x.top;
+            }
+        }
+        for m in 0..machines {
+            let h = claim[m];
+            if h != NONE {
+                let t = sc.slots[h as usize];
+                held[m] = sufferage(v, t, m as u16, tl[v.tasks[t as usize].ty as usize].c2);
+            }
+        }
+        // Sweep 2: only the types, and in them the tasks, whose bound can beat their
+        // machine's holder.
+        for x in tl.iter().take(types) {
+            if x.top == NONE {
+                continue;
+            }
+            let m = x.m as usize;
+            if !can_beat(sc.key[x.top as usize], x.top, held[m], claim[m]) {
+                continue;
+            }
+            let mut s = x.head;
+            while s != NONE {
+                let (h, hs) = (claim[m], held[m]);
+                if s != h
+                    && sc.choice[s as usize] != NO_MACHINE
+                    && can_beat(sc.key[s as usize], s, hs, h)
+                {
+                    let suff = sufferage(v, sc.slots[s as usize], x.m, x.c2);
+                    if suff > hs || (suff == hs && s < h) {
+                        claim[m] = s;
+                        held[m] = suff;
+                    }
+                }
+                s = sc.next[s as usize];
             }
         }
         for (m, &s) in claim.iter().enumerate().take(machines) {
@@ -139,35 +158,46 @@ pub(super) fn run(
             v.take(t, m as u16);
             emit(t, m as u16);
             sc.choice[s as usize] = NO_MACHINE;
-            let x = &mut st[v.tasks[t as usize].ty as usize];
-            x.live -= 1;
-            x.best = NONE;
+            tl[v.tasks[t as usize].ty as usize].live -= 1;
             left -= 1;
         }
     }
     evals
 }
 
-/// Bounds the sufferage of every unmapped task of type state `x` (into `sc.key`) for first
-/// completion `c1` and second `c2`, unlinking the mapped ones.
+/// Whether a task (slot `s`) whose sufferage is at most `b` could displace holder `h` of
+/// sufferage `hs`: a higher sufferage, or an equal one from an earlier task.
+#[inline]
+fn can_beat(b: f64, s: u32, hs: f64, h: u32) -> bool {
+    b > hs || (b == hs && s < h)
+}
+
+/// Bounds the sufferage of every unmapped task of list `x` (into `sc.key`) for first
+/// completion `c1` and second `c2`, unlinking the mapped ones; returns the task of highest
+/// bound (the earliest on ties).
 fn bound_all(
     v: &View<'_>,
     sc: &mut Scratch<'_>,
-    x: &mut TypeState,
+    x: &mut TypeList,
     c1: Micros,
     c2: Option<Micros>,
-) {
+) -> u32 {
+    let mut top = NONE;
     let mut prev = NONE;
     let mut s = x.head;
     while s != NONE {
         let nx = sc.next[s as usize];
         if sc.choice[s as usize] == NO_MACHINE {
-            unlink(sc, x, prev, nx);
+            if prev == NONE {
+                x.head = nx;
+            } else {
+                sc.next[prev as usize] = nx;
+            }
             s = nx;
             continue;
         }
         let task = &v.tasks[sc.slots[s as usize] as usize];
-        sc.key[s as usize] = match c2 {
+        let b = match c2 {
             Some(c2) => utility_bound::drop_bound(
                 &task.curve,
                 v.env.classes,
@@ -178,54 +208,14 @@ fn bound_all(
             // Sufferage is the best utility itself.
             None => f64::INFINITY,
         };
-        prev = s;
-        s = nx;
-    }
-}
-
-/// Removes the slot after `prev` (the head if `prev` is `NONE`), whose successor is `nx`.
-fn unlink(sc: &mut Scratch<'_>, x: &mut TypeState, prev: u32, nx: u32) {
-    if prev == NONE {
-        x.head = nx;
-    } else {
-        sc.next[prev as usize] = nx;
-    }
-}
-
-/// Type state `x`'s best task on its first machine `m` (second completion `c2`), from the
-/// bounds in `sc.key`: the task of highest bound (earliest on ties) is evaluated, then every
-/// task whose bound could beat the best so far (higher, or equal and earlier).
-fn best_of(v: &View<'_>, sc: &mut Scratch<'_>, x: &mut TypeState, m: u16, c2: Option<Micros>) {
-    let mut top = NONE;
-    let mut prev = NONE;
-    let mut s = x.head;
-    while s != NONE {
-        let nx = sc.next[s as usize];
-        if sc.choice[s as usize] == NO_MACHINE {
-            unlink(sc, x, prev, nx);
-            s = nx;
-            continue;
-        }
-        if top == NONE || sc.key[top as usize] < sc.key[s as usize] {
+        sc.key[s as usize] = b;
+        if top == NONE || sc.key[top as usize] < b {
             top = s;
         }
         prev = s;
         s = nx;
     }
-    let (mut h, mut hs) = (top, sufferage(v, sc.slots[top as usize], m, c2));
-    let mut s = x.head;
-    while s != NONE {
-        let b = sc.key[s as usize];
-        if s != top && (b > hs || (b == hs && s < h)) {
-            let suff = sufferage(v, sc.slots[s as usize], m, c2);
-            if suff > hs || (suff == hs && s < h) {
-                (h, hs) = (s, suff);
-            }
-        }
-        s = sc.next[s as usize];
-    }
-    x.best = h;
-    x.best_suff = hs;
+    top
 }
 
 /// The pass for any number of task types: every unmapped task at every pass. Sweep 1 bounds
