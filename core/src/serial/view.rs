@@ -185,12 +185,14 @@ impl<'v> View<'v> {
     pub fn type_two_completions(&self, ty: u16) -> Option<((u16, Micros), Option<Micros>)> {
         let mut first: Option<(Micros, u16, u8)> = None;
         let mut runner_up: Option<Micros> = None;
-        for j in 0..self.env.machine_types {
-            let m = self.best[j as usize][0];
-            if m == NO_MACHINE || !self.env.runs(ty, j) {
+        let mt = self.env.machine_types as usize;
+        let row = &self.env.etc[ty as usize * mt..(ty as usize + 1) * mt];
+        for ((j, &e), b) in (0u8..).zip(row).zip(self.best.iter()) {
+            let m = b[0];
+            if m == NO_MACHINE || e == Micros::MAX {
                 continue;
             }
-            let c = self.ready[m as usize].saturating_add(self.env.etc(ty, j));
+            let c = self.ready[m as usize].saturating_add(e);
             match first {
                 Some((fc, fm, _)) if (fc, fm) <= (c, m) => {
                     if runner_up.is_none_or(|r| c < r) {
