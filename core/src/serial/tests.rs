@@ -641,6 +641,29 @@ proptest! {
     }
 }
 
+/// Sufferage's per-task pass (`policy::sufferage::per_task`) over all `tasks` at time 0.
+fn sufferage_per_task(e: SerialEnv<'_>, tasks: &[SerialTask], ready: &[u64]) -> Vec<(u32, u16)> {
+    let n = tasks.len();
+    let mut slots: Vec<u32> = (0..n as u32).collect();
+    let (mut key, mut choice) = (vec![0.0; n], vec![0u16; n]);
+    let (mut next, mut prev, mut tree) = (vec![0u32; n], vec![0u32; n], vec![0u32; 2 * n]);
+    let (group, mut group_task) = (vec![0u32; n], vec![0u32; n]);
+    let mut sc = Scratch {
+        slots: &mut slots,
+        key: &mut key,
+        choice: &mut choice,
+        next: &mut next,
+        prev: &mut prev,
+        tree: &mut tree,
+        group: &group,
+        group_task: &mut group_task,
+    };
+    let mut v = View::new(e, tasks, Micros::ZERO, |m| Micros(ready[m]));
+    let mut out = Vec::new();
+    policy::sufferage::per_task(&mut v, &mut sc, n, &mut |t, m| out.push((t, m)));
+    out
+}
+
 /// Sufferage by definition: at every pass every unmapped task, in arrival order, computes
 /// its best utility (first completion) minus its second best and claims its first machine,
 /// displacing a holder of strictly lower sufferage; the claims are then assigned.
@@ -651,7 +674,14 @@ fn textbook_sufferage(e: SerialEnv<'_>, tasks: &[SerialTask], ready: &[u64]) -> 
     while !left.is_empty() {
         let mut claim: Vec<Option<(u32, f64)>> = vec![None; e.machine_type.len()];
         for &t in &left {
-            let ((m, c1), c2) = v.two_completions(t).expect("every task runs somewhere");
+            // First and second completion over every machine, by definition.
+            let mut all: Vec<(Micros, u16)> = (0..e.machine_type.len() as u16)
+                .filter(|&m| v.etc(t, m) != X)
+                .map(|m| (v.completion(t, m), m))
+                .collect();
+            all.sort();
+            let (c1, m) = all[0];
+            let c2 = all.get(1).map(|&(c, _)| c);
             let suff = v.utility(t, c1) - c2.map_or(0.0, |c| v.utility(t, c));
             if claim[m as usize].is_none_or(|(_, s)| s < suff) {
                 claim[m as usize] = Some((t, suff));
@@ -687,6 +717,9 @@ proptest! {
         }
         let e = reference_env(&etc, &classes);
         let got = batch(Heuristic::Sufferage, e, &tasks, &ready);
-        prop_assert_eq!(got, textbook_sufferage(e, &tasks, &ready));
+        let want = textbook_sufferage(e, &tasks, &ready);
+        prop_assert_eq!(&got, &want);
+        // The fallback for more task types than the per-type table holds, too.
+        prop_assert_eq!(sufferage_per_task(e, &tasks, &ready), want);
     }
 }

@@ -59,6 +59,21 @@ pub(crate) fn drop_bound(
     };
     let level = |k: usize| class.intervals.get(k).map_or(0.0, |iv| iv.psi * priority);
     let margin = MARGIN * priority;
+    // The common case first: both ages in one interval, found with one search.
+    if let Some((k1, m1)) = interval(class, first, a1) {
+        let end = class
+            .intervals
+            .get(k1 + 1)
+            .map(|iv| first.saturating_add(iv.offset));
+        if end.is_none_or(|e| a2 < e) {
+            let m2 = a2 - first - class.intervals[k1].offset;
+            let top = u1_max.min(level(k1));
+            let floor = level(k1 + 1);
+            let lambda = class.intervals[k1].delta * urgency_per_min;
+            let dm = (m2 - m1).as_mins_f64();
+            return ((top - floor) * lambda * dm).min(top - floor).max(0.0) + margin;
+        }
+    }
     let raw = match (interval(class, first, a1), interval(class, first, a2)) {
         // Flat at both ages: the evaluated curve is the priority at both, exactly.
         (None, None) => return 0.0,

@@ -175,22 +175,46 @@ impl<'v> View<'v> {
     /// The first and the second completion of task `t` over all machines: (machine,
     /// completion) of the first, and the second completion on any other machine.
     pub fn two_completions(&self, t: u32) -> Option<((u16, Micros), Option<Micros>)> {
-        let (m1, c1) = self.min_completion(t)?;
-        let j1 = self.env.machine_type[m1 as usize];
-        // The runner-up is the second machine of the winner's type or another type's first.
-        let mut second: Option<Micros> = None;
-        let m2 = self.best[j1 as usize][1];
-        if m2 != NO_MACHINE {
-            second = Some(self.completion(t, m2));
-        }
-        for j in 0..self.env.machine_types {
-            if j == j1 {
+        self.type_two_completions(self.tasks[t as usize].ty)
+    }
+
+    /// [`View::two_completions`] for a task of type `ty`, in one walk over the machine
+    /// types: the first is the earliest (completion, machine) over each type's
+    /// earliest-ready machine; the second is the earlier of the runner-up over those and
+    /// the winner type's second-earliest-ready machine.
+    pub fn type_two_completions(&self, ty: u16) -> Option<((u16, Micros), Option<Micros>)> {
+        let mut first: Option<(Micros, u16, u8)> = None;
+        let mut runner_up: Option<Micros> = None;
+        let mt = self.env.machine_types as usize;
+        let row = &self.env.etc[ty as usize * mt..(ty as usize + 1) * mt];
+        for ((j, &e), b) in (0u8..).zip(row).zip(self.best.iter()) {
+            let m = b[0];
+            if m == NO_MACHINE || e == Micros::MAX {
                 continue;
             }
-            if let Some((_, c)) = self.min_completion_in(t, j) {
-                if second.is_none_or(|s| c < s) {
-                    second = Some(c);
+            let c = self.ready[m as usize].saturating_add(e);
+            match first {
+                Some((fc, fm, _)) if (fc, fm) <= (c, m) => {
+                    if runner_up.is_none_or(|r| c < r) {
+                        runner_up = Some(c);
+                    }
                 }
+                _ => {
+                    if let Some((fc, _, _)) = first {
+                        // The old first is the best of the others so far.
+                        runner_up = Some(fc);
+                    }
+                    first = Some((c, m, j));
+                }
+            }
+        }
+        let (c1, m1, j1) = first?;
+        let m2 = self.best[j1 as usize][1];
+        let mut second = runner_up;
+        if m2 != NO_MACHINE {
+            let c = self.ready[m2 as usize].saturating_add(self.env.etc(ty, j1));
+            if second.is_none_or(|s| c < s) {
+                second = Some(c);
             }
         }
         Some(((m1, c1), second))

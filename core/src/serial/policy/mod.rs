@@ -13,7 +13,7 @@ pub(crate) mod min_min_comp;
 pub(crate) mod permute;
 mod random;
 mod round_robin;
-mod sufferage;
+pub(in crate::serial) mod sufferage;
 
 use super::env::{Heuristic, MAX_SERIAL_MACHINES};
 use super::grouped;
