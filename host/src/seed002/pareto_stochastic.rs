@@ -209,6 +209,11 @@ impl Stochastic {
         }
     }
 
+    /// The machines task `t` can run on, ascending.
+    pub fn eligible_machines(&self, t: usize) -> &[u16] {
+        &self.eligible[self.tasks[t].ty as usize]
+    }
+
     fn at(&self, t: usize, g: &SGene) -> usize {
         (self.tasks[t].ty as usize * self.machine_types
             + self.machine_type[g.machine as usize] as usize)
