@@ -367,13 +367,34 @@ impl Problem for Instance {
     ) -> Point {
         let n = c.len();
         let machines = self.machines();
+        if self.objective == Objective::MakespanEnergy {
+            // A bag's sums are order-free: start from a parent with a whole memo (the first,
+            // whose genes outside the swapped range the child copies) and move the genes
+            // whose machine differs.
+            let Some(&(pc, pm)) = parents
+                .iter()
+                .find(|(pc, pm)| pc.len() == n && pm.machine.len() == machines)
+            else {
+                return self.evaluate_memo(c, memo, s);
+            };
+            memo.done.clear();
+            memo.machine.clone_from(&pm.machine);
+            for (t, (g, p)) in c.iter().zip(pc).enumerate() {
+                if g.machine != p.machine {
+                    let (old, new) = (p.machine as usize, g.machine as usize);
+                    memo.machine[old].busy = memo.machine[old].busy - self.etc(t, p.machine);
+                    memo.machine[old].energy -= self.eec(t, p.machine);
+                    memo.machine[new].busy += self.etc(t, g.machine);
+                    memo.machine[new].energy += self.eec(t, g.machine);
+                }
+            }
+            return bag_point(&memo.machine);
+        }
         // Per parent, the machines a differing gene leaves or joins; the closer parent is
         // the base. A parent without a whole memo (never, in a run) is not used.
         let mut count = [usize::MAX; 2];
         for (i, (pc, pm)) in parents.iter().enumerate() {
-            let usable = pc.len() == n
-                && pm.machine.len() == machines
-                && (self.objective == Objective::MakespanEnergy || pm.done.len() == n);
+            let usable = pc.len() == n && pm.machine.len() == machines && pm.done.len() == n;
             if usable {
                 count[i] = touched_machines(c, pc, &mut s.touched[i]);
             }
@@ -382,35 +403,17 @@ impl Problem for Instance {
         if count[base] == usize::MAX {
             return self.evaluate_memo(c, memo, s);
         }
-        let (pc, pm) = parents[base];
-        match self.objective {
-            Objective::MakespanEnergy => {
-                memo.done.clear();
-                memo.machine.clone_from(&pm.machine);
-                for (t, (g, p)) in c.iter().zip(pc).enumerate() {
-                    if g.machine != p.machine {
-                        let (old, new) = (p.machine as usize, g.machine as usize);
-                        memo.machine[old].busy = memo.machine[old].busy - self.etc(t, p.machine);
-                        memo.machine[old].energy -= self.eec(t, p.machine);
-                        memo.machine[new].busy += self.etc(t, g.machine);
-                        memo.machine[new].energy += self.eec(t, g.machine);
-                    }
-                }
-                bag_point(&memo.machine)
-            }
-            Objective::UtilityEnergy => {
-                let [a, b] = parents.map(|(_, m)| (m.done.len() == n).then_some(m.done.as_slice()));
-                if count[base] == machines {
-                    return self.schedule(c, [a, b], memo, s);
-                }
-                memo.done.clone_from(&pm.done);
-                memo.machine.clone_from(&pm.machine);
-                let touched = std::mem::take(&mut s.touched[base]);
-                let p = self.trace_walk(c, [a, b], Some(&touched), memo, s);
-                s.touched[base] = touched;
-                p
-            }
+        let pm = parents[base].1;
+        let [a, b] = parents.map(|(_, m)| (m.done.len() == n).then_some(m.done.as_slice()));
+        if count[base] == machines {
+            return self.schedule(c, [a, b], memo, s);
         }
+        memo.done.clone_from(&pm.done);
+        memo.machine.clone_from(&pm.machine);
+        let touched = std::mem::take(&mut s.touched[base]);
+        let p = self.trace_walk(c, [a, b], Some(&touched), memo, s);
+        s.touched[base] = touched;
+        p
     }
 }
 
