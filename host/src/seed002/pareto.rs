@@ -391,9 +391,15 @@ impl Problem for Instance {
             return bag_point(&memo.machine);
         }
         // Per parent, the machines a differing gene leaves or joins; the closer parent is
-        // the base. A parent without a whole memo (never, in a run) is not used.
+        // the base. A parent without a whole memo (never, in a run) is not used. When the
+        // first parent touches every machine the second is not scanned: it differs from the
+        // child outside the swapped range, mostly the larger part, so it would touch them
+        // all too (early in a run both do, and the scan is pure cost).
         let mut count = [usize::MAX; 2];
         for (i, (pc, pm)) in parents.iter().enumerate() {
+            if i == 1 && count[0] == machines {
+                break;
+            }
             let usable = pc.len() == n && pm.machine.len() == machines && pm.done.len() == n;
             if usable {
                 count[i] = touched_machines(c, pc, &mut s.touched[i]);
