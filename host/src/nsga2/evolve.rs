@@ -35,13 +35,13 @@ pub trait Problem: Sync {
     ) -> Point {
         self.evaluate(c, scratch)
     }
-    /// The objectives of child `c` given its parents' memos, writing `c`'s memo: must be
-    /// exactly [`Problem::evaluate`]'s (the memos only save work), so that a run does not
-    /// depend on which evaluations could reuse what.
+    /// The objectives of child `c` given its two parents (their chromosomes and memos),
+    /// writing `c`'s memo: must be exactly [`Problem::evaluate`]'s (the parents only save
+    /// work), so that a run does not depend on which evaluations could reuse what.
     fn evaluate_child(
         &self,
         c: &[Self::Gene],
-        _parents: [&Self::Memo; 2],
+        _parents: [(&[Self::Gene], &Self::Memo); 2],
         memo: &mut Self::Memo,
         scratch: &mut Self::Scratch,
     ) -> Point {
@@ -170,14 +170,17 @@ impl<'p, P: Problem> Nsga2<'p, P> {
                 self.problem.mutate(c, &mut self.rng);
             }
         }
-        let (problem, memo) = (self.problem, &self.memo);
+        let (problem, memo, pop) = (self.problem, &self.memo, &self.pop);
         let child_obj: Vec<Point> = children
             .par_iter()
             .zip(child_memo.par_iter_mut())
             .zip(parents.par_iter())
             .map_init(
                 || problem.scratch(),
-                |s, ((c, m), &(a, b))| problem.evaluate_child(c, [&memo[a], &memo[b]], m, s),
+                |s, ((c, m), &(a, b))| {
+                    let parents = [(&pop[a][..], &memo[a]), (&pop[b][..], &memo[b])];
+                    problem.evaluate_child(c, parents, m, s)
+                },
             )
             .collect();
         let mut all_obj = std::mem::take(&mut self.obj);

@@ -9,7 +9,7 @@
 //!   children), each child mutated with probability `p_m` by the problem's own operator,
 //!   the `N` children evaluated, parents and children merged and cut back to `N`. A problem
 //!   may keep a memo per chromosome (`Problem::Memo`) that its children's evaluations reuse
-//!   (each child is evaluated knowing its two parents' memos); results never depend on it.
+//!   (each child is evaluated knowing its two parents and their memos); results never depend on it.
 //!
 //! Determinism: every random draw is made on the calling thread from one ChaCha stream, in a
 //! fixed order; only the evaluations run in parallel (rayon), each a pure function of its

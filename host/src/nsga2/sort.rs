@@ -19,8 +19,8 @@ pub enum Ranking {
     Fronts,
 }
 
-/// Each point's rank (1 is non-dominated) under `how`.
-pub fn ranks(points: &[Point], how: Ranking) -> Vec<u32> {
+/// How many points dominate each point, by comparing every pair.
+pub(crate) fn dominator_counts_pairwise(points: &[Point]) -> Vec<u32> {
     let n = points.len();
     let mut dominators = vec![0u32; n];
     for i in 0..n {
@@ -30,6 +30,74 @@ pub fn ranks(points: &[Point], how: Ranking) -> Vec<u32> {
             }
         }
     }
+    dominators
+}
+
+/// How many points dominate each point, in O(n log n): `j` dominates `i` when it is no
+/// worse in both objectives and not equal in both, so the count is the points no worse in
+/// both (a sweep by the first objective, whole groups of equal first values at once, with
+/// a Fenwick tree over the second's ranks) less the points equal to `i` (itself included).
+/// The same integers as [`dominator_counts_pairwise`] (`-0.0` and `0.0` compare equal, as
+/// [`dominates`] reads them); points with a NaN take the pairwise path.
+pub(crate) fn dominator_counts(points: &[Point]) -> Vec<u32> {
+    let n = points.len();
+    if points.iter().any(|p| p[0].is_nan() || p[1].is_nan()) {
+        return dominator_counts_pairwise(points);
+    }
+    // Adding 0.0 turns -0.0 into 0.0 and leaves every other value as it is.
+    let key = |i: usize, k: usize| points[i][k] + 0.0;
+    let mut by1: Vec<usize> = (0..n).collect();
+    by1.sort_unstable_by(|&a, &b| key(a, 1).total_cmp(&key(b, 1)));
+    let mut r1 = vec![0usize; n];
+    let mut r = 0;
+    for w in 0..n {
+        if w > 0 && key(by1[w], 1) != key(by1[w - 1], 1) {
+            r += 1;
+        }
+        r1[by1[w]] = r + 1;
+    }
+    let mut by0: Vec<usize> = (0..n).collect();
+    by0.sort_unstable_by(|&a, &b| key(a, 0).total_cmp(&key(b, 0)).then(r1[a].cmp(&r1[b])));
+    let mut tree = vec![0u32; r + 2];
+    let mut out = vec![0u32; n];
+    let mut at = 0;
+    while at < n {
+        let v = key(by0[at], 0);
+        let end = at + by0[at..].iter().take_while(|&&i| key(i, 0) == v).count();
+        for &i in &by0[at..end] {
+            let mut x = r1[i];
+            while x < tree.len() {
+                tree[x] += 1;
+                x += x & x.wrapping_neg();
+            }
+        }
+        // Within the group (sorted by the second rank), runs of equal points.
+        let mut w = at;
+        while w < end {
+            let run = by0[w..end]
+                .iter()
+                .take_while(|&&i| r1[i] == r1[by0[w]])
+                .count();
+            let mut x = r1[by0[w]];
+            let mut no_worse = 0;
+            while x > 0 {
+                no_worse += tree[x];
+                x -= x & x.wrapping_neg();
+            }
+            for &i in &by0[w..w + run] {
+                out[i] = no_worse - run as u32;
+            }
+            w += run;
+        }
+        at = end;
+    }
+    out
+}
+
+/// Each point's rank (1 is non-dominated) under `how`.
+pub fn ranks(points: &[Point], how: Ranking) -> Vec<u32> {
+    let n = points.len();
+    let dominators = dominator_counts(points);
     match how {
         Ranking::Dominators => dominators.iter().map(|d| d + 1).collect(),
         Ranking::Fronts => {

@@ -66,6 +66,20 @@ fn points() -> impl Strategy<Value = Vec<Point>> {
 
 proptest! {
     #[test]
+    fn the_sweep_counts_dominators_as_every_pair_does(
+        p in points(),
+        signs in prop::collection::vec(any::<bool>(), 60),
+    ) {
+        // Negative zeros beside zeros, and negative values, as negated utilities give.
+        let p: Vec<Point> = p
+            .iter()
+            .zip(&signs)
+            .map(|(q, &neg)| if neg { [-q[0], q[1] - 3.0] } else { *q })
+            .collect();
+        prop_assert_eq!(dominator_counts(&p), dominator_counts_pairwise(&p));
+    }
+
+    #[test]
     fn the_front_is_mutually_non_dominated_and_dominates_the_rest(p in points()) {
         let f = non_dominated(&p);
         prop_assert!(!f.is_empty());

@@ -17,6 +17,7 @@ pub mod generate;
 pub mod pareto;
 mod pareto_curve;
 pub mod pareto_data;
+pub mod pareto_dynamic_seeds;
 pub mod pareto_experiment;
 pub mod pareto_report;
 pub mod pareto_seeds;

@@ -10,12 +10,18 @@
 //! count (random chromosomes are permutations and the operators only move keys), so tasks
 //! are ordered by a bucket per key rather than a comparison sort.
 //!
-//! Speed (utility-energy): a task's utility depends only on the task and its completion
-//! time, so each evaluation keeps, per task, its completion and utility (the [`Memo`]); a
-//! child reuses a parent's utility for every task that completes when it did in that parent
-//! (every task ahead of the first change on its machine, and any after it once the machine
-//! falls back into step), and computes the rest through the prepared curves of
-//! `pareto_curve`. Both are exact: the same integers as evaluating from nothing.
+//! Speed: a machine's share of both objectives depends only on the tasks it runs and their
+//! order (its task list), so each evaluation keeps per machine its utility, energy and busy
+//! sum (the [`Memo`]), and a child starts from the parent whose genes it shares most: a
+//! machine that no differing gene leaves or joins (its list is the parent's) keeps the
+//! parent's sums. For a bag only the differing genes' machines move time and energy (a sum,
+//! order-free); for a trace only the touched machines' tasks are scheduled again. A task's
+//! utility depends only on the task and its completion time, so the memo also keeps, per
+//! task, its completion and utility: a rescheduled task that completes when it did in
+//! either parent reuses that utility (every task ahead of the first change on its machine,
+//! and any after it once the machine falls back into step), the rest go through the
+//! prepared curves of `pareto_curve`. All of it is exact: the same integers as evaluating
+//! from nothing, summed in any order.
 
 use crate::generate::rng::Stream;
 use crate::nsga2::{Point, Problem};
@@ -257,10 +263,20 @@ pub struct Measures {
 }
 
 /// What evaluating a chromosome leaves for its children: per task, its completion time and
-/// the utility it earned (utility-energy; empty for a bag).
+/// the utility it earned (utility-energy; empty for a bag), and per machine its utility,
+/// energy (mJ) and busy time (the sum of its ETC).
 #[derive(Clone, Debug, Default)]
 pub struct Memo {
     done: Vec<(Micros, Utility)>,
+    machine: Vec<MachineSums>,
+}
+
+/// One machine's share of the objectives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct MachineSums {
+    utility: Utility,
+    energy: u64,
+    busy: Micros,
 }
 
 /// Working memory of one evaluation.
@@ -274,6 +290,8 @@ pub struct Scratch {
     next: Vec<u32>,
     /// Each machine's free time (or busy sum).
     free: Vec<Micros>,
+    /// Per parent, whether each machine's task list may differ from the child's.
+    touched: [Vec<bool>; 2],
 }
 
 const NONE: u32 = u32::MAX;
@@ -293,6 +311,7 @@ impl Problem for Instance {
             head: vec![NONE; self.tasks.len()],
             next: vec![NONE; self.tasks.len()],
             free: vec![Micros::ZERO; self.machines()],
+            touched: [vec![false; self.machines()], vec![false; self.machines()]],
         }
     }
 
@@ -342,19 +361,103 @@ impl Problem for Instance {
     fn evaluate_child(
         &self,
         c: &[Gene],
-        parents: [&Memo; 2],
+        parents: [(&[Gene], &Memo); 2],
         memo: &mut Memo,
         s: &mut Scratch,
     ) -> Point {
         let n = c.len();
-        let [a, b] = parents.map(|m| (m.done.len() == n).then_some(m.done.as_slice()));
-        self.schedule(c, [a, b], memo, s)
+        let machines = self.machines();
+        if self.objective == Objective::MakespanEnergy {
+            // A bag's sums are order-free: start from a parent with a whole memo (the first,
+            // whose genes outside the swapped range the child copies) and move the genes
+            // whose machine differs.
+            let Some(&(pc, pm)) = parents
+                .iter()
+                .find(|(pc, pm)| pc.len() == n && pm.machine.len() == machines)
+            else {
+                return self.evaluate_memo(c, memo, s);
+            };
+            memo.done.clear();
+            memo.machine.clone_from(&pm.machine);
+            for (t, (g, p)) in c.iter().zip(pc).enumerate() {
+                if g.machine != p.machine {
+                    let (old, new) = (p.machine as usize, g.machine as usize);
+                    memo.machine[old].busy = memo.machine[old].busy - self.etc(t, p.machine);
+                    memo.machine[old].energy -= self.eec(t, p.machine);
+                    memo.machine[new].busy += self.etc(t, g.machine);
+                    memo.machine[new].energy += self.eec(t, g.machine);
+                }
+            }
+            return bag_point(&memo.machine);
+        }
+        // Per parent, the machines a differing gene leaves or joins; the closer parent is
+        // the base. A parent without a whole memo (never, in a run) is not used. When the
+        // first parent touches every machine the second is not scanned: it differs from the
+        // child outside the swapped range, mostly the larger part, so it would touch them
+        // all too (early in a run both do, and the scan is pure cost).
+        let mut count = [usize::MAX; 2];
+        for (i, (pc, pm)) in parents.iter().enumerate() {
+            if i == 1 && count[0] == machines {
+                break;
+            }
+            let usable = pc.len() == n && pm.machine.len() == machines && pm.done.len() == n;
+            if usable {
+                count[i] = touched_machines(c, pc, &mut s.touched[i]);
+            }
+        }
+        let base = if count[1] < count[0] { 1 } else { 0 };
+        if count[base] == usize::MAX {
+            return self.evaluate_memo(c, memo, s);
+        }
+        let pm = parents[base].1;
+        let [a, b] = parents.map(|(_, m)| (m.done.len() == n).then_some(m.done.as_slice()));
+        if count[base] == machines {
+            return self.schedule(c, [a, b], memo, s);
+        }
+        memo.done.clone_from(&pm.done);
+        memo.machine.clone_from(&pm.machine);
+        let touched = std::mem::take(&mut s.touched[base]);
+        let p = self.trace_walk(c, [a, b], Some(&touched), memo, s);
+        s.touched[base] = touched;
+        p
     }
 }
 
+/// Marks in `touched` the machines that a gene differing between `c` and `p` leaves or
+/// joins (a key change on a machine changes its order), and returns how many.
+fn touched_machines(c: &[Gene], p: &[Gene], touched: &mut [bool]) -> usize {
+    touched.fill(false);
+    let mut count = 0;
+    for (g, q) in c.iter().zip(p) {
+        if g != q {
+            for m in [g.machine, q.machine] {
+                let t = &mut touched[m as usize];
+                count += !*t as usize;
+                *t = true;
+            }
+            if count == touched.len() {
+                break;
+            }
+        }
+    }
+    count
+}
+
+/// A bag's objectives from its machines' sums: the largest busy time, the total energy.
+fn bag_point(machines: &[MachineSums]) -> Point {
+    let makespan = machines
+        .iter()
+        .map(|m| m.busy)
+        .max()
+        .unwrap_or(Micros::ZERO);
+    let energy: u64 = machines.iter().map(|m| m.energy).sum();
+    [makespan.as_secs_f64(), energy as f64 / 1000.0]
+}
+
 impl Instance {
-    /// Evaluates `c`, writing its memo; `parents` are earlier evaluations' memos (of the
-    /// same length) whose utilities it may reuse where a task completes at the same time.
+    /// Evaluates `c` from nothing, writing its memo; `parents` are earlier evaluations' per
+    /// task memos (of the same length) whose utilities it may reuse where a task completes at
+    /// the same time.
     fn schedule(
         &self,
         c: &[Gene],
@@ -362,50 +465,93 @@ impl Instance {
         memo: &mut Memo,
         s: &mut Scratch,
     ) -> Point {
-        s.free.fill(Micros::ZERO);
-        let mut energy = 0u64;
+        memo.machine.clear();
+        memo.machine.resize(self.machines(), MachineSums::default());
         match self.objective {
             Objective::MakespanEnergy => {
+                memo.done.clear();
                 for (t, g) in c.iter().enumerate() {
-                    s.free[g.machine as usize] += self.etc(t, g.machine);
-                    energy += self.eec(t, g.machine);
+                    let m = &mut memo.machine[g.machine as usize];
+                    m.busy += self.etc(t, g.machine);
+                    m.energy += self.eec(t, g.machine);
                 }
-                let makespan = s.free.iter().max().copied().unwrap_or(Micros::ZERO);
-                [makespan.as_secs_f64(), energy as f64 / 1000.0]
+                bag_point(&memo.machine)
             }
             Objective::UtilityEnergy => {
-                // Buckets by key, each in index order (pushed from the last task down).
+                // Every entry is written by the walk.
+                memo.done.resize(c.len(), (Micros::ZERO, Utility::ZERO));
+                self.trace_walk(c, parents, None, memo, s)
+            }
+        }
+    }
+
+    /// Schedules the tasks of the machines `only` marks (all: None) in key order, ties by
+    /// index, writing their per-task memo entries and their machines' sums (zeroed first; the
+    /// other machines' sums and entries are left as they are), and returns the objectives
+    /// over every machine's sums.
+    fn trace_walk(
+        &self,
+        c: &[Gene],
+        parents: [Option<&[(Micros, Utility)]>; 2],
+        only: Option<&[bool]>,
+        memo: &mut Memo,
+        s: &mut Scratch,
+    ) -> Point {
+        s.free.fill(Micros::ZERO);
+        // Buckets by key, each in index order (pushed from the last task down).
+        match only {
+            None => {
                 for t in (0..c.len()).rev() {
                     let k = c[t].key as usize;
                     s.next[t] = s.head[k];
                     s.head[k] = t as u32;
                 }
-                memo.done.clear();
-                memo.done.resize(c.len(), (Micros::ZERO, Utility::ZERO));
-                let mut utility = Utility::ZERO;
-                for k in 0..c.len() {
-                    let mut t = std::mem::replace(&mut s.head[k], NONE);
-                    while t != NONE {
-                        let i = t as usize;
-                        let m = c[i].machine;
-                        let arrival = self.tasks[i].arrival;
-                        let start = s.free[m as usize].max(arrival);
-                        let end = start + self.etc(i, m);
-                        s.free[m as usize] = end;
-                        let u = match parents {
-                            [Some(p), _] if p[i].0 == end => p[i].1,
-                            [_, Some(p)] if p[i].0 == end => p[i].1,
-                            _ => self.curves.utility(i, end.saturating_sub(arrival)),
-                        };
-                        memo.done[i] = (end, u);
-                        utility += u;
-                        energy += self.eec(i, m);
-                        t = s.next[i];
+            }
+            Some(only) => {
+                for (m, sums) in memo.machine.iter_mut().enumerate() {
+                    if only[m] {
+                        *sums = MachineSums::default();
                     }
                 }
-                [-utility.as_f64(), energy as f64 / 1000.0]
+                for t in (0..c.len()).rev() {
+                    if only[c[t].machine as usize] {
+                        let k = c[t].key as usize;
+                        s.next[t] = s.head[k];
+                        s.head[k] = t as u32;
+                    }
+                }
             }
         }
+        for k in 0..c.len() {
+            let mut t = std::mem::replace(&mut s.head[k], NONE);
+            while t != NONE {
+                let i = t as usize;
+                let m = c[i].machine;
+                let arrival = self.tasks[i].arrival;
+                let etc = self.etc(i, m);
+                let start = s.free[m as usize].max(arrival);
+                let end = start + etc;
+                s.free[m as usize] = end;
+                let u = match parents {
+                    [Some(p), _] if p[i].0 == end => p[i].1,
+                    [_, Some(p)] if p[i].0 == end => p[i].1,
+                    _ => self.curves.utility(i, end.saturating_sub(arrival)),
+                };
+                memo.done[i] = (end, u);
+                let sums = &mut memo.machine[m as usize];
+                sums.utility += u;
+                sums.energy += self.eec(i, m);
+                sums.busy += etc;
+                t = s.next[i];
+            }
+        }
+        let mut utility = Utility::ZERO;
+        let mut energy = 0u64;
+        for m in &memo.machine {
+            utility += m.utility;
+            energy += m.energy;
+        }
+        [-utility.as_f64(), energy as f64 / 1000.0]
     }
 }
 

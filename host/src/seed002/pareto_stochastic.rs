@@ -15,12 +15,13 @@
 //!   random numbers: sample s draws every task's bin from the same stream for every
 //!   chromosome) and takes the X-th utility (descending) and the X-th energy (ascending).
 //! - The fuzzy front: every final allocation under `fuzzy` fresh samples (another stream).
-//! - Seeds: the dissertation seeds with traces of its dynamic heuristics (part 2's). Those
-//!   run in the core's serial event loop, which reports totals (`SerialReport`), not which
-//!   machine and P-state each task got, so the seeds here are one-pass stand-ins over
+//! - Seeds: the dissertation seeds with traces of its dynamic heuristics (part 2's): those
+//!   the core has (Max Utility, Max UPT, Max UPE) run in its event loop and their allocation
+//!   is read back (`pareto_dynamic_seeds`). [`Stochastic::seed`] is the one-pass form over
 //!   (machine, P-state) with mean times: Max Utility (min completion), Max UPT (U / ETC),
 //!   Max UPP (U / APC), Max UPE (U / EEC); a task whose best option earns below 0.5 is
-//!   dropped and gets the last keys.
+//!   dropped and gets the last keys. Max UPP has no dynamic heuristic, so it always seeds
+//!   this way; the others do when an experiment asks for `seed_kind = "one-pass"`.
 
 use super::energy_env::power_tables;
 use super::generate::{etc_table, machines, MACHINE_COUNTS};
@@ -207,6 +208,11 @@ impl Stochastic {
             samples,
             eligible,
         }
+    }
+
+    /// The machines task `t` can run on, ascending.
+    pub fn eligible_machines(&self, t: usize) -> &[u16] {
+        &self.eligible[self.tasks[t].ty as usize]
     }
 
     fn at(&self, t: usize, g: &SGene) -> usize {

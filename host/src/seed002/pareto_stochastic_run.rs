@@ -1,7 +1,9 @@
 //! Chapter 7's experiment files (`system = "pareto-stochastic"`), runs and reports: one
 //! population per score (expected value, and the X-th percentile of N samples for each X),
-//! each seeded with the four one-pass stand-ins and random chromosomes, its front at each
-//! checkpoint, then every final allocation under fresh samples (the fuzzy front).
+//! each seeded with the dynamic heuristics' allocations (`pareto_dynamic_seeds`: Max Utility,
+//! Max UPT, Max UPE from the core's event loop, Max UPP's one-pass stand-in) and random
+//! chromosomes (`seed_kind = "one-pass"`: the four one-pass stand-ins instead), its front at
+//! each checkpoint, then every final allocation under fresh samples (the fuzzy front).
 //!
 //! ```toml
 //! system = "pareto-stochastic"
@@ -15,6 +17,7 @@
 //! fuzzy = 100
 //! ```
 
+use super::pareto_dynamic_seeds::{chromosome, dynamic_allocation, DYNAMIC_SEEDS};
 use super::pareto_stochastic::{Outcome, SGene, Score, Stochastic, SEEDS};
 use crate::generate::rng::Stream;
 use crate::nsga2::{dominates, Nsga2, Params, Point, Ranking};
@@ -43,6 +46,7 @@ struct File {
     checkpoints: Vec<u64>,
     fuzzy: usize,
     seeds: Option<bool>,
+    seed_kind: Option<String>,
 }
 
 /// A loaded Chapter 7 experiment.
@@ -68,8 +72,20 @@ pub struct StochasticExperiment {
     pub checkpoints: Vec<u64>,
     /// Fresh samples per final allocation.
     pub fuzzy: usize,
-    /// Whether the four stand-in seeds join each population.
+    /// Whether the four seeds join each population.
     pub seeds: bool,
+    /// Which seeds: the dynamic heuristics' allocations, or the one-pass stand-ins.
+    pub seed_kind: SeedKind,
+}
+
+/// Where Chapter 7's seeds come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeedKind {
+    /// Max Utility, Max UPT and Max UPE as the core's event loop allocates (Max UPP's
+    /// one-pass stand-in beside them).
+    Dynamic,
+    /// The four one-pass stand-ins.
+    OnePass,
 }
 
 /// Whether the TOML at `path` is a Chapter 7 file.
@@ -117,6 +133,14 @@ impl StochasticExperiment {
         if f.scores.is_empty() {
             c.fail("scores", "[]", "needs at least one score");
         }
+        let seed_kind = match f.seed_kind.as_deref() {
+            None | Some("dynamic") => SeedKind::Dynamic,
+            Some("one-pass") => SeedKind::OnePass,
+            Some(other) => {
+                c.fail("seed_kind", other, "must be \"dynamic\" or \"one-pass\"");
+                SeedKind::Dynamic
+            }
+        };
         if f.checkpoints.is_empty() {
             c.fail("checkpoints", "[]", "needs at least one generation");
         }
@@ -142,6 +166,7 @@ impl StochasticExperiment {
             checkpoints: f.checkpoints,
             fuzzy: f.fuzzy,
             seeds: f.seeds.unwrap_or(true),
+            seed_kind,
         })
     }
 }
@@ -170,13 +195,14 @@ pub fn run(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()?;
+    let seeds = if exp.seeds { seeds(exp)? } else { Vec::new() };
     let out: Vec<(Stochastic, Vec<SFront>)> = pool.install(|| {
         exp.scores
             .par_iter()
             .enumerate()
             .map(|(p, &score)| {
                 let inst = Stochastic::new(exp.seed, exp.tasks, exp.window, score, exp.samples);
-                let fronts = evolve(exp, &inst, p, progress);
+                let fronts = evolve(exp, &inst, seeds.clone(), p, progress);
                 (inst, fronts)
             })
             .collect()
@@ -185,18 +211,34 @@ pub fn run(
     Ok((insts, fronts.into_iter().flatten().collect()))
 }
 
+/// The experiment's four seeds, in the dissertation's order (Max Utility, Max UPT, Max UPP,
+/// Max UPE); every score's instance has the same platform and trace, so one set serves all.
+pub fn seeds(exp: &StochasticExperiment) -> anyhow::Result<Vec<Vec<SGene>>> {
+    let inst = Stochastic::new(exp.seed, exp.tasks, exp.window, Score::Expected, 1);
+    SEEDS
+        .iter()
+        .map(|&(name, by)| {
+            let dynamic = DYNAMIC_SEEDS.iter().find(|d| d.0 == name);
+            Ok(match (exp.seed_kind, dynamic) {
+                (SeedKind::Dynamic, Some(&(_, h))) => {
+                    let a = dynamic_allocation(&inst, exp.seed, h)
+                        .map_err(|e| anyhow::anyhow!("{name} seed: {e}"))?;
+                    chromosome(&inst, &a)
+                }
+                _ => inst.seed(by),
+            })
+        })
+        .collect()
+}
+
 fn evolve(
     exp: &StochasticExperiment,
     inst: &Stochastic,
+    seeds: Vec<Vec<SGene>>,
     p: usize,
     progress: &(dyn Fn(usize, u64, Duration) + Sync),
 ) -> Vec<SFront> {
     let start = Instant::now();
-    let seeds = if exp.seeds {
-        SEEDS.iter().map(|(_, by)| inst.seed(*by)).collect()
-    } else {
-        Vec::new()
-    };
     let rng = Stream::new(exp.seed, p as u32, "s002-ch7-nsga2", 0);
     let mut ga = Nsga2::new(inst, exp.params, seeds, rng);
     let mut out = Vec::new();

@@ -289,11 +289,62 @@ fn memo_reuse_and_prepared_curves_give_the_reference_objectives_exactly() {
     }
     let mut out = Memo::default();
     for (i, c) in pop.iter().enumerate() {
-        let (a, b) = (&memos[(i + 1) % pop.len()], &memos[(i + 7) % pop.len()]);
+        let (a, b) = ((i + 1) % pop.len(), (i + 7) % pop.len());
+        let parents = [(&pop[a][..], &memos[a]), (&pop[b][..], &memos[b])];
         assert_eq!(
-            inst.evaluate_child(c, [a, b], &mut out, &mut s),
+            inst.evaluate_child(c, parents, &mut out, &mut s),
             reference(&inst, c)
         );
         assert_eq!(out.done, memos[i].done);
+        assert_eq!(out.machine, memos[i].machine);
+    }
+}
+
+/// A child of two parents (a range swapped, then some genes changed) evaluated against its
+/// parents equals its evaluation from nothing, memo and all, for both objectives: the
+/// per-machine reuse only skips machines whose task lists did not change.
+#[test]
+fn a_child_evaluated_against_its_parents_equals_its_evaluation_from_nothing() {
+    for objective in [Objective::UtilityEnergy, Objective::MakespanEnergy] {
+        let inst = small(objective, 80);
+        let mut r = Stream::new(9, 0, "test-child", 0);
+        let mut s = inst.scratch();
+        let mut base = inst.random(&mut r);
+        for round in 0..400 {
+            let mut other = base.clone();
+            // Parents close to each other (late in a run) and far apart (early).
+            let changes = [1, 3, 10, 80][round % 4];
+            for _ in 0..changes {
+                inst.mutate(&mut other, &mut r);
+            }
+            let (mut ma, mut mb) = (Memo::default(), Memo::default());
+            inst.evaluate_memo(&base, &mut ma, &mut s);
+            inst.evaluate_memo(&other, &mut mb, &mut s);
+            let (lo, hi) = {
+                let i = r.int(0, 79) as usize;
+                let j = r.int(0, 79) as usize;
+                (i.min(j), i.max(j))
+            };
+            let mut child = base.clone();
+            child[lo..=hi].copy_from_slice(&other[lo..=hi]);
+            if round % 3 == 0 {
+                inst.mutate(&mut child, &mut r);
+            }
+            let mut want = Memo::default();
+            let p = inst.evaluate_memo(&child, &mut want, &mut s);
+            if objective == Objective::UtilityEnergy {
+                assert_eq!(p, reference(&inst, &child));
+            }
+            let mut got = Memo::default();
+            for parents in [
+                [(&base[..], &ma), (&other[..], &mb)],
+                [(&other[..], &mb), (&base[..], &ma)],
+            ] {
+                assert_eq!(inst.evaluate_child(&child, parents, &mut got, &mut s), p);
+                assert_eq!(got.done, want.done, "round {round}");
+                assert_eq!(got.machine, want.machine, "round {round}");
+            }
+            base = if round % 2 == 0 { child } else { other };
+        }
     }
 }
