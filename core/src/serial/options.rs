@@ -44,6 +44,7 @@ pub(crate) enum NoOption {
     Invalid,
 }
 
+#[derive(Clone)]
 pub(crate) struct OptionView<'v> {
     pub env: SerialEnv<'v>,
     pub power: PowerModel<'v>,
@@ -120,6 +121,12 @@ impl<'v> OptionView<'v> {
             }
         }
         self.best[j as usize] = best;
+    }
+
+    /// The end of the view's day: an option starting at or after it is invalid.
+    #[inline]
+    pub fn day_end(&self) -> Micros {
+        self.day.1
     }
 
     /// Whether any machine is available.

@@ -19,12 +19,12 @@ use crate::serial::queue::NONE;
 use crate::units::Micros;
 
 #[inline]
-fn pack(m: u16, k: u8) -> u32 {
+pub(super) fn pack(m: u16, k: u8) -> u32 {
     (m as u32) << 8 | k as u32
 }
 
 #[inline]
-fn unpack(c: u32) -> (u16, u8) {
+pub(super) fn unpack(c: u32) -> (u16, u8) {
     ((c >> 8) as u16, c as u8)
 }
 
@@ -39,7 +39,7 @@ const _: () = assert!(MAX_OPTIONS <= 128);
 /// completing first, so an option whose score at that utility cannot beat the best so far
 /// is skipped without evaluating its utility (the same choice, far fewer evaluations of the
 /// curve). Candidates are examined by that bound, best first.
-fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>, u64) {
+pub(super) fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>, u64) {
     // Filled as found: no cost for the capacity a task does not use.
     let mut cand: heapless::Vec<(Opt, f64), MAX_OPTIONS> = heapless::Vec::new();
     let mut evals = 0u64;
@@ -142,7 +142,7 @@ fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>
 impl EScratch<'_> {
     /// The better of slots `a` and `b`: higher score, then earlier task.
     #[inline]
-    fn better(&self, a: u32, b: u32) -> u32 {
+    pub(super) fn better(&self, a: u32, b: u32) -> u32 {
         if a == NONE {
             return b;
         }
@@ -157,7 +157,7 @@ impl EScratch<'_> {
         }
     }
 
-    fn set_leaf(&mut self, n: usize, s: usize, active: bool) {
+    pub(super) fn set_leaf(&mut self, n: usize, s: usize, active: bool) {
         let mut p = n + s;
         self.tree[p] = if active { s as u32 } else { NONE };
         p >>= 1;
