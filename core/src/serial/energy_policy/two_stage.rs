@@ -115,6 +115,17 @@ pub(super) fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<
         if i == top || bound < bs1 || (bound == bs1 && tie == core::cmp::Ordering::Greater) {
             continue;
         }
+        // A later interval of the curve bounds the utility lower, still without `exp`.
+        if needs_u && o.end != first {
+            let up = v.utility_upper(t, o.end);
+            if up < u_up {
+                let (etc_s, eec_j, end_s) = parts(&o);
+                let b2 = h.stage1(&v.norm, up, etc_s, eec_j, end_s);
+                if b2 < bs1 || (b2 == bs1 && tie == core::cmp::Ordering::Greater) {
+                    continue;
+                }
+            }
+        }
         let s1 = score(&o, bound);
         if s1 > bs1 || (s1 == bs1 && tie == core::cmp::Ordering::Less) {
             best = (o, s1);
