@@ -17,6 +17,7 @@ use super::env::{SerialEnv, SerialTask, MAX_SERIAL_MACHINES, MAX_SERIAL_MACHINE_
 use super::pstate::PowerModel;
 use crate::energy::window_share;
 use crate::units::{Micros, MilliJoules};
+use crate::utility::UtilityCurve;
 use heapless::Vec;
 
 /// No machine.
@@ -44,6 +45,7 @@ pub(crate) enum NoOption {
     Invalid,
 }
 
+#[derive(Clone)]
 pub(crate) struct OptionView<'v> {
     pub env: SerialEnv<'v>,
     pub power: PowerModel<'v>,
@@ -122,6 +124,12 @@ impl<'v> OptionView<'v> {
         self.best[j as usize] = best;
     }
 
+    /// The end of the view's day: an option starting at or after it is invalid.
+    #[inline]
+    pub fn day_end(&self) -> Micros {
+        self.day.1
+    }
+
     /// Whether any machine is available.
     pub fn any_available(&self) -> bool {
         self.best.iter().any(|&m| m != NO_MACHINE)
@@ -196,6 +204,35 @@ impl<'v> OptionView<'v> {
             .unwrap_or(0.0)
     }
 
+    /// An upper bound on [`OptionView::utility`] without an exponential: the level at the
+    /// start of the curve's interval holding `c` (the evaluated curve is clamped to it, so
+    /// the bound is exact, not rounded); infinity for a curve of another shape.
+    #[inline]
+    pub fn utility_upper(&self, t: u32, c: Micros) -> f64 {
+        let task = &self.tasks[t as usize];
+        let UtilityCurve::PiecewiseExp {
+            priority,
+            first,
+            class,
+            ..
+        } = task.curve
+        else {
+            return f64::INFINITY;
+        };
+        let age = c.saturating_sub(task.arrival);
+        let Ok(class) = self.env.classes.get(class) else {
+            return f64::INFINITY;
+        };
+        if age < first {
+            return priority;
+        }
+        let dt = age - first;
+        match class.intervals.iter().rposition(|iv| iv.offset <= dt) {
+            Some(k) => class.intervals[k].psi * priority,
+            None => priority,
+        }
+    }
+
     /// Task `t`'s starting utility (its priority's).
     pub fn priority(&self, t: u32) -> f64 {
         self.utility(t, self.tasks[t as usize].arrival)
@@ -254,6 +291,52 @@ fn largest_passing(budget_j: f64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::utility::{Urgency, UtilityClasses};
+
+    #[test]
+    fn the_utility_bound_is_never_below_the_curve_and_never_rises() {
+        let classes = UtilityClasses::essc20();
+        let etc = [Micros::from_mins(10)];
+        let env = SerialEnv {
+            machine_type: &[0],
+            machine_types: 1,
+            special_types: 0,
+            etc: &etc,
+            classes: &classes,
+        };
+        let power = PowerModel {
+            pstates: 1,
+            etc: &etc,
+            apc_mw: &[1000],
+        };
+        let tasks: heapless::Vec<SerialTask, 20> = (0..20u8)
+            .map(|c| SerialTask {
+                ty: 0,
+                arrival: Micros::from_mins(3),
+                curve: UtilityCurve::essc(8.0, Urgency::ALL[c as usize % 4], etc[0], c),
+            })
+            .collect();
+        let norm = Normalisers {
+            max_utility: 8.0,
+            max_eec_j: 1.0,
+            min_eec_j: 1.0,
+            min_etc_s: 1.0,
+        };
+        let day = (Micros::ZERO, Micros::from_hours(24));
+        let v = OptionView::new(env, power, &tasks, norm, day, day.1, false, |_| {
+            Micros::ZERO
+        });
+        for t in 0..tasks.len() as u32 {
+            let mut last = f64::INFINITY;
+            for i in 0..40_000u64 {
+                let c = Micros(i * 37_000_000);
+                let (u, up) = (v.utility(t, c), v.utility_upper(t, c));
+                assert!(u <= up, "task {t} at {c:?}: {u} above {up}");
+                assert!(up <= last, "task {t} at {c:?}: the bound rose");
+                last = up;
+            }
+        }
+    }
 
     #[test]
     fn the_integer_threshold_passes_what_the_joules_comparison_passes() {

@@ -1,6 +1,6 @@
 //! The heuristics of Chapters 3 and 4 over (task, machine, P-state) options, one file per
 //! family: the two-stage passes (`two_stage`: Min-Min Comp, Max-Max Util / UPT / UPE and the
-//! weighted heuristics), Chapter 4's arrival-order family (`arrival_order`: FCFS and LCFS,
+//! weighted heuristics; `two_stage_lazy` gives the same decisions with fewer re-choices), Chapter 4's arrival-order family (`arrival_order`: FCFS and LCFS,
 //! plain and prioritized, P-state 0 or all P-states) and Random (`random`).
 //!
 //! Each maps the mappable tasks `slots[..n]` (in arrival order) through the event's
@@ -9,6 +9,7 @@
 mod arrival_order;
 mod random;
 mod two_stage;
+mod two_stage_lazy;
 
 use super::energy_heuristic::EnergyHeuristic;
 use super::options::{NoOption, Opt, OptionView};
@@ -44,6 +45,6 @@ pub(crate) fn run(
             all_pstates,
         } => arrival_order::run(v, sc, n, newest_first, prioritized, all_pstates, out),
         EnergyHeuristic::Random => random::run(v, sc, n, rng, out),
-        h => two_stage::run(h, v, sc, n, out),
+        h => two_stage_lazy::run(h, v, sc, n, out),
     }
 }

@@ -19,27 +19,25 @@ use crate::serial::queue::NONE;
 use crate::units::Micros;
 
 #[inline]
-fn pack(m: u16, k: u8) -> u32 {
+pub(super) fn pack(m: u16, k: u8) -> u32 {
     (m as u32) << 8 | k as u32
 }
 
 #[inline]
-fn unpack(c: u32) -> (u16, u8) {
+pub(super) fn unpack(c: u32) -> (u16, u8) {
     ((c >> 8) as u16, c as u8)
 }
 
 /// Most options of one task (one machine per type).
 const MAX_OPTIONS: usize = MAX_SERIAL_MACHINE_TYPES * MAX_SERIAL_PSTATES;
-// `choose` marks visited candidates in a u128.
-const _: () = assert!(MAX_OPTIONS <= 128);
 
 /// Task `t`'s best valid, filtered option and its stage-2 score; the options examined.
 ///
 /// Every objective is non-decreasing in the utility, and no option earns more than the one
 /// completing first, so an option whose score at that utility cannot beat the best so far
 /// is skipped without evaluating its utility (the same choice, far fewer evaluations of the
-/// curve). Candidates are examined by that bound, best first.
-fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>, u64) {
+/// curve).
+pub(super) fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>, u64) {
     // Filled as found: no cost for the capacity a task does not use.
     let mut cand: heapless::Vec<(Opt, f64), MAX_OPTIONS> = heapless::Vec::new();
     let mut evals = 0u64;
@@ -85,49 +83,55 @@ fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>
         let (etc_s, eec_j, end_s) = parts(&c.0);
         c.1 = h.stage1(&v.norm, u_up, etc_s, eec_j, end_s);
     }
-    // Visited in the order of a sort by (bound descending, then (end, m, k)), which is
-    // total since (m, k) differ: the next is picked by a scan, as most tasks stop after one
-    // or two (a whole sort cost more than the rest of the choice).
+    // The best is the maximum of a total order (score, then earlier (end, m, k): the (m, k)
+    // differ), whatever the order of the visits; the highest bound goes first, so that the
+    // bound prunes most of the others, which follow in their order of discovery.
     let order = |a: &(Opt, f64), b: &(Opt, f64)| {
         b.1.total_cmp(&a.1)
             .then_with(|| (a.0.end, a.0.m, a.0.k).cmp(&(b.0.end, b.0.m, b.0.k)))
     };
-    let mut visited = 0u128;
-    let mut best: Option<(Opt, f64)> = None;
-    loop {
-        let mut next: Option<usize> = None;
-        for (i, c) in cand.iter().enumerate() {
-            if visited >> i & 1 == 0
-                && next.is_none_or(|b| order(c, &cand[b]) == core::cmp::Ordering::Less)
-            {
-                next = Some(i);
-            }
+    let mut top = 0usize;
+    for i in 1..cand.len() {
+        if order(&cand[i], &cand[top]) == core::cmp::Ordering::Less {
+            top = i;
         }
-        let Some(i) = next else { break };
-        visited |= 1 << i;
-        let (o, bound) = cand[i];
-        if let Some((b, bs1)) = &best {
-            // In bound order: nothing later can beat the best.
-            if bound < *bs1 || (bound == *bs1 && (o.end, o.m, o.k) > (b.end, b.m, b.k)) {
-                break;
-            }
-        }
-        let (etc_s, eec_j, end_s) = parts(&o);
-        // The earliest completion's utility is known already.
-        let u = |c: Micros| if c == first { u_up } else { v.utility(t, c) };
-        let s1 = if needs_u {
+    }
+    // The earliest completion's utility is known already.
+    let u = |c: Micros| if c == first { u_up } else { v.utility(t, c) };
+    let score = |o: &Opt, bound: f64| {
+        if needs_u {
+            let (etc_s, eec_j, end_s) = parts(o);
             h.stage1(&v.norm, u(o.end), etc_s, eec_j, end_s)
         } else {
             bound
-        };
-        let better = match &best {
-            None => true,
-            Some((b, bs1)) => s1 > *bs1 || (s1 == *bs1 && (o.end, o.m, o.k) < (b.end, b.m, b.k)),
-        };
-        if better {
-            best = Some((o, s1));
+        }
+    };
+    let (o, bound) = cand[top];
+    let mut best: (Opt, f64) = (o, score(&o, bound));
+    for (i, &(o, bound)) in cand.iter().enumerate() {
+        let (b, bs1) = best;
+        let tie = (o.end, o.m, o.k).cmp(&(b.end, b.m, b.k));
+        // A score never exceeds its bound: this one cannot beat the best.
+        if i == top || bound < bs1 || (bound == bs1 && tie == core::cmp::Ordering::Greater) {
+            continue;
+        }
+        // A later interval of the curve bounds the utility lower, still without `exp`.
+        if needs_u && o.end != first {
+            let up = v.utility_upper(t, o.end);
+            if up < u_up {
+                let (etc_s, eec_j, end_s) = parts(&o);
+                let b2 = h.stage1(&v.norm, up, etc_s, eec_j, end_s);
+                if b2 < bs1 || (b2 == bs1 && tie == core::cmp::Ordering::Greater) {
+                    continue;
+                }
+            }
+        }
+        let s1 = score(&o, bound);
+        if s1 > bs1 || (s1 == bs1 && tie == core::cmp::Ordering::Less) {
+            best = (o, s1);
         }
     }
+    let best = Some(best);
     // Max-Max Util's stage 2 scores the chosen option's utility; the others score as stage 1.
     (
         best.map(|(o, s1)| match h {
@@ -142,7 +146,7 @@ fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>
 impl EScratch<'_> {
     /// The better of slots `a` and `b`: higher score, then earlier task.
     #[inline]
-    fn better(&self, a: u32, b: u32) -> u32 {
+    pub(super) fn better(&self, a: u32, b: u32) -> u32 {
         if a == NONE {
             return b;
         }
@@ -157,7 +161,7 @@ impl EScratch<'_> {
         }
     }
 
-    fn set_leaf(&mut self, n: usize, s: usize, active: bool) {
+    pub(super) fn set_leaf(&mut self, n: usize, s: usize, active: bool) {
         let mut p = n + s;
         self.tree[p] = if active { s as u32 } else { NONE };
         p >>= 1;

@@ -1,0 +1,307 @@
+//! The two-stage pass of `two_stage` with lazy re-choices: the same decisions, far fewer
+//! choices per event when many tasks want the same machine (every unfiltered run).
+//!
+//! The eager pass re-chooses every task whose machine was just taken. Here such a task keeps
+//! its key, marked stale, and is chosen again only when it reaches the top of the tournament
+//! tree. Both passes then take, at every step, the best fresh choice over every task (higher
+//! score, then earlier task), so the same (task, option) in the same order, because within
+//! one event:
+//!
+//! - a take only delays the best machine of its type and spends energy, so every option's
+//!   score and place in the tie order only worsen: a stale key never underestimates, and a
+//!   choice whose machine was not taken and that still fits is still the task's best;
+//! - no option becomes valid, which holds while no option of a taken type can run across
+//!   the day's end (a later start there moves energy to tomorrow, so an option refused today
+//!   could fit): each take checks it, and the event is mapped by the eager pass from its
+//!   start if it fails (decisions are reported only once the lazy pass has finished);
+//! - a task left without an option is reported when it surfaces rather than when the eager
+//!   pass re-chooses it; whether it is filtered or invalid could differ between those moments
+//!   only if it had a valid option at the event's start and none at its end, which is
+//!   checked too (and falls back the same way).
+//!
+//! Under `cfg(test)` every lazy event of the core's tests is mapped again by the eager pass
+//! and compared (`tests::check_against_eager`).
+
+use super::two_stage::{self, choose, pack, unpack};
+use super::{Decision, EScratch};
+use crate::serial::energy_heuristic::EnergyHeuristic;
+use crate::serial::env::{MAX_SERIAL_MACHINES, MAX_SERIAL_MACHINE_TYPES};
+use crate::serial::options::{NoOption, OptionView, NO_MACHINE};
+use crate::serial::queue::NONE;
+use crate::units::Micros;
+
+/// A decided slot's `choice` when it had no option: filtered, or invalid.
+const FILTERED: u32 = u32::MAX - 1;
+const INVALID: u32 = u32::MAX;
+
+/// Each machine type's longest run among the event's tasks: the largest finite ETC over
+/// their types and the P-states.
+fn longest(v: &OptionView<'_>, slots: &[u32]) -> [Micros; MAX_SERIAL_MACHINE_TYPES] {
+    let mut l = [Micros::ZERO; MAX_SERIAL_MACHINE_TYPES];
+    let p = v.power.pstates as usize;
+    let mut last = u16::MAX;
+    for &t in slots {
+        let ty = v.tasks[t as usize].ty;
+        // Arrivals of one type often come together; a repeat adds nothing.
+        if ty == last {
+            continue;
+        }
+        last = ty;
+        for j in 0..v.env.machine_types {
+            let b = v.power.base(&v.env, ty, j);
+            for &x in &v.power.etc[b..b + p] {
+                if x != Micros::MAX && x > l[j as usize] {
+                    l[j as usize] = x;
+                }
+            }
+        }
+    }
+    l
+}
+
+/// Whether an option on the best machine of type `j` could run across the day's end.
+fn crosses(v: &OptionView<'_>, longest: &[Micros], j: u8) -> bool {
+    let b = v.best_of(j);
+    if b == NO_MACHINE {
+        return false;
+    }
+    let r = v.ready(b);
+    let de = v.day_end();
+    r < de && r.saturating_add(longest[j as usize]) > de
+}
+
+/// The decisions in the order made: a list through `prev` of decided slots (free once a
+/// slot is decided), each slot's `choice` its option (`pack`) or [`FILTERED`] / [`INVALID`].
+struct Log {
+    head: u32,
+    tail: u32,
+}
+
+impl Log {
+    fn push(&mut self, prev: &mut [u32], s: usize) {
+        prev[s] = NONE;
+        if self.tail == NONE {
+            self.head = s as u32;
+        } else {
+            prev[self.tail as usize] = s as u32;
+        }
+        self.tail = s as u32;
+    }
+}
+
+/// The lazy pass's state: takes per machine (a choice is fresh while its machine's count is
+/// the one it saw, kept in `next`), the log, the options examined.
+struct Lazy {
+    taken: [u32; MAX_SERIAL_MACHINES],
+    log: Log,
+    evals: u64,
+}
+
+impl Lazy {
+    /// Chooses for slot `s`; returns whether it has an option (otherwise it is logged).
+    fn choose(
+        &mut self,
+        h: EnergyHeuristic,
+        v: &OptionView<'_>,
+        sc: &mut EScratch<'_>,
+        s: usize,
+    ) -> bool {
+        let t = sc.slots[s];
+        let (c, e) = choose(h, v, t);
+        self.evals += e;
+        match c {
+            Some((o, key)) => {
+                sc.choice[s] = pack(o.m, o.k);
+                sc.key[s] = key;
+                sc.next[s] = self.taken[o.m as usize];
+                true
+            }
+            None => {
+                sc.choice[s] = match v.why_none(t) {
+                    NoOption::Filtered => FILTERED,
+                    NoOption::Invalid => INVALID,
+                };
+                self.log.push(&mut *sc.prev, s);
+                false
+            }
+        }
+    }
+}
+
+/// The lazy pass over `sc.slots[..n]`; `None` if a take let an option cross the day's end.
+fn pass(
+    h: EnergyHeuristic,
+    v: &mut OptionView<'_>,
+    sc: &mut EScratch<'_>,
+    n: usize,
+    longest: &[Micros],
+    lz: &mut Lazy,
+) -> Option<()> {
+    for s in 0..n {
+        let active = lz.choose(h, v, sc, s);
+        sc.tree[n + s] = if active { s as u32 } else { NONE };
+    }
+    for p in (1..n).rev() {
+        sc.tree[p] = sc.better(sc.tree[2 * p], sc.tree[2 * p + 1]);
+    }
+    loop {
+        let root = sc.tree[1];
+        if root == NONE {
+            return Some(());
+        }
+        let s = root as usize;
+        let t = sc.slots[s];
+        let (m, k) = unpack(sc.choice[s]);
+        let fresh = sc.next[s] == lz.taken[m as usize];
+        // Stale, or no longer fitting the energy left: choose again.
+        let Some(o) = fresh.then(|| v.valid(t, m, k)).flatten() else {
+            let active = lz.choose(h, v, sc, s);
+            sc.set_leaf(n, s, active);
+            continue;
+        };
+        v.take(&o);
+        lz.taken[m as usize] += 1;
+        lz.log.push(&mut *sc.prev, s);
+        sc.set_leaf(n, s, false);
+        if crosses(v, longest, v.env.machine_type[m as usize]) {
+            return None;
+        }
+    }
+}
+
+/// Maps `sc.slots[..n]` as `two_stage::run` does, calling `out` once per task; returns the
+/// options evaluated (the lazy pass's and, when it fell back, the eager pass's).
+pub(super) fn run(
+    h: EnergyHeuristic,
+    v: &mut OptionView<'_>,
+    sc: &mut EScratch<'_>,
+    n: usize,
+    out: &mut dyn FnMut(u32, Decision),
+) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    let longest = longest(v, &sc.slots[..n]);
+    // Already at the day's end: a take there would fall back anyway.
+    if (0..v.env.machine_types).any(|j| crosses(v, &longest, j)) {
+        return two_stage::run(h, v, sc, n, out);
+    }
+    let start = v.clone();
+    let mut lz = Lazy {
+        taken: [0; MAX_SERIAL_MACHINES],
+        log: Log {
+            head: NONE,
+            tail: NONE,
+        },
+        evals: 0,
+    };
+    let done = pass(h, v, sc, n, &longest, &mut lz).is_some() && {
+        // A task without options: the same verdict at the event's start and end, so at
+        // whatever moment the eager pass reported it.
+        let mut same = true;
+        let mut s = lz.log.head;
+        while s != NONE && same {
+            let (t, c) = (sc.slots[s as usize], sc.choice[s as usize]);
+            if c == FILTERED || c == INVALID {
+                let w = if c == FILTERED {
+                    NoOption::Filtered
+                } else {
+                    NoOption::Invalid
+                };
+                same = start.why_none(t) == w && v.why_none(t) == w;
+            }
+            s = sc.prev[s as usize];
+        }
+        same
+    };
+    *v = start;
+    if !done {
+        return lz.evals + two_stage::run(h, v, sc, n, out);
+    }
+    #[cfg(test)]
+    tests::check_against_eager(h, v, sc, n, lz.log.head);
+    // Replay from the event's start: the same takes on the same states give the same options.
+    let mut s = lz.log.head;
+    while s != NONE {
+        let (t, c) = (sc.slots[s as usize], sc.choice[s as usize]);
+        match c {
+            FILTERED => out(t, Err(NoOption::Filtered)),
+            INVALID => out(t, Err(NoOption::Invalid)),
+            c => {
+                let (m, k) = unpack(c);
+                match v.valid(t, m, k) {
+                    Some(o) => {
+                        v.take(&o);
+                        out(t, Ok(o));
+                    }
+                    // Unreachable: the lazy pass took this option on this same state.
+                    None => {
+                        debug_assert!(false, "replayed option no longer valid");
+                        out(t, Err(v.why_none(t)));
+                    }
+                }
+            }
+        }
+        s = sc.prev[s as usize];
+    }
+    lz.evals
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every lazy event of the core's tests (golden digests, property tests) is mapped again
+    //! by the eager pass from the same start: the same takes in the same order, and the same
+    //! verdict for every task left without an option.
+
+    extern crate std;
+    use super::*;
+    use std::vec;
+    use std::vec::Vec;
+
+    pub(super) fn check_against_eager(
+        h: EnergyHeuristic,
+        start: &OptionView<'_>,
+        sc: &EScratch<'_>,
+        n: usize,
+        head: u32,
+    ) {
+        let mut lazy_ok = Vec::new();
+        let mut lazy_none = Vec::new();
+        let mut s = head;
+        while s != NONE {
+            let (t, c) = (sc.slots[s as usize], sc.choice[s as usize]);
+            match c {
+                FILTERED => lazy_none.push((t, NoOption::Filtered)),
+                INVALID => lazy_none.push((t, NoOption::Invalid)),
+                c => lazy_ok.push((t, unpack(c))),
+            }
+            s = sc.prev[s as usize];
+        }
+        let mut slots: Vec<u32> = sc.slots[..n].to_vec();
+        let (mut key, mut choice, mut next, mut prev, mut tree) = (
+            vec![0.0; n],
+            vec![0u32; n],
+            vec![0u32; n],
+            vec![0u32; n],
+            vec![0u32; 2 * n],
+        );
+        let mut esc = EScratch {
+            slots: &mut slots,
+            key: &mut key,
+            choice: &mut choice,
+            next: &mut next,
+            prev: &mut prev,
+            tree: &mut tree,
+        };
+        let mut v = start.clone();
+        let (mut eager_ok, mut eager_none) = (Vec::new(), Vec::new());
+        two_stage::run(h, &mut v, &mut esc, n, &mut |t, d| match d {
+            Ok(o) => eager_ok.push((t, (o.m, o.k))),
+            Err(w) => eager_none.push((t, w)),
+        });
+        assert_eq!(lazy_ok, eager_ok, "{h:?}: takes differ");
+        lazy_none.sort_by_key(|x| x.0);
+        eager_none.sort_by_key(|x| x.0);
+        assert_eq!(lazy_none, eager_none, "{h:?}: tasks without options differ");
+    }
+}
