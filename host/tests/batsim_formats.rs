@@ -729,9 +729,11 @@ fn experiment_worker_threads_are_threads() {
         assert_eq!(out.status.code(), Some(2), "{e}");
         assert!(e.contains("--threads 0"), "{flag}: {e}");
     }
-    let help = ok(&["experiment", "--help"]);
-    assert!(
-        help.contains("--threads <N>") && help.contains("[alias: --jobs]"),
-        "{help}"
-    );
+    for command in ["experiment", "pareto"] {
+        let help = ok(&[command, "--help"]);
+        assert!(
+            help.contains("--threads <N>") && help.contains("[alias: --jobs]"),
+            "{command}: {help}"
+        );
+    }
 }

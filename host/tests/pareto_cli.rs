@@ -15,12 +15,13 @@ fn bench() -> String {
 
 fn run_twice(file: &Path, out: &Path, name: &str) -> String {
     let mut fronts = Vec::new();
-    for jobs in ["1", "2"] {
+    // `--jobs` is the former name of `--threads`, kept as an alias.
+    for (flag, jobs) in [("--threads", "1"), ("--jobs", "2")] {
         let dir = out.join(format!("{name}-{jobs}"));
         let o = kairos(&[
             "pareto",
             file.to_str().unwrap(),
-            "--jobs",
+            flag,
             jobs,
             "--out",
             dir.to_str().unwrap(),
@@ -86,4 +87,55 @@ fn a_bad_file_is_an_error_naming_its_line() {
         "{err}"
     );
     assert!(err.contains("benchmarks = (absent)"), "{err}");
+}
+
+/// The reports folder is checked before any generation runs: a folder holding an earlier
+/// run's reports is refused without `--force` (exit 1, and the old reports are left
+/// whole), `--force` runs again over it, and `--threads 0` is a usage error (exit 2).
+#[test]
+fn the_reports_folder_is_checked_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("c7.toml");
+    std::fs::write(
+        &f,
+        "system = \"pareto-stochastic\"\nname = \"c7\"\nseed = 2\ntasks = 20\nwindow_min = 2\n\
+         samples = 4\nscores = [\"expected\"]\npopulation = 4\ncheckpoints = [0, 1]\n\
+         fuzzy = 2\n",
+    )
+    .unwrap();
+    let out = dir.path().join("o");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "pareto",
+            f.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        kairos(&args)
+    };
+    let first = run(&[]);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let coverage = std::fs::read(out.join("coverage.csv")).unwrap();
+    let again = run(&[]);
+    assert_eq!(again.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains("pass --force"), "{err}");
+    assert!(
+        !err.contains("generation"),
+        "refused before any generation: {err}"
+    );
+    assert_eq!(std::fs::read(out.join("coverage.csv")).unwrap(), coverage);
+    let forced = run(&["--force"]);
+    assert!(
+        forced.status.success(),
+        "{}",
+        String::from_utf8_lossy(&forced.stderr)
+    );
+    let zero = run(&["--force", "--threads", "0"]);
+    assert_eq!(zero.status.code(), Some(2));
 }

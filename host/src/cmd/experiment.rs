@@ -338,6 +338,14 @@ fn failed(exp: &Experiment, outcome: &runner::Outcome, runs_total: u64) -> anyho
     Ok(())
 }
 
+/// Where a seed 002 file's reports go (`--out`, `--force`).
+fn reports_dir(args: &Args) -> crate::seed002::ReportsDir {
+    crate::seed002::ReportsDir {
+        dir: args.out.clone(),
+        force: args.force,
+    }
+}
+
 /// A seed 002 file (`system = "serial"`): one line per finished trial, the table to stdout.
 fn serial(args: Args) -> anyhow::Result<()> {
     let start = Instant::now();
@@ -350,8 +358,13 @@ fn serial(args: Args) -> anyhow::Result<()> {
         );
     };
     let json = args.json;
-    let (table, dir) =
-        crate::seed002::run_file(&args.file, args.trials, args.out, args.jobs, &progress)?;
+    let (table, dir) = crate::seed002::run_file(
+        &args.file,
+        args.trials,
+        reports_dir(&args),
+        args.jobs,
+        &progress,
+    )?;
     if json {
         let s = super::json::dir_summary(&dir, &["summary.csv"])?;
         writeln!(super::pipe::stdout(), "{s}")?;
@@ -377,7 +390,7 @@ fn serial_energy(args: Args) -> anyhow::Result<()> {
     let (table, dir) = crate::seed002::energy_experiment::run_file(
         &args.file,
         args.trials,
-        args.out,
+        reports_dir(&args),
         args.jobs,
         &progress,
     )?;

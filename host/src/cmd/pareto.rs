@@ -18,9 +18,13 @@ pub struct Args {
     /// Write the reports here instead of `out/<name>/`.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Worker threads (default: one per core). Results do not depend on it.
-    #[arg(long, value_name = "N")]
+    /// Worker threads (default: one per core). Results do not depend on it. `--jobs` is its
+    /// former name, kept as an alias.
+    #[arg(long = "threads", visible_alias = "jobs", value_name = "N")]
     pub jobs: Option<usize>,
+    /// Overwrite an earlier run's reports in the folder.
+    #[arg(long)]
+    pub force: bool,
     /// Print the summary (coverage.csv's rows) as JSON on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -31,8 +35,16 @@ pub fn main(a: Args) -> anyhow::Result<()> {
     let progress = |p: usize, g: u64, t: std::time::Duration| {
         crate::diag!("population {p}: generation {g} after {}", duration_text(t));
     };
+    if a.jobs == Some(0) {
+        return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));
+    }
+    crate::limits::threads("--threads", a.jobs).map_err(|e| super::usage(e.to_string()))?;
+    let out = crate::seed002::ReportsDir {
+        dir: a.out,
+        force: a.force,
+    };
     let (table, dir) =
-        crate::seed002::run_pareto_file(&a.file, a.checkpoints, a.out, a.jobs, &progress)?;
+        crate::seed002::run_pareto_file(&a.file, a.checkpoints, out, a.jobs, &progress)?;
     if a.json {
         let s = super::json::dir_summary(&dir, &["coverage.csv"])?;
         writeln!(super::pipe::stdout(), "{s}")?;

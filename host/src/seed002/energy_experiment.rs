@@ -647,7 +647,7 @@ pub fn reports(exp: &EnergyExperiment, rows: &[Row]) -> (String, String, String,
 pub fn run_file(
     path: &Path,
     trials: Option<u32>,
-    out: Option<PathBuf>,
+    out: super::ReportsDir,
     jobs: Option<usize>,
     progress: &(dyn Fn(u32) + Sync),
 ) -> anyhow::Result<(String, PathBuf)> {
@@ -659,19 +659,17 @@ pub fn run_file(
         );
         exp.trials = n;
     }
+    let dir = out.prepare(&exp.name, "summary.csv")?;
     let rows = run(&exp, jobs, progress)?;
-    let dir = out.unwrap_or_else(|| Path::new("out").join(&exp.name));
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let (summary, trials_csv, traces, table) = reports(&exp, &rows);
     let svgs = plots::plots(&exp, &rows);
-    let csvs = [
-        ("summary.csv", summary),
-        ("trials.csv", trials_csv),
-        ("traces.csv", traces),
-    ];
-    for (name, text) in csvs.into_iter().chain(svgs) {
-        let p = dir.join(name);
-        std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?;
+    // summary.csv last: its presence marks the folder as holding a whole run's reports.
+    let files = [("trials.csv", trials_csv), ("traces.csv", traces)]
+        .into_iter()
+        .chain(svgs)
+        .chain([("summary.csv", summary)]);
+    for (name, text) in files {
+        crate::output::write_atomic(&dir.join(name), text)?;
     }
     Ok((table, dir))
 }

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 pub fn run_file(
     path: &Path,
     trials: Option<u32>,
-    out: Option<PathBuf>,
+    out: ReportsDir,
     jobs: Option<usize>,
     progress: &(dyn Fn(u32) + Sync),
 ) -> anyhow::Result<(String, PathBuf)> {
@@ -47,8 +47,8 @@ pub fn run_file(
         );
         exp.trials = n;
     }
+    let dir = out.prepare(&exp.name, "summary.json")?;
     let rows = experiment::run(&exp, jobs, progress)?;
-    let dir = out.unwrap_or_else(|| Path::new("out").join(&exp.name));
     report::write_all(&dir, &exp, &rows)?;
     Ok((report::text_table(&exp, &rows), dir))
 }
@@ -56,12 +56,33 @@ pub fn run_file(
 #[cfg(test)]
 mod tests;
 
+/// Where a seed 002 run writes its reports: `dir` (`--out`), or `out/<name>/` by default.
+/// The folder is checked before any work ([`crate::output::prepare_dir_marked`]): one
+/// holding an earlier run's reports (the marker file, written last) is refused unless
+/// `force`.
+pub struct ReportsDir {
+    /// The folder given by `--out`.
+    pub dir: Option<PathBuf>,
+    /// `--force`: overwrite an earlier run's reports.
+    pub force: bool,
+}
+
+impl ReportsDir {
+    /// The folder for the experiment `name`, created and checked; `marker` is the report
+    /// written last.
+    pub(crate) fn prepare(self, name: &str, marker: &str) -> anyhow::Result<PathBuf> {
+        let dir = self.dir.unwrap_or_else(|| Path::new("out").join(name));
+        crate::output::prepare_dir_marked(&dir, self.force, marker)?;
+        Ok(dir)
+    }
+}
+
 /// Runs the Pareto file at `path` (`checkpoints` overrides its checkpoints) and writes the
 /// reports to `out` (default `out/<name>/`); returns the text summary and the directory.
 pub fn run_pareto_file(
     path: &Path,
     checkpoints: Option<Vec<u64>>,
-    out: Option<PathBuf>,
+    out: ReportsDir,
     jobs: Option<usize>,
     progress: &(dyn Fn(usize, u64, std::time::Duration) + Sync),
 ) -> anyhow::Result<(String, PathBuf)> {
@@ -74,9 +95,9 @@ pub fn run_pareto_file(
             );
             exp.checkpoints = c;
         }
+        let dir = out.prepare(&exp.name, "coverage.csv")?;
         let (insts, fronts) = pareto_stochastic_run::run(&exp, jobs, progress)?;
         let clouds = pareto_stochastic_run::clouds(&exp, &insts, &fronts);
-        let dir = out.unwrap_or_else(|| Path::new("out").join(&exp.name));
         let table = pareto_stochastic_run::write_all(&dir, &exp, &fronts, &clouds)?;
         return Ok((table, dir));
     }
@@ -89,8 +110,8 @@ pub fn run_pareto_file(
         exp.checkpoints = c;
     }
     let (_, inst) = exp.instance()?;
+    let dir = out.prepare(&exp.name, "coverage.csv")?;
     let fronts = pareto_experiment::run(&exp, &inst, jobs, progress)?;
-    let dir = out.unwrap_or_else(|| Path::new("out").join(&exp.name));
     pareto_report::write_all(&dir, &exp, &inst, &fronts)?;
     Ok((pareto_report::text_table(&exp, &inst, &fronts), dir))
 }

@@ -299,7 +299,8 @@ pub fn text_table(exp: &ParetoExperiment, inst: &Instance, fronts: &[Front]) -> 
     s
 }
 
-/// Writes every report of `fronts` to `dir`.
+/// Writes every report of `fronts` to `dir`, each file whole (written beside and renamed),
+/// `coverage.csv` last.
 pub fn write_all(
     dir: &Path,
     exp: &ParetoExperiment,
@@ -307,12 +308,8 @@ pub fn write_all(
     fronts: &[Front],
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let write = |name: &str, text: &str| -> anyhow::Result<()> {
-        std::fs::write(dir.join(name), text)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", dir.join(name).display()))
-    };
+    let write = |name: &str, text: &str| crate::output::write_atomic(&dir.join(name), text);
     write("fronts.csv", &fronts_csv(exp, inst, fronts))?;
-    write("coverage.csv", &coverage_csv(exp, fronts))?;
     let mut t = String::from("population,generation,elapsed_s\n");
     for f in fronts {
         let _ = writeln!(
@@ -348,6 +345,8 @@ pub fn write_all(
         )?;
     }
     write("summary.txt", &text_table(exp, inst, fronts))?;
+    // Last: its presence marks the folder as holding a whole run's reports.
+    write("coverage.csv", &coverage_csv(exp, fronts))?;
     Ok(())
 }
 

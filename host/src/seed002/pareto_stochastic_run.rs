@@ -412,7 +412,8 @@ pub fn coverage_csv(exp: &StochasticExperiment, clouds: &[Cloud]) -> String {
     s
 }
 
-/// Writes fronts.csv, clouds.csv, coverage.csv, timings.csv and the plots to `dir`.
+/// Writes fronts.csv, timings.csv, clouds.csv, the plots and, last, coverage.csv to `dir`,
+/// each file whole (written beside and renamed).
 pub fn write_all(
     dir: &Path,
     exp: &StochasticExperiment,
@@ -420,10 +421,7 @@ pub fn write_all(
     clouds: &[Cloud],
 ) -> anyhow::Result<String> {
     std::fs::create_dir_all(dir)?;
-    let write = |name: &str, text: &str| -> anyhow::Result<()> {
-        std::fs::write(dir.join(name), text)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", dir.join(name).display()))
-    };
+    let write = |name: &str, text: &str| crate::output::write_atomic(&dir.join(name), text);
     let mut f = String::from("score,generation,point,utility,energy_j\n");
     let mut t = String::from("score,generation,elapsed_s\n");
     let mut table = String::new();
@@ -457,7 +455,6 @@ pub fn write_all(
     write("fronts.csv", &f)?;
     write("timings.csv", &t)?;
     write("clouds.csv", &clouds_csv(exp, clouds))?;
-    write("coverage.csv", &coverage_csv(exp, clouds))?;
     let last = *exp.checkpoints.last().expect("checked");
     let series: Vec<ScatterSeries> = (0..exp.scores.len())
         .map(|s| ScatterSeries {
@@ -484,5 +481,7 @@ pub fn write_all(
             &series,
         ),
     )?;
+    // Last: its presence marks the folder as holding a whole run's reports.
+    write("coverage.csv", &coverage_csv(exp, clouds))?;
     Ok(table)
 }

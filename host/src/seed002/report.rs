@@ -400,13 +400,13 @@ pub fn write_all(dir: &Path, exp: &SerialExperiment, rows: &[Row]) -> anyhow::Re
     let files = [
         ("trials.csv", trials_csv(exp, rows)),
         ("summary.csv", summary_csv(&sums)),
-        ("summary.json", summary_json(exp, &sums)),
         ("utility.svg", utility_svg(exp, &sums)),
         ("events.svg", events_svg(exp, &sums)),
+        // Last: its presence marks the folder as holding a whole run's reports.
+        ("summary.json", summary_json(exp, &sums)),
     ];
     for (name, text) in files {
-        let p = dir.join(name);
-        std::fs::write(&p, text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        crate::output::write_atomic(&dir.join(name), text)?;
     }
     Ok(())
 }

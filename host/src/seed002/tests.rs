@@ -44,8 +44,8 @@ fn a_rerun_writes_the_same_bytes() {
     let p = write("small", SMALL);
     let out1 = p.parent().unwrap().join("out1");
     let out2 = p.parent().unwrap().join("out2");
-    super::run_file(&p, None, Some(out1.clone()), Some(2), &|_| {}).unwrap();
-    super::run_file(&p, None, Some(out2.clone()), Some(1), &|_| {}).unwrap();
+    super::run_file(&p, None, dir_at(&out1), Some(2), &|_| {}).unwrap();
+    super::run_file(&p, None, dir_at(&out2), Some(1), &|_| {}).unwrap();
     for f in [
         "trials.csv",
         "summary.csv",
@@ -57,6 +57,21 @@ fn a_rerun_writes_the_same_bytes() {
         let b = std::fs::read(out2.join(f)).unwrap();
         assert!(!a.is_empty() && a == b, "{f} differs between reruns");
     }
+    // A folder holding a run's reports is refused before any trial runs, unless forced.
+    let trials = std::sync::atomic::AtomicU32::new(0);
+    let count = |_| {
+        trials.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    };
+    let e = super::run_file(&p, None, dir_at(&out1), Some(1), &count)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("pass --force"), "{e}");
+    assert_eq!(trials.load(std::sync::atomic::Ordering::Relaxed), 0);
+    let forced = super::ReportsDir {
+        dir: Some(out1.clone()),
+        force: true,
+    };
+    super::run_file(&p, None, forced, Some(1), &count).unwrap();
     let csv = std::fs::read_to_string(out1.join("trials.csv")).unwrap();
     // 4 heuristics x 2 thresholds x 2 trials, and a header.
     assert_eq!(csv.lines().count(), 17);
@@ -109,4 +124,12 @@ fn the_priority_split_adds_up_to_the_reported_utility() {
         .next()
         .unwrap()
         .ends_with("utility_medium,utility_low"));
+}
+
+/// A reports folder at `dir`, not forced.
+fn dir_at(dir: &std::path::Path) -> super::ReportsDir {
+    super::ReportsDir {
+        dir: Some(dir.to_owned()),
+        force: false,
+    }
 }
