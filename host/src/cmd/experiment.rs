@@ -121,7 +121,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                 args.file.display()
             );
         }
-        return serial(args);
+        return seed002(args, crate::seed002::run_file);
     }
     if crate::seed002::energy_experiment::is_energy(&args.file) {
         if args.shard.is_some() {
@@ -131,7 +131,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                 args.file.display()
             );
         }
-        return serial_energy(args);
+        return seed002(args, crate::seed002::energy_experiment::run_file);
     }
     if crate::seed003::experiment::is_seed003(&args.file) {
         if args.shard.is_some() {
@@ -338,63 +338,34 @@ fn failed(exp: &Experiment, outcome: &runner::Outcome, runs_total: u64) -> anyho
     Ok(())
 }
 
-/// Where a seed 002 file's reports go (`--out`, `--force`).
-fn reports_dir(args: &Args) -> crate::seed002::ReportsDir {
-    crate::seed002::ReportsDir {
+/// How a seed 002 system runs a file: `crate::seed002::run_file` (`system = "serial"`) or
+/// `crate::seed002::energy_experiment::run_file` (`system = "serial-energy"`).
+type Seed002Run = fn(
+    &std::path::Path,
+    Option<u32>,
+    crate::seed002::ReportsDir,
+    Option<usize>,
+    &(dyn Fn(u32) + Sync),
+) -> anyhow::Result<(String, PathBuf)>;
+
+/// A seed 002 file: one line per finished trial, the table to stdout (or `--json`), the
+/// reports to `--out` (checked before any trial, `--force` to overwrite).
+fn seed002(args: Args, run: Seed002Run) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let done = AtomicU64::new(0);
+    let progress = |t: u32| {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        crate::diag!(
+            "trial {t} done ({n} so far, {} elapsed)",
+            duration_text(start.elapsed())
+        );
+    };
+    let out = crate::seed002::ReportsDir {
         dir: args.out.clone(),
         force: args.force,
-    }
-}
-
-/// A seed 002 file (`system = "serial"`): one line per finished trial, the table to stdout.
-fn serial(args: Args) -> anyhow::Result<()> {
-    let start = Instant::now();
-    let done = AtomicU64::new(0);
-    let progress = |t: u32| {
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        crate::diag!(
-            "trial {t} done ({n} so far, {} elapsed)",
-            duration_text(start.elapsed())
-        );
     };
-    let json = args.json;
-    let (table, dir) = crate::seed002::run_file(
-        &args.file,
-        args.trials,
-        reports_dir(&args),
-        args.jobs,
-        &progress,
-    )?;
-    if json {
-        let s = super::json::dir_summary(&dir, &["summary.csv"])?;
-        writeln!(super::pipe::stdout(), "{s}")?;
-        return Ok(());
-    }
-    write!(super::pipe::stdout(), "{table}")?;
-    crate::diag!("reports written to {}", dir.display());
-    Ok(())
-}
-
-/// A seed 002 energy file (`system = "serial-energy"`, Chapters 3-4): as [`serial`].
-fn serial_energy(args: Args) -> anyhow::Result<()> {
-    let start = Instant::now();
-    let done = AtomicU64::new(0);
-    let progress = |t: u32| {
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        crate::diag!(
-            "trial {t} done ({n} so far, {} elapsed)",
-            duration_text(start.elapsed())
-        );
-    };
-    let json = args.json;
-    let (table, dir) = crate::seed002::energy_experiment::run_file(
-        &args.file,
-        args.trials,
-        reports_dir(&args),
-        args.jobs,
-        &progress,
-    )?;
-    if json {
+    let (table, dir) = run(&args.file, args.trials, out, args.jobs, &progress)?;
+    if args.json {
         let s = super::json::dir_summary(&dir, &["summary.csv"])?;
         writeln!(super::pipe::stdout(), "{s}")?;
         return Ok(());
