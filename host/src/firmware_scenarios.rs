@@ -290,15 +290,69 @@ impl Observer for Recorder {
     }
 }
 
+/// Why [`run`] could not replay an encoded scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// The core refused the bytes (a corrupt or inconsistent scenario) or ran out of room.
+    Core(Error),
+    /// The header's platform and task count need more scheduler storage than
+    /// [`crate::limits::MAX_STORAGE_BYTES`]: refused before anything is allocated, as a
+    /// TOML scenario is.
+    Storage {
+        /// Nodes over all clusters.
+        nodes: u64,
+        /// The header's task count.
+        tasks: u32,
+        /// The storage they would need, in bytes.
+        need: u128,
+    },
+}
+
+impl From<Error> for RunError {
+    fn from(e: Error) -> RunError {
+        RunError::Core(e)
+    }
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Core(e) => e.fmt(f),
+            RunError::Storage { nodes, tasks, need } => write!(
+                f,
+                "the header's platform of {nodes} nodes (and {tasks} tasks) needs {} of \
+                 scheduler storage, over the limit of {}",
+                crate::limits::bytes_text(*need),
+                crate::limits::bytes_text(crate::limits::MAX_STORAGE_BYTES)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
 /// Decodes `bytes` and replays the scenario through the core's engine with host
 /// storage sized to it, decoding the tasks one at a time as the firmware does.
-pub fn run(bytes: &[u8]) -> Result<HostRun, Error> {
+pub fn run(bytes: &[u8]) -> Result<HostRun, RunError> {
     let enc = PackedScenario::decode(bytes)?;
     let header = enc.header().clone();
     // The task count sizes the storage: a corrupt one (4e9) would ask the allocator for
     // terabytes. Every task takes at least one byte, so more tasks than bytes is corrupt.
     if header.tasks as usize > bytes.len() {
-        return Err(kairos_core::error::InputError::Undecodable(0).into());
+        return Err(Error::from(kairos_core::error::InputError::Undecodable(0)).into());
+    }
+    // So do the node counts (a cluster of 2^24 nodes in a 60-byte file): the same bound
+    // as a TOML scenario's, checked before the storage is built.
+    let clusters = header.platform.clusters();
+    let nodes: u64 = clusters.iter().map(|c| c.nodes.0 as u64).sum();
+    let largest = clusters.iter().map(|c| c.nodes.0 as u64).max().unwrap_or(0);
+    let need = crate::storage::bytes_for(nodes, largest, header.tasks as u64);
+    if need > crate::limits::MAX_STORAGE_BYTES {
+        return Err(RunError::Storage {
+            nodes,
+            tasks: header.tasks,
+            need,
+        });
     }
     let mut storage = HostStorage::new(&header.platform, header.tasks as usize);
     let parts = storage.split();

@@ -130,7 +130,9 @@ fn a_truncated_scenario_fails_cleanly_on_the_host() {
         assert!(
             matches!(
                 err,
-                kairos_core::error::Error::Input(kairos_core::error::InputError::Undecodable(_))
+                firmware_scenarios::RunError::Core(kairos_core::error::Error::Input(
+                    kairos_core::error::InputError::Undecodable(_)
+                ))
             ),
             "cut {cut}: {err:?}"
         );

@@ -322,7 +322,7 @@ fn robust_encoded_scenario_is_validated() {
     flipped[at + 7] = 0x40;
     assert_eq!(
         firmware_scenarios::run(&flipped).err(),
-        Some(Error::Input(InputError::BadNumber))
+        Some(Error::Input(InputError::BadNumber).into())
     );
     // Through the binary: a clean error, exit 1.
     let dir = tempfile::tempdir().unwrap();
@@ -339,7 +339,7 @@ fn robust_encoded_scenario_is_validated() {
     assert!(n > PREFIX_LEN);
     assert_eq!(
         firmware_scenarios::run(&buf[..n]).err(),
-        Some(Error::Input(InputError::Undecodable(0)))
+        Some(Error::Input(InputError::Undecodable(0)).into())
     );
 }
 
@@ -388,7 +388,7 @@ fn robust_decoded_priority_over_the_limit() {
     );
     assert_eq!(
         firmware_scenarios::run(&bytes).err(),
-        Some(Error::Input(InputError::UtilityTooLarge))
+        Some(Error::Input(InputError::UtilityTooLarge).into())
     );
     let out = kairos(&["digest", s(&path)]);
     assert_eq!(out.status.code(), Some(1));
@@ -409,11 +409,35 @@ fn robust_decoded_schedule_over_the_limit() {
     let bytes = std::fs::read(&path).unwrap();
     let bad = Some(Error::Input(InputError::BadSchedule));
     assert_eq!(PackedScenario::decode(&bytes).err(), bad);
-    assert_eq!(firmware_scenarios::run(&bytes).err(), bad);
+    assert_eq!(firmware_scenarios::run(&bytes).err(), bad.map(Into::into));
     let out = kairos(&["digest", s(&path)]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("mapping interval under 1 s"), "{err}");
+}
+
+/// A 61-byte encoded scenario (a find of the `packed_scenario` fuzz campaign) whose header
+/// gives a cluster of 50 million nodes: the decoder accepts the header, and the run refuses
+/// it before sizing its storage (it asked the allocator for 413 GB), with exit 1 and the
+/// storage it would need.
+#[test]
+fn robust_decoded_platform_over_the_storage_limit() {
+    use kairos_host::firmware_scenarios::{self, RunError};
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/corpus/packed_scenario/fuzz_fifty_million_nodes.bin");
+    let bytes = std::fs::read(&path).unwrap();
+    match firmware_scenarios::run(&bytes) {
+        Err(RunError::Storage { nodes, need, .. }) => {
+            assert_eq!(nodes, 50_432_099);
+            assert!(need > kairos_host::limits::MAX_STORAGE_BYTES);
+        }
+        other => panic!("expected a storage refusal, got {:?}", other.err()),
+    }
+    let out = kairos(&["digest", s(&path)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("50432099 nodes"), "{err}");
+    assert!(err.contains("over the limit of"), "{err}");
 }
 
 /// A seed 003 experiment whose lists make a grid of 40^6 points is refused before the grid
