@@ -197,6 +197,34 @@ fn y_axis(svg: &mut String, f: &Frame, label: &str) {
     );
 }
 
+/// A linear x axis under the frame: a grid line, a tick and its value at every tick of `x`,
+/// and the axis label centred below.
+fn x_axis(svg: &mut String, f: &Frame, x: &Axis, label: &str) {
+    let dx = decimals(x.step);
+    let (top, bottom) = (f.top, f.top + f.height);
+    for t in x.ticks() {
+        let xx = f.left + f.width * (t - x.lo) / (x.hi - x.lo);
+        let _ = writeln!(
+            svg,
+            "<line x1=\"{xx:.1}\" y1=\"{top:.1}\" x2=\"{xx:.1}\" y2=\"{bottom:.1}\" \
+             stroke=\"#e3e3e3\"/>\n\
+             <line x1=\"{xx:.1}\" y1=\"{bottom:.1}\" x2=\"{xx:.1}\" y2=\"{:.1}\" \
+             stroke=\"black\"/>\n\
+             <text x=\"{xx:.1}\" y=\"{:.1}\" font-size=\"11\" \
+             text-anchor=\"middle\">{t:.dx$}</text>",
+            bottom + 5.0,
+            bottom + 18.0,
+        );
+    }
+    let _ = writeln!(
+        svg,
+        "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"middle\">{}</text>",
+        f.left + f.width / 2.0,
+        bottom + 40.0,
+        esc(label)
+    );
+}
+
 /// The frame's box (drawn last, over the grid).
 fn frame_box(svg: &mut String, f: &Frame) {
     let _ = writeln!(
@@ -611,29 +639,7 @@ pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: boo
             "% of maximum utility"
         },
     );
-    let dx = decimals(x.step);
-    let bottom = top + height_plot;
-    for t in x.ticks() {
-        let xx = px(t);
-        let _ = writeln!(
-            svg,
-            "<line x1=\"{xx:.1}\" y1=\"{top:.1}\" x2=\"{xx:.1}\" y2=\"{bottom:.1}\" \
-             stroke=\"#e3e3e3\"/>\n\
-             <line x1=\"{xx:.1}\" y1=\"{bottom:.1}\" x2=\"{xx:.1}\" y2=\"{:.1}\" \
-             stroke=\"black\"/>\n\
-             <text x=\"{xx:.1}\" y=\"{:.1}\" font-size=\"11\" \
-             text-anchor=\"middle\">{t:.dx$}</text>",
-            bottom + 5.0,
-            bottom + 18.0,
-        );
-    }
-    let _ = writeln!(
-        svg,
-        "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"middle\">energy \
-         leniency factor</text>",
-        left + width_plot / 2.0,
-        bottom + 40.0
-    );
+    x_axis(&mut svg, &f, &x, "energy leniency factor");
     if let Some(b) = budget {
         ref_line(&mut svg, &f, b);
     }
@@ -845,29 +851,7 @@ fn scatter_axes(
     } else {
         y_axis(&mut svg, &f, y_label);
     }
-    let dx = decimals(x.step);
-    let bottom = top + height_plot;
-    for t in x.ticks() {
-        let xx = px(t);
-        let _ = writeln!(
-            svg,
-            "<line x1=\"{xx:.1}\" y1=\"{top:.1}\" x2=\"{xx:.1}\" y2=\"{bottom:.1}\" \
-             stroke=\"#e3e3e3\"/>\n\
-             <line x1=\"{xx:.1}\" y1=\"{bottom:.1}\" x2=\"{xx:.1}\" y2=\"{:.1}\" \
-             stroke=\"black\"/>\n\
-             <text x=\"{xx:.1}\" y=\"{:.1}\" font-size=\"11\" \
-             text-anchor=\"middle\">{t:.dx$}</text>",
-            bottom + 5.0,
-            bottom + 18.0,
-        );
-    }
-    let _ = writeln!(
-        svg,
-        "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"middle\">{}</text>",
-        left + width_plot / 2.0,
-        bottom + 40.0,
-        esc(x_label)
-    );
+    x_axis(&mut svg, &f, &x, x_label);
     for (i, s) in series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         if log_y {
