@@ -314,10 +314,11 @@ fn timings_csv(exp: &ParetoExperiment, fronts: &[Front]) -> String {
     t
 }
 
-/// Writes the fronts reached so far to `dir` during a run, each file whole: `fronts.csv`,
-/// `timings.csv`, the chart of each checkpoint some population has reached and of each
-/// population that has reached one. The final [`write_all`] writes the same files over
-/// them (with every population on each checkpoint's chart).
+/// Writes the fronts reached so far to `dir` during a run, each file whole: the chart of
+/// each checkpoint some population has reached and of each population that has reached
+/// one, `timings.csv`, and last `fronts.csv`, so the charts and timings on disk are at
+/// least as new as the fronts. The final [`write_all`] writes the same files over them
+/// (with every population on each checkpoint's chart).
 pub fn write_reached(
     dir: &Path,
     exp: &ParetoExperiment,
@@ -325,8 +326,6 @@ pub fn write_reached(
     fronts: &[Front],
 ) -> anyhow::Result<()> {
     let write = |name: &str, text: &str| crate::output::write_atomic(&dir.join(name), text);
-    write("fronts.csv", &fronts_csv(exp, inst, fronts))?;
-    write("timings.csv", &timings_csv(exp, fronts))?;
     for &g in &exp.checkpoints {
         if fronts.iter().any(|f| f.generation == g) {
             write(
@@ -343,7 +342,8 @@ pub fn write_reached(
             )?;
         }
     }
-    Ok(())
+    write("timings.csv", &timings_csv(exp, fronts))?;
+    write("fronts.csv", &fronts_csv(exp, inst, fronts))
 }
 
 /// Writes every report of `fronts` to `dir`, each file whole (written beside and renamed),

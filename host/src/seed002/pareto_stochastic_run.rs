@@ -466,16 +466,16 @@ fn fronts_texts(exp: &StochasticExperiment, fronts: &[SFront]) -> (String, Strin
     (f, t, table)
 }
 
-/// Writes the fronts reached so far (`fronts.csv`, `timings.csv`) to `dir` during a run,
-/// each file whole; the final [`write_all`] writes the same files over them.
+/// Writes the fronts reached so far (`timings.csv`, then `fronts.csv`) to `dir` during a
+/// run, each file whole; the final [`write_all`] writes the same files over them.
 pub fn write_reached(
     dir: &Path,
     exp: &StochasticExperiment,
     fronts: &[SFront],
 ) -> anyhow::Result<()> {
     let (f, t, _) = fronts_texts(exp, fronts);
-    crate::output::write_atomic(&dir.join("fronts.csv"), f)?;
-    crate::output::write_atomic(&dir.join("timings.csv"), t)
+    crate::output::write_atomic(&dir.join("timings.csv"), t)?;
+    crate::output::write_atomic(&dir.join("fronts.csv"), f)
 }
 
 /// Writes fronts.csv, timings.csv, clouds.csv, the plots and, last, coverage.csv to `dir`,
