@@ -139,3 +139,100 @@ fn the_reports_folder_is_checked_before_the_run() {
     let zero = run(&["--force", "--threads", "0"]);
     assert_eq!(zero.status.code(), Some(2));
 }
+
+/// A child process killed when the test ends, however it ends.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A run stopped after a checkpoint keeps that checkpoint's fronts: the first checkpoints
+/// are reached in moments and the last would take days, so the run is killed once
+/// `fronts.csv` holds the second checkpoint's fronts of both populations. What it left is
+/// a partial folder (no `coverage.csv`) whose fronts and charts are the same bytes as a
+/// whole run stopping at that checkpoint (`fronts.csv` is written after the charts and
+/// timings of the same fronts, so once it is whole they are too).
+#[test]
+fn a_run_stopped_after_a_checkpoint_keeps_its_fronts() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("c5.toml");
+    std::fs::write(
+        &f,
+        format!(
+            "system = \"pareto\"\nname = \"c5\"\ndata = \"set2\"\nbenchmarks = {:?}\nseed = 2\n\
+             tasks = 60\npopulation = 12\ncheckpoints = [0, 8, 1000000000]\n\
+             populations = [{{ name = \"min energy\", seeds = [\"min-energy\"] }}, {{ name = \"random\" }}]\n",
+            bench()
+        ),
+    )
+    .unwrap();
+    let whole = dir.path().join("whole");
+    let o = kairos(&[
+        "pareto",
+        f.to_str().unwrap(),
+        "--checkpoints",
+        "0,8",
+        "--out",
+        whole.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stopped = dir.path().join("stopped");
+    // An earlier run's marker is removed before the first front is written.
+    std::fs::create_dir_all(&stopped).unwrap();
+    std::fs::write(stopped.join("coverage.csv"), "earlier run").unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args([
+            "pareto",
+            f.to_str().unwrap(),
+            "--threads",
+            "2",
+            "--force",
+            "--out",
+            stopped.to_str().unwrap(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut child = Killed(child);
+    let want = std::fs::read_to_string(whole.join("fronts.csv")).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let now = std::fs::read_to_string(stopped.join("fronts.csv")).unwrap_or_default();
+        if now == want {
+            break;
+        }
+        // Each state on the way is a prefix of the fronts, by population then checkpoint.
+        assert!(
+            now.is_empty() || now.lines().all(|l| want.lines().any(|w| w == l)),
+            "{now}"
+        );
+        assert!(child.0.try_wait().unwrap().is_none(), "the run ended early");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no fronts after 120 s: {now}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.0.kill().unwrap();
+    child.0.wait().unwrap();
+    assert!(!stopped.join("coverage.csv").exists());
+    for svg in [
+        "fronts-gen0.svg",
+        "fronts-gen8.svg",
+        "fronts-pop0.svg",
+        "fronts-pop1.svg",
+    ] {
+        assert!(
+            std::fs::read(stopped.join(svg)).unwrap() == std::fs::read(whole.join(svg)).unwrap(),
+            "{svg} differs from the whole run's"
+        );
+    }
+    assert!(!stopped.join("fronts-gen1000000000.svg").exists());
+    let timings = std::fs::read_to_string(stopped.join("timings.csv")).unwrap();
+    assert_eq!(timings.lines().count(), 5, "{timings}");
+}

@@ -1,8 +1,11 @@
 //! `kairos pareto`: evolves the Pareto fronts of a seed 002 Chapter 5-6 experiment file
-//! (`system = "pareto"`) and writes them (`crate::seed002::pareto_report`). One line per
-//! population and checkpoint on stderr; the summary table to stdout.
+//! (`system = "pareto"`) and writes them (`crate::seed002::pareto_report`), each
+//! checkpoint's fronts as soon as the run reaches it. One line per population and
+//! checkpoint on stderr, and one every 30 s between (generation, elapsed, time left); the
+//! summary table to stdout.
 
 use crate::cmd::experiment::duration_text;
+use crate::seed002::pareto_checkpoints::Progress;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -32,8 +35,23 @@ pub struct Args {
 
 /// Runs `kairos pareto`.
 pub fn main(a: Args) -> anyhow::Result<()> {
-    let progress = |p: usize, g: u64, t: std::time::Duration| {
-        crate::diag!("population {p}: generation {g} after {}", duration_text(t));
+    let progress = |p: &Progress| {
+        let eta = match p.eta() {
+            Some(left) if p.generation < p.last => format!(", about {} left", duration_text(left)),
+            _ => String::new(),
+        };
+        crate::diag!(
+            "population {}: generation {} of {} after {}{eta}{}",
+            p.population,
+            p.generation,
+            p.last,
+            duration_text(p.elapsed),
+            if p.checkpoint {
+                " (checkpoint: fronts written)"
+            } else {
+                ""
+            }
+        );
     };
     if a.jobs == Some(0) {
         return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));

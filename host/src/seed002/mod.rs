@@ -4,7 +4,8 @@
 //! ([`priority_split`]). Chapters 5-6's bi-objective allocation
 //! over NSGA-II ([`crate::nsga2`]): the problem ([`pareto`]), its tables ([`pareto_data`]),
 //! instances ([`pareto_sets`]), seeding heuristics ([`pareto_seeds`]), experiment files and
-//! runs ([`pareto_experiment`]) and reports ([`pareto_report`]); Chapter 7's stochastic
+//! runs ([`pareto_experiment`]) and reports ([`pareto_report`]), written as each checkpoint
+//! is reached ([`pareto_checkpoints`]); Chapter 7's stochastic
 //! fronts ([`pareto_stochastic`], [`pareto_stochastic_run`]); [`run_pareto_file`].
 //!
 //! The online decisions live in `kairos_core::serial`; this module draws the trials,
@@ -15,6 +16,7 @@ pub mod energy_experiment;
 pub mod experiment;
 pub mod generate;
 pub mod pareto;
+pub mod pareto_checkpoints;
 mod pareto_curve;
 pub mod pareto_data;
 pub mod pareto_dynamic_seeds;
@@ -78,40 +80,61 @@ impl ReportsDir {
 }
 
 /// Runs the Pareto file at `path` (`checkpoints` overrides its checkpoints) and writes the
-/// reports to `out` (default `out/<name>/`); returns the text summary and the directory.
+/// reports to `out` (default `out/<name>/`): each checkpoint's fronts as the run reaches it
+/// ([`pareto_checkpoints`]), then every report, `coverage.csv` last. Returns the text
+/// summary and the directory.
 pub fn run_pareto_file(
     path: &Path,
     checkpoints: Option<Vec<u64>>,
     out: ReportsDir,
     jobs: Option<usize>,
-    progress: &(dyn Fn(usize, u64, std::time::Duration) + Sync),
+    progress: &(dyn Fn(&pareto_checkpoints::Progress) + Sync),
 ) -> anyhow::Result<(String, PathBuf)> {
-    if pareto_stochastic_run::is_stochastic(path) {
-        let mut exp = pareto_stochastic_run::StochasticExperiment::load(path)?;
-        if let Some(c) = checkpoints {
+    use pareto_checkpoints::{Reached, Watch};
+    let override_checkpoints = |c: Option<Vec<u64>>, into: &mut Vec<u64>| {
+        if let Some(c) = c {
             anyhow::ensure!(
                 !c.is_empty() && c.windows(2).all(|w| w[0] < w[1]),
                 "--checkpoints: give increasing generation counts, e.g. 0,100,1000"
             );
-            exp.checkpoints = c;
+            *into = c;
         }
+        Ok(())
+    };
+    if pareto_stochastic_run::is_stochastic(path) {
+        let mut exp = pareto_stochastic_run::StochasticExperiment::load(path)?;
+        override_checkpoints(checkpoints, &mut exp.checkpoints)?;
         let dir = out.prepare(&exp.name, "coverage.csv")?;
-        let (insts, fronts) = pareto_stochastic_run::run(&exp, jobs, progress)?;
+        let reached = Reached::start(&dir, "coverage.csv", |f: &pareto_stochastic_run::SFront| {
+            (f.score, f.generation)
+        })?;
+        let front = |f: &pareto_stochastic_run::SFront| {
+            reached.add(f, |d, v| pareto_stochastic_run::write_reached(d, &exp, v))
+        };
+        let watch = Watch {
+            progress,
+            front: &front,
+        };
+        let (insts, fronts) = pareto_stochastic_run::run(&exp, jobs, &watch)?;
         let clouds = pareto_stochastic_run::clouds(&exp, &insts, &fronts);
         let table = pareto_stochastic_run::write_all(&dir, &exp, &fronts, &clouds)?;
         return Ok((table, dir));
     }
     let mut exp = pareto_experiment::ParetoExperiment::load(path)?;
-    if let Some(c) = checkpoints {
-        anyhow::ensure!(
-            !c.is_empty() && c.windows(2).all(|w| w[0] < w[1]),
-            "--checkpoints: give increasing generation counts, e.g. 0,100,1000"
-        );
-        exp.checkpoints = c;
-    }
+    override_checkpoints(checkpoints, &mut exp.checkpoints)?;
     let (_, inst) = exp.instance()?;
     let dir = out.prepare(&exp.name, "coverage.csv")?;
-    let fronts = pareto_experiment::run(&exp, &inst, jobs, progress)?;
+    let reached = Reached::start(&dir, "coverage.csv", |f: &pareto_experiment::Front| {
+        (f.population, f.generation)
+    })?;
+    let front = |f: &pareto_experiment::Front| {
+        reached.add(f, |d, v| pareto_report::write_reached(d, &exp, &inst, v))
+    };
+    let watch = Watch {
+        progress,
+        front: &front,
+    };
+    let fronts = pareto_experiment::run(&exp, &inst, jobs, &watch)?;
     pareto_report::write_all(&dir, &exp, &inst, &fronts)?;
     Ok((pareto_report::text_table(&exp, &inst, &fronts), dir))
 }

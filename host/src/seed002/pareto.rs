@@ -80,6 +80,20 @@ pub struct Instance {
     eligible: Vec<Vec<u16>>,
     /// The tasks' curves, prepared (utility-energy only).
     curves: Curves,
+    /// Per task, what the trace walk reads of it in one place ([`Walk`]).
+    walk: Vec<Walk>,
+    /// ETC and EEC per (task type, machine): the walk's one table read per task.
+    cost: Vec<(Micros, u64)>,
+}
+
+/// What the trace walk reads of a task, together: it visits tasks in key order, i.e.
+/// scattered, so each task is one record here rather than a read of `tasks` (the curve's
+/// bytes beside it) and two of the type-by-machine-type tables through `machine_type`.
+#[derive(Clone, Copy, Debug)]
+struct Walk {
+    arrival: Micros,
+    /// The task's row of `cost`: its type times the machine count.
+    row: usize,
 }
 
 /// Why an instance cannot be built.
@@ -169,7 +183,26 @@ impl Instance {
         } else {
             Curves::new(std::iter::empty(), &UtilityClasses::new())
         };
+        let machines = machine_type.len();
+        let walk = tasks
+            .iter()
+            .map(|t| Walk {
+                arrival: t.arrival,
+                row: t.ty as usize * machines,
+            })
+            .collect();
+        let cost = (0..tables.task_types)
+            .flat_map(|ty| {
+                let (etc, eec) = (&etc, &eec);
+                machine_type.iter().map(move |&m| {
+                    let k = ty * mt + m as usize;
+                    (etc[k], eec[k])
+                })
+            })
+            .collect();
         Ok(Instance {
+            walk,
+            cost,
             curves,
             machine_type,
             tables,
@@ -527,8 +560,9 @@ impl Instance {
             while t != NONE {
                 let i = t as usize;
                 let m = c[i].machine;
-                let arrival = self.tasks[i].arrival;
-                let etc = self.etc(i, m);
+                let w = self.walk[i];
+                let arrival = w.arrival;
+                let (etc, eec) = self.cost[w.row + m as usize];
                 let start = s.free[m as usize].max(arrival);
                 let end = start + etc;
                 s.free[m as usize] = end;
@@ -540,7 +574,7 @@ impl Instance {
                 memo.done[i] = (end, u);
                 let sums = &mut memo.machine[m as usize];
                 sums.utility += u;
-                sums.energy += self.eec(i, m);
+                sums.energy += eec;
                 sums.busy += etc;
                 t = s.next[i];
             }

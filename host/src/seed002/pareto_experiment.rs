@@ -17,6 +17,7 @@
 //! thread count or on which other populations run.
 
 use super::pareto::{Gene, Instance};
+use super::pareto_checkpoints::{run_to, Progress, Watch};
 use super::pareto_data::{load_benchmarks, Benchmarks};
 use super::pareto_seeds::Seed;
 use super::pareto_sets::DataSet;
@@ -228,7 +229,7 @@ pub fn run(
     exp: &ParetoExperiment,
     inst: &Instance,
     jobs: Option<usize>,
-    progress: &(dyn Fn(usize, u64, Duration) + Sync),
+    watch: &Watch<'_, Front>,
 ) -> anyhow::Result<Vec<Front>> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
@@ -237,9 +238,9 @@ pub fn run(
         exp.populations
             .par_iter()
             .enumerate()
-            .map(|(p, spec)| evolve(exp, inst, p, spec, progress))
-            .collect()
-    });
+            .map(|(p, spec)| evolve(exp, inst, p, spec, watch))
+            .collect::<anyhow::Result<_>>()
+    })?;
     Ok(fronts.into_iter().flatten().collect())
 }
 
@@ -249,21 +250,39 @@ pub fn evolve(
     inst: &Instance,
     p: usize,
     spec: &PopulationSpec,
-    progress: &(dyn Fn(usize, u64, Duration) + Sync),
-) -> Vec<Front> {
+    watch: &Watch<'_, Front>,
+) -> anyhow::Result<Vec<Front>> {
     let start = Instant::now();
     let seeds = spec.seeds.iter().map(|s| s.chromosome(inst)).collect();
     let rng = Stream::new(exp.seed, p as u32, "s002-pareto-nsga2", 0);
     let mut ga = Nsga2::new(inst, exp.params, seeds, rng);
+    let last = *exp.checkpoints.last().unwrap_or(&0);
+    let at = |generation, checkpoint| Progress {
+        population: p,
+        generation,
+        last,
+        elapsed: start.elapsed(),
+        checkpoint,
+    };
     let mut out = Vec::new();
     for &cp in &exp.checkpoints {
-        while ga.generation() < cp {
-            ga.step();
-        }
-        out.push(front_of(&ga, p, start.elapsed()));
-        progress(p, cp, start.elapsed());
+        let from = ga.generation();
+        run_to(
+            from,
+            cp,
+            || {
+                ga.step();
+                ga.generation()
+            },
+            |g| (watch.progress)(&at(g, false)),
+            Instant::now(),
+        );
+        let front = front_of(&ga, p, start.elapsed());
+        (watch.front)(&front)?;
+        out.push(front);
+        (watch.progress)(&at(cp, true));
     }
-    out
+    Ok(out)
 }
 
 fn front_of(ga: &Nsga2<'_, Instance>, p: usize, elapsed: Duration) -> Front {

@@ -1,4 +1,5 @@
 use super::*;
+use crate::seed002::pareto_checkpoints::Watch;
 use crate::seed002::pareto_report::{coverage, fronts_csv};
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -31,7 +32,7 @@ fn fnv(s: &str) -> u64 {
 fn fronts(path: &Path, jobs: usize) -> (String, Vec<Front>) {
     let exp = ParetoExperiment::load(path).unwrap();
     let (_, inst) = exp.instance().unwrap();
-    let f = run(&exp, &inst, Some(jobs), &|_, _, _| {}).unwrap();
+    let f = run(&exp, &inst, Some(jobs), &Watch::none()).unwrap();
     (fronts_csv(&exp, &inst, &f), f)
 }
 
@@ -119,4 +120,54 @@ fn bad_pareto_files_name_the_line_and_key() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("missing.toml: cannot read"), "{e}");
+}
+
+/// The reports written on the way are overwritten by the final ones, which are the same
+/// bytes as the reports of a run that wrote nothing on the way (`write_all` alone), file
+/// for file; only the wall times of `timings.csv` differ.
+#[test]
+fn the_final_reports_are_those_of_a_run_that_wrote_nothing_on_the_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = small_file(dir.path());
+    let exp = ParetoExperiment::load(&p).unwrap();
+    let (_, inst) = exp.instance().unwrap();
+    let plain = dir.path().join("plain");
+    let f = run(&exp, &inst, Some(2), &Watch::none()).unwrap();
+    crate::seed002::pareto_report::write_all(&plain, &exp, &inst, &f).unwrap();
+    let lines = std::sync::Mutex::new(Vec::new());
+    let progress = |p: &crate::seed002::pareto_checkpoints::Progress| {
+        lines
+            .lock()
+            .unwrap()
+            .push((p.population, p.generation, p.checkpoint));
+    };
+    let out = crate::seed002::ReportsDir {
+        dir: Some(dir.path().join("watched")),
+        force: false,
+    };
+    let (_, watched) = crate::seed002::run_pareto_file(&p, None, out, Some(2), &progress).unwrap();
+    let names = |d: &Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(names(&plain), names(&watched));
+    for n in names(&plain) {
+        if n != "timings.csv" {
+            assert_eq!(
+                std::fs::read(plain.join(&n)).unwrap(),
+                std::fs::read(watched.join(&n)).unwrap(),
+                "{n}"
+            );
+        }
+    }
+    let mut l = lines.into_inner().unwrap();
+    l.sort();
+    assert_eq!(
+        l,
+        vec![(0, 0, true), (0, 60, true), (1, 0, true), (1, 60, true)]
+    );
 }

@@ -299,6 +299,53 @@ pub fn text_table(exp: &ParetoExperiment, inst: &Instance, fronts: &[Front]) -> 
     s
 }
 
+/// Each front's wall time since its population started (not part of any digest).
+fn timings_csv(exp: &ParetoExperiment, fronts: &[Front]) -> String {
+    let mut t = String::from("population,generation,elapsed_s\n");
+    for f in fronts {
+        let _ = writeln!(
+            t,
+            "{},{},{:.3}",
+            field(&exp.populations[f.population].name),
+            f.generation,
+            f.elapsed.as_secs_f64()
+        );
+    }
+    t
+}
+
+/// Writes the fronts reached so far to `dir` during a run, each file whole: the chart of
+/// each checkpoint some population has reached and of each population that has reached
+/// one, `timings.csv`, and last `fronts.csv`, so the charts and timings on disk are at
+/// least as new as the fronts. The final [`write_all`] writes the same files over them
+/// (with every population on each checkpoint's chart).
+pub fn write_reached(
+    dir: &Path,
+    exp: &ParetoExperiment,
+    inst: &Instance,
+    fronts: &[Front],
+) -> anyhow::Result<()> {
+    let write = |name: &str, text: &str| crate::output::write_atomic(&dir.join(name), text);
+    for &g in &exp.checkpoints {
+        if fronts.iter().any(|f| f.generation == g) {
+            write(
+                &format!("fronts-gen{g}.svg"),
+                &checkpoint_svg(exp, inst, fronts, g),
+            )?;
+        }
+    }
+    for p in 0..exp.populations.len() {
+        if fronts.iter().any(|f| f.population == p) {
+            write(
+                &format!("fronts-pop{p}.svg"),
+                &population_svg(exp, inst, fronts, p),
+            )?;
+        }
+    }
+    write("timings.csv", &timings_csv(exp, fronts))?;
+    write("fronts.csv", &fronts_csv(exp, inst, fronts))
+}
+
 /// Writes every report of `fronts` to `dir`, each file whole (written beside and renamed),
 /// `coverage.csv` last.
 pub fn write_all(
@@ -310,17 +357,7 @@ pub fn write_all(
     std::fs::create_dir_all(dir)?;
     let write = |name: &str, text: &str| crate::output::write_atomic(&dir.join(name), text);
     write("fronts.csv", &fronts_csv(exp, inst, fronts))?;
-    let mut t = String::from("population,generation,elapsed_s\n");
-    for f in fronts {
-        let _ = writeln!(
-            t,
-            "{},{},{:.3}",
-            field(&exp.populations[f.population].name),
-            f.generation,
-            f.elapsed.as_secs_f64()
-        );
-    }
-    write("timings.csv", &t)?;
+    write("timings.csv", &timings_csv(exp, fronts))?;
     for &g in &exp.checkpoints {
         write(
             &format!("fronts-gen{g}.svg"),

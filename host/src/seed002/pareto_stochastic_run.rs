@@ -17,6 +17,7 @@
 //! fuzzy = 100
 //! ```
 
+use super::pareto_checkpoints::{run_to, Progress, Watch};
 use super::pareto_dynamic_seeds::{chromosome, dynamic_allocation, DYNAMIC_SEEDS};
 use super::pareto_stochastic::{Outcome, SGene, Score, Stochastic, SEEDS};
 use crate::generate::rng::Stream;
@@ -190,7 +191,7 @@ pub struct SFront {
 pub fn run(
     exp: &StochasticExperiment,
     jobs: Option<usize>,
-    progress: &(dyn Fn(usize, u64, Duration) + Sync),
+    watch: &Watch<'_, SFront>,
 ) -> anyhow::Result<(Vec<Stochastic>, Vec<SFront>)> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
@@ -202,11 +203,11 @@ pub fn run(
             .enumerate()
             .map(|(p, &score)| {
                 let inst = Stochastic::new(exp.seed, exp.tasks, exp.window, score, exp.samples);
-                let fronts = evolve(exp, &inst, seeds.clone(), p, progress);
-                (inst, fronts)
+                let fronts = evolve(exp, &inst, seeds.clone(), p, watch)?;
+                Ok((inst, fronts))
             })
-            .collect()
-    });
+            .collect::<anyhow::Result<_>>()
+    })?;
     let (insts, fronts): (Vec<_>, Vec<_>) = out.into_iter().unzip();
     Ok((insts, fronts.into_iter().flatten().collect()))
 }
@@ -236,16 +237,32 @@ fn evolve(
     inst: &Stochastic,
     seeds: Vec<Vec<SGene>>,
     p: usize,
-    progress: &(dyn Fn(usize, u64, Duration) + Sync),
-) -> Vec<SFront> {
+    watch: &Watch<'_, SFront>,
+) -> anyhow::Result<Vec<SFront>> {
     let start = Instant::now();
     let rng = Stream::new(exp.seed, p as u32, "s002-ch7-nsga2", 0);
     let mut ga = Nsga2::new(inst, exp.params, seeds, rng);
+    let last = *exp.checkpoints.last().unwrap_or(&0);
+    let at = |generation, checkpoint| Progress {
+        population: p,
+        generation,
+        last,
+        elapsed: start.elapsed(),
+        checkpoint,
+    };
     let mut out = Vec::new();
     for &cp in &exp.checkpoints {
-        while ga.generation() < cp {
-            ga.step();
-        }
+        let from = ga.generation();
+        run_to(
+            from,
+            cp,
+            || {
+                ga.step();
+                ga.generation()
+            },
+            |g| (watch.progress)(&at(g, false)),
+            Instant::now(),
+        );
         let obj = ga.objectives();
         let mut idx = ga.front();
         idx.sort_by(|&a, &b| {
@@ -255,16 +272,18 @@ fn evolve(
                 .then(a.cmp(&b))
         });
         idx.dedup_by(|a, b| obj[*a] == obj[*b]);
-        out.push(SFront {
+        let front = SFront {
             score: p,
             generation: cp,
             points: idx.iter().map(|&i| obj[i]).collect(),
             chromosomes: idx.iter().map(|&i| ga.population()[i].clone()).collect(),
             elapsed: start.elapsed(),
-        });
-        progress(p, cp, start.elapsed());
+        };
+        (watch.front)(&front)?;
+        out.push(front);
+        (watch.progress)(&at(cp, true));
     }
-    out
+    Ok(out)
 }
 
 /// One final allocation under fresh samples.
@@ -412,16 +431,8 @@ pub fn coverage_csv(exp: &StochasticExperiment, clouds: &[Cloud]) -> String {
     s
 }
 
-/// Writes fronts.csv, timings.csv, clouds.csv, the plots and, last, coverage.csv to `dir`,
-/// each file whole (written beside and renamed).
-pub fn write_all(
-    dir: &Path,
-    exp: &StochasticExperiment,
-    fronts: &[SFront],
-    clouds: &[Cloud],
-) -> anyhow::Result<String> {
-    std::fs::create_dir_all(dir)?;
-    let write = |name: &str, text: &str| crate::output::write_atomic(&dir.join(name), text);
+/// `fronts.csv`, `timings.csv` and the text table of `fronts`.
+fn fronts_texts(exp: &StochasticExperiment, fronts: &[SFront]) -> (String, String, String) {
     let mut f = String::from("score,generation,point,utility,energy_j\n");
     let mut t = String::from("score,generation,elapsed_s\n");
     let mut table = String::new();
@@ -452,6 +463,32 @@ pub fn write_all(
             fr.elapsed.as_secs_f64()
         );
     }
+    (f, t, table)
+}
+
+/// Writes the fronts reached so far (`timings.csv`, then `fronts.csv`) to `dir` during a
+/// run, each file whole; the final [`write_all`] writes the same files over them.
+pub fn write_reached(
+    dir: &Path,
+    exp: &StochasticExperiment,
+    fronts: &[SFront],
+) -> anyhow::Result<()> {
+    let (f, t, _) = fronts_texts(exp, fronts);
+    crate::output::write_atomic(&dir.join("timings.csv"), t)?;
+    crate::output::write_atomic(&dir.join("fronts.csv"), f)
+}
+
+/// Writes fronts.csv, timings.csv, clouds.csv, the plots and, last, coverage.csv to `dir`,
+/// each file whole (written beside and renamed).
+pub fn write_all(
+    dir: &Path,
+    exp: &StochasticExperiment,
+    fronts: &[SFront],
+    clouds: &[Cloud],
+) -> anyhow::Result<String> {
+    std::fs::create_dir_all(dir)?;
+    let write = |name: &str, text: &str| crate::output::write_atomic(&dir.join(name), text);
+    let (f, t, table) = fronts_texts(exp, fronts);
     write("fronts.csv", &f)?;
     write("timings.csv", &t)?;
     write("clouds.csv", &clouds_csv(exp, clouds))?;

@@ -1,0 +1,210 @@
+//! A Pareto run's reports as it goes, and its progress. Each population hands over its
+//! front the moment it reaches a checkpoint, and the fronts reached so far are written at
+//! once, every file whole (`crate::output::write_atomic`): a run stopped after a checkpoint
+//! (killed, out of time, a machine going down during a million generations) keeps that
+//! checkpoint's fronts. The run's marker (`coverage.csv`, written last by the final reports)
+//! is removed before the first front is written, so a folder without it holds a partial
+//! run, never an earlier run's marker beside this run's fronts.
+//!
+//! The fronts so far are kept in the final reports' order (population, then checkpoint), so
+//! each file written on the way holds exactly the rows the final file will start with, and
+//! the final files are the same bytes as a run that wrote nothing on the way.
+
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How often a population still short of its next checkpoint reports its generation.
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(30);
+
+/// Where one population stands: sent at each checkpoint and every [`PROGRESS_EVERY`]
+/// between them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Progress {
+    /// The population's index.
+    pub population: usize,
+    /// Generations run.
+    pub generation: u64,
+    /// The run's last checkpoint (the generations it will run in all).
+    pub last: u64,
+    /// Wall time since the population started.
+    pub elapsed: Duration,
+    /// Whether `generation` is a checkpoint whose front has just been recorded.
+    pub checkpoint: bool,
+}
+
+impl Progress {
+    /// The time left to the last checkpoint at the population's average rate so far (None
+    /// before its first generation). Later generations of a converging population are often
+    /// cheaper, so this tends to overestimate.
+    pub fn eta(&self) -> Option<Duration> {
+        if self.generation == 0 {
+            return None;
+        }
+        let left = self.last.saturating_sub(self.generation) as f64;
+        Some(self.elapsed.mul_f64(left / self.generation as f64))
+    }
+}
+
+/// Runs generations with `step` (one generation; returns how many have run) from `from`
+/// until `until` have run, calling `progress` with the generation every
+/// [`PROGRESS_EVERY`] after `start`.
+pub(crate) fn run_to(
+    from: u64,
+    until: u64,
+    mut step: impl FnMut() -> u64,
+    mut progress: impl FnMut(u64),
+    start: Instant,
+) {
+    let mut next = start + PROGRESS_EVERY;
+    let mut g = from;
+    while g < until {
+        g = step();
+        let now = Instant::now();
+        if now >= next {
+            progress(g);
+            next = now + PROGRESS_EVERY;
+        }
+    }
+}
+
+/// What a run tells its caller as it goes: `progress` at each checkpoint and every
+/// [`PROGRESS_EVERY`] between, `front` with each
+/// front the moment its population reaches the checkpoint (an error stops the run).
+pub struct Watch<'a, F> {
+    /// Where a population stands.
+    pub progress: &'a (dyn Fn(&Progress) + Sync),
+    /// A front just reached.
+    pub front: &'a (dyn Fn(&F) -> anyhow::Result<()> + Sync),
+}
+
+impl<F> Watch<'_, F> {
+    /// Nothing reported.
+    pub fn none() -> Watch<'static, F> {
+        Watch {
+            progress: &|_| {},
+            front: &|_| Ok(()),
+        }
+    }
+}
+
+/// The fronts reached so far, and the folder they are written to.
+pub(crate) struct Reached<T> {
+    dir: PathBuf,
+    key: fn(&T) -> (usize, u64),
+    so_far: Mutex<Vec<T>>,
+}
+
+impl<T: Clone> Reached<T> {
+    /// Starts a run's partial reports in `dir`: removes `marker` (an earlier run's, under
+    /// `--force`) so the folder reads as partial until the final reports. `key` is a
+    /// front's (population, generation).
+    pub(crate) fn start(
+        dir: &Path,
+        marker: &str,
+        key: fn(&T) -> (usize, u64),
+    ) -> anyhow::Result<Reached<T>> {
+        let m = dir.join(marker);
+        if m.exists() {
+            std::fs::remove_file(&m)
+                .with_context(|| format!("{}: cannot remove the earlier run's", m.display()))?;
+        }
+        Ok(Reached {
+            dir: dir.to_path_buf(),
+            key,
+            so_far: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Records `front` and writes the reports of every front so far with `write`, while
+    /// holding the lock: files are written in the order fronts arrive, each whole.
+    pub(crate) fn add(
+        &self,
+        front: &T,
+        write: impl FnOnce(&Path, &[T]) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let mut v = self.so_far.lock().unwrap_or_else(PoisonError::into_inner);
+        let k = (self.key)(front);
+        let at = v.partition_point(|f| (self.key)(f) < k);
+        v.insert(at, front.clone());
+        write(&self.dir, &v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_estimate_scales_the_rate_so_far() {
+        let p = Progress {
+            population: 0,
+            generation: 250,
+            last: 1000,
+            elapsed: Duration::from_secs(10),
+            checkpoint: false,
+        };
+        assert_eq!(p.eta(), Some(Duration::from_secs(30)));
+        assert_eq!(Progress { generation: 0, ..p }.eta(), None);
+        assert_eq!(
+            Progress {
+                generation: 1000,
+                ..p
+            }
+            .eta(),
+            Some(Duration::ZERO)
+        );
+    }
+
+    #[test]
+    fn fronts_are_kept_by_population_then_generation_and_the_marker_goes_first() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("coverage.csv"), "old").unwrap();
+        let r: Reached<(usize, u64)> = Reached::start(dir.path(), "coverage.csv", |f| *f).unwrap();
+        assert!(!dir.path().join("coverage.csv").exists());
+        let mut seen = Vec::new();
+        for f in [(1, 0), (0, 0), (1, 10), (0, 10)] {
+            r.add(&f, |d, v| {
+                assert_eq!(d, dir.path());
+                seen.push(v.to_vec());
+                Ok(())
+            })
+            .unwrap();
+        }
+        assert_eq!(seen[1], vec![(0, 0), (1, 0)]);
+        assert_eq!(seen[3], vec![(0, 0), (0, 10), (1, 0), (1, 10)]);
+        // A write that fails is the run's error.
+        assert!(r.add(&(2, 0), |_, _| anyhow::bail!("disk full")).is_err());
+    }
+
+    #[test]
+    fn run_to_stops_at_the_checkpoint_and_reports_after_the_interval() {
+        let mut g = 0;
+        let mut calls = 0;
+        run_to(
+            0,
+            7,
+            || {
+                g += 1;
+                g
+            },
+            |_| calls += 1,
+            Instant::now(),
+        );
+        assert_eq!((g, calls), (7, 0));
+        run_to(7, 7, || unreachable!(), |_| {}, Instant::now());
+        let start = Instant::now().checked_sub(PROGRESS_EVERY).unwrap();
+        run_to(
+            7,
+            9,
+            || {
+                g += 1;
+                g
+            },
+            |_| calls += 1,
+            start,
+        );
+        assert_eq!((g, calls), (9, 1));
+    }
+}
