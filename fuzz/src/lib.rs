@@ -38,17 +38,40 @@ pub fn experiment_toml(data: &[u8]) {
 /// Tasks of the longest encoded scenario the `packed_scenario` target runs.
 pub const PACKED_RUN_TASKS: u32 = 64;
 
+/// Nodes of the largest platform the `packed_scenario` target runs (the firmware has 96).
+pub const PACKED_RUN_NODES: u64 = 1024;
+
 /// An encoded scenario: decoded and, if it decodes, replayed through the core's engine on
 /// storage sized from its header, as `kairos digest` does; or a clean error. A run costs in
-/// proportion to its tasks, and the fuzzer would spend its time on the days of the
-/// checked-in scenarios: a scenario of more than [`PACKED_RUN_TASKS`] tasks is decoded
-/// whole (its header and every task) without running.
+/// proportion to its tasks and its nodes, and the fuzzer would spend its time on the days
+/// of the checked-in scenarios and on platforms of tens of thousands of nodes (its corpus
+/// drifted there, at a few hundred executions a second): a scenario of more than
+/// [`PACKED_RUN_TASKS`] tasks, or a platform of more than [`PACKED_RUN_NODES`] nodes that
+/// the storage limit admits, is decoded whole (its header and every task) without running.
+/// A platform over the storage limit still goes to the run, which must refuse it before
+/// allocating.
 pub fn packed_scenario(data: &[u8]) {
     let Ok(enc) = PackedScenario::decode(data) else {
         return;
     };
-    if enc.header().tasks <= PACKED_RUN_TASKS {
-        let _ = kairos_host::firmware_scenarios::run(data);
+    let h = enc.header();
+    let clusters = h.platform.clusters();
+    let nodes: u64 = clusters.iter().map(|c| c.nodes.0 as u64).sum();
+    let largest = clusters.iter().map(|c| c.nodes.0 as u64).max().unwrap_or(0);
+    let refused = kairos_host::storage::bytes_for(nodes, largest, h.tasks as u64)
+        > kairos_host::limits::MAX_STORAGE_BYTES;
+    if h.tasks <= PACKED_RUN_TASKS && (nodes <= PACKED_RUN_NODES || refused) {
+        let run = kairos_host::firmware_scenarios::run(data);
+        // (A task count over the byte count is refused first, as corrupt.)
+        if refused && h.tasks as usize <= data.len() {
+            assert!(
+                matches!(
+                    run,
+                    Err(kairos_host::firmware_scenarios::RunError::Storage { .. })
+                ),
+                "a platform over the storage limit was not refused"
+            );
+        }
     } else {
         for task in enc.tasks() {
             if task.is_err() {
