@@ -257,6 +257,9 @@ impl<'a> ClusterTimeline<'a> {
         if b.end < self.first_end {
             self.first_end = b.end;
         }
+        if b.kind == BookingKind::Reserved {
+            self.reserved = Some((b.task, self.loosened));
+        }
         self.log_booking(&b, k);
         Ok(())
     }
@@ -390,7 +393,7 @@ fn lowest_members(
 /// groups apart: where groups tie on the rest, their nodes go by index, [`take_chosen`]).
 /// Its nodes all have this key but for their index, the last key, so a group's lowest nodes
 /// go first.
-fn choice_key(now: Micros, s: Micros, e: Micros, a: u64, b: u64, g: u32) -> u64 {
+pub(super) fn choice_key(now: Micros, s: Micros, e: Micros, a: u64, b: u64, g: u32) -> u64 {
     let a = a.max(now.0);
     let new_before = (s.0 > a) as u64;
     let new_after = (b != u64::MAX && e.0 < b) as u64;
