@@ -97,7 +97,9 @@ impl Distribution {
         if values.is_empty() {
             return Distribution::default();
         }
-        values.sort_by(f64::total_cmp);
+        // A total order: equal values are the same bits, so an unstable sort gives the
+        // same slice (and the same sum in its order), sooner.
+        values.sort_unstable_by(f64::total_cmp);
         let rank = |p: f64| {
             let r = libm::ceil(p * values.len() as f64) as usize;
             values[r.clamp(1, values.len()) - 1]

@@ -62,6 +62,10 @@ pub(super) fn micros(text: &[u8]) -> Result<Option<u64>, FieldProblem> {
     let Some(d) = decimal(text)? else {
         return Ok(None);
     };
+    if d.frac.is_empty() {
+        // Whole seconds, as most logs write them.
+        return d.int.checked_mul(1_000_000).map(Some).ok_or(FieldProblem::TooLarge);
+    }
     let mut frac_us: u64 = 0;
     for i in 0..6 {
         frac_us = frac_us * 10 + d.frac.get(i).map_or(0, |&b| u64::from(b - b'0'));
