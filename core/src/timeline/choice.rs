@@ -62,6 +62,19 @@ impl<'a> ClusterTimeline<'a> {
     /// bookings (the void index does not say whose voids it holds).
     fn free_group_keys(&self, now: Micros, s: Micros, e: Micros, keys: &mut [u64]) -> usize {
         let mut m = 0usize;
+        if s < self.first_end && s < e {
+            // Every booking ends after s (a booking that starts now, most often): a group is
+            // free over [s, e) exactly when its first booking starts at or after e, and its
+            // void is the one before it (`earliest.rs`, `free_over_by`).
+            for &g in self.groups.live() {
+                let head = self.groups.first_start(g);
+                if head >= e.0 {
+                    keys[m] = choice_key(now, s, e, 0, head, g);
+                    m += 1;
+                }
+            }
+            return m;
+        }
         for &g in self.groups.live() {
             let void = match self.groups.span(g).decides(s.0, e.0) {
                 Some(v) => v,

@@ -253,7 +253,10 @@ pub fn analyse(records: &[JobRecord], procs: u32, o: &AnalysisOptions) -> Analys
     };
     let by_size = classes(&size_names, &wait_size, &bsld_size);
     let by_length = classes(&length_names, &wait_length, &bsld_length);
-    let (wait_s, bsld) = (Distribution::of_sorted(&wait), Distribution::of_sorted(&bsld));
+    let (wait_s, bsld) = (
+        Distribution::of_sorted(&wait),
+        Distribution::of_sorted(&bsld),
+    );
     // Busy processor-time inside [w0, w1]; an empty window (one submit instant) measures
     // from the first submit to the last end instead.
     let (u0, u1) = if w1 > w0 {

@@ -64,7 +64,11 @@ pub(super) fn micros(text: &[u8]) -> Result<Option<u64>, FieldProblem> {
     };
     if d.frac.is_empty() {
         // Whole seconds, as most logs write them.
-        return d.int.checked_mul(1_000_000).map(Some).ok_or(FieldProblem::TooLarge);
+        return d
+            .int
+            .checked_mul(1_000_000)
+            .map(Some)
+            .ok_or(FieldProblem::TooLarge);
     }
     let mut frac_us: u64 = 0;
     for i in 0..6 {
