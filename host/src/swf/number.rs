@@ -58,7 +58,9 @@ fn unsigned(text: &[u8]) -> Result<Decimal<'_>, FieldProblem> {
     if i > 19 {
         int = text[..i]
             .iter()
-            .try_fold(0u64, |v, &b| v.checked_mul(10)?.checked_add(u64::from(b - b'0')))
+            .try_fold(0u64, |v, &b| {
+                v.checked_mul(10)?.checked_add(u64::from(b - b'0'))
+            })
             .ok_or(FieldProblem::TooLarge)?;
     }
     Ok(Decimal { int, frac })
