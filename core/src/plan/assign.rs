@@ -103,6 +103,36 @@ impl Planner<'_> {
         Ok(())
     }
 
+    /// Gives task slot `i` its reservation again where it is, without taking it back: what
+    /// [`unreserve`](Self::unreserve) then [`assign`](Self::assign) at the same start on the
+    /// same nodes would leave (the same bookings and energy, a new assignment number) and
+    /// emit (the same decision). The caller has made sure they would come back so
+    /// (`policy/easy.rs`).
+    pub(crate) fn keep_reservation(
+        &mut self,
+        i: u32,
+        sink: &mut dyn FnMut(&Decision),
+    ) -> Result<(), Error> {
+        let at = self.at(i as usize);
+        let slot = &mut self.tasks[at];
+        let (TaskState::Reserved, Some(a)) = (slot.state, slot.assignment.as_mut()) else {
+            return Err(InputError::BadTaskState(i).into());
+        };
+        self.seq = self.seq.wrapping_add(1);
+        a.seq = self.seq;
+        let a = *a;
+        sink(&Decision {
+            task: TaskId(i),
+            kind: DecisionKind::Reserve,
+            cluster: a.cluster,
+            nodes: a.nodes,
+            pstate: a.pstate,
+            start: a.start,
+            end: a.end,
+        });
+        Ok(())
+    }
+
     /// Takes back a permanent reservation that has not started (EASY recomputes it,
     /// Conservative compresses): the task is mappable again and its energy is released.
     pub(crate) fn unreserve(&mut self, i: u32) {

@@ -4,10 +4,10 @@
 //! At every event the reservation, if it has not started, is recomputed: taken back and
 //! given again in arrival order, which can only bring it earlier. P-state 0, no dropping.
 
-use super::common::{earliest_anywhere, start_now_anywhere, TypesSeen};
+use super::common::{earliest_anywhere, filtered, start_now_anywhere, TypesSeen};
 use crate::config::Reservations;
 use crate::error::Error;
-use crate::plan::{Decision, Planner};
+use crate::plan::{Decision, Planner, TaskState};
 use crate::platform::ClusterId;
 use crate::units::Micros;
 
@@ -16,14 +16,23 @@ pub(super) fn run(ctl: &mut Planner<'_>, sink: &mut dyn FnMut(&Decision)) -> Res
     // the last pass's unless it has started (the mapping event made that one running). So the
     // scan ends at the first that starts after now instead of reading every open slot (a
     // trace's queue holds thousands, and this runs at every pass).
+    let mut reserved = false;
     if let Some(i) = (0..ctl.open_count())
         .map(|k| ctl.open_slot(k))
         .find(|&i| ctl.reserved_after_now(i))
     {
-        ctl.unreserve(i as u32);
+        if comes_back_in_place(ctl, i as u32) {
+            // What taking it back and placing it again first in the queue would do.
+            ctl.keep_reservation(i as u32, sink)?;
+            reserved = true;
+            if !free_now(ctl) {
+                return Ok(());
+            }
+        } else {
+            ctl.unreserve(i as u32);
+        }
     }
     let n = ctl.collect_mappable()?;
-    let mut reserved = false;
     // Within a pass the cluster only fills and energy only drains, so once a task of some
     // type could neither start now nor take the reservation, no later task of that type can.
     let mut stuck = TypesSeen::default();
@@ -66,4 +75,40 @@ fn free_now(ctl: &Planner<'_>) -> bool {
     (0..ctl.cluster_count())
         .filter_map(|c| ctl.timeline(ClusterId(c)))
         .any(|tl| tl.free_over(now, next, 1) > 0)
+}
+
+/// Whether the reservation of task slot `i` (starting after now), taken back, would be given
+/// again at once at the same start on the same nodes, so that keeping it is the same pass:
+///
+/// - it would be the first task of the queue (no waiting task before it), so the first one
+///   asked, and it cannot start now (its earliest start is its start, after now);
+/// - its earliest start would be its start: one cluster, on which no time was freed since
+///   it was booked (`timeline/in_place.rs`), no energy filter to change its mind, and the
+///   energy it holds still affordable once given back;
+/// - node choice at that start would pick its nodes again (`timeline/in_place.rs`).
+///
+/// Most passes of a busy log are arrivals, on which none of this changes: taking the head's
+/// reservation back and placing it again cost most of what such a pass did.
+fn comes_back_in_place(ctl: &Planner<'_>, i: u32) -> bool {
+    if ctl.cluster_count() != 1 || filtered(ctl) {
+        return false;
+    }
+    let Some(a) = ctl.assignment(i) else {
+        return false;
+    };
+    if a.committed.0 > 0 && ctl.energy_available().0 == 0 {
+        return false;
+    }
+    let first = (0..ctl.open_count())
+        .map(|k| ctl.open_slot(k) as u32)
+        .find(|&j| j == i || ctl.slot(j).state == TaskState::Mappable);
+    if first != Some(i) {
+        return false;
+    }
+    let Some(tl) = ctl.timeline(a.cluster) else {
+        return false;
+    };
+    let task = crate::task::TaskId(i);
+    tl.unloosened_since_reserved(task)
+        && tl.rebooks_in_place(ctl.now(), task, a.start, a.end, a.nodes.0)
 }

@@ -62,6 +62,19 @@ impl<'a> ClusterTimeline<'a> {
     /// bookings (the void index does not say whose voids it holds).
     fn free_group_keys(&self, now: Micros, s: Micros, e: Micros, keys: &mut [u64]) -> usize {
         let mut m = 0usize;
+        if s < self.first_end && s < e {
+            // Every booking ends after s (a booking that starts now, most often): a group is
+            // free over [s, e) exactly when its first booking starts at or after e, and its
+            // void is the one before it (`earliest.rs`, `free_over_by`).
+            for &g in self.groups.live() {
+                let head = self.groups.first_start(g);
+                if head >= e.0 {
+                    keys[m] = choice_key(now, s, e, 0, head, g);
+                    m += 1;
+                }
+            }
+            return m;
+        }
         for &g in self.groups.live() {
             let void = match self.groups.span(g).decides(s.0, e.0) {
                 Some(v) => v,
@@ -257,6 +270,9 @@ impl<'a> ClusterTimeline<'a> {
         if b.end < self.first_end {
             self.first_end = b.end;
         }
+        if b.kind == BookingKind::Reserved {
+            self.reserved = Some((b.task, self.loosened));
+        }
         self.log_booking(&b, k);
         Ok(())
     }
@@ -390,7 +406,7 @@ fn lowest_members(
 /// groups apart: where groups tie on the rest, their nodes go by index, [`take_chosen`]).
 /// Its nodes all have this key but for their index, the last key, so a group's lowest nodes
 /// go first.
-fn choice_key(now: Micros, s: Micros, e: Micros, a: u64, b: u64, g: u32) -> u64 {
+pub(super) fn choice_key(now: Micros, s: Micros, e: Micros, a: u64, b: u64, g: u32) -> u64 {
     let a = a.max(now.0);
     let new_before = (s.0 > a) as u64;
     let new_after = (b != u64::MAX && e.0 < b) as u64;

@@ -394,6 +394,20 @@ impl<'a> ClusterTimeline<'a> {
             return (opened - ended).min(want);
         }
         let mut n = 0;
+        if s < self.first_end && s < e {
+            // Every booking ends after s, so a group is free over [s, e) exactly when its
+            // first booking starts at or after e: its span's head decides, and the walk
+            // reads nothing else (the "can it start now" questions of backfilling).
+            for &g in self.groups.live() {
+                if self.groups.first_start(g) >= e.0 {
+                    n += self.groups.size[g as usize];
+                    if n >= want {
+                        break;
+                    }
+                }
+            }
+            return n.min(want);
+        }
         for &g in self.groups.live() {
             if self.void_of(g, s, e).is_some() {
                 n += self.groups.size[g as usize];

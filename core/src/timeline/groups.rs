@@ -223,6 +223,14 @@ impl<'a> Groups<'a> {
         }
     }
 
+    /// The start of group `g`'s first booking (`u64::MAX` if none): its span's head alone,
+    /// for the walks that need no more of it.
+    #[inline]
+    pub(super) fn first_start(&self, g: u32) -> u64 {
+        let x = &self.span[g as usize * SPAN..][..2];
+        (x[0] as u64) << 32 | x[1] as u64
+    }
+
     /// Sets group `g`'s span.
     fn set_span(&mut self, g: u32, sp: Span) {
         let x = &mut self.span[g as usize * SPAN..][..SPAN];

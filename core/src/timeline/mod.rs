@@ -38,6 +38,8 @@
 //!   caller's [`Scratch`] (a sweep by groups, or by nodes when times are too far to pack),
 //!   and the counts of free nodes and free node-time.
 //! - `choice.rs`: node choice and booking: which nodes a booking takes, and adding it.
+//! - `in_place.rs`: whether a reservation taken back and booked again at the same start
+//!   would come back on the same nodes (EASY's head, kept instead of re-placed).
 //! - `release.rs`: bookings given back (place-holders cleared, tasks ended or taken back,
 //!   ended bookings pruned) and reservations that start running.
 //! - this file: the [`ClusterTimeline`] itself, its constructor and copy, the change counts
@@ -77,6 +79,7 @@
 mod choice;
 mod earliest;
 mod groups;
+mod in_place;
 mod node;
 mod pool;
 mod release;
@@ -92,6 +95,7 @@ pub use void_index::Void;
 
 use crate::error::{full, Capacity, Error};
 use crate::limits::MAX_BOOKINGS_PER_NODE;
+use crate::task::TaskId;
 use crate::units::{Micros, NodeCount};
 use groups::{Groups, GROUP_ARRAYS};
 use pool::Pool;
@@ -166,6 +170,8 @@ pub struct ClusterTimeline<'a> {
     /// Groups after the last merge: removals merge again once there are an eighth more
     /// (`groups.rs`, `merge_if_grown`).
     merged_at: usize,
+    /// The task of the latest reservation booked and `loosened` then (`in_place.rs`).
+    reserved: Option<(TaskId, u32)>,
 }
 
 impl<'a> ClusterTimeline<'a> {
@@ -200,6 +206,7 @@ impl<'a> ClusterTimeline<'a> {
             horizon: Micros::ZERO,
             overflowed: None,
             merged_at: 1,
+            reserved: None,
         };
         if n > 0 {
             c.sync(0);
@@ -308,6 +315,7 @@ impl<'a> ClusterTimeline<'a> {
         self.first_end = from.first_end;
         self.horizon = from.horizon;
         self.merged_at = from.merged_at;
+        self.reserved = from.reserved;
         Ok(())
     }
 

@@ -94,10 +94,17 @@ pub struct Distribution {
 impl Distribution {
     /// The distribution of `values` (sorted here).
     pub fn of(values: &mut [f64]) -> Distribution {
+        // A total order: equal values are the same bits, so an unstable sort gives the
+        // same slice (and the same sum in its order), sooner.
+        values.sort_unstable_by(f64::total_cmp);
+        Distribution::of_sorted(values)
+    }
+
+    /// The distribution of `values`, sorted by [`f64::total_cmp`].
+    fn of_sorted(values: &[f64]) -> Distribution {
         if values.is_empty() {
             return Distribution::default();
         }
-        values.sort_by(f64::total_cmp);
         let rank = |p: f64| {
             let r = libm::ceil(p * values.len() as f64) as usize;
             values[r.clamp(1, values.len()) - 1]
@@ -167,6 +174,21 @@ const LENGTH: [(u64, &str); 5] = [
     (u64::MAX, "10 h+"),
 ];
 
+/// A key whose unsigned order is [`f64::total_cmp`]'s (the sign bit flips the rest).
+fn total_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
+    }
+}
+
+/// The value of a [`total_key`].
+fn from_total_key(k: u64) -> f64 {
+    f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
+}
+
 /// The bounded slowdown of `j` with `bound`.
 pub fn bounded_slowdown(j: &JobRecord, bound: u64) -> f64 {
     let run = j.run();
@@ -189,36 +211,52 @@ pub fn analyse(records: &[JobRecord], procs: u32, o: &AnalysisOptions) -> Analys
         let l = LENGTH.iter().position(|&(hi, _)| j.run() < hi).unwrap_or(0);
         (s, l)
     };
-    let metrics = |jobs: &[&JobRecord]| {
-        let mut wait: Vec<f64> = jobs.iter().map(|j| j.wait() as f64 / 1e6).collect();
-        let mut bsld: Vec<f64> = jobs
+    let size_names: Vec<&'static str> = SIZE.iter().map(|c| c.1).collect();
+    let length_names: Vec<&'static str> = LENGTH.iter().map(|c| c.1).collect();
+    // Each metric is sorted once, over every measured job with its classes; each class
+    // then takes its values in that order, so they come sorted too (the same slices as
+    // sorting each class apart: equal values are the same bits).
+    let sorted = |value: &dyn Fn(&JobRecord) -> f64| {
+        let mut keyed: Vec<(u64, u8, u8)> = measured
             .iter()
-            .map(|j| bounded_slowdown(j, o.bsld_bound))
+            .map(|j| {
+                let (s, l) = class_of(j);
+                (total_key(value(j)), s as u8, l as u8)
+            })
             .collect();
-        (Distribution::of(&mut wait), Distribution::of(&mut bsld))
+        keyed.sort_unstable();
+        let all: Vec<f64> = keyed.iter().map(|k| from_total_key(k.0)).collect();
+        let mut by_size = vec![Vec::new(); SIZE.len()];
+        let mut by_length = vec![Vec::new(); LENGTH.len()];
+        for (&(_, s, l), &v) in keyed.iter().zip(&all) {
+            by_size[s as usize].push(v);
+            by_length[l as usize].push(v);
+        }
+        (all, by_size, by_length)
     };
-    let classes = |names: &[&'static str], pick: &dyn Fn(&JobRecord) -> usize| {
+    let (wait, wait_size, wait_length) = sorted(&|j| j.wait() as f64 / 1e6);
+    let (bsld, bsld_size, bsld_length) = sorted(&|j| bounded_slowdown(j, o.bsld_bound));
+    let classes = |names: &[&'static str], wait: &[Vec<f64>], bsld: &[Vec<f64>]| {
         let mut out = Vec::new();
         for (c, &name) in names.iter().enumerate() {
-            let jobs: Vec<&JobRecord> = measured.iter().copied().filter(|j| pick(j) == c).collect();
-            if jobs.is_empty() {
+            if wait[c].is_empty() {
                 continue;
             }
-            let (wait_s, bsld) = metrics(&jobs);
             out.push(ClassMetrics {
                 class: name,
-                jobs: jobs.len(),
-                wait_s,
-                bsld,
+                jobs: wait[c].len(),
+                wait_s: Distribution::of_sorted(&wait[c]),
+                bsld: Distribution::of_sorted(&bsld[c]),
             });
         }
         out
     };
-    let size_names: Vec<&'static str> = SIZE.iter().map(|c| c.1).collect();
-    let length_names: Vec<&'static str> = LENGTH.iter().map(|c| c.1).collect();
-    let by_size = classes(&size_names, &|j| class_of(j).0);
-    let by_length = classes(&length_names, &|j| class_of(j).1);
-    let (wait_s, bsld) = metrics(&measured);
+    let by_size = classes(&size_names, &wait_size, &bsld_size);
+    let by_length = classes(&length_names, &wait_length, &bsld_length);
+    let (wait_s, bsld) = (
+        Distribution::of_sorted(&wait),
+        Distribution::of_sorted(&bsld),
+    );
     // Busy processor-time inside [w0, w1]; an empty window (one submit instant) measures
     // from the first submit to the last end instead.
     let (u0, u1) = if w1 > w0 {

@@ -129,3 +129,26 @@ fn plots_are_bounded_and_deterministic() {
     assert!(q.contains("jobs waiting"));
     assert!(q.len() < 60_000, "{} bytes", q.len());
 }
+
+#[test]
+fn total_keys_order_as_total_cmp_and_give_the_value_back() {
+    let xs = [
+        f64::NEG_INFINITY,
+        -1e300,
+        -2.5,
+        -0.0,
+        0.0,
+        f64::MIN_POSITIVE,
+        1.0,
+        3.75,
+        f64::INFINITY,
+        f64::NAN,
+        -f64::NAN,
+    ];
+    for a in xs {
+        assert_eq!(from_total_key(total_key(a)).to_bits(), a.to_bits());
+        for b in xs {
+            assert_eq!(total_key(a).cmp(&total_key(b)), a.total_cmp(&b), "{a} {b}");
+        }
+    }
+}

@@ -20,6 +20,10 @@ struct Decimal<'a> {
 /// Parses a field: `Ok(None)` for the unknown marker -1, the decimal otherwise.
 fn decimal(text: &[u8]) -> Result<Option<Decimal<'_>>, FieldProblem> {
     if let Some(rest) = text.strip_prefix(b"-") {
+        if rest == b"1" {
+            // The marker as most logs write it.
+            return Ok(None);
+        }
         return match unsigned(rest) {
             Ok(d) if d.int == 1 && d.frac.iter().all(|&b| b == b'0') => Ok(None),
             Ok(_) | Err(FieldProblem::TooLarge) => Err(FieldProblem::Negative),
@@ -32,27 +36,32 @@ fn decimal(text: &[u8]) -> Result<Option<Decimal<'_>>, FieldProblem> {
 /// Parses `digits[.digits]` (at least one digit on either side of the dot), in one pass.
 fn unsigned(text: &[u8]) -> Result<Decimal<'_>, FieldProblem> {
     let mut int: u64 = 0;
-    let mut overflow = false;
     let mut i = 0;
     while let Some(&b) = text.get(i) {
-        match b {
-            b'0'..=b'9' => {
-                let (m, o1) = int.overflowing_mul(10);
-                let (a, o2) = m.overflowing_add(u64::from(b - b'0'));
-                int = a;
-                overflow |= o1 | o2;
-            }
-            b'.' => break,
-            _ => return Err(FieldProblem::NotANumber),
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            break;
         }
+        int = int.wrapping_mul(10).wrapping_add(u64::from(digit));
         i += 1;
     }
-    let frac = text.get(i + 1..).unwrap_or(&[]);
+    let frac = match text.get(i) {
+        None => &[][..],
+        Some(b'.') => &text[i + 1..],
+        Some(_) => return Err(FieldProblem::NotANumber),
+    };
     if (i == 0 && frac.is_empty()) || !frac.iter().all(u8::is_ascii_digit) {
         return Err(FieldProblem::NotANumber);
     }
-    if overflow {
-        return Err(FieldProblem::TooLarge);
+    // Nineteen digits always fit; more may not (leading zeros aside): counted again,
+    // checked.
+    if i > 19 {
+        int = text[..i]
+            .iter()
+            .try_fold(0u64, |v, &b| {
+                v.checked_mul(10)?.checked_add(u64::from(b - b'0'))
+            })
+            .ok_or(FieldProblem::TooLarge)?;
     }
     Ok(Decimal { int, frac })
 }
@@ -62,6 +71,14 @@ pub(super) fn micros(text: &[u8]) -> Result<Option<u64>, FieldProblem> {
     let Some(d) = decimal(text)? else {
         return Ok(None);
     };
+    if d.frac.is_empty() {
+        // Whole seconds, as most logs write them.
+        return d
+            .int
+            .checked_mul(1_000_000)
+            .map(Some)
+            .ok_or(FieldProblem::TooLarge);
+    }
     let mut frac_us: u64 = 0;
     for i in 0..6 {
         frac_us = frac_us * 10 + d.frac.get(i).map_or(0, |&b| u64::from(b - b'0'));

@@ -104,6 +104,10 @@ pub(crate) struct OrderCheck {
     /// number so far and its line.
     seen: Option<HashMap<u64, usize>>,
     largest: Option<(u64, usize)>,
+    /// Batch reading, while every number is above those before it (the archive's logs
+    /// throughout): the numbers and lines in file order, sorted, so none repeats and no
+    /// table is kept; the table is built from them at the first number that does not rise.
+    rising: Option<Vec<(u64, usize)>>,
     /// The latest submit time so far and its line.
     latest: Option<(u64, usize)>,
     report: OrderReport,
@@ -113,7 +117,7 @@ impl OrderCheck {
     /// An exact check (a table of every number), for a log read whole.
     pub(crate) fn exact() -> OrderCheck {
         OrderCheck {
-            seen: Some(HashMap::new()),
+            rising: Some(Vec::new()),
             ..OrderCheck::default()
         }
     }
@@ -125,6 +129,14 @@ impl OrderCheck {
 
     /// The job of `line`, numbered `id`, submitted at `submit` (unknown: not compared).
     pub(crate) fn job(&mut self, line: usize, id: u64, submit: Option<u64>) {
+        if let Some(rising) = &mut self.rising {
+            if rising.last().is_none_or(|&(top, _)| id > top) {
+                rising.push((id, line));
+            } else {
+                self.seen = Some(rising.drain(..).collect());
+                self.rising = None;
+            }
+        }
         let earlier = match &mut self.seen {
             Some(seen) => match seen.entry(id) {
                 std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
@@ -133,6 +145,7 @@ impl OrderCheck {
                     None
                 }
             },
+            None if self.rising.is_some() => None,
             None => match self.largest {
                 Some((top, top_line)) if id <= top => Some(top_line),
                 _ => {
