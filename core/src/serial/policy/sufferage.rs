@@ -7,16 +7,23 @@
 //! until every task is mapped. Tasks are visited in arrival order, so equal sufferages go to
 //! the earlier task.
 //!
-//! Computed without evaluating most sufferages. A task's first machine, first completion
-//! and second completion depend on its type alone (one walk over the machine types per type
-//! and pass), and each type keeps its unmapped tasks in a list in arrival order. A pass
-//! bounds every task's sufferage from its curve's levels (`utility_bound`, no exponential)
-//! and keeps each type's highest bound; the task of highest bound on each claimed machine
-//! (earliest on ties) is evaluated as the provisional holder; then only the types whose
-//! highest bound could beat their machine's holder are walked again, evaluating only the
-//! tasks whose bound could (a higher sufferage, or an equal one from an earlier task). The
-//! holders are those of the textbook pass: the task of highest sufferage on each machine,
-//! the earliest on ties.
+//! Computed without evaluating most sufferages, and without visiting most tasks. A task's
+//! first machine, first completion and second completion depend on its type alone (one
+//! walk over the machine types per type and pass). Within an event the completions only
+//! move later, so each task keeps a bound on its sufferage that lasts
+//! (`utility_bound::lasting`: what its curve can still fall, times `min(rate x gap, 1)`)
+//! until the type's second completion reaches the end of the task's curve interval. Each
+//! type keeps its unmapped tasks sorted by that bound's scale and the earliest such end;
+//! only a type whose second completion has reached it is walked again to renew the bounds.
+//! A pass bounds each type as a whole from its first task, its largest rate and margin,
+//! visits the types in the order of those bounds, skips every type that cannot beat its
+//! machine's holder, and in the others stops at the first task whose scale cannot; the
+//! tasks left in between are evaluated only if their own bound can win (a higher
+//! sufferage, or an equal one from an earlier task). The holders are those of the textbook
+//! pass: the task of highest sufferage on each machine, the earliest on ties.
+//!
+//! The storage: `next[..n]` holds the slots by type (each type's run sorted by scale),
+//! `key` each slot's scale, `tree[2s..2s + 2]` its rate's bits, `choice` marks it mapped.
 //!
 //! More task types than the per-type table holds fall back to the per-task pass
 //! (`per_task`): the same decisions, each task's completions computed for it.
@@ -24,27 +31,35 @@
 use crate::serial::env::MAX_SERIAL_MACHINES;
 use crate::serial::queue::NONE;
 use crate::serial::two_stage::Scratch;
-use crate::serial::utility_bound;
+use crate::serial::utility_bound::{self, factor};
 use crate::serial::view::{View, NO_MACHINE};
 use crate::units::Micros;
 
 /// Most task types the per-type pass keeps lists for (more: `per_task`).
 const MAX_TYPES: usize = 256;
 
-/// One task type's list of unmapped tasks and its pass values.
+/// One task type's run of unmapped tasks and its bounds.
 #[derive(Clone, Copy)]
-struct TypeList {
-    /// Its first unmapped task (slot), `NONE` when none; `sc.next` links the rest in
-    /// arrival order (mapped slots are unlinked on the next walk).
-    head: u32,
+struct TypeRun {
+    /// Its slots are `next[front..end]` (mapped ones skipped), sorted by scale, highest
+    /// first.
+    front: u32,
+    end: u32,
     /// Its unmapped tasks.
     live: u32,
     /// Machines that can run it (the textbook count of evaluations per task and pass).
     eligible: u64,
-    /// This pass: its first machine and second completion, and its task of highest bound.
+    /// The largest rate and margin of its tasks' bounds, which hold while its second
+    /// completion is before `until`.
+    rate: f64,
+    margin: f64,
+    until: Micros,
+    /// This pass: its first machine, second completion, their gap in minutes, and the
+    /// bound on all its tasks' sufferages.
     m: u16,
     c2: Option<Micros>,
-    top: u32,
+    dm: f64,
+    bound: f64,
 }
 
 pub(super) fn run(
@@ -58,96 +73,122 @@ pub(super) fn run(
         return per_task(v, sc, n, emit);
     }
     let machines = v.env.machine_type.len();
-    let mut tl = [TypeList {
-        head: NONE,
+    let mut tr = [TypeRun {
+        front: 0,
+        end: 0,
         live: 0,
         eligible: 0,
+        rate: 0.0,
+        margin: 0.0,
+        // Renewed at the first pass.
+        until: Micros::ZERO,
         m: NO_MACHINE,
         c2: None,
-        top: NONE,
+        dm: 0.0,
+        bound: 0.0,
     }; MAX_TYPES];
-    // The lists, built backwards so that each is in arrival order.
-    for s in (0..n).rev() {
+    // The runs: counted, placed, then filled in arrival order.
+    for s in 0..n {
         let t = sc.slots[s];
-        let x = &mut tl[v.tasks[t as usize].ty as usize];
+        let x = &mut tr[v.tasks[t as usize].ty as usize];
         if x.live == 0 {
             x.eligible = v.eligible(t);
         }
-        sc.next[s] = x.head;
-        x.head = s as u32;
         x.live += 1;
         // `choice` marks a task unmapped (0) or mapped (NO_MACHINE).
         sc.choice[s] = 0;
+    }
+    let mut at = 0u32;
+    for x in tr.iter_mut().take(types) {
+        (x.front, x.end) = (at, at);
+        at += x.live;
+    }
+    for s in 0..n {
+        let x = &mut tr[v.tasks[sc.slots[s] as usize].ty as usize];
+        sc.next[x.end as usize] = s as u32;
+        x.end += 1;
     }
     let mut left = n;
     let mut evals = 0u64;
     // Each machine's holder (slot) and its sufferage.
     let mut claim = [NONE; MAX_SERIAL_MACHINES];
     let mut held = [0.0f64; MAX_SERIAL_MACHINES];
+    // The live types, in the order a pass visits them.
+    let mut order = [0u16; MAX_TYPES];
     while left > 0 {
         for c in claim.iter_mut().take(machines) {
             *c = NONE;
         }
-        // Sweep 1: each type's completions, its tasks' bounds (in `key`) and its task of
-        // highest bound; the highest over the types on a machine is its provisional holder.
-        for x in tl.iter_mut().take(types) {
-            x.top = NONE;
+        let mut live_types = 0usize;
+        for (ty, x) in tr.iter_mut().enumerate().take(types) {
             if x.live == 0 {
                 continue;
             }
             evals += x.live as u64 * x.eligible;
-            let ty = v.tasks[sc.slots[x.head as usize] as usize].ty;
-            let Some(((m, c1), c2)) = v.type_two_completions(ty) else {
+            let Some(((m, c1), c2)) = v.type_two_completions(ty as u16) else {
                 // No machine can run these tasks (SerialEnv::check rules this out).
-                let mut s = x.head;
-                while s != NONE {
-                    if sc.choice[s as usize] != NO_MACHINE {
-                        sc.choice[s as usize] = NO_MACHINE;
+                for p in x.front..x.end {
+                    let s = sc.next[p as usize] as usize;
+                    if sc.choice[s] != NO_MACHINE {
+                        sc.choice[s] = NO_MACHINE;
                         left -= 1;
                     }
-                    s = sc.next[s as usize];
                 }
-                (x.live, x.head) = (0, NONE);
+                x.live = 0;
                 continue;
             };
             (x.m, x.c2) = (m, c2);
-            x.top = bound_all(v, sc, x, c1, c2);
-            let h = claim[m as usize];
-            if h == NONE || can_beat(sc.key[x.top as usize], x.top, sc.key[h as usize], h) {
-                claim[m as usize] = x.top;
+            while sc.choice[sc.next[x.front as usize] as usize] == NO_MACHINE {
+                x.front += 1;
             }
+            x.bound = match c2 {
+                Some(c2) => {
+                    if c2 >= x.until {
+                        renew(v, sc, x, c1, c2);
+                    }
+                    x.dm = (c2 - c1).as_mins_f64();
+                    sc.key[sc.next[x.front as usize] as usize] * factor(x.rate, x.dm) + x.margin
+                }
+                // Sufferage is the best utility itself: no bound.
+                None => f64::INFINITY,
+            };
+            order[live_types] = ty as u16;
+            live_types += 1;
         }
-        for m in 0..machines {
-            let h = claim[m];
-            if h != NONE {
-                let t = sc.slots[h as usize];
-                held[m] = sufferage(v, t, m as u16, tl[v.tasks[t as usize].ty as usize].c2);
-            }
-        }
-        // Sweep 2: only the types, and in them the tasks, whose bound can beat their
-        // machine's holder.
-        for x in tl.iter().take(types) {
-            if x.top == NONE {
-                continue;
-            }
+        let order = &mut order[..live_types];
+        order.sort_unstable_by(|&a, &b| {
+            let (a, b) = (&tr[a as usize], &tr[b as usize]);
+            b.bound.total_cmp(&a.bound)
+        });
+        for &ty in order.iter() {
+            let x = &tr[ty as usize];
             let m = x.m as usize;
-            if !can_beat(sc.key[x.top as usize], x.top, held[m], claim[m]) {
+            if claim[m] != NONE && x.bound < held[m] {
                 continue;
             }
-            let mut s = x.head;
-            while s != NONE {
+            let whole = factor(x.rate, x.dm);
+            for p in x.front..x.end {
+                let s = sc.next[p as usize];
+                if sc.choice[s as usize] == NO_MACHINE {
+                    continue;
+                }
                 let (h, hs) = (claim[m], held[m]);
-                if s != h
-                    && sc.choice[s as usize] != NO_MACHINE
-                    && can_beat(sc.key[s as usize], s, hs, h)
-                {
-                    let suff = sufferage(v, sc.slots[s as usize], x.m, x.c2);
-                    if suff > hs || (suff == hs && s < h) {
-                        claim[m] = s;
-                        held[m] = suff;
+                if h != NONE && x.c2.is_some() {
+                    let scale = sc.key[s as usize];
+                    // Every task after this one has a scale at most this one's.
+                    if scale * whole + x.margin < hs {
+                        break;
+                    }
+                    let b = scale * factor(rate(sc, s), x.dm) + x.margin;
+                    if !can_beat(b, s, hs, h) {
+                        continue;
                     }
                 }
-                s = sc.next[s as usize];
+                let suff = sufferage(v, sc.slots[s as usize], x.m, x.c2);
+                if h == NONE || suff > hs || (suff == hs && s < h) {
+                    claim[m] = s;
+                    held[m] = suff;
+                }
             }
         }
         for (m, &s) in claim.iter().enumerate().take(machines) {
@@ -158,7 +199,7 @@ pub(super) fn run(
             v.take(t, m as u16);
             emit(t, m as u16);
             sc.choice[s as usize] = NO_MACHINE;
-            tl[v.tasks[t as usize].ty as usize].live -= 1;
+            tr[v.tasks[t as usize].ty as usize].live -= 1;
             left -= 1;
         }
     }
@@ -172,50 +213,46 @@ fn can_beat(b: f64, s: u32, hs: f64, h: u32) -> bool {
     b > hs || (b == hs && s < h)
 }
 
-/// Bounds the sufferage of every unmapped task of list `x` (into `sc.key`) for first
-/// completion `c1` and second `c2`, unlinking the mapped ones; returns the task of highest
-/// bound (the earliest on ties).
-fn bound_all(
-    v: &View<'_>,
-    sc: &mut Scratch<'_>,
-    x: &mut TypeList,
-    c1: Micros,
-    c2: Option<Micros>,
-) -> u32 {
-    let mut top = NONE;
-    let mut prev = NONE;
-    let mut s = x.head;
-    while s != NONE {
-        let nx = sc.next[s as usize];
+/// Slot `s`'s bound's rate (its bits in `tree[2s..2s + 2]`).
+#[inline]
+fn rate(sc: &Scratch<'_>, s: u32) -> f64 {
+    let i = 2 * s as usize;
+    f64::from_bits((sc.tree[i] as u64) << 32 | sc.tree[i + 1] as u64)
+}
+
+/// Renews the bounds of type run `x`'s unmapped tasks for first completion `c1` and second
+/// `c2`: packs them to the front of the run, bounds each (`utility_bound::lasting`) and
+/// sorts them by scale, highest first (earlier slot on ties).
+fn renew(v: &View<'_>, sc: &mut Scratch<'_>, x: &mut TypeRun, c1: Micros, c2: Micros) {
+    let start = x.front;
+    let mut w = start;
+    (x.rate, x.margin, x.until) = (0.0, 0.0, Micros::MAX);
+    for p in x.front..x.end {
+        let s = sc.next[p as usize];
         if sc.choice[s as usize] == NO_MACHINE {
-            if prev == NONE {
-                x.head = nx;
-            } else {
-                sc.next[prev as usize] = nx;
-            }
-            s = nx;
             continue;
         }
-        let task = &v.tasks[sc.slots[s as usize] as usize];
-        let b = match c2 {
-            Some(c2) => utility_bound::drop_bound(
-                &task.curve,
-                v.env.classes,
-                c1.saturating_sub(task.arrival),
-                c2.saturating_sub(task.arrival),
-                task.curve.max_value(),
-            ),
-            // Sufferage is the best utility itself.
-            None => f64::INFINITY,
-        };
-        sc.key[s as usize] = b;
-        if top == NONE || sc.key[top as usize] < b {
-            top = s;
-        }
-        prev = s;
-        s = nx;
+        sc.next[w as usize] = s;
+        w += 1;
+        let t = sc.slots[s as usize];
+        let task = &v.tasks[t as usize];
+        let (a1, a2) = (
+            c1.saturating_sub(task.arrival),
+            c2.saturating_sub(task.arrival),
+        );
+        let l = utility_bound::lasting(&task.curve, v.env.classes, a1, a2, || v.utility(t, c1));
+        sc.key[s as usize] = l.scale;
+        let bits = l.rate.to_bits();
+        let i = 2 * s as usize;
+        (sc.tree[i], sc.tree[i + 1]) = ((bits >> 32) as u32, bits as u32);
+        x.rate = x.rate.max(l.rate);
+        x.margin = x.margin.max(l.margin);
+        x.until = x.until.min(task.arrival.saturating_add(l.until));
     }
-    top
+    x.end = w;
+    let key = &*sc.key;
+    sc.next[start as usize..w as usize]
+        .sort_unstable_by(|&a, &b| key[b as usize].total_cmp(&key[a as usize]).then(a.cmp(&b)));
 }
 
 /// The pass for any number of task types: every unmapped task at every pass. Sweep 1 bounds
