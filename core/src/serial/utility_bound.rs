@@ -133,7 +133,7 @@ pub(crate) fn factor(rate: f64, dm: f64) -> f64 {
 }
 
 /// A [`Lasting`] bound for ages `a1 <= a2` now, where `u1()` is the evaluated curve at `a1`
-/// (called only when needed, so a flat curve costs no exponential).
+/// (called only where it pays: where the curve decays to 0, and past a step).
 ///
 /// Why it holds: within interval k the curve is `(u - K_k+1)` decaying at rate `lambda`,
 /// so from any later age `b1` its drop over `dm` minutes is `(curve(b1) - K_k+1)(1 -
@@ -185,7 +185,11 @@ pub(crate) fn lasting(
                 .intervals
                 .get(k1 + 1)
                 .map_or(0.0, |iv| iv.psi * priority);
-            let top = u1().min(class.intervals[k1].psi * priority);
+            let level = class.intervals[k1].psi * priority;
+            // The value itself only where the curve decays towards 0 (Table C.1's long last
+            // interval, where a task can wait for hours and its bound lasts): there it pays
+            // for its exponential; elsewhere the interval's top.
+            let top = if floor == 0.0 { u1().min(level) } else { level };
             Lasting {
                 scale: (top - floor).max(0.0),
                 rate: class.intervals[k1].delta * urgency_per_min,
@@ -282,9 +286,10 @@ mod tests {
     }
 
     /// Hand-worked: class A (Table C.1), priority 8, medium urgency (0.1 a minute), a first
-    /// interval of 10 min. One minute into interval k = 2 (psi 1 -> 0.6, delta 1.1) the
-    /// value is 4.8 + 3.2 e^(-0.11); it can still fall 3.2 e^(-0.11) at rate 0.11 a minute,
-    /// until the interval ends 5 min after it began.
+    /// interval of 10 min. One minute into interval k = 2 (psi 1 -> 0.6, delta 1.1) it can
+    /// still fall to 4.8, at most 3.2, at rate 0.11 a minute, until the interval ends 5 min
+    /// after it began. In interval k = 5 (psi 0.1 -> 0, delta 1.2), 10 min in, the value
+    /// is 0.8 e^(-1.2), all of which it can lose, at rate 0.12, for 10,000 minutes.
     #[test]
     fn a_lasting_bound_by_hand() {
         let classes = UtilityClasses::essc20();
@@ -292,10 +297,15 @@ mod tests {
         let u = |t: Micros| curve.value_at(t, &classes).unwrap();
         let (a1, a2) = (Micros::from_mins(11), Micros::from_mins(13));
         let l = lasting(&curve, &classes, a1, a2, || u(a1));
-        assert!((l.scale - 3.2 * libm::exp(-0.11)).abs() < 1e-12);
+        assert!((l.scale - 3.2).abs() < 1e-12);
         assert!((l.rate - 0.11).abs() < 1e-15);
         assert_eq!(l.until, Micros::from_mins(15));
         assert_eq!(l.margin, 8.0 * MARGIN);
+        let (b1, b2) = (Micros::from_mins(50), Micros::from_mins(52));
+        let last = lasting(&curve, &classes, b1, b2, || u(b1));
+        assert!((last.scale - 0.8 * libm::exp(-1.2)).abs() < 1e-12);
+        assert!((last.rate - 0.12).abs() < 1e-15);
+        assert_eq!(last.until, Micros::from_mins(10_010));
         // Flat at both ages: nothing to lose until the flat part ends.
         let flat = lasting(&curve, &classes, Micros(0), Micros::from_mins(9), || 8.0);
         assert_eq!((flat.scale, flat.until), (0.0, Micros::from_mins(10)));

@@ -12,17 +12,19 @@
 //! walk over the machine types per type and pass). Within an event the completions only
 //! move later, so each task keeps a bound on its sufferage that lasts
 //! (`utility_bound::lasting`: what its curve can still fall, times `min(rate x gap, 1)`)
-//! until the type's second completion reaches the end of the task's curve interval. Each
-//! type keeps its unmapped tasks sorted by that bound's scale and the earliest such end;
-//! only a type whose second completion has reached it is walked again to renew the bounds.
-//! A pass bounds each type as a whole from its first task, its largest rate and margin,
-//! visits the types in the order of those bounds, skips every type that cannot beat its
-//! machine's holder, and in the others stops at the first task whose scale cannot; the
-//! tasks left in between are evaluated only if their own bound can win (a higher
-//! sufferage, or an equal one from an earlier task). The holders are those of the textbook
-//! pass: the task of highest sufferage on each machine, the earliest on ties.
+//! until the type's second completion reaches the end of the task's curve interval; what
+//! it can still fall also decays, at least at the smallest rate of its sub-run, as the
+//! first completion moves on. Each type keeps its unmapped tasks in sub-runs by rate, each
+//! sorted by the bound's scale, and the earliest such end; only a type whose second
+//! completion has reached it is walked again to renew the bounds. A pass bounds each type
+//! as a whole from each sub-run's first task, walks the type of highest bound on each
+//! machine first, then every other type that can beat its machine's holder; a walk stops
+//! in each sub-run at the first task whose scale cannot win, and evaluates the tasks before
+//! it only if their own bound can (a higher sufferage, or an equal one from an earlier
+//! task). The holders are those of the textbook pass: the task of highest sufferage on
+//! each machine, the earliest on ties.
 //!
-//! The storage: `next[..n]` holds the slots by type (each type's run sorted by scale),
+//! The storage: `next[..n]` holds the slots by type and sub-run (each sorted by scale),
 //! `key` each slot's scale, `tree[2s..2s + 2]` its rate's bits, `choice` marks it mapped.
 //!
 //! More task types than the per-type table holds fall back to the per-task pass
@@ -38,27 +40,51 @@ use crate::units::Micros;
 /// Most task types the per-type pass keeps lists for (more: `per_task`).
 const MAX_TYPES: usize = 256;
 
-/// One task type's run of unmapped tasks and its bounds.
+/// Sub-runs a type's tasks are split into by their bound's rate, so that a slowly decaying
+/// task's bound is not scaled by a fast one's rate: past a step (infinite rate), and rates
+/// from `SPLITS[b - 1]` up (Table C.1's four urgency levels fall in separate sub-runs; the
+/// splits only affect speed, never decisions).
+const SUBRUNS: usize = 5;
+const SPLITS: [f64; SUBRUNS - 2] = [0.3, 0.13, 0.04];
+
+/// The sub-run for a bound's rate.
+#[inline]
+fn subrun(rate: f64) -> usize {
+    if rate == f64::INFINITY {
+        0
+    } else {
+        1 + SPLITS.iter().take_while(|&&x| rate < x).count()
+    }
+}
+
+/// One task type's unmapped tasks and its bounds.
 #[derive(Clone, Copy)]
 struct TypeRun {
-    /// Its slots are `next[front..end]` (mapped ones skipped), sorted by scale, highest
-    /// first.
-    front: u32,
-    end: u32,
+    /// Its slots are `next[start..start + live]` at a renewal, then each sub-run's
+    /// `next[front[b]..end[b]]` (mapped ones skipped), each sorted by scale, highest first.
+    start: u32,
+    front: [u32; SUBRUNS],
+    end: [u32; SUBRUNS],
+    /// Each sub-run's smallest and largest rate (the smallest over tasks that can lose
+    /// anything).
+    lo: [f64; SUBRUNS],
+    hi: [f64; SUBRUNS],
     /// Its unmapped tasks.
     live: u32,
     /// Machines that can run it (the textbook count of evaluations per task and pass).
     eligible: u64,
-    /// The largest rate and margin of its tasks' bounds, which hold while its second
-    /// completion is before `until`.
-    rate: f64,
+    /// The largest margin of its tasks' bounds, which hold while its second completion is
+    /// before `until`; its first completion when they were made.
     margin: f64,
     until: Micros,
-    /// This pass: its first machine, second completion, their gap in minutes, and the
-    /// bound on all its tasks' sufferages.
+    made: Micros,
+    /// This pass: its first machine, second completion, the gap between its completions
+    /// and the time since the bounds were made (minutes), and the bound on all its tasks'
+    /// sufferages (before their decay since).
     m: u16,
     c2: Option<Micros>,
     dm: f64,
+    since: f64,
     bound: f64,
 }
 
@@ -74,20 +100,25 @@ pub(super) fn run(
     }
     let machines = v.env.machine_type.len();
     let mut tr = [TypeRun {
-        front: 0,
-        end: 0,
+        start: 0,
+        front: [0; SUBRUNS],
+        end: [0; SUBRUNS],
+        lo: [0.0; SUBRUNS],
+        hi: [f64::INFINITY; SUBRUNS],
         live: 0,
         eligible: 0,
-        rate: 0.0,
         margin: 0.0,
         // Renewed at the first pass.
         until: Micros::ZERO,
+        made: Micros::ZERO,
         m: NO_MACHINE,
         c2: None,
         dm: 0.0,
+        since: 0.0,
         bound: 0.0,
     }; MAX_TYPES];
-    // The runs: counted, placed, then filled in arrival order.
+    // The runs: counted, placed, then filled in arrival order (all in sub-run 0 until
+    // the first renewal).
     for s in 0..n {
         let t = sc.slots[s];
         let x = &mut tr[v.tasks[t as usize].ty as usize];
@@ -100,20 +131,22 @@ pub(super) fn run(
     }
     let mut at = 0u32;
     for x in tr.iter_mut().take(types) {
-        (x.front, x.end) = (at, at);
+        x.start = at;
+        x.front = [at; SUBRUNS];
+        x.end = [at; SUBRUNS];
         at += x.live;
     }
     for s in 0..n {
         let x = &mut tr[v.tasks[sc.slots[s] as usize].ty as usize];
-        sc.next[x.end as usize] = s as u32;
-        x.end += 1;
+        sc.next[x.end[0] as usize] = s as u32;
+        x.end[0] += 1;
     }
     let mut left = n;
     let mut evals = 0u64;
     // Each machine's holder (slot) and its sufferage.
     let mut claim = [NONE; MAX_SERIAL_MACHINES];
     let mut held = [0.0f64; MAX_SERIAL_MACHINES];
-    // The live types, in the order a pass visits them.
+    // The live types of a pass.
     let mut order = [0u16; MAX_TYPES];
     while left > 0 {
         for c in claim.iter_mut().take(machines) {
@@ -127,19 +160,25 @@ pub(super) fn run(
             evals += x.live as u64 * x.eligible;
             let Some(((m, c1), c2)) = v.type_two_completions(ty as u16) else {
                 // No machine can run these tasks (SerialEnv::check rules this out).
-                for p in x.front..x.end {
-                    let s = sc.next[p as usize] as usize;
-                    if sc.choice[s] != NO_MACHINE {
-                        sc.choice[s] = NO_MACHINE;
-                        left -= 1;
+                for b in 0..SUBRUNS {
+                    for p in x.front[b]..x.end[b] {
+                        let s = sc.next[p as usize] as usize;
+                        if sc.choice[s] != NO_MACHINE {
+                            sc.choice[s] = NO_MACHINE;
+                            left -= 1;
+                        }
                     }
                 }
                 x.live = 0;
                 continue;
             };
             (x.m, x.c2) = (m, c2);
-            while sc.choice[sc.next[x.front as usize] as usize] == NO_MACHINE {
-                x.front += 1;
+            for b in 0..SUBRUNS {
+                while x.front[b] < x.end[b]
+                    && sc.choice[sc.next[x.front[b] as usize] as usize] == NO_MACHINE
+                {
+                    x.front[b] += 1;
+                }
             }
             x.bound = match c2 {
                 Some(c2) => {
@@ -147,7 +186,15 @@ pub(super) fn run(
                         renew(v, sc, x, c1, c2);
                     }
                     x.dm = (c2 - c1).as_mins_f64();
-                    sc.key[sc.next[x.front as usize] as usize] * factor(x.rate, x.dm) + x.margin
+                    x.since = c1.saturating_sub(x.made).as_mins_f64();
+                    let mut bound = f64::NEG_INFINITY;
+                    for b in 0..SUBRUNS {
+                        if x.front[b] < x.end[b] {
+                            let scale = sc.key[sc.next[x.front[b] as usize] as usize];
+                            bound = bound.max(scale * factor(x.hi[b], x.dm) + x.margin);
+                        }
+                    }
+                    bound
                 }
                 // Sufferage is the best utility itself: no bound.
                 None => f64::INFINITY,
@@ -155,41 +202,28 @@ pub(super) fn run(
             order[live_types] = ty as u16;
             live_types += 1;
         }
-        let order = &mut order[..live_types];
-        order.sort_unstable_by(|&a, &b| {
-            let (a, b) = (&tr[a as usize], &tr[b as usize]);
-            b.bound.total_cmp(&a.bound)
-        });
-        for &ty in order.iter() {
+        // The type of highest bound on each machine first (a strong holder early), then
+        // the others, each skipped if it cannot beat its machine's holder.
+        let mut first = [NONE; MAX_SERIAL_MACHINES];
+        for &ty in order[..live_types].iter() {
+            let (m, bound) = (tr[ty as usize].m as usize, tr[ty as usize].bound);
+            if first[m] == NONE || tr[first[m] as usize].bound < bound {
+                first[m] = ty as u32;
+            }
+        }
+        for &ty in first.iter().take(machines) {
+            if ty != NONE {
+                let x = &tr[ty as usize];
+                walk(v, sc, x, &mut claim[x.m as usize], &mut held[x.m as usize]);
+            }
+        }
+        for &ty in order[..live_types].iter() {
             let x = &tr[ty as usize];
             let m = x.m as usize;
-            if claim[m] != NONE && x.bound < held[m] {
+            if first[m] == ty as u32 || (claim[m] != NONE && x.bound < held[m]) {
                 continue;
             }
-            let whole = factor(x.rate, x.dm);
-            for p in x.front..x.end {
-                let s = sc.next[p as usize];
-                if sc.choice[s as usize] == NO_MACHINE {
-                    continue;
-                }
-                let (h, hs) = (claim[m], held[m]);
-                if h != NONE && x.c2.is_some() {
-                    let scale = sc.key[s as usize];
-                    // Every task after this one has a scale at most this one's.
-                    if scale * whole + x.margin < hs {
-                        break;
-                    }
-                    let b = scale * factor(rate(sc, s), x.dm) + x.margin;
-                    if !can_beat(b, s, hs, h) {
-                        continue;
-                    }
-                }
-                let suff = sufferage(v, sc.slots[s as usize], x.m, x.c2);
-                if h == NONE || suff > hs || (suff == hs && s < h) {
-                    claim[m] = s;
-                    held[m] = suff;
-                }
-            }
+            walk(v, sc, x, &mut claim[m], &mut held[m]);
         }
         for (m, &s) in claim.iter().enumerate().take(machines) {
             if s == NONE {
@@ -206,6 +240,68 @@ pub(super) fn run(
     evals
 }
 
+/// Visits type `x`'s tasks that could displace machine holder `h` (of sufferage `hs`),
+/// making each that does the holder: in each sub-run, in order of scale, until a scale
+/// (decayed since the bounds were made) cannot win.
+fn walk(v: &View<'_>, sc: &Scratch<'_>, x: &TypeRun, h: &mut u32, hs: &mut f64) {
+    let Some(c2) = x.c2 else {
+        for b in 0..SUBRUNS {
+            for p in x.front[b]..x.end[b] {
+                let s = sc.next[p as usize];
+                if sc.choice[s as usize] != NO_MACHINE {
+                    hold(h, hs, s, sufferage(v, sc.slots[s as usize], x.m, None));
+                }
+            }
+        }
+        return;
+    };
+    for b in 0..SUBRUNS {
+        if x.front[b] >= x.end[b] {
+            continue;
+        }
+        let whole = factor(x.hi[b], x.dm);
+        let first = sc.key[sc.next[x.front[b] as usize] as usize];
+        if *h != NONE && first * whole + x.margin < *hs {
+            continue;
+        }
+        // The first completion has moved on since the bounds were made: what each task
+        // can still lose has decayed at least at its sub-run's smallest rate.
+        let decay = if b == 0 || x.since == 0.0 || x.lo[b] == 0.0 {
+            1.0
+        } else {
+            libm::exp(-x.lo[b] * x.since)
+        };
+        for p in x.front[b]..x.end[b] {
+            let s = sc.next[p as usize];
+            if sc.choice[s as usize] == NO_MACHINE {
+                continue;
+            }
+            if *h != NONE {
+                let scale = sc.key[s as usize] * decay;
+                // Every task after this one has a scale at most this one's.
+                if scale * whole + x.margin < *hs {
+                    break;
+                }
+                let bound = scale * factor(rate(sc, s), x.dm) + x.margin;
+                if !can_beat(bound, s, *hs, *h) {
+                    continue;
+                }
+            }
+            hold(h, hs, s, sufferage(v, sc.slots[s as usize], x.m, Some(c2)));
+        }
+    }
+}
+
+/// Slot `s` of sufferage `suff` takes machine holder `h` (of sufferage `hs`) if there is
+/// none, or if it suffers more, or as much and is the earlier task.
+#[inline]
+fn hold(h: &mut u32, hs: &mut f64, s: u32, suff: f64) {
+    if *h == NONE || suff > *hs || (suff == *hs && s < *h) {
+        *h = s;
+        *hs = suff;
+    }
+}
+
 /// Whether a task (slot `s`) whose sufferage is at most `b` could displace holder `h` of
 /// sufferage `hs`: a higher sufferage, or an equal one from an earlier task.
 #[inline]
@@ -220,39 +316,64 @@ fn rate(sc: &Scratch<'_>, s: u32) -> f64 {
     f64::from_bits((sc.tree[i] as u64) << 32 | sc.tree[i + 1] as u64)
 }
 
-/// Renews the bounds of type run `x`'s unmapped tasks for first completion `c1` and second
-/// `c2`: packs them to the front of the run, bounds each (`utility_bound::lasting`) and
-/// sorts them by scale, highest first (earlier slot on ties).
+/// Renews the bounds of type `x`'s unmapped tasks for first completion `c1` and second
+/// `c2`: bounds each (`utility_bound::lasting`), splits them into sub-runs by rate (through
+/// `prev`) and sorts each by scale, highest first (earlier slot on ties).
 fn renew(v: &View<'_>, sc: &mut Scratch<'_>, x: &mut TypeRun, c1: Micros, c2: Micros) {
-    let start = x.front;
+    let start = x.start;
+    let mut count = [0u32; SUBRUNS];
     let mut w = start;
-    (x.rate, x.margin, x.until) = (0.0, 0.0, Micros::MAX);
-    for p in x.front..x.end {
-        let s = sc.next[p as usize];
-        if sc.choice[s as usize] == NO_MACHINE {
-            continue;
+    (x.margin, x.until, x.made) = (0.0, Micros::MAX, c1);
+    (x.lo, x.hi) = ([f64::INFINITY; SUBRUNS], [0.0; SUBRUNS]);
+    for b in 0..SUBRUNS {
+        for p in x.front[b]..x.end[b] {
+            let s = sc.next[p as usize];
+            if sc.choice[s as usize] == NO_MACHINE {
+                continue;
+            }
+            sc.prev[w as usize] = s;
+            w += 1;
+            let t = sc.slots[s as usize];
+            let task = &v.tasks[t as usize];
+            let (a1, a2) = (
+                c1.saturating_sub(task.arrival),
+                c2.saturating_sub(task.arrival),
+            );
+            let l = utility_bound::lasting(&task.curve, v.env.classes, a1, a2, || v.utility(t, c1));
+            sc.key[s as usize] = l.scale;
+            let bits = l.rate.to_bits();
+            let i = 2 * s as usize;
+            (sc.tree[i], sc.tree[i + 1]) = ((bits >> 32) as u32, bits as u32);
+            let r = subrun(l.rate);
+            count[r] += 1;
+            if l.scale > 0.0 {
+                x.lo[r] = x.lo[r].min(l.rate);
+            }
+            x.hi[r] = x.hi[r].max(l.rate);
+            x.margin = x.margin.max(l.margin);
+            x.until = x.until.min(task.arrival.saturating_add(l.until));
         }
-        sc.next[w as usize] = s;
-        w += 1;
-        let t = sc.slots[s as usize];
-        let task = &v.tasks[t as usize];
-        let (a1, a2) = (
-            c1.saturating_sub(task.arrival),
-            c2.saturating_sub(task.arrival),
-        );
-        let l = utility_bound::lasting(&task.curve, v.env.classes, a1, a2, || v.utility(t, c1));
-        sc.key[s as usize] = l.scale;
-        let bits = l.rate.to_bits();
-        let i = 2 * s as usize;
-        (sc.tree[i], sc.tree[i + 1]) = ((bits >> 32) as u32, bits as u32);
-        x.rate = x.rate.max(l.rate);
-        x.margin = x.margin.max(l.margin);
-        x.until = x.until.min(task.arrival.saturating_add(l.until));
     }
-    x.end = w;
+    let mut at = start;
+    for (b, &c) in count.iter().enumerate() {
+        x.front[b] = at;
+        x.end[b] = at;
+        at += c;
+        if x.lo[b] == f64::INFINITY {
+            x.lo[b] = 0.0;
+        }
+    }
+    for p in start..w {
+        let s = sc.prev[p as usize];
+        let r = subrun(rate(sc, s));
+        sc.next[x.end[r] as usize] = s;
+        x.end[r] += 1;
+    }
     let key = &*sc.key;
-    sc.next[start as usize..w as usize]
-        .sort_unstable_by(|&a, &b| key[b as usize].total_cmp(&key[a as usize]).then(a.cmp(&b)));
+    for b in 0..SUBRUNS {
+        sc.next[x.front[b] as usize..x.end[b] as usize]
+            .sort_unstable_by(|&a, &b| key[b as usize].total_cmp(&key[a as usize]).then(a.cmp(&b)));
+    }
 }
 
 /// The pass for any number of task types: every unmapped task at every pass. Sweep 1 bounds
