@@ -35,6 +35,24 @@ fn interval(
     Some((k, dt - class.intervals[k].offset))
 }
 
+/// A piecewise-exponential curve's priority, urgency rate, first interval and class;
+/// `None` for any other curve or an unknown class (no bound is known for them).
+fn piecewise<'c>(
+    curve: &UtilityCurve,
+    classes: &'c UtilityClasses,
+) -> Option<(f64, f64, Micros, &'c crate::utility::UtilityClass)> {
+    let UtilityCurve::PiecewiseExp {
+        priority,
+        urgency_per_min,
+        first,
+        class,
+    } = *curve
+    else {
+        return None;
+    };
+    Some((priority, urgency_per_min, first, classes.get(class).ok()?))
+}
+
 /// An upper bound on `curve(a1) - curve(a2)` for ages `a1 <= a2`, given `u1_max`, an upper
 /// bound on `curve(a1)` (the priority if nothing better is known). Infinity when no bound
 /// is known (a linear curve, an unknown class).
@@ -45,16 +63,7 @@ pub(crate) fn drop_bound(
     a2: Micros,
     u1_max: f64,
 ) -> f64 {
-    let UtilityCurve::PiecewiseExp {
-        priority,
-        urgency_per_min,
-        first,
-        class,
-    } = *curve
-    else {
-        return f64::INFINITY;
-    };
-    let Ok(class) = classes.get(class) else {
+    let Some((priority, urgency_per_min, first, class)) = piecewise(curve, classes) else {
         return f64::INFINITY;
     };
     let level = |k: usize| class.intervals.get(k).map_or(0.0, |iv| iv.psi * priority);
@@ -153,16 +162,7 @@ pub(crate) fn lasting(
         margin: 0.0,
         until: Micros::MAX,
     };
-    let UtilityCurve::PiecewiseExp {
-        priority,
-        urgency_per_min,
-        first,
-        class,
-    } = *curve
-    else {
-        return no_bound;
-    };
-    let Ok(class) = classes.get(class) else {
+    let Some((priority, urgency_per_min, first, class)) = piecewise(curve, classes) else {
         return no_bound;
     };
     let margin = MARGIN * priority;

@@ -225,17 +225,9 @@ pub(super) fn run(
             }
             walk(v, sc, x, &mut claim[m], &mut held[m]);
         }
-        for (m, &s) in claim.iter().enumerate().take(machines) {
-            if s == NONE {
-                continue;
-            }
-            let t = sc.slots[s as usize];
-            v.take(t, m as u16);
-            emit(t, m as u16);
-            sc.choice[s as usize] = NO_MACHINE;
-            tr[v.tasks[t as usize].ty as usize].live -= 1;
-            left -= 1;
-        }
+        left -= assign(v, sc, &claim[..machines], emit, |ty| {
+            tr[ty as usize].live -= 1
+        });
     }
     evals
 }
@@ -290,6 +282,31 @@ fn walk(v: &View<'_>, sc: &Scratch<'_>, x: &TypeRun, h: &mut u32, hs: &mut f64) 
             hold(h, hs, s, sufferage(v, sc.slots[s as usize], x.m, Some(c2)));
         }
     }
+}
+
+/// The end of a pass: each machine's holder (slot, `NONE` for none) is assigned to it, in
+/// machine order, and marked mapped; `mapped` hears each one's task type. Returns how
+/// many were assigned.
+fn assign(
+    v: &mut View<'_>,
+    sc: &mut Scratch<'_>,
+    claim: &[u32],
+    emit: &mut dyn FnMut(u32, u16),
+    mut mapped: impl FnMut(u16),
+) -> usize {
+    let mut done = 0;
+    for (m, &s) in claim.iter().enumerate() {
+        if s == NONE {
+            continue;
+        }
+        let t = sc.slots[s as usize];
+        v.take(t, m as u16);
+        emit(t, m as u16);
+        sc.choice[s as usize] = NO_MACHINE;
+        mapped(v.tasks[t as usize].ty);
+        done += 1;
+    }
+    done
 }
 
 /// Slot `s` of sufferage `suff` takes machine holder `h` (of sufferage `hs`) if there is
@@ -457,16 +474,7 @@ pub(in crate::serial) fn per_task(
                 held[m as usize] = suff;
             }
         }
-        for (m, &s) in claim.iter().enumerate().take(machines) {
-            if s == NONE {
-                continue;
-            }
-            let t = sc.slots[s as usize];
-            v.take(t, m as u16);
-            emit(t, m as u16);
-            sc.choice[s as usize] = NO_MACHINE;
-            left -= 1;
-        }
+        left -= assign(v, sc, &claim[..machines], emit, |_| {});
     }
     evals
 }
