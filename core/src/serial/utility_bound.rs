@@ -35,6 +35,24 @@ fn interval(
     Some((k, dt - class.intervals[k].offset))
 }
 
+/// A piecewise-exponential curve's priority, urgency rate, first interval and class;
+/// `None` for any other curve or an unknown class (no bound is known for them).
+fn piecewise<'c>(
+    curve: &UtilityCurve,
+    classes: &'c UtilityClasses,
+) -> Option<(f64, f64, Micros, &'c crate::utility::UtilityClass)> {
+    let UtilityCurve::PiecewiseExp {
+        priority,
+        urgency_per_min,
+        first,
+        class,
+    } = *curve
+    else {
+        return None;
+    };
+    Some((priority, urgency_per_min, first, classes.get(class).ok()?))
+}
+
 /// An upper bound on `curve(a1) - curve(a2)` for ages `a1 <= a2`, given `u1_max`, an upper
 /// bound on `curve(a1)` (the priority if nothing better is known). Infinity when no bound
 /// is known (a linear curve, an unknown class).
@@ -45,16 +63,7 @@ pub(crate) fn drop_bound(
     a2: Micros,
     u1_max: f64,
 ) -> f64 {
-    let UtilityCurve::PiecewiseExp {
-        priority,
-        urgency_per_min,
-        first,
-        class,
-    } = *curve
-    else {
-        return f64::INFINITY;
-    };
-    let Ok(class) = classes.get(class) else {
+    let Some((priority, urgency_per_min, first, class)) = piecewise(curve, classes) else {
         return f64::INFINITY;
     };
     let level = |k: usize| class.intervals.get(k).map_or(0.0, |iv| iv.psi * priority);
@@ -91,6 +100,117 @@ pub(crate) fn drop_bound(
         }
     };
     raw.max(0.0) + margin
+}
+
+/// A bound on a curve's drop that keeps holding while both ages grow: for every later pair
+/// of ages `b1 <= b2` with `b1` at least the age it was made at and `b2 < until`, the drop
+/// `curve(b1) - curve(b2)` is at most `scale * factor(rate, dm) + margin` for the gap of `dm`
+/// minutes between them (`Lasting::at`).
+///
+/// Sufferage's pass bounds all of a task type's tasks at once with it: within an event the
+/// completions only move later, so a bound made once lasts until the second completion
+/// reaches the earliest `until` among the type's tasks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Lasting {
+    /// What the curve can still fall from its value then (to the interval's floor).
+    pub scale: f64,
+    /// The interval's decay rate per minute; infinity when the whole `scale` can be lost
+    /// whatever the gap (the later age may already be past a step down).
+    pub rate: f64,
+    /// [`MARGIN`] of the priority: the evaluated curve's rounding.
+    pub margin: f64,
+    /// The later age below which the bound holds ([`Micros::MAX`]: always).
+    pub until: Micros,
+}
+
+impl Lasting {
+    /// The bound for a gap of `dm` minutes between the two ages.
+    #[cfg(test)]
+    pub fn at(&self, dm: f64) -> f64 {
+        self.scale * factor(self.rate, dm) + self.margin
+    }
+}
+
+/// `min(rate * dm, 1)`, and 1 for an infinite rate (never NaN for `dm >= 0`).
+#[inline]
+pub(crate) fn factor(rate: f64, dm: f64) -> f64 {
+    if rate == f64::INFINITY {
+        1.0
+    } else {
+        (rate * dm).min(1.0)
+    }
+}
+
+/// A [`Lasting`] bound for ages `a1 <= a2` now, where `u1()` is the evaluated curve at `a1`
+/// (called only where it pays: where the curve decays to 0, and past a step).
+///
+/// Why it holds: within interval k the curve is `(u - K_k+1)` decaying at rate `lambda`,
+/// so from any later age `b1` its drop over `dm` minutes is `(curve(b1) - K_k+1)(1 -
+/// e^(-lambda dm)) <= (u1 - K_k+1) min(lambda dm, 1)` as long as `b2` stays in the interval
+/// (`until` is its end); once `a2` is past a step the drop is at most the value itself,
+/// which only falls; flat at `a2`, the drop is exactly 0 until the flat part ends.
+pub(crate) fn lasting(
+    curve: &UtilityCurve,
+    classes: &UtilityClasses,
+    a1: Micros,
+    a2: Micros,
+    u1: impl FnOnce() -> f64,
+) -> Lasting {
+    let no_bound = Lasting {
+        scale: f64::INFINITY,
+        rate: f64::INFINITY,
+        margin: 0.0,
+        until: Micros::MAX,
+    };
+    let Some((priority, urgency_per_min, first, class)) = piecewise(curve, classes) else {
+        return no_bound;
+    };
+    let margin = MARGIN * priority;
+    let end = |k: usize| {
+        class
+            .intervals
+            .get(k)
+            .map_or(Micros::MAX, |iv| first.saturating_add(iv.offset))
+    };
+    match (interval(class, first, a1), interval(class, first, a2)) {
+        // Flat at both ages: the evaluated curve is the priority at both, exactly.
+        (_, None) => Lasting {
+            scale: 0.0,
+            rate: 0.0,
+            margin,
+            until: end(0),
+        },
+        (Some((k1, _)), Some((k2, _))) if k1 == k2 => {
+            let floor = class
+                .intervals
+                .get(k1 + 1)
+                .map_or(0.0, |iv| iv.psi * priority);
+            let level = class.intervals[k1].psi * priority;
+            // The value itself only where the curve decays towards 0 (Table C.1's long last
+            // interval, where a task can wait for hours and its bound lasts): there it pays
+            // for its exponential; elsewhere the interval's top.
+            let top = if floor == 0.0 { u1().min(level) } else { level };
+            Lasting {
+                scale: (top - floor).max(0.0),
+                rate: class.intervals[k1].delta * urgency_per_min,
+                margin,
+                until: end(k1 + 1),
+            }
+        }
+        // Past a step: the drop is at most the value, which only falls.
+        (None, Some(_)) => Lasting {
+            scale: priority,
+            rate: f64::INFINITY,
+            margin,
+            until: Micros::MAX,
+        },
+        (Some(_), Some(_)) => Lasting {
+            scale: u1().min(priority).max(0.0),
+            rate: f64::INFINITY,
+            margin,
+            until: Micros::MAX,
+        },
+    }
 }
 
 #[cfg(test)]
@@ -131,6 +251,68 @@ mod tests {
             }
         }
         let _ = TableC1::ALL;
+    }
+
+    /// A lasting bound made at ages (a1, a2) holds for every later pair of ages with the
+    /// later one below `until`, over a grid of ages for every Table C.1 class and urgency.
+    #[test]
+    fn a_lasting_bound_holds_while_the_ages_grow() {
+        let classes = UtilityClasses::essc20();
+        let gaps = [0u64, 1, 1_000_000, 60_000_000, 600_000_000, 7_200_000_000];
+        for class in 0..classes.len() as u8 {
+            for urgency in Urgency::ALL {
+                let curve = UtilityCurve::essc(8.0, urgency, Micros::from_secs(600), class);
+                let v = |t: u64| curve.value_at(Micros(t), &classes).unwrap();
+                let mut a = 0u64;
+                while a < 30 * 3_600_000_000 {
+                    for d in gaps {
+                        let l = lasting(&curve, &classes, Micros(a), Micros(a + d), || v(a));
+                        for later in [0u64, 1, 30_000_000, 400_000_000, 5_000_000_000] {
+                            for d2 in gaps {
+                                let (b1, b2) = (a + later, a + later + d2);
+                                if Micros(b2) >= l.until || b2 < a + d {
+                                    continue;
+                                }
+                                let drop = v(b1) - v(b2);
+                                let b = l.at(Micros(d2).as_mins_f64());
+                                assert!(b >= drop, "{class} {urgency:?} {a} {d} {later} {d2}");
+                            }
+                        }
+                    }
+                    a += 97_777_777;
+                }
+            }
+        }
+    }
+
+    /// Hand-worked: class A (Table C.1), priority 8, medium urgency (0.1 a minute), a first
+    /// interval of 10 min. One minute into interval k = 2 (psi 1 -> 0.6, delta 1.1) it can
+    /// still fall to 4.8, at most 3.2, at rate 0.11 a minute, until the interval ends 5 min
+    /// after it began. In interval k = 5 (psi 0.1 -> 0, delta 1.2), 10 min in, the value
+    /// is 0.8 e^(-1.2), all of which it can lose, at rate 0.12, for 10,000 minutes.
+    #[test]
+    fn a_lasting_bound_by_hand() {
+        let classes = UtilityClasses::essc20();
+        let curve = UtilityCurve::essc(8.0, Urgency::Medium, Micros::from_mins(10), 0);
+        let u = |t: Micros| curve.value_at(t, &classes).unwrap();
+        let (a1, a2) = (Micros::from_mins(11), Micros::from_mins(13));
+        let l = lasting(&curve, &classes, a1, a2, || u(a1));
+        assert!((l.scale - 3.2).abs() < 1e-12);
+        assert!((l.rate - 0.11).abs() < 1e-15);
+        assert_eq!(l.until, Micros::from_mins(15));
+        assert_eq!(l.margin, 8.0 * MARGIN);
+        let (b1, b2) = (Micros::from_mins(50), Micros::from_mins(52));
+        let last = lasting(&curve, &classes, b1, b2, || u(b1));
+        assert!((last.scale - 0.8 * libm::exp(-1.2)).abs() < 1e-12);
+        assert!((last.rate - 0.12).abs() < 1e-15);
+        assert_eq!(last.until, Micros::from_mins(10_010));
+        // Flat at both ages: nothing to lose until the flat part ends.
+        let flat = lasting(&curve, &classes, Micros(0), Micros::from_mins(9), || 8.0);
+        assert_eq!((flat.scale, flat.until), (0.0, Micros::from_mins(10)));
+        // Across the step at 15 min: the whole value, whatever the gap.
+        let step = lasting(&curve, &classes, a1, Micros::from_mins(16), || u(a1));
+        assert_eq!((step.rate, step.until), (f64::INFINITY, Micros::MAX));
+        assert_eq!(step.at(0.0), u(a1) + l.margin);
     }
 
     #[test]

@@ -183,41 +183,42 @@ impl<'v> View<'v> {
     /// earliest-ready machine; the second is the earlier of the runner-up over those and
     /// the winner type's second-earliest-ready machine.
     pub fn type_two_completions(&self, ty: u16) -> Option<((u16, Micros), Option<Micros>)> {
-        let mut first: Option<(Micros, u16, u8)> = None;
-        let mut runner_up: Option<Micros> = None;
         let mt = self.env.machine_types as usize;
         let row = &self.env.etc[ty as usize * mt..(ty as usize + 1) * mt];
-        for ((j, &e), b) in (0u8..).zip(row).zip(self.best.iter()) {
+        let best = &self.best[..row.len().min(self.best.len())];
+        // The first (completion, machine, type) and the runner-up's completion, with
+        // flags instead of options: this is a batch pass's innermost loop.
+        let (mut fc, mut fm, mut fj) = (Micros::MAX, NO_MACHINE, 0usize);
+        let (mut found, mut ru, mut has_ru) = (false, Micros::MAX, false);
+        for (j, (&e, b)) in row.iter().zip(best).enumerate() {
             let m = b[0];
             if m == NO_MACHINE || e == Micros::MAX {
                 continue;
             }
             let c = self.ready[m as usize].saturating_add(e);
-            match first {
-                Some((fc, fm, _)) if (fc, fm) <= (c, m) => {
-                    if runner_up.is_none_or(|r| c < r) {
-                        runner_up = Some(c);
-                    }
+            if found && (fc, fm) <= (c, m) {
+                if !has_ru || c < ru {
+                    (ru, has_ru) = (c, true);
                 }
-                _ => {
-                    if let Some((fc, _, _)) = first {
-                        // The old first is the best of the others so far.
-                        runner_up = Some(fc);
-                    }
-                    first = Some((c, m, j));
+            } else {
+                if found {
+                    // The old first is the best of the others so far.
+                    (ru, has_ru) = (fc, true);
                 }
+                (fc, fm, fj, found) = (c, m, j, true);
             }
         }
-        let (c1, m1, j1) = first?;
-        let m2 = self.best[j1 as usize][1];
-        let mut second = runner_up;
+        if !found {
+            return None;
+        }
+        let m2 = self.best[fj][1];
         if m2 != NO_MACHINE {
-            let c = self.ready[m2 as usize].saturating_add(self.env.etc(ty, j1));
-            if second.is_none_or(|s| c < s) {
-                second = Some(c);
+            let c = self.ready[m2 as usize].saturating_add(row[fj]);
+            if !has_ru || c < ru {
+                (ru, has_ru) = (c, true);
             }
         }
-        Some(((m1, c1), second))
+        Some(((fm, fc), has_ru.then_some(ru)))
     }
 
     /// The machine with the highest utility / execution time for task `t` (ties: earlier

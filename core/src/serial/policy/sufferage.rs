@@ -7,16 +7,25 @@
 //! until every task is mapped. Tasks are visited in arrival order, so equal sufferages go to
 //! the earlier task.
 //!
-//! Computed without evaluating most sufferages. A task's first machine, first completion
-//! and second completion depend on its type alone (one walk over the machine types per type
-//! and pass), and each type keeps its unmapped tasks in a list in arrival order. A pass
-//! bounds every task's sufferage from its curve's levels (`utility_bound`, no exponential)
-//! and keeps each type's highest bound; the task of highest bound on each claimed machine
-//! (earliest on ties) is evaluated as the provisional holder; then only the types whose
-//! highest bound could beat their machine's holder are walked again, evaluating only the
-//! tasks whose bound could (a higher sufferage, or an equal one from an earlier task). The
-//! holders are those of the textbook pass: the task of highest sufferage on each machine,
-//! the earliest on ties.
+//! Computed without evaluating most sufferages, and without visiting most tasks. A task's
+//! first machine, first completion and second completion depend on its type alone (one
+//! walk over the machine types per type and pass). Within an event the completions only
+//! move later, so each task keeps a bound on its sufferage that lasts
+//! (`utility_bound::lasting`: what its curve can still fall, times `min(rate x gap, 1)`)
+//! until the type's second completion reaches the end of the task's curve interval; what
+//! it can still fall also decays, at least at the smallest rate of its sub-run, as the
+//! first completion moves on. Each type keeps its unmapped tasks in sub-runs by rate, each
+//! sorted by the bound's scale, and the earliest such end; only a type whose second
+//! completion has reached it is walked again to renew the bounds. A pass bounds each type
+//! as a whole from each sub-run's first task, walks the type of highest bound on each
+//! machine first, then every other type that can beat its machine's holder; a walk stops
+//! in each sub-run at the first task whose scale cannot win, and evaluates the tasks before
+//! it only if their own bound can (a higher sufferage, or an equal one from an earlier
+//! task). The holders are those of the textbook pass: the task of highest sufferage on
+//! each machine, the earliest on ties.
+//!
+//! The storage: `next[..n]` holds the slots by type and sub-run (each sorted by scale),
+//! `key` each slot's scale, `tree[2s..2s + 2]` its rate's bits, `choice` marks it mapped.
 //!
 //! More task types than the per-type table holds fall back to the per-task pass
 //! (`per_task`): the same decisions, each task's completions computed for it.
@@ -24,27 +33,59 @@
 use crate::serial::env::MAX_SERIAL_MACHINES;
 use crate::serial::queue::NONE;
 use crate::serial::two_stage::Scratch;
-use crate::serial::utility_bound;
+use crate::serial::utility_bound::{self, factor};
 use crate::serial::view::{View, NO_MACHINE};
 use crate::units::Micros;
 
 /// Most task types the per-type pass keeps lists for (more: `per_task`).
 const MAX_TYPES: usize = 256;
 
-/// One task type's list of unmapped tasks and its pass values.
+/// Sub-runs a type's tasks are split into by their bound's rate, so that a slowly decaying
+/// task's bound is not scaled by a fast one's rate: past a step (infinite rate), and rates
+/// from `SPLITS[b - 1]` up (Table C.1's four urgency levels fall in separate sub-runs; the
+/// splits only affect speed, never decisions).
+const SUBRUNS: usize = 5;
+const SPLITS: [f64; SUBRUNS - 2] = [0.3, 0.13, 0.04];
+
+/// The sub-run for a bound's rate.
+#[inline]
+fn subrun(rate: f64) -> usize {
+    if rate == f64::INFINITY {
+        0
+    } else {
+        1 + SPLITS.iter().take_while(|&&x| rate < x).count()
+    }
+}
+
+/// One task type's unmapped tasks and its bounds.
 #[derive(Clone, Copy)]
-struct TypeList {
-    /// Its first unmapped task (slot), `NONE` when none; `sc.next` links the rest in
-    /// arrival order (mapped slots are unlinked on the next walk).
-    head: u32,
+struct TypeRun {
+    /// Its slots are `next[start..start + live]` at a renewal, then each sub-run's
+    /// `next[front[b]..end[b]]` (mapped ones skipped), each sorted by scale, highest first.
+    start: u32,
+    front: [u32; SUBRUNS],
+    end: [u32; SUBRUNS],
+    /// Each sub-run's smallest and largest rate (the smallest over tasks that can lose
+    /// anything).
+    lo: [f64; SUBRUNS],
+    hi: [f64; SUBRUNS],
     /// Its unmapped tasks.
     live: u32,
     /// Machines that can run it (the textbook count of evaluations per task and pass).
     eligible: u64,
-    /// This pass: its first machine and second completion, and its task of highest bound.
+    /// The largest margin of its tasks' bounds, which hold while its second completion is
+    /// before `until`; its first completion when they were made.
+    margin: f64,
+    until: Micros,
+    made: Micros,
+    /// This pass: its first machine, second completion, the gap between its completions
+    /// and the time since the bounds were made (minutes), and the bound on all its tasks'
+    /// sufferages (before their decay since).
     m: u16,
     c2: Option<Micros>,
-    top: u32,
+    dm: f64,
+    since: f64,
+    bound: f64,
 }
 
 pub(super) fn run(
@@ -58,111 +99,224 @@ pub(super) fn run(
         return per_task(v, sc, n, emit);
     }
     let machines = v.env.machine_type.len();
-    let mut tl = [TypeList {
-        head: NONE,
+    let mut tr = [TypeRun {
+        start: 0,
+        front: [0; SUBRUNS],
+        end: [0; SUBRUNS],
+        lo: [0.0; SUBRUNS],
+        hi: [f64::INFINITY; SUBRUNS],
         live: 0,
         eligible: 0,
+        margin: 0.0,
+        // Renewed at the first pass.
+        until: Micros::ZERO,
+        made: Micros::ZERO,
         m: NO_MACHINE,
         c2: None,
-        top: NONE,
+        dm: 0.0,
+        since: 0.0,
+        bound: 0.0,
     }; MAX_TYPES];
-    // The lists, built backwards so that each is in arrival order.
-    for s in (0..n).rev() {
+    // The runs: counted, placed, then filled in arrival order (all in sub-run 0 until
+    // the first renewal).
+    for s in 0..n {
         let t = sc.slots[s];
-        let x = &mut tl[v.tasks[t as usize].ty as usize];
+        let x = &mut tr[v.tasks[t as usize].ty as usize];
         if x.live == 0 {
             x.eligible = v.eligible(t);
         }
-        sc.next[s] = x.head;
-        x.head = s as u32;
         x.live += 1;
         // `choice` marks a task unmapped (0) or mapped (NO_MACHINE).
         sc.choice[s] = 0;
+    }
+    let mut at = 0u32;
+    for x in tr.iter_mut().take(types) {
+        x.start = at;
+        x.front = [at; SUBRUNS];
+        x.end = [at; SUBRUNS];
+        at += x.live;
+    }
+    for s in 0..n {
+        let x = &mut tr[v.tasks[sc.slots[s] as usize].ty as usize];
+        sc.next[x.end[0] as usize] = s as u32;
+        x.end[0] += 1;
     }
     let mut left = n;
     let mut evals = 0u64;
     // Each machine's holder (slot) and its sufferage.
     let mut claim = [NONE; MAX_SERIAL_MACHINES];
     let mut held = [0.0f64; MAX_SERIAL_MACHINES];
+    // The live types of a pass.
+    let mut order = [0u16; MAX_TYPES];
     while left > 0 {
         for c in claim.iter_mut().take(machines) {
             *c = NONE;
         }
-        // Sweep 1: each type's completions, its tasks' bounds (in `key`) and its task of
-        // highest bound; the highest over the types on a machine is its provisional holder.
-        for x in tl.iter_mut().take(types) {
-            x.top = NONE;
+        let mut live_types = 0usize;
+        for (ty, x) in tr.iter_mut().enumerate().take(types) {
             if x.live == 0 {
                 continue;
             }
             evals += x.live as u64 * x.eligible;
-            let ty = v.tasks[sc.slots[x.head as usize] as usize].ty;
-            let Some(((m, c1), c2)) = v.type_two_completions(ty) else {
+            let Some(((m, c1), c2)) = v.type_two_completions(ty as u16) else {
                 // No machine can run these tasks (SerialEnv::check rules this out).
-                let mut s = x.head;
-                while s != NONE {
-                    if sc.choice[s as usize] != NO_MACHINE {
-                        sc.choice[s as usize] = NO_MACHINE;
-                        left -= 1;
+                for b in 0..SUBRUNS {
+                    for p in x.front[b]..x.end[b] {
+                        let s = sc.next[p as usize] as usize;
+                        if sc.choice[s] != NO_MACHINE {
+                            sc.choice[s] = NO_MACHINE;
+                            left -= 1;
+                        }
                     }
-                    s = sc.next[s as usize];
                 }
-                (x.live, x.head) = (0, NONE);
+                x.live = 0;
                 continue;
             };
             (x.m, x.c2) = (m, c2);
-            x.top = bound_all(v, sc, x, c1, c2);
-            let h = claim[m as usize];
-            if h == NONE || can_beat(sc.key[x.top as usize], x.top, sc.key[h as usize], h) {
-                claim[m as usize] = x.top;
-            }
-        }
-        for m in 0..machines {
-            let h = claim[m];
-            if h != NONE {
-                let t = sc.slots[h as usize];
-                held[m] = sufferage(v, t, m as u16, tl[v.tasks[t as usize].ty as usize].c2);
-            }
-        }
-        // Sweep 2: only the types, and in them the tasks, whose bound can beat their
-        // machine's holder.
-        for x in tl.iter().take(types) {
-            if x.top == NONE {
-                continue;
-            }
-            let m = x.m as usize;
-            if !can_beat(sc.key[x.top as usize], x.top, held[m], claim[m]) {
-                continue;
-            }
-            let mut s = x.head;
-            while s != NONE {
-                let (h, hs) = (claim[m], held[m]);
-                if s != h
-                    && sc.choice[s as usize] != NO_MACHINE
-                    && can_beat(sc.key[s as usize], s, hs, h)
+            for b in 0..SUBRUNS {
+                while x.front[b] < x.end[b]
+                    && sc.choice[sc.next[x.front[b] as usize] as usize] == NO_MACHINE
                 {
-                    let suff = sufferage(v, sc.slots[s as usize], x.m, x.c2);
-                    if suff > hs || (suff == hs && s < h) {
-                        claim[m] = s;
-                        held[m] = suff;
-                    }
+                    x.front[b] += 1;
                 }
-                s = sc.next[s as usize];
+            }
+            x.bound = match c2 {
+                Some(c2) => {
+                    if c2 >= x.until {
+                        renew(v, sc, x, c1, c2);
+                    }
+                    x.dm = (c2 - c1).as_mins_f64();
+                    x.since = c1.saturating_sub(x.made).as_mins_f64();
+                    let mut bound = f64::NEG_INFINITY;
+                    for b in 0..SUBRUNS {
+                        if x.front[b] < x.end[b] {
+                            let scale = sc.key[sc.next[x.front[b] as usize] as usize];
+                            bound = bound.max(scale * factor(x.hi[b], x.dm) + x.margin);
+                        }
+                    }
+                    bound
+                }
+                // Sufferage is the best utility itself: no bound.
+                None => f64::INFINITY,
+            };
+            order[live_types] = ty as u16;
+            live_types += 1;
+        }
+        // The type of highest bound on each machine first (a strong holder early), then
+        // the others, each skipped if it cannot beat its machine's holder.
+        let mut first = [NONE; MAX_SERIAL_MACHINES];
+        for &ty in order[..live_types].iter() {
+            let (m, bound) = (tr[ty as usize].m as usize, tr[ty as usize].bound);
+            if first[m] == NONE || tr[first[m] as usize].bound < bound {
+                first[m] = ty as u32;
             }
         }
-        for (m, &s) in claim.iter().enumerate().take(machines) {
-            if s == NONE {
+        for &ty in first.iter().take(machines) {
+            if ty != NONE {
+                let x = &tr[ty as usize];
+                walk(v, sc, x, &mut claim[x.m as usize], &mut held[x.m as usize]);
+            }
+        }
+        for &ty in order[..live_types].iter() {
+            let x = &tr[ty as usize];
+            let m = x.m as usize;
+            if first[m] == ty as u32 || (claim[m] != NONE && x.bound < held[m]) {
                 continue;
             }
-            let t = sc.slots[s as usize];
-            v.take(t, m as u16);
-            emit(t, m as u16);
-            sc.choice[s as usize] = NO_MACHINE;
-            tl[v.tasks[t as usize].ty as usize].live -= 1;
-            left -= 1;
+            walk(v, sc, x, &mut claim[m], &mut held[m]);
         }
+        left -= assign(v, sc, &claim[..machines], emit, |ty| {
+            tr[ty as usize].live -= 1
+        });
     }
     evals
+}
+
+/// Visits type `x`'s tasks that could displace machine holder `h` (of sufferage `hs`),
+/// making each that does the holder: in each sub-run, in order of scale, until a scale
+/// (decayed since the bounds were made) cannot win.
+fn walk(v: &View<'_>, sc: &Scratch<'_>, x: &TypeRun, h: &mut u32, hs: &mut f64) {
+    let Some(c2) = x.c2 else {
+        for b in 0..SUBRUNS {
+            for p in x.front[b]..x.end[b] {
+                let s = sc.next[p as usize];
+                if sc.choice[s as usize] != NO_MACHINE {
+                    hold(h, hs, s, sufferage(v, sc.slots[s as usize], x.m, None));
+                }
+            }
+        }
+        return;
+    };
+    for b in 0..SUBRUNS {
+        if x.front[b] >= x.end[b] {
+            continue;
+        }
+        let whole = factor(x.hi[b], x.dm);
+        let first = sc.key[sc.next[x.front[b] as usize] as usize];
+        if *h != NONE && first * whole + x.margin < *hs {
+            continue;
+        }
+        // The first completion has moved on since the bounds were made: what each task
+        // can still lose has decayed at least at its sub-run's smallest rate.
+        let decay = if b == 0 || x.since == 0.0 || x.lo[b] == 0.0 {
+            1.0
+        } else {
+            libm::exp(-x.lo[b] * x.since)
+        };
+        for p in x.front[b]..x.end[b] {
+            let s = sc.next[p as usize];
+            if sc.choice[s as usize] == NO_MACHINE {
+                continue;
+            }
+            if *h != NONE {
+                let scale = sc.key[s as usize] * decay;
+                // Every task after this one has a scale at most this one's.
+                if scale * whole + x.margin < *hs {
+                    break;
+                }
+                let bound = scale * factor(rate(sc, s), x.dm) + x.margin;
+                if !can_beat(bound, s, *hs, *h) {
+                    continue;
+                }
+            }
+            hold(h, hs, s, sufferage(v, sc.slots[s as usize], x.m, Some(c2)));
+        }
+    }
+}
+
+/// The end of a pass: each machine's holder (slot, `NONE` for none) is assigned to it, in
+/// machine order, and marked mapped; `mapped` hears each one's task type. Returns how
+/// many were assigned.
+fn assign(
+    v: &mut View<'_>,
+    sc: &mut Scratch<'_>,
+    claim: &[u32],
+    emit: &mut dyn FnMut(u32, u16),
+    mut mapped: impl FnMut(u16),
+) -> usize {
+    let mut done = 0;
+    for (m, &s) in claim.iter().enumerate() {
+        if s == NONE {
+            continue;
+        }
+        let t = sc.slots[s as usize];
+        v.take(t, m as u16);
+        emit(t, m as u16);
+        sc.choice[s as usize] = NO_MACHINE;
+        mapped(v.tasks[t as usize].ty);
+        done += 1;
+    }
+    done
+}
+
+/// Slot `s` of sufferage `suff` takes machine holder `h` (of sufferage `hs`) if there is
+/// none, or if it suffers more, or as much and is the earlier task.
+#[inline]
+fn hold(h: &mut u32, hs: &mut f64, s: u32, suff: f64) {
+    if *h == NONE || suff > *hs || (suff == *hs && s < *h) {
+        *h = s;
+        *hs = suff;
+    }
 }
 
 /// Whether a task (slot `s`) whose sufferage is at most `b` could displace holder `h` of
@@ -172,50 +326,71 @@ fn can_beat(b: f64, s: u32, hs: f64, h: u32) -> bool {
     b > hs || (b == hs && s < h)
 }
 
-/// Bounds the sufferage of every unmapped task of list `x` (into `sc.key`) for first
-/// completion `c1` and second `c2`, unlinking the mapped ones; returns the task of highest
-/// bound (the earliest on ties).
-fn bound_all(
-    v: &View<'_>,
-    sc: &mut Scratch<'_>,
-    x: &mut TypeList,
-    c1: Micros,
-    c2: Option<Micros>,
-) -> u32 {
-    let mut top = NONE;
-    let mut prev = NONE;
-    let mut s = x.head;
-    while s != NONE {
-        let nx = sc.next[s as usize];
-        if sc.choice[s as usize] == NO_MACHINE {
-            if prev == NONE {
-                x.head = nx;
-            } else {
-                sc.next[prev as usize] = nx;
+/// Slot `s`'s bound's rate (its bits in `tree[2s..2s + 2]`).
+#[inline]
+fn rate(sc: &Scratch<'_>, s: u32) -> f64 {
+    let i = 2 * s as usize;
+    f64::from_bits((sc.tree[i] as u64) << 32 | sc.tree[i + 1] as u64)
+}
+
+/// Renews the bounds of type `x`'s unmapped tasks for first completion `c1` and second
+/// `c2`: bounds each (`utility_bound::lasting`), splits them into sub-runs by rate (through
+/// `prev`) and sorts each by scale, highest first (earlier slot on ties).
+fn renew(v: &View<'_>, sc: &mut Scratch<'_>, x: &mut TypeRun, c1: Micros, c2: Micros) {
+    let start = x.start;
+    let mut count = [0u32; SUBRUNS];
+    let mut w = start;
+    (x.margin, x.until, x.made) = (0.0, Micros::MAX, c1);
+    (x.lo, x.hi) = ([f64::INFINITY; SUBRUNS], [0.0; SUBRUNS]);
+    for b in 0..SUBRUNS {
+        for p in x.front[b]..x.end[b] {
+            let s = sc.next[p as usize];
+            if sc.choice[s as usize] == NO_MACHINE {
+                continue;
             }
-            s = nx;
-            continue;
-        }
-        let task = &v.tasks[sc.slots[s as usize] as usize];
-        let b = match c2 {
-            Some(c2) => utility_bound::drop_bound(
-                &task.curve,
-                v.env.classes,
+            sc.prev[w as usize] = s;
+            w += 1;
+            let t = sc.slots[s as usize];
+            let task = &v.tasks[t as usize];
+            let (a1, a2) = (
                 c1.saturating_sub(task.arrival),
                 c2.saturating_sub(task.arrival),
-                task.curve.max_value(),
-            ),
-            // Sufferage is the best utility itself.
-            None => f64::INFINITY,
-        };
-        sc.key[s as usize] = b;
-        if top == NONE || sc.key[top as usize] < b {
-            top = s;
+            );
+            let l = utility_bound::lasting(&task.curve, v.env.classes, a1, a2, || v.utility(t, c1));
+            sc.key[s as usize] = l.scale;
+            let bits = l.rate.to_bits();
+            let i = 2 * s as usize;
+            (sc.tree[i], sc.tree[i + 1]) = ((bits >> 32) as u32, bits as u32);
+            let r = subrun(l.rate);
+            count[r] += 1;
+            if l.scale > 0.0 {
+                x.lo[r] = x.lo[r].min(l.rate);
+            }
+            x.hi[r] = x.hi[r].max(l.rate);
+            x.margin = x.margin.max(l.margin);
+            x.until = x.until.min(task.arrival.saturating_add(l.until));
         }
-        prev = s;
-        s = nx;
     }
-    top
+    let mut at = start;
+    for (b, &c) in count.iter().enumerate() {
+        x.front[b] = at;
+        x.end[b] = at;
+        at += c;
+        if x.lo[b] == f64::INFINITY {
+            x.lo[b] = 0.0;
+        }
+    }
+    for p in start..w {
+        let s = sc.prev[p as usize];
+        let r = subrun(rate(sc, s));
+        sc.next[x.end[r] as usize] = s;
+        x.end[r] += 1;
+    }
+    let key = &*sc.key;
+    for b in 0..SUBRUNS {
+        sc.next[x.front[b] as usize..x.end[b] as usize]
+            .sort_unstable_by(|&a, &b| key[b as usize].total_cmp(&key[a as usize]).then(a.cmp(&b)));
+    }
 }
 
 /// The pass for any number of task types: every unmapped task at every pass. Sweep 1 bounds
@@ -299,16 +474,7 @@ pub(in crate::serial) fn per_task(
                 held[m as usize] = suff;
             }
         }
-        for (m, &s) in claim.iter().enumerate().take(machines) {
-            if s == NONE {
-                continue;
-            }
-            let t = sc.slots[s as usize];
-            v.take(t, m as u16);
-            emit(t, m as u16);
-            sc.choice[s as usize] = NO_MACHINE;
-            left -= 1;
-        }
+        left -= assign(v, sc, &claim[..machines], emit, |_| {});
     }
     evals
 }
