@@ -39,7 +39,8 @@ pub(crate) struct Opt {
 /// Why a task has no option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum NoOption {
-    /// Every valid option is filtered out: the task stays for the next event.
+    /// Every valid option is filtered out: the task stays for the next event. Polled: any
+    /// task without an option (it waits for the next event whatever the reason).
     Filtered,
     /// No option is valid (none starts today within the energy left): postpone it.
     Invalid,
@@ -128,6 +129,12 @@ impl<'v> OptionView<'v> {
     #[inline]
     pub fn day_end(&self) -> Micros {
         self.day.1
+    }
+
+    /// Whether a take makes its machine unavailable (polled) rather than ready later.
+    #[inline]
+    pub fn polled(&self) -> bool {
+        self.polled
     }
 
     /// Whether any machine is available.
@@ -233,7 +240,13 @@ impl<'v> OptionView<'v> {
     }
 
     /// Why task `t` has no valid option passing the filter on its types' best machines.
+    /// Polled, always [`NoOption::Filtered`]: a polled task is never postponed (§4.3.1), so
+    /// the reason changes nothing, and one verdict at every moment of an event lets a lazy
+    /// pass report it when it likes.
     pub fn why_none(&self, t: u32) -> NoOption {
+        if self.polled {
+            return NoOption::Filtered;
+        }
         for j in 0..self.env.machine_types {
             let m = self.best[j as usize];
             if m == NO_MACHINE {
