@@ -143,13 +143,7 @@ fn pass(
     longest: &[Micros],
     lz: &mut Lazy,
 ) -> Option<()> {
-    for s in 0..n {
-        let active = lz.choose(h, v, sc, s);
-        sc.tree[n + s] = if active { s as u32 } else { NONE };
-    }
-    for p in (1..n).rev() {
-        sc.tree[p] = sc.better(sc.tree[2 * p], sc.tree[2 * p + 1]);
-    }
+    sc.seed_tree(n, |sc, s| lz.choose(h, v, sc, s));
     loop {
         let root = sc.tree[1];
         if root == NONE {
