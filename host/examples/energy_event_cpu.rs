@@ -4,7 +4,8 @@
 //! `benches/serial_energy.rs` times the same events by wall clock.
 //!
 //! With a third argument `ch4`, Chapter 4's run instead: 32k tasks a day, 20 utility classes,
-//! 26 h (the day from 2 h), polled machines (the filter then `adaptive:L`, say).
+//! 26 h (the day from 2 h), polled machines, the same E (as `benches/serial_energy.rs`; the
+//! filter then `adaptive:L`, say).
 //!
 //! ```text
 //! cargo run --release -p kairos-host --example energy_event_cpu -- weighted-util none
