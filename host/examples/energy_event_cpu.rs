@@ -3,9 +3,14 @@
 //! that a loaded machine (other processes taking the cores) does not count; criterion's
 //! `benches/serial_energy.rs` times the same events by wall clock.
 //!
+//! With a third argument `ch4`, Chapter 4's run instead: 32k tasks a day, 20 utility classes,
+//! 26 h (the day from 2 h), polled machines, the same E (as `benches/serial_energy.rs`; the
+//! filter then `adaptive:L`, say).
+//!
 //! ```text
 //! cargo run --release -p kairos-host --example energy_event_cpu -- weighted-util none
 //! cargo run --release -p kairos-host --example energy_event_cpu -- max-max-upe tuned:0.75
+//! cargo run --release -p kairos-host --example energy_event_cpu -- random adaptive:1 ch4
 //! ```
 //!
 //! Prints the run's CPU seconds (the events alone), the median, 90th percentile and largest
@@ -31,7 +36,8 @@ fn cpu_ms() -> f64 {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: energy_event_cpu HEURISTIC [none | tuned:L] (weighted: w = 0.5)";
+    let usage =
+        "usage: energy_event_cpu HEURISTIC [none | tuned:L | adaptive:L] [ch4] (weighted: w = 0.5)";
     let Some(h) = args
         .first()
         .and_then(|n| EnergyHeuristic::from_name(n, 0.5))
@@ -41,29 +47,51 @@ fn main() -> ExitCode {
     };
     let filter = match args.get(1).map(String::as_str) {
         None | Some("none") => SerialFilter::None,
-        Some(f) => match f.strip_prefix("tuned:").and_then(|l| l.parse().ok()) {
-            Some(l) => SerialFilter::Tuned(l),
-            None => {
-                eprintln!("{usage}");
-                return ExitCode::FAILURE;
+        Some(f) => {
+            let leniency = |p: &str| f.strip_prefix(p).and_then(|l| l.parse().ok());
+            match (leniency("tuned:"), leniency("adaptive:")) {
+                (Some(l), _) => SerialFilter::Tuned(l),
+                (_, Some(l)) => SerialFilter::Adaptive(l),
+                _ => {
+                    eprintln!("{usage}");
+                    return ExitCode::FAILURE;
+                }
             }
-        },
+        }
     };
-    let mut w = Workload::chapter2(2002, 50_000.0);
-    w.warmup_hours = 24;
-    w.horizon_hours = 48;
-    w.classes = 4;
+    let ch4 = match args.get(2).map(String::as_str) {
+        None => false,
+        Some("ch4") => true,
+        Some(_) => {
+            eprintln!("{usage}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // Chapter 3: 50k a day, the day from 24 h to 48 h; Chapter 4: 32k, from 2 h to 26 h.
+    let (per_day, first, end, classes) = if ch4 {
+        (32_000.0, 2, 26, 20)
+    } else {
+        (50_000.0, 24, 48, 4)
+    };
+    let mut w = Workload::chapter2(2002, per_day);
+    w.warmup_hours = first;
+    w.horizon_hours = end;
+    w.classes = classes;
     let et = EnergyTrial::new(&w, 0, Affinity::Example);
     let cfg = EnergyConfig {
         heuristic: h,
         filter,
-        machines: Machines::Queued,
+        machines: if ch4 {
+            Machines::Polled
+        } else {
+            Machines::Queued
+        },
         theta: 0.5,
         interval: Micros::MINUTE,
         budget: MilliJoules((1.161 * 1e12) as u64),
-        first_day: Micros::from_hours(24),
+        first_day: Micros::from_hours(first),
         day_len: Micros::from_hours(24),
-        window: (Micros::from_hours(24), Micros::from_hours(48)),
+        window: (Micros::from_hours(first), Micros::from_hours(end)),
         seed: 2002,
     };
     let tr = &et.trial;

@@ -27,7 +27,7 @@ use super::energy_filter::{FilterState, SerialFilter};
 use super::energy_heuristic::{EnergyHeuristic, Normalisers};
 use super::energy_policy::{self, EScratch};
 use super::env::{SerialEnv, SerialError, SerialTask, MAX_SERIAL_MACHINES};
-use super::options::{NoOption, OptionView};
+use super::options::{utility_bounds, NoOption, OptionView};
 use super::pstate::{PowerModel, PowerStats};
 use super::queue::{MachineQ, NONE};
 use super::sim::TaskOutcome;
@@ -534,6 +534,7 @@ impl<'a> EnergySim<'a> {
             for s in 0..n {
                 let t = self.st.slots[s];
                 let task = &tasks[t as usize];
+                let theta = self.cfg.theta;
                 let mut best = 0.0f64;
                 for j in 0..env.machine_types {
                     let etc = env.etc(task.ty, j);
@@ -541,14 +542,25 @@ impl<'a> EnergySim<'a> {
                         continue;
                     }
                     evals += 1;
+                    // Only whether the best reaches theta matters: once it does, and for a
+                    // type whose curve's bounds there already decide, no `exp`.
+                    if best >= theta {
+                        continue;
+                    }
                     let c = type_ready[j as usize].saturating_add(etc);
-                    let u = task
-                        .curve
-                        .value_at(c.saturating_sub(task.arrival), env.classes)
-                        .unwrap_or(0.0);
+                    let age = c.saturating_sub(task.arrival);
+                    let (lo, hi) = utility_bounds(&task.curve, env.classes, age);
+                    if lo >= theta {
+                        best = lo;
+                        continue;
+                    }
+                    if hi < theta {
+                        continue;
+                    }
+                    let u = task.curve.value_at(age, env.classes).unwrap_or(0.0);
                     best = best.max(u);
                 }
-                if best < self.cfg.theta {
+                if best < theta {
                     self.st.outcome[t as usize] = TaskOutcome::Dropped(now);
                     self.digest.u32(t);
                     self.digest.u32(u32::MAX);

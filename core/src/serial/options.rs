@@ -17,7 +17,7 @@ use super::env::{SerialEnv, SerialTask, MAX_SERIAL_MACHINES, MAX_SERIAL_MACHINE_
 use super::pstate::PowerModel;
 use crate::energy::window_share;
 use crate::units::{Micros, MilliJoules};
-use crate::utility::UtilityCurve;
+use crate::utility::{UtilityClasses, UtilityCurve};
 use heapless::Vec;
 
 /// No machine.
@@ -39,7 +39,8 @@ pub(crate) struct Opt {
 /// Why a task has no option.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum NoOption {
-    /// Every valid option is filtered out: the task stays for the next event.
+    /// Every valid option is filtered out: the task stays for the next event. Polled: any
+    /// task without an option (it waits for the next event whatever the reason).
     Filtered,
     /// No option is valid (none starts today within the energy left): postpone it.
     Invalid,
@@ -130,6 +131,12 @@ impl<'v> OptionView<'v> {
         self.day.1
     }
 
+    /// Whether a take makes its machine unavailable (polled) rather than ready later.
+    #[inline]
+    pub fn polled(&self) -> bool {
+        self.polled
+    }
+
     /// Whether any machine is available.
     pub fn any_available(&self) -> bool {
         self.best.iter().any(|&m| m != NO_MACHINE)
@@ -210,27 +217,12 @@ impl<'v> OptionView<'v> {
     #[inline]
     pub fn utility_upper(&self, t: u32, c: Micros) -> f64 {
         let task = &self.tasks[t as usize];
-        let UtilityCurve::PiecewiseExp {
-            priority,
-            first,
-            class,
-            ..
-        } = task.curve
-        else {
-            return f64::INFINITY;
-        };
-        let age = c.saturating_sub(task.arrival);
-        let Ok(class) = self.env.classes.get(class) else {
-            return f64::INFINITY;
-        };
-        if age < first {
-            return priority;
-        }
-        let dt = age - first;
-        match class.intervals.iter().rposition(|iv| iv.offset <= dt) {
-            Some(k) => class.intervals[k].psi * priority,
-            None => priority,
-        }
+        utility_bounds(
+            &task.curve,
+            self.env.classes,
+            c.saturating_sub(task.arrival),
+        )
+        .1
     }
 
     /// Task `t`'s starting utility (its priority's).
@@ -248,7 +240,13 @@ impl<'v> OptionView<'v> {
     }
 
     /// Why task `t` has no valid option passing the filter on its types' best machines.
+    /// Polled, always [`NoOption::Filtered`]: a polled task is never postponed (§4.3.1), so
+    /// the reason changes nothing, and one verdict at every moment of an event lets a lazy
+    /// pass report it when it likes.
     pub fn why_none(&self, t: u32) -> NoOption {
+        if self.polled {
+            return NoOption::Filtered;
+        }
         for j in 0..self.env.machine_types {
             let m = self.best[j as usize];
             if m == NO_MACHINE {
@@ -261,6 +259,42 @@ impl<'v> OptionView<'v> {
             }
         }
         NoOption::Invalid
+    }
+}
+
+/// Bounds `(lower, upper)` on `curve.value_at(age, classes)` without an exponential: a
+/// piecewise-exponential curve is clamped to the levels at the start and end of the interval
+/// holding `age` (Psi(k) and Psi(k+1) times the priority, computed as the curve computes
+/// them), so both bounds are exact; `(-inf, inf)` for a curve of another shape or an
+/// unknown class.
+#[inline]
+pub(crate) fn utility_bounds(
+    curve: &UtilityCurve,
+    classes: &UtilityClasses,
+    age: Micros,
+) -> (f64, f64) {
+    let UtilityCurve::PiecewiseExp {
+        priority,
+        first,
+        class,
+        ..
+    } = *curve
+    else {
+        return (f64::NEG_INFINITY, f64::INFINITY);
+    };
+    let Ok(class) = classes.get(class) else {
+        return (f64::NEG_INFINITY, f64::INFINITY);
+    };
+    if age < first {
+        return (priority, priority);
+    }
+    let dt = age - first;
+    match class.intervals.iter().rposition(|iv| iv.offset <= dt) {
+        Some(k) => {
+            let next = class.intervals.get(k + 1).map_or(0.0, |n| n.psi);
+            (next * priority, class.intervals[k].psi * priority)
+        }
+        None => (priority, priority),
     }
 }
 
@@ -294,7 +328,7 @@ mod tests {
     use crate::utility::{Urgency, UtilityClasses};
 
     #[test]
-    fn the_utility_bound_is_never_below_the_curve_and_never_rises() {
+    fn the_utility_bounds_hold_the_curve_and_the_upper_never_rises() {
         let classes = UtilityClasses::essc20();
         let etc = [Micros::from_mins(10)];
         let env = SerialEnv {
@@ -332,6 +366,9 @@ mod tests {
                 let c = Micros(i * 37_000_000);
                 let (u, up) = (v.utility(t, c), v.utility_upper(t, c));
                 assert!(u <= up, "task {t} at {c:?}: {u} above {up}");
+                let task = &tasks[t as usize];
+                let lo = utility_bounds(&task.curve, &classes, c.saturating_sub(task.arrival)).0;
+                assert!(lo <= u, "task {t} at {c:?}: {u} below {lo}");
                 assert!(up <= last, "task {t} at {c:?}: the bound rose");
                 last = up;
             }

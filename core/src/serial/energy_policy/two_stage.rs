@@ -161,6 +161,18 @@ impl EScratch<'_> {
         }
     }
 
+    /// The tournament over `slots[..n]`: each slot's first choice by `choose` (whether it
+    /// has an option), then every match above the leaves.
+    pub(super) fn seed_tree(&mut self, n: usize, mut choose: impl FnMut(&mut Self, usize) -> bool) {
+        for s in 0..n {
+            let active = choose(self, s);
+            self.tree[n + s] = if active { s as u32 } else { NONE };
+        }
+        for p in (1..n).rev() {
+            self.tree[p] = self.better(self.tree[2 * p], self.tree[2 * p + 1]);
+        }
+    }
+
     pub(super) fn set_leaf(&mut self, n: usize, s: usize, active: bool) {
         let mut p = n + s;
         self.tree[p] = if active { s as u32 } else { NONE };
@@ -238,14 +250,11 @@ pub(super) fn run(
     }
     let mut heads = [NONE; MAX_SERIAL_MACHINES];
     let mut evals = 0u64;
-    for s in 0..n {
+    sc.seed_tree(n, |sc, s| {
         let (active, e) = rechoose(h, v, sc, &mut heads, s, out);
         evals += e;
-        sc.tree[n + s] = if active { s as u32 } else { NONE };
-    }
-    for p in (1..n).rev() {
-        sc.tree[p] = sc.better(sc.tree[2 * p], sc.tree[2 * p + 1]);
-    }
+        active
+    });
     loop {
         let root = sc.tree[1];
         if root == NONE {

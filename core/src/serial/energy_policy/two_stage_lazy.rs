@@ -11,9 +11,13 @@
 //!   score and place in the tie order only worsen: a stale key never underestimates, and a
 //!   choice whose machine was not taken and that still fits is still the task's best;
 //! - no option becomes valid, which holds while no option of a taken type can run across
-//!   the day's end (a later start there moves energy to tomorrow, so an option refused today
-//!   could fit): each take checks it, and the event is mapped by the eager pass from its
-//!   start if it fails (decisions are reported only once the lazy pass has finished);
+//!   the day's end from the type's new earliest start (a later start there moves energy to
+//!   tomorrow, so an option refused today could fit): each take that moves the type's
+//!   earliest start checks it, and the event is mapped by the eager pass from its start if
+//!   it fails (decisions are reported only once the lazy pass has finished). A take that
+//!   leaves the earliest start where it was (another machine of the type ready then; every
+//!   take of the polled environment, where each available machine is ready now) changes no
+//!   option's times or shares;
 //! - a task left without an option is reported when it surfaces rather than when the eager
 //!   pass re-chooses it; whether it is filtered or invalid could differ between those moments
 //!   only if it had a valid option at the event's start and none at its end, which is
@@ -59,15 +63,17 @@ fn longest(v: &OptionView<'_>, slots: &[u32]) -> [Micros; MAX_SERIAL_MACHINE_TYP
     l
 }
 
-/// Whether an option on the best machine of type `j` could run across the day's end.
-fn crosses(v: &OptionView<'_>, longest: &[Micros], j: u8) -> bool {
+/// Whether an option on the best machine of type `j` could run across the day's end;
+/// with `before`, only if that machine's ready time is not `before` (the options of a type
+/// whose earliest start did not move are unchanged).
+fn crosses(v: &OptionView<'_>, longest: &[Micros], j: u8, before: Option<Micros>) -> bool {
     let b = v.best_of(j);
     if b == NO_MACHINE {
         return false;
     }
     let r = v.ready(b);
     let de = v.day_end();
-    r < de && r.saturating_add(longest[j as usize]) > de
+    before != Some(r) && r < de && r.saturating_add(longest[j as usize]) > de
 }
 
 /// The decisions in the order made: a list through `prev` of decided slots (free once a
@@ -137,13 +143,7 @@ fn pass(
     longest: &[Micros],
     lz: &mut Lazy,
 ) -> Option<()> {
-    for s in 0..n {
-        let active = lz.choose(h, v, sc, s);
-        sc.tree[n + s] = if active { s as u32 } else { NONE };
-    }
-    for p in (1..n).rev() {
-        sc.tree[p] = sc.better(sc.tree[2 * p], sc.tree[2 * p + 1]);
-    }
+    sc.seed_tree(n, |sc, s| lz.choose(h, v, sc, s));
     loop {
         let root = sc.tree[1];
         if root == NONE {
@@ -163,7 +163,8 @@ fn pass(
         lz.taken[m as usize] += 1;
         lz.log.push(&mut *sc.prev, s);
         sc.set_leaf(n, s, false);
-        if crosses(v, longest, v.env.machine_type[m as usize]) {
+        // The type's earliest start was the option's: `m` was its best machine.
+        if crosses(v, longest, v.env.machine_type[m as usize], Some(o.start)) {
             return None;
         }
     }
@@ -182,8 +183,9 @@ pub(super) fn run(
         return 0;
     }
     let longest = longest(v, &sc.slots[..n]);
-    // Already at the day's end: a take there would fall back anyway.
-    if (0..v.env.machine_types).any(|j| crosses(v, &longest, j)) {
+    // Already at the day's end: a take there would likely fall back (queued; a polled take
+    // never moves a type's earliest start).
+    if !v.polled() && (0..v.env.machine_types).any(|j| crosses(v, &longest, j, None)) {
         return two_stage::run(h, v, sc, n, out);
     }
     let start = v.clone();
