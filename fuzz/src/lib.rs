@@ -41,13 +41,19 @@ pub const PACKED_RUN_TASKS: u32 = 64;
 /// Nodes of the largest platform the `packed_scenario` target runs (the firmware has 96).
 pub const PACKED_RUN_NODES: u64 = 1024;
 
+/// Periodic mapping events of the longest day the `packed_scenario` target runs (`upe`'s
+/// day has 480): the decoder admits up to 36 million, a few seconds of empty events each.
+pub const PACKED_RUN_MAPPINGS: u64 = 20_000;
+
 /// An encoded scenario: decoded and, if it decodes, replayed through the core's engine on
 /// storage sized from its header, as `kairos digest` does; or a clean error. A run costs in
 /// proportion to its tasks and its nodes, and the fuzzer would spend its time on the days
 /// of the checked-in scenarios and on platforms of tens of thousands of nodes (its corpus
-/// drifted there, at a few hundred executions a second): a scenario of more than
-/// [`PACKED_RUN_TASKS`] tasks, or a platform of more than [`PACKED_RUN_NODES`] nodes that
-/// the storage limit admits, is decoded whole (its header and every task) without running.
+/// drifted there, at a few hundred executions a second, and then to days of millions of
+/// mapping events a second apart): a scenario of more than [`PACKED_RUN_TASKS`] tasks, of
+/// more than [`PACKED_RUN_MAPPINGS`] periodic mapping events, or on a platform of more than
+/// [`PACKED_RUN_NODES`] nodes that the storage limit admits, is decoded whole (its header
+/// and every task) without running.
 /// A platform over the storage limit still goes to the run, which must refuse it before
 /// allocating.
 pub fn packed_scenario(data: &[u8]) {
@@ -60,7 +66,15 @@ pub fn packed_scenario(data: &[u8]) {
     let largest = clusters.iter().map(|c| c.nodes.0 as u64).max().unwrap_or(0);
     let refused = kairos_host::storage::bytes_for(nodes, largest, h.tasks as u64)
         > kairos_host::limits::MAX_STORAGE_BYTES;
-    if h.tasks <= PACKED_RUN_TASKS && (nodes <= PACKED_RUN_NODES || refused) {
+    let interval = match h.schedule.interval.0 {
+        0 => kairos_core::units::Micros::MINUTE.0,
+        i => i,
+    };
+    let mappings = h.config.day_end.0 / interval;
+    if h.tasks <= PACKED_RUN_TASKS
+        && mappings <= PACKED_RUN_MAPPINGS
+        && (nodes <= PACKED_RUN_NODES || refused)
+    {
         let run = kairos_host::firmware_scenarios::run(data);
         // (A task count over the byte count is refused first, as corrupt.)
         if refused && h.tasks as usize <= data.len() {
