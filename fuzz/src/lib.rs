@@ -61,11 +61,8 @@ pub fn packed_scenario(data: &[u8]) {
         return;
     };
     let h = enc.header();
-    let clusters = h.platform.clusters();
-    let nodes: u64 = clusters.iter().map(|c| c.nodes.0 as u64).sum();
-    let largest = clusters.iter().map(|c| c.nodes.0 as u64).max().unwrap_or(0);
-    let refused = kairos_host::storage::bytes_for(nodes, largest, h.tasks as u64)
-        > kairos_host::limits::MAX_STORAGE_BYTES;
+    let (nodes, need) = kairos_host::storage::platform_need(&h.platform, h.tasks as u64);
+    let refused = need > kairos_host::limits::MAX_STORAGE_BYTES;
     let interval = match h.schedule.interval.0 {
         0 => kairos_core::units::Micros::MINUTE.0,
         i => i,

@@ -343,10 +343,7 @@ pub fn run(bytes: &[u8]) -> Result<HostRun, RunError> {
     }
     // So do the node counts (a cluster of 2^24 nodes in a 60-byte file): the same bound
     // as a TOML scenario's, checked before the storage is built.
-    let clusters = header.platform.clusters();
-    let nodes: u64 = clusters.iter().map(|c| c.nodes.0 as u64).sum();
-    let largest = clusters.iter().map(|c| c.nodes.0 as u64).max().unwrap_or(0);
-    let need = crate::storage::bytes_for(nodes, largest, header.tasks as u64);
+    let (nodes, need) = crate::storage::platform_need(&header.platform, header.tasks as u64);
     if need > crate::limits::MAX_STORAGE_BYTES {
         return Err(RunError::Storage {
             nodes,

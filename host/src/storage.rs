@@ -26,6 +26,15 @@ pub const MEMO_ENTRIES: usize = 16384;
 /// decisions do not depend on it.
 pub const VOIDS_PER_NODE: usize = 64;
 
+/// [`bytes_for`] of a built platform: its nodes over all clusters and the storage they
+/// and `tasks` tasks need (a decoded header's platform, checked before it is run).
+pub fn platform_need(platform: &kairos_core::platform::Platform, tasks: u64) -> (u64, u128) {
+    let clusters = platform.clusters();
+    let nodes: u64 = clusters.iter().map(|c| c.nodes.0 as u64).sum();
+    let largest = clusters.iter().map(|c| c.nodes.0 as u64).max().unwrap_or(0);
+    (nodes, bytes_for(nodes, largest, tasks))
+}
+
 /// The bytes [`HostStorage::new`] allocates for `tasks` tasks on a platform of `nodes` nodes
 /// whose largest cluster has `largest` nodes: what a caller checks against
 /// [`crate::limits::MAX_STORAGE_BYTES`] before building the platform (u128: no size from
