@@ -92,6 +92,26 @@ pub struct Report {
     pub digest: u64,
 }
 
+impl Report {
+    /// The report with its digest: `decisions` (the digest of the ordered decisions) folded
+    /// with the day's final ledgers and counts. The one formula for a day's digest: the engine
+    /// ends with it, and so does the host's live driver, which runs the same day over the
+    /// serial link and must give the same digest.
+    pub fn sealed(self, decisions: Digest) -> Report {
+        let mut digest = decisions;
+        digest.u64(self.utility.0);
+        digest.u64(self.energy.0);
+        digest.u32(self.completed);
+        digest.u32(self.dropped);
+        digest.u32(self.unfinished);
+        digest.u32(self.mapping_events);
+        Report {
+            digest: digest.value(),
+            ..self
+        }
+    }
+}
+
 /// Hooks for a caller that watches a run (timing, logging, trace records). All do nothing by
 /// default.
 pub trait Observer {
@@ -511,17 +531,7 @@ impl<'b> Engine<'b> {
             commitments: self.commitments,
             digest: 0,
         };
-        let mut digest = self.digest;
-        digest.u64(report.utility.0);
-        digest.u64(report.energy.0);
-        digest.u32(report.completed);
-        digest.u32(report.dropped);
-        digest.u32(report.unfinished);
-        digest.u32(report.mapping_events);
-        Ok(Report {
-            digest: digest.value(),
-            ..report
-        })
+        Ok(report.sealed(self.digest))
     }
 
     /// Runs `tasks` (in arrival order; the ones not yet arrived) until the horizon, lets the

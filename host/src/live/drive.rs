@@ -123,6 +123,19 @@ pub fn drive(
         r => bail!("unexpected answer to a status query: {r:?}"),
     };
     let counts = status.counts;
+    let Some(unfinished) = counts
+        .arrived
+        .checked_sub(d.completed)
+        .and_then(|n| n.checked_sub(counts.dropped))
+    else {
+        bail!(
+            "the controller's status does not add up: {} tasks arrived, but {} completed \
+             (counted here) and {} dropped (its count)",
+            counts.arrived,
+            d.completed,
+            counts.dropped
+        );
+    };
     let report = Report {
         utility: status.utility,
         max_utility: d.max_utility,
@@ -130,23 +143,13 @@ pub fn drive(
         arrived: counts.arrived,
         completed: d.completed,
         dropped: counts.dropped,
-        unfinished: counts.arrived - d.completed - counts.dropped,
+        unfinished,
         mapping_events: counts.mapping_events,
         commitments: d.commitments,
         digest: 0,
     };
-    let mut digest = d.digest;
-    digest.u64(report.utility.0);
-    digest.u64(report.energy.0);
-    digest.u32(report.completed);
-    digest.u32(report.dropped);
-    digest.u32(report.unfinished);
-    digest.u32(report.mapping_events);
     Ok(Driven {
-        report: Report {
-            digest: digest.value(),
-            ..report
-        },
+        report: report.sealed(d.digest),
         events: d.events,
         decisions: d.decisions,
         capacities,
