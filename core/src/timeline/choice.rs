@@ -78,7 +78,7 @@ impl<'a> ClusterTimeline<'a> {
         for &g in self.groups.live() {
             let void = match self.groups.span(g).decides(s.0, e.0) {
                 Some(v) => v,
-                None => self.void_of(g, s, e).map(|(a, b)| (a.0, b.0)),
+                None => self.void_in_bookings(g, s, e),
             };
             if let Some((a, b)) = void {
                 keys[m] = choice_key(now, s, e, a, b, g);

@@ -29,16 +29,20 @@ use super::pool::POOL_ARRAYS;
 use super::ClusterTimeline;
 use crate::error::Error;
 use crate::heap::sift_down;
+use crate::task::TaskId;
 
 /// No run: the end of a group's run list.
 pub(super) const NONE: u32 = u32::MAX;
 
 /// Arrays of `u32` a cluster needs per node: the groups' ([`Groups`]) and the booking
 /// pool's.
-pub(super) const GROUP_ARRAYS: usize = 9 + SPAN + POOL_ARRAYS;
+pub(super) const GROUP_ARRAYS: usize = 9 + SPAN + HOLDS + POOL_ARRAYS;
 
 /// `u32`s of a group's [`Span`] in [`Groups::span`].
-const SPAN: usize = 5;
+const SPAN: usize = 7;
+
+/// `u32`s of a group's task filter in [`Groups::holds`].
+const HOLDS: usize = 2;
 
 /// Removals merge the groups again once they outnumber those after the last merge by this
 /// fraction of them ([`ClusterTimeline::merge_if_grown`]) ...
@@ -48,15 +52,18 @@ const MERGE_GROWTH: usize = 8;
 const MERGE_SLACK: usize = 4;
 
 /// What node choice reads of a group before its bookings: the first booking's start
-/// (`u64::MAX` if none), the last one's end (0 if none) and how many there are. Most
-/// groups' answer to "free over `[s, e)`?" follows from these (the run is after every
-/// booking or before them all, or overlaps the only one), and they sit together in
-/// [`Groups::span`], where the bookings are elsewhere in the pool.
+/// (`u64::MAX` if none), the last one's end (0 if none), how many there are and the longest
+/// void between two of them. Most groups' answer to "free over `[s, e)`?" follows from
+/// these (the run is after every booking or before them all, or overlaps one and is longer
+/// than any void between them), and they sit together in [`Groups::span`], where the
+/// bookings are elsewhere in the pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Span {
     head: u64,
     tail: u64,
     len: u32,
+    /// The longest void between two bookings (0 with fewer than two).
+    gap: u64,
 }
 
 impl Span {
@@ -66,6 +73,11 @@ impl Span {
             head: bs.first().map_or(u64::MAX, |b| b.start.0),
             tail: bs.last().map_or(0, |b| b.end.0),
             len: bs.len() as u32,
+            gap: bs
+                .windows(2)
+                .map(|w| w[1].start.0 - w[0].end.0)
+                .max()
+                .unwrap_or(0),
         }
     }
 
@@ -88,7 +100,8 @@ impl Span {
             Some(Some((self.tail, u64::MAX)))
         } else if e <= self.head {
             Some(Some((0, self.head)))
-        } else if self.len == 1 {
+        } else if self.len == 1 || e.saturating_sub(s) > self.gap {
+            // It overlaps the bookings, and no void between them is long enough.
             Some(None)
         } else {
             None
@@ -120,6 +133,11 @@ pub(super) struct Groups<'a> {
     pub(super) list: &'a mut [u32],
     /// Per group id, [`SPAN`] entries: its [`Span`] (kept by [`ClusterTimeline::sync`]).
     pub(super) span: &'a mut [u32],
+    /// Per group id, [`HOLDS`] entries: a 64-bit filter of the tasks it holds, the bit
+    /// [`task_bit`] of each (kept by [`ClusterTimeline::sync`] with the span). A removal looks
+    /// for a task's booking only in the groups whose filter has its bit: the others cannot
+    /// hold it, and a group holds a few bookings, so most have not.
+    pub(super) holds: &'a mut [u32],
     pub(super) stamp: u32,
 }
 
@@ -137,6 +155,8 @@ impl<'a> Groups<'a> {
         let (taken, rest) = rest.split_at_mut(n);
         let (list, rest) = rest.split_at_mut(n);
         let (span, rest) = rest.split_at_mut(SPAN * n);
+        let (holds, rest) = rest.split_at_mut(HOLDS * n);
+        holds.fill(0);
         size.fill(0);
         mark.fill(0);
         taken.fill(0);
@@ -162,6 +182,7 @@ impl<'a> Groups<'a> {
             taken,
             list,
             span,
+            holds,
             stamp: 0,
         };
         (groups, rest)
@@ -177,6 +198,7 @@ impl<'a> Groups<'a> {
         self.size.copy_from_slice(&b.size[..n]);
         self.live.copy_from_slice(&b.live[..n]);
         self.span.copy_from_slice(&b.span[..SPAN * n]);
+        self.holds.copy_from_slice(&b.holds[..HOLDS * n]);
         self.count = b.count;
     }
 
@@ -220,6 +242,7 @@ impl<'a> Groups<'a> {
             head: (x[0] as u64) << 32 | x[1] as u64,
             tail: (x[2] as u64) << 32 | x[3] as u64,
             len: x[4],
+            gap: (x[5] as u64) << 32 | x[6] as u64,
         }
     }
 
@@ -231,6 +254,27 @@ impl<'a> Groups<'a> {
         (x[0] as u64) << 32 | x[1] as u64
     }
 
+    /// Whether group `g` may hold a booking of `task`: false means it holds none (its filter
+    /// lacks the task's bit), true only that it may.
+    #[inline]
+    pub(super) fn may_hold(&self, g: u32, task: TaskId) -> bool {
+        let x = &self.holds[g as usize * HOLDS..][..HOLDS];
+        let bit = task_bit(task);
+        (x[0] as u64 | (x[1] as u64) << 32) & bit != 0
+    }
+
+    /// Sets group `g`'s task filter.
+    fn set_holds(&mut self, g: u32, f: u64) {
+        let x = &mut self.holds[g as usize * HOLDS..][..HOLDS];
+        x.copy_from_slice(&[f as u32, (f >> 32) as u32]);
+    }
+
+    /// Group `g`'s task filter.
+    fn holds_of(&self, g: u32) -> u64 {
+        let x = &self.holds[g as usize * HOLDS..][..HOLDS];
+        x[0] as u64 | (x[1] as u64) << 32
+    }
+
     /// Sets group `g`'s span.
     fn set_span(&mut self, g: u32, sp: Span) {
         let x = &mut self.span[g as usize * SPAN..][..SPAN];
@@ -240,6 +284,8 @@ impl<'a> Groups<'a> {
             (sp.tail >> 32) as u32,
             sp.tail as u32,
             sp.len,
+            (sp.gap >> 32) as u32,
+            sp.gap as u32,
         ]);
     }
 
@@ -342,8 +388,11 @@ impl ExactSizeIterator for Nodes<'_, '_> {}
 impl<'a> ClusterTimeline<'a> {
     /// Brings group `g`'s [`Span`] up to date with its bookings (after every change to them).
     pub(super) fn sync(&mut self, g: u32) {
-        let sp = Span::of(self.pool.list(g));
+        let bs = self.pool.list(g);
+        let sp = Span::of(bs);
+        let f = bs.iter().fold(0, |f, b| f | task_bit(b.task));
         self.groups.set_span(g, sp);
+        self.groups.set_holds(g, f);
     }
 
     /// Group `g`'s bookings, as a node's view.
@@ -442,6 +491,8 @@ impl<'a> ClusterTimeline<'a> {
         gr.taken[g as usize] = 0;
         let sp = gr.span(g);
         gr.set_span(id, sp);
+        let f = gr.holds_of(g);
+        gr.set_holds(id, f);
         self.pool
             .copy(g, id, 1, &self.groups.live[..self.groups.count])
     }
@@ -506,6 +557,13 @@ impl<'a> ClusterTimeline<'a> {
             self.merge();
         }
     }
+}
+
+/// The bit of `task` in a group's task filter ([`Groups::holds`]): one of 64, by a
+/// multiplicative hash, so that tasks numbered close together (a queue's) spread.
+#[inline]
+pub(super) fn task_bit(task: TaskId) -> u64 {
+    1 << (task.0.wrapping_mul(0x9E37_79B9) >> 26)
 }
 
 /// Joins the groups `list[i..j]` (equal bookings) into the first: one run list in node

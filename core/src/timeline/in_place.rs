@@ -52,7 +52,7 @@ impl ClusterTimeline<'_> {
         for &g in gr.live() {
             let sp = gr.span(g);
             let mut mine = None;
-            if sp.may_start(s.0) {
+            if gr.may_hold(g, task) && sp.may_start(s.0) {
                 let bs = self.pool.list(g);
                 let j = bs.partition_point(|x| x.start < s);
                 if bs
@@ -73,7 +73,7 @@ impl ClusterTimeline<'_> {
                 None => {
                     let void = match sp.decides(s.0, e.0) {
                         Some(v) => v,
-                        None => self.void_of(g, s, e).map(|(a, b)| (a.0, b.0)),
+                        None => self.void_in_bookings(g, s, e),
                     };
                     if let Some((a, b)) = void {
                         let key = (choice_key(now, s, e, a, b, 0), gr.head[g as usize]);

@@ -364,10 +364,19 @@ impl<'a> ClusterTimeline<'a> {
         if let Some(v) = self.groups.span(g).decides(s.0, e.0) {
             return v.map(|(a, b)| (Micros(a), Micros(b)));
         }
+        self.void_in_bookings(g, s, e)
+            .map(|(a, b)| (Micros(a), Micros(b)))
+    }
+
+    /// [`void_of`](Self::void_of) for a group whose span did not decide it, as `(a, b)`: the
+    /// walks that read the span themselves (node choice's keys) ask this, so that a group's
+    /// span is read and decided once.
+    #[inline(always)]
+    fn void_in_bookings(&self, g: u32, s: Micros, e: Micros) -> Option<(u64, u64)> {
         let node = self.timeline(g);
         match node.bookings.first() {
-            Some(b) if s < self.first_end => (b.start >= e).then_some((Micros::ZERO, b.start)),
-            _ => node.void_around(s, e),
+            Some(b) if s < self.first_end => (b.start >= e).then_some((0, b.start.0)),
+            _ => node.void_around(s, e).map(|(a, b)| (a.0, b.0)),
         }
     }
 

@@ -75,6 +75,7 @@ impl<'a> NodeTimeline<'a> {
 
     /// The void containing `[s, e)`, as (start, end) of the free stretch, if the node is free
     /// over all of it. The void's start is the end of the booking before (or zero).
+    #[inline]
     pub(crate) fn void_around(&self, s: Micros, e: Micros) -> Option<(Micros, Micros)> {
         // Index of the first booking that ends after s.
         let i = self.bookings.partition_point(|b| b.end <= s);

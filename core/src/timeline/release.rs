@@ -6,8 +6,9 @@
 //! `base_loosened` when it frees time held by something other than a place-holder): the
 //! controller's fit memo keeps its answers across events while those counts stand. A task's
 //! bookings all start together, so the removals find them by a binary search in each group
-//! ([`ClusterTimeline::remove_task_from`] and the like), in the groups whose span can hold
-//! a booking that starts then, and keep the void index current (the tests hold them to walks
+//! ([`ClusterTimeline::remove_task_from`] and the like), in the groups whose task filter
+//! has the task (`groups.rs`, `may_hold`) and whose span can hold a booking that starts
+//! then, and keep the void index current (the tests hold them to walks
 //! over every booking). Groups that became equal are merged
 //! (`groups.rs`) when the groups have doubled since the last merge, or at once after a
 //! clear or a prune.
@@ -126,7 +127,7 @@ impl<'a> ClusterTimeline<'a> {
     pub(crate) fn mark_running_from(&mut self, task: TaskId, start: Micros) -> u32 {
         let mut found = 0;
         for &g in self.groups.live[..self.groups.count].iter() {
-            if !self.groups.span(g).may_start(start.0) {
+            if !self.groups.may_hold(g, task) || !self.groups.span(g).may_start(start.0) {
                 continue;
             }
             let bs = self.pool.list_mut(g);
@@ -152,7 +153,7 @@ impl<'a> ClusterTimeline<'a> {
                 break;
             }
             let g = self.groups.live[x];
-            if !self.groups.span(g).may_start(start.0) {
+            if !self.groups.may_hold(g, task) || !self.groups.span(g).may_start(start.0) {
                 continue;
             }
             let bs = self.pool.list(g);

@@ -318,6 +318,14 @@ fn groups_are_a_partition(c: &ClusterTimeline<'_>) -> Result<(), TestCaseError> 
     let mut total = 0;
     for &g in gr.live() {
         prop_assert_eq!(gr.span(g), Span::of(c.pool.list(g)));
+        for b in c.pool.list(g) {
+            prop_assert!(
+                gr.may_hold(g, b.task),
+                "group {} hides task {:?}",
+                g,
+                b.task
+            );
+        }
         // No more than every node, should a list run in a circle.
         let list: Vec<u32> = gr.members(g).take(n + 1).collect();
         prop_assert_eq!(
@@ -669,4 +677,42 @@ fn a_booking_log_of_any_length() {
     again.copy_from(&copy).unwrap();
     assert!(again.booked_since(0).is_none(), "older than the copy held");
     assert_eq!(again.booked_since(1).unwrap().collect::<Vec<_>>(), want);
+}
+
+/// A span decides "not free" for a run longer than every void between its bookings, and
+/// leaves shorter runs that overlap them to the bookings.
+#[test]
+fn a_span_knows_its_longest_void() {
+    let bs = [run(1, 0, 10), run(2, 15, 20), run(3, 40, 50)];
+    let sp = Span::of(&bs);
+    // The voids between are [10, 15) and [20, 40): the longest is 20 long.
+    assert_eq!(sp.decides(21, 42), Some(None));
+    assert_eq!(sp.decides(20, 40), None);
+    assert_eq!(sp.decides(11, 14), None);
+    assert_eq!(sp.decides(50, 60), Some(Some((50, u64::MAX))));
+    assert_eq!(Span::of(&bs[..1]).decides(5, 6), Some(None));
+}
+
+/// A group's task filter has the bit of every task it holds, through bookings, a split and
+/// a removal; a removal still finds the task (the filter only skips groups).
+#[test]
+fn a_groups_task_filter_follows_its_bookings() {
+    let mut store = Store::new(4);
+    let mut c = store.cluster();
+    c.book(&[0, 1], run(7, 0, 10)).unwrap();
+    c.book(&[1, 2], run(9, 20, 30)).unwrap();
+    for g in c.groups.live().to_vec() {
+        for b in c.pool.list(g) {
+            assert!(c.groups.may_hold(g, b.task));
+        }
+    }
+    let g3 = c.groups.group_of(3).unwrap();
+    assert!(c.pool.list(g3).is_empty());
+    assert!(!c.groups.may_hold(g3, TaskId(7)) && !c.groups.may_hold(g3, TaskId(9)));
+    assert_eq!(c.remove_task_from(TaskId(9), m(20), 2), 2);
+    let g2 = c.groups.group_of(2).unwrap();
+    assert!(
+        !c.groups.may_hold(g2, TaskId(9)),
+        "the filter follows the removal"
+    );
 }

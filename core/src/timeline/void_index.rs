@@ -371,11 +371,14 @@ fn edit(
             net += if edits[i].before == 1 { dw } else { -dw };
             i += 1;
         }
-        while r < end && key(&arr[r]) < k {
-            arr[w] = arr[r];
-            w += 1;
-            r += 1;
+        // The entries before this void keep their order: found by a binary search and moved
+        // as one block (none move while no entry has come or gone yet).
+        let m = arr[r..end].partition_point(|y| key(y) < k);
+        if w != r {
+            arr.copy_within(r..r + m, w);
         }
+        w += m;
+        r += m;
         let mut weight = net;
         if r < end && key(&arr[r]) == k {
             weight += arr[r].weight as i64;
