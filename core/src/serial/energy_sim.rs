@@ -97,6 +97,11 @@ pub struct EnergyStorage<'a> {
     pub prev: &'a mut [u32],
     /// A pass's tournament tree (twice the tasks).
     pub tree: &'a mut [u32],
+    /// A two-stage pass's bound on each task's options per machine type (tasks x machine
+    /// types, task-major). Shorter, even empty: an event with more tasks than it holds
+    /// chooses again over every type when a task's machine is taken (the same decisions,
+    /// more work).
+    pub type_bound: &'a mut [f32],
 }
 
 impl EnergyStorage<'_> {
@@ -605,6 +610,7 @@ impl<'a> EnergySim<'a> {
             next: self.st.next,
             prev: self.st.prev,
             tree: self.st.tree,
+            bounds: self.st.type_bound,
         };
         let (qs, link, outcome, pstate, wait, pool, digest) = (
             &mut self.q,

@@ -99,6 +99,7 @@ struct Bufs {
     wait: Vec<u16>,
     u32s: [Vec<u32>; 7],
     key: Vec<f64>,
+    type_bound: Vec<f32>,
 }
 
 impl Bufs {
@@ -109,6 +110,7 @@ impl Bufs {
             wait: vec![0; n],
             u32s: core::array::from_fn(|i| vec![0; if i == 6 { 2 * n } else { n }]),
             key: vec![0.0; n],
+            type_bound: vec![0.0; n * crate::serial::MAX_SERIAL_MACHINE_TYPES],
         }
     }
     fn storage(&mut self) -> EnergyStorage<'_> {
@@ -125,6 +127,7 @@ impl Bufs {
             next,
             prev,
             tree,
+            type_bound: &mut self.type_bound,
         }
     }
 }
@@ -465,3 +468,93 @@ const GOLDEN: [u64; 16] = [
     0xa02f1b6506b6f1db,
     0xec0476ad3cb2f4e8,
 ];
+
+/// Many machine types and ESSC curves (the curve's interval levels bound the utility), so that
+/// the lazy pass's re-choices go past the taken type (`two_stage_lazy::Lazy::rechoose`).
+fn wide_world(seed: &[u64], types: u8) -> World {
+    let mut r = seed.iter().copied().cycle();
+    let mut next = move |lo: u64, hi: u64| lo + r.next().unwrap() % (hi - lo + 1);
+    let mut machine_type = Vec::new();
+    for j in 0..types {
+        for _ in 0..next(1, 3) {
+            machine_type.push(j);
+        }
+    }
+    let (mut etc0, mut etc, mut apc) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..4 * types as usize {
+        let e0 = next(2, 25) * MIN;
+        etc0.push(Micros(e0));
+        let stat = next(40, 90) as u32 * 1000;
+        let dynp = next(80, 200) as u32 * 1000;
+        for (k, scale) in [(0u64, 100u32), (1, 75), (2, 50)] {
+            etc.push(Micros(e0 + e0 * k * next(10, 40) / 100));
+            apc.push(stat + dynp * scale / 100);
+        }
+    }
+    World {
+        machine_type,
+        types,
+        etc0,
+        etc,
+        apc,
+        classes: UtilityClasses::essc20(),
+    }
+}
+
+fn essc_workload(seed: &[u64], n: usize) -> Vec<SerialTask> {
+    use crate::utility::Urgency;
+    let mut arrival = 0u64;
+    (0..n)
+        .map(|i| {
+            let s = seed[i % seed.len()]
+                .wrapping_mul(2_654_435_761)
+                .wrapping_add(i as u64);
+            arrival += s % 3;
+            SerialTask {
+                ty: (s % 4) as u16,
+                arrival: Micros(arrival * MIN),
+                curve: UtilityCurve::essc(
+                    [1.0, 2.0, 4.0, 8.0][(s / 4 % 4) as usize],
+                    Urgency::ALL[(s / 16 % 4) as usize],
+                    Micros((s / 64 % 20 + 2) * MIN),
+                    (s / 128 % 20) as u8,
+                ),
+            }
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Each two-stage heuristic over many machine types: every lazy event is mapped again
+    /// by the eager pass and compared (under `cfg(test)`), and the budget holds.
+    #[test]
+    fn lazy_re_choices_over_many_types_decide_as_the_eager_pass(
+        seed in prop::collection::vec(0u64..1_000_000, 8..32),
+        types in 4u8..12,
+        n in 20usize..90,
+        h in 0usize..7,
+        budget_kj in 200u64..5000,
+        filter in 0u8..2,
+        polled in any::<bool>(),
+    ) {
+        let w = wide_world(&seed, types);
+        let tasks = essc_workload(&seed, n);
+        let c = EnergyConfig {
+            heuristic: heuristics()[h],
+            filter: if filter == 0 { SerialFilter::None } else { SerialFilter::Tuned(0.75) },
+            machines: if polled { Machines::Polled } else { Machines::Queued },
+            theta: 0.2,
+            interval: Micros(MIN),
+            budget: MilliJoules::from_joules(budget_kj * 1000),
+            first_day: Micros(60 * MIN),
+            day_len: Micros(120 * MIN),
+            window: (Micros(60 * MIN), Micros(300 * MIN)),
+            seed: seed[0],
+        };
+        let (r, starts) = run(&w, &tasks, c);
+        prop_assert!(r.max_day_energy <= r.max_day_budget, "{r:?}");
+        check_machines_serial(&w, &tasks, &starts);
+    }
+}

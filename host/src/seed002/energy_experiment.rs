@@ -365,6 +365,7 @@ pub struct EnergyBuffers {
     wait: Vec<u16>,
     u32s: [Vec<u32>; 7],
     key: Vec<f64>,
+    type_bound: Vec<f32>,
 }
 
 impl EnergyBuffers {
@@ -376,6 +377,7 @@ impl EnergyBuffers {
             wait: vec![0; n],
             u32s: std::array::from_fn(|i| vec![0; if i == 6 { 2 * n } else { n }]),
             key: vec![0.0; n],
+            type_bound: vec![0.0; n * generate::MACHINE_COUNTS.len()],
         }
     }
 
@@ -394,6 +396,7 @@ impl EnergyBuffers {
             next,
             prev,
             tree,
+            type_bound: &mut self.type_bound,
         }
     }
 }

@@ -111,6 +111,7 @@ pub fn dynamic_allocation(
             next,
             prev,
             tree,
+            type_bound: &mut [],
         };
         EnergySim::new(env, model, &tasks, cfg, storage)?.run();
     }

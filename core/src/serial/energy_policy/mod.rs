@@ -23,6 +23,8 @@ pub(crate) struct EScratch<'s> {
     pub next: &'s mut [u32],
     pub prev: &'s mut [u32],
     pub tree: &'s mut [u32],
+    /// Per slot, one bound per machine type (`two_stage_lazy`); shorter: not kept.
+    pub bounds: &'s mut [f32],
 }
 
 /// What a pass decided for one task.

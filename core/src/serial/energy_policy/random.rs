@@ -291,6 +291,7 @@ mod tests {
                 next: &mut next,
                 prev: &mut prev,
                 tree: &mut tree,
+                bounds: &mut [],
             };
             let mut rng = <ChaCha8Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(seed);
             let mut decided = 0usize;

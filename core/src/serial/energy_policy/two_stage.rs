@@ -32,12 +32,25 @@ pub(super) fn unpack(c: u32) -> (u16, u8) {
 const MAX_OPTIONS: usize = MAX_SERIAL_MACHINE_TYPES * MAX_SERIAL_PSTATES;
 
 /// Task `t`'s best valid, filtered option and its stage-2 score; the options examined.
+pub(super) fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>, u64) {
+    choose_bounded(h, v, t, &mut [])
+}
+
+/// [`choose`], writing in `bounds` (empty, or one entry per machine type) an upper bound on
+/// the stage-1 score of each type's valid, filtered options (`-inf`: none), for
+/// `two_stage_lazy`'s re-choices.
 ///
 /// Every objective is non-decreasing in the utility, and no option earns more than the one
 /// completing first, so an option whose score at that utility cannot beat the best so far
 /// is skipped without evaluating its utility (the same choice, far fewer evaluations of the
-/// curve).
-pub(super) fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>, u64) {
+/// curve); each type's bound is the highest of its options' tightest bounds on the way.
+pub(super) fn choose_bounded(
+    h: EnergyHeuristic,
+    v: &OptionView<'_>,
+    t: u32,
+    bounds: &mut [f32],
+) -> (Option<(Opt, f64)>, u64) {
+    bounds.fill(f32::NEG_INFINITY);
     // Filled as found: no cost for the capacity a task does not use.
     let mut cand: heapless::Vec<(Opt, f64), MAX_OPTIONS> = heapless::Vec::new();
     let mut evals = 0u64;
@@ -72,16 +85,14 @@ pub(super) fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<
     } else {
         v.utility(t, first)
     };
-    let parts = |o: &Opt| {
-        (
-            (o.end - o.start).as_secs_f64(),
-            o.eec.as_joules_f64(),
-            (o.end - arrival).as_secs_f64(),
-        )
-    };
     for c in cand.iter_mut() {
-        let (etc_s, eec_j, end_s) = parts(&c.0);
+        let (etc_s, eec_j, end_s) = parts(&c.0, arrival);
         c.1 = h.stage1(&v.norm, u_up, etc_s, eec_j, end_s);
+    }
+    // The tightest upper bound known on each option's stage-1 score.
+    let mut ub = [0.0f64; MAX_OPTIONS];
+    for (b, c) in ub.iter_mut().zip(cand.iter()) {
+        *b = c.1;
     }
     // The best is the maximum of a total order (score, then earlier (end, m, k): the (m, k)
     // differ), whatever the order of the visits; the highest bound goes first, so that the
@@ -100,7 +111,7 @@ pub(super) fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<
     let u = |c: Micros| if c == first { u_up } else { v.utility(t, c) };
     let score = |o: &Opt, bound: f64| {
         if needs_u {
-            let (etc_s, eec_j, end_s) = parts(o);
+            let (etc_s, eec_j, end_s) = parts(o, arrival);
             h.stage1(&v.norm, u(o.end), etc_s, eec_j, end_s)
         } else {
             bound
@@ -108,6 +119,7 @@ pub(super) fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<
     };
     let (o, bound) = cand[top];
     let mut best: (Opt, f64) = (o, score(&o, bound));
+    ub[top] = best.1;
     for (i, &(o, bound)) in cand.iter().enumerate() {
         let (b, bs1) = best;
         let tie = (o.end, o.m, o.k).cmp(&(b.end, b.m, b.k));
@@ -119,28 +131,145 @@ pub(super) fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<
         if needs_u && o.end != first {
             let up = v.utility_upper(t, o.end);
             if up < u_up {
-                let (etc_s, eec_j, end_s) = parts(&o);
+                let (etc_s, eec_j, end_s) = parts(&o, arrival);
                 let b2 = h.stage1(&v.norm, up, etc_s, eec_j, end_s);
+                ub[i] = b2;
                 if b2 < bs1 || (b2 == bs1 && tie == core::cmp::Ordering::Greater) {
                     continue;
                 }
             }
         }
         let s1 = score(&o, bound);
+        ub[i] = s1;
         if s1 > bs1 || (s1 == bs1 && tie == core::cmp::Ordering::Less) {
             best = (o, s1);
         }
     }
-    let best = Some(best);
+    // Each type's options: the highest of their bounds.
+    if !bounds.is_empty() {
+        for (i, &(o, _)) in cand.iter().enumerate() {
+            let x = &mut bounds[v.env.machine_type[o.m as usize] as usize];
+            *x = x.max(f32_above(ub[i]));
+        }
+    }
     // Max-Max Util's stage 2 scores the chosen option's utility; the others score as stage 1.
+    let (o, s1) = best;
+    let key = match h {
+        EnergyHeuristic::MaxMaxUtil if o.end == first => u_up,
+        EnergyHeuristic::MaxMaxUtil => v.utility(t, o.end),
+        _ => s1,
+    };
+    (Some((o, key)), evals)
+}
+
+/// Option `o`'s ETC and EEC and its completion since arrival `arrival`, in seconds and
+/// joules, as the objectives take them.
+#[inline]
+fn parts(o: &Opt, arrival: Micros) -> (f64, f64, f64) {
     (
-        best.map(|(o, s1)| match h {
-            EnergyHeuristic::MaxMaxUtil if o.end == first => (o, u_up),
-            EnergyHeuristic::MaxMaxUtil => (o, v.utility(t, o.end)),
-            _ => (o, s1),
-        }),
-        evals,
+        (o.end - o.start).as_secs_f64(),
+        o.eec.as_joules_f64(),
+        (o.end - arrival).as_secs_f64(),
     )
+}
+
+/// The smallest `f32` at or above `x` (NaN: infinity, an upper bound on anything).
+pub(super) fn f32_above(x: f64) -> f32 {
+    let f = x as f32;
+    if x.is_nan() {
+        return f32::INFINITY;
+    }
+    if f as f64 >= x {
+        return f;
+    }
+    // Rounded down, so `f` is finite or -inf: the next f32 up.
+    if f == f32::NEG_INFINITY {
+        f32::MIN
+    } else if f == 0.0 {
+        f32::from_bits(1)
+    } else if f > 0.0 {
+        f32::from_bits(f.to_bits() + 1)
+    } else {
+        f32::from_bits(f.to_bits() - 1)
+    }
+}
+
+/// What [`choose_type`] found on one machine type.
+pub(super) struct TypeChoice {
+    /// The type's best option and its stage-1 score, if it beats the incumbent.
+    pub best: Option<(Opt, f64)>,
+    /// An upper bound on the stage-1 score of each of the type's valid, filtered options
+    /// (`-inf`: none).
+    pub bound: f64,
+    /// A score was NaN, which [`choose`] ranks its own way: choose over every type instead.
+    pub nan: bool,
+}
+
+/// Task `t`'s best valid, filtered option on machine type `j` (on its best machine) and its
+/// stage-1 score, if it beats `incumbent` as [`choose`] ranks them (higher score, then
+/// earlier (end, m, k)); the options examined. An option whose score at the level that
+/// starts its curve's interval cannot beat the best so far is not evaluated (no `exp`).
+pub(super) fn choose_type(
+    h: EnergyHeuristic,
+    v: &OptionView<'_>,
+    t: u32,
+    j: u8,
+    incumbent: Option<(Opt, f64)>,
+) -> (TypeChoice, u64) {
+    let mut r = TypeChoice {
+        best: None,
+        bound: f64::NEG_INFINITY,
+        nan: false,
+    };
+    let task = &v.tasks[t as usize];
+    let m = v.best_of(j);
+    if m == NO_MACHINE || !v.env.runs(task.ty, j) {
+        return (r, 0);
+    }
+    let needs_u = !matches!(h, EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil);
+    let base = v.power.base(&v.env, task.ty, j);
+    let mut best = incumbent;
+    let mut evals = 0u64;
+    let wins = |s: f64, o: &Opt, best: &Option<(Opt, f64)>| {
+        best.is_none_or(|(b, bs)| s > bs || (s == bs && (o.end, o.m, o.k) < (b.end, b.m, b.k)))
+    };
+    for k in 0..v.power.pstates {
+        evals += 1;
+        let Some(o) = v.valid_at(base, m, k) else {
+            continue;
+        };
+        if !v.passes(&o) {
+            continue;
+        }
+        let (etc_s, eec_j, end_s) = parts(&o, task.arrival);
+        let s1 = if needs_u {
+            let up = v.utility_upper(t, o.end);
+            if up.is_finite() {
+                let b = h.stage1(&v.norm, up, etc_s, eec_j, end_s);
+                if b.is_nan() {
+                    r.nan = true;
+                    return (r, evals);
+                }
+                if !wins(b, &o, &best) {
+                    r.bound = r.bound.max(b);
+                    continue;
+                }
+            }
+            h.stage1(&v.norm, v.utility(t, o.end), etc_s, eec_j, end_s)
+        } else {
+            h.stage1(&v.norm, 0.0, etc_s, eec_j, end_s)
+        };
+        if s1.is_nan() {
+            r.nan = true;
+            return (r, evals);
+        }
+        r.bound = r.bound.max(s1);
+        if wins(s1, &o, &best) {
+            best = Some((o, s1));
+            r.best = best;
+        }
+    }
+    (r, evals)
 }
 
 impl EScratch<'_> {
@@ -284,5 +413,53 @@ pub(super) fn run(
             sc.set_leaf(n, x as usize, active);
             x = nx;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::f32_above;
+
+    #[test]
+    fn f32_above_is_the_least_f32_at_or_above() {
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.1,
+            -0.1,
+            1e-50,
+            -1e-50,
+            1e300,
+            -1e300,
+            f64::MAX,
+            f64::MIN,
+            1.0 + f64::EPSILON,
+            -1.0 - f64::EPSILON,
+            0.123_456_789_012_345,
+            -98_765.432_109_876,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            let f = f32_above(x);
+            assert!(f as f64 >= x, "{x}: {f} below");
+            // The f32 just below is below x: no tighter bound exists.
+            let below = if f == f32::NEG_INFINITY {
+                None
+            } else if f == 0.0 {
+                Some(-f32::from_bits(1))
+            } else if f > 0.0 {
+                Some(f32::from_bits(f.to_bits() - 1))
+            } else if f == f32::MIN {
+                Some(f32::NEG_INFINITY)
+            } else {
+                Some(f32::from_bits(f.to_bits() + 1))
+            };
+            if let Some(b) = below {
+                assert!((b as f64) < x, "{x}: {f} is not the least ({b} also holds)");
+            }
+        }
+        assert_eq!(f32_above(f64::NAN), f32::INFINITY);
     }
 }

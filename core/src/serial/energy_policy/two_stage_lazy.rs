@@ -23,14 +23,19 @@
 //!   only if it had a valid option at the event's start and none at its end, which is
 //!   checked too (and falls back the same way).
 //!
+//! A re-choice looks again only at the machine type whose option moved (its machine was
+//! taken, or the energy left no longer fits it): each task keeps, per type, an upper bound on
+//! its options' scores (`sc.bounds`, set by its last choice over every type), and a type whose
+//! bound is below the best found is not examined ([`Lazy::rechoose`]).
+//!
 //! Under `cfg(test)` every lazy event of the core's tests is mapped again by the eager pass
 //! and compared (`tests::check_against_eager`).
 
-use super::two_stage::{self, choose, pack, unpack};
+use super::two_stage::{self, choose_bounded, choose_type, f32_above, pack, unpack};
 use super::{Decision, EScratch};
 use crate::serial::energy_heuristic::EnergyHeuristic;
 use crate::serial::env::{MAX_SERIAL_MACHINES, MAX_SERIAL_MACHINE_TYPES};
-use crate::serial::options::{NoOption, OptionView, NO_MACHINE};
+use crate::serial::options::{NoOption, Opt, OptionView, NO_MACHINE};
 use crate::serial::queue::NONE;
 use crate::units::Micros;
 
@@ -101,10 +106,24 @@ struct Lazy {
     taken: [u32; MAX_SERIAL_MACHINES],
     log: Log,
     evals: u64,
+    /// Machine types, and whether `sc.bounds` holds one bound per type for every slot.
+    types: usize,
+    per_type: bool,
 }
 
 impl Lazy {
-    /// Chooses for slot `s`; returns whether it has an option (otherwise it is logged).
+    /// Slot `s`'s bounds, one per machine type, if the scratch holds them for this event.
+    fn bounds<'b>(&self, sc: &'b mut EScratch<'_>, s: usize) -> &'b mut [f32] {
+        let w = self.types;
+        if self.per_type {
+            &mut sc.bounds[s * w..(s + 1) * w]
+        } else {
+            &mut []
+        }
+    }
+
+    /// Chooses for slot `s` over every type, keeping each type's bound; returns whether it
+    /// has an option (otherwise it is logged).
     fn choose(
         &mut self,
         h: EnergyHeuristic,
@@ -113,13 +132,11 @@ impl Lazy {
         s: usize,
     ) -> bool {
         let t = sc.slots[s];
-        let (c, e) = choose(h, v, t);
+        let (c, e) = choose_bounded(h, v, t, self.bounds(sc, s));
         self.evals += e;
         match c {
             Some((o, key)) => {
-                sc.choice[s] = pack(o.m, o.k);
-                sc.key[s] = key;
-                sc.next[s] = self.taken[o.m as usize];
+                self.set(sc, s, o, key);
                 true
             }
             None => {
@@ -130,6 +147,66 @@ impl Lazy {
                 self.log.push(&mut *sc.prev, s);
                 false
             }
+        }
+    }
+
+    /// Slot `s` chooses option `o` with stage-2 score `key`.
+    fn set(&self, sc: &mut EScratch<'_>, s: usize, o: Opt, key: f64) {
+        sc.choice[s] = pack(o.m, o.k);
+        sc.key[s] = key;
+        sc.next[s] = self.taken[o.m as usize];
+    }
+
+    /// Chooses again for slot `s`, whose option on a machine of type `j` was taken or no
+    /// longer fits. Only type `j`'s options moved since the slot's bounds were set (every
+    /// other type's only worsened: later starts, less energy), so after type `j` only the
+    /// types whose bound is not below the best found so far are examined: the best found
+    /// then scores above every type left, and is the option a choice over every type finds,
+    /// whatever the tie order.
+    fn rechoose(
+        &mut self,
+        h: EnergyHeuristic,
+        v: &OptionView<'_>,
+        sc: &mut EScratch<'_>,
+        s: usize,
+        j: u8,
+    ) -> bool {
+        if !self.per_type {
+            return self.choose(h, v, sc, s);
+        }
+        let t = sc.slots[s];
+        let mut best: Option<(Opt, f64)> = None;
+        let types = self.types as u8;
+        // Type `j` first, then every other type whose bound does not fall below the best
+        // found so far.
+        for x in core::iter::once(j).chain((0..types).filter(|&y| y != j)) {
+            let b = self.bounds(sc, s);
+            let bx = b[x as usize];
+            if x != j && (bx == f32::NEG_INFINITY || best.is_some_and(|(_, bs)| (bx as f64) < bs)) {
+                continue;
+            }
+            let (c, e) = choose_type(h, v, t, x, best);
+            self.evals += e;
+            if c.nan {
+                return self.choose(h, v, sc, s);
+            }
+            b[x as usize] = f32_above(c.bound);
+            if c.best.is_some() {
+                best = c.best;
+            }
+        }
+        match best {
+            Some((o, s1)) => {
+                // Max-Max Util's stage 2 scores the chosen option's utility.
+                let key = match h {
+                    EnergyHeuristic::MaxMaxUtil => v.utility(t, o.end),
+                    _ => s1,
+                };
+                self.set(sc, s, o, key);
+                true
+            }
+            // No option left: the choice over every type logs why.
+            None => self.choose(h, v, sc, s),
         }
     }
 }
@@ -155,7 +232,7 @@ fn pass(
         let fresh = sc.next[s] == lz.taken[m as usize];
         // Stale, or no longer fitting the energy left: choose again.
         let Some(o) = fresh.then(|| v.valid(t, m, k)).flatten() else {
-            let active = lz.choose(h, v, sc, s);
+            let active = lz.rechoose(h, v, sc, s, v.env.machine_type[m as usize]);
             sc.set_leaf(n, s, active);
             continue;
         };
@@ -196,6 +273,8 @@ pub(super) fn run(
             tail: NONE,
         },
         evals: 0,
+        types: v.env.machine_types as usize,
+        per_type: sc.bounds.len() >= n * v.env.machine_types as usize,
     };
     let done = pass(h, v, sc, n, &longest, &mut lz).is_some() && {
         // A task without options: the same verdict at the event's start and end, so at
@@ -294,6 +373,7 @@ mod tests {
             next: &mut next,
             prev: &mut prev,
             tree: &mut tree,
+            bounds: &mut [],
         };
         let mut v = start.clone();
         let (mut eager_ok, mut eager_none) = (Vec::new(), Vec::new());
