@@ -318,7 +318,7 @@ mod tests {
             // Some machines ready so late that their completions saturate.
             let ready = |m: usize| {
                 let (r, late) = ready_raw[m];
-                Micros(if late && m % 3 == 0 { u64::MAX - r } else { r })
+                Micros(if late && m.is_multiple_of(3) { u64::MAX - r } else { r })
             };
             let v = View::new(env, &[], Micros::ZERO, ready);
             for ty in 0..tys as u16 {
