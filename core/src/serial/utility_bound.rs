@@ -140,7 +140,6 @@ pub(crate) fn factor(rate: f64, dm: f64) -> f64 {
         (rate * dm).min(1.0)
     }
 }
-
 /// A [`Lasting`] bound for ages `a1 <= a2` now, where `u1()` is the evaluated curve at `a1`
 /// (called only where it pays: where the curve decays to 0, and past a step).
 ///
@@ -172,6 +171,13 @@ pub(crate) fn lasting(
             .get(k)
             .map_or(Micros::MAX, |iv| first.saturating_add(iv.offset))
     };
+    // The level interval k decays towards.
+    let floor = |k: usize| {
+        class
+            .intervals
+            .get(k + 1)
+            .map_or(0.0, |iv| iv.psi * priority)
+    };
     match (interval(class, first, a1), interval(class, first, a2)) {
         // Flat at both ages: the evaluated curve is the priority at both, exactly.
         (_, None) => Lasting {
@@ -180,35 +186,42 @@ pub(crate) fn lasting(
             margin,
             until: end(0),
         },
-        (Some((k1, _)), Some((k2, _))) if k1 == k2 => {
-            let floor = class
-                .intervals
-                .get(k1 + 1)
-                .map_or(0.0, |iv| iv.psi * priority);
+        (Some((k1, m1)), Some((k2, _))) if k1 == k2 => {
+            let floor = floor(k1);
             let level = class.intervals[k1].psi * priority;
+            let rate = class.intervals[k1].delta * urgency_per_min;
             // The value itself only where the curve decays towards 0 (Table C.1's long last
             // interval, where a task can wait for hours and its bound lasts): there it pays
-            // for its exponential; elsewhere the interval's top.
-            let top = if floor == 0.0 { u1().min(level) } else { level };
+            // for its exponential. Elsewhere a bound on it with no exponential:
+            // e^-x <= 1 / (1 + x + x^2/2 + x^3/6) for x >= 0 (the series of e^x has no
+            // negative term), x the decay so far in the interval.
+            let top = if floor == 0.0 {
+                u1().min(level)
+            } else {
+                let x = rate * m1.as_mins_f64();
+                floor + (level - floor) / (1.0 + x * (1.0 + x * (0.5 + x / 6.0)))
+            };
             Lasting {
                 scale: (top - floor).max(0.0),
-                rate: class.intervals[k1].delta * urgency_per_min,
+                rate,
                 margin,
                 until: end(k1 + 1),
             }
         }
-        // Past a step: the drop is at most the value, which only falls.
-        (None, Some(_)) => Lasting {
-            scale: priority,
+        // Past a step: the drop is at most the value down to the floor of the later age's
+        // interval, while the later age stays at or before that interval (the levels
+        // descend, `UtilityClass::check`); whatever the gap.
+        (None, Some((k2, _))) => Lasting {
+            scale: priority - floor(k2),
             rate: f64::INFINITY,
             margin,
-            until: Micros::MAX,
+            until: end(k2 + 1),
         },
-        (Some(_), Some(_)) => Lasting {
-            scale: u1().min(priority).max(0.0),
+        (Some(_), Some((k2, _))) => Lasting {
+            scale: (u1().min(priority) - floor(k2)).max(0.0),
             rate: f64::INFINITY,
             margin,
-            until: Micros::MAX,
+            until: end(k2 + 1),
         },
     }
 }
@@ -287,8 +300,10 @@ mod tests {
 
     /// Hand-worked: class A (Table C.1), priority 8, medium urgency (0.1 a minute), a first
     /// interval of 10 min. One minute into interval k = 2 (psi 1 -> 0.6, delta 1.1) it can
-    /// still fall to 4.8, at most 3.2, at rate 0.11 a minute, until the interval ends 5 min
-    /// after it began. In interval k = 5 (psi 0.1 -> 0, delta 1.2), 10 min in, the value
+    /// still fall to 4.8, at most 3.2 / (1 + x + x^2/2 + x^3/6) for the decay so far
+    /// x = 0.11 (above the exact 3.2 e^-0.11), at rate 0.11 a minute, until the interval ends
+    /// 5 min after it began; at the interval's start, all of 3.2. In interval k = 5 (psi
+    /// 0.1 -> 0, delta 1.2), 10 min in, the value
     /// is 0.8 e^(-1.2), all of which it can lose, at rate 0.12, for 10,000 minutes.
     #[test]
     fn a_lasting_bound_by_hand() {
@@ -297,7 +312,13 @@ mod tests {
         let u = |t: Micros| curve.value_at(t, &classes).unwrap();
         let (a1, a2) = (Micros::from_mins(11), Micros::from_mins(13));
         let l = lasting(&curve, &classes, a1, a2, || u(a1));
-        assert!((l.scale - 3.2).abs() < 1e-12);
+        let x = 0.11f64;
+        let want = 3.2 / (1.0 + x + x * x / 2.0 + x * x * x / 6.0);
+        assert!((l.scale - want).abs() < 1e-12, "{}", l.scale);
+        assert!(l.scale > 3.2 * libm::exp(-x) && l.scale < 2.87);
+        let start = Micros::from_mins(10);
+        let s = lasting(&curve, &classes, start, a1, || u(start));
+        assert!((s.scale - 3.2).abs() < 1e-12, "{}", s.scale);
         assert!((l.rate - 0.11).abs() < 1e-15);
         assert_eq!(l.until, Micros::from_mins(15));
         assert_eq!(l.margin, 8.0 * MARGIN);
@@ -309,10 +330,19 @@ mod tests {
         // Flat at both ages: nothing to lose until the flat part ends.
         let flat = lasting(&curve, &classes, Micros(0), Micros::from_mins(9), || 8.0);
         assert_eq!((flat.scale, flat.until), (0.0, Micros::from_mins(10)));
-        // Across the step at 15 min: the whole value, whatever the gap.
+        // Across the step at 15 min into k = 3 (psi 0.6 -> 0.3): the value down to 2.4,
+        // whatever the gap, until k = 3 ends at 20 min; into k = 6 (psi 0.1 -> 0), the whole
+        // value, until k = 6 ends at 10,010 min.
         let step = lasting(&curve, &classes, a1, Micros::from_mins(16), || u(a1));
-        assert_eq!((step.rate, step.until), (f64::INFINITY, Micros::MAX));
-        assert_eq!(step.at(0.0), u(a1) + l.margin);
+        assert_eq!(
+            (step.rate, step.until),
+            (f64::INFINITY, Micros::from_mins(20))
+        );
+        assert_eq!(step.at(0.0), u(a1) - 2.4 + l.margin);
+        let deep = lasting(&curve, &classes, a1, Micros::from_mins(41), || u(a1));
+        let to = Micros::from_mins(10_010);
+        assert_eq!((deep.rate, deep.until), (f64::INFINITY, to));
+        assert_eq!(deep.at(0.0), u(a1) + l.margin);
     }
 
     #[test]

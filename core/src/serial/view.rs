@@ -23,6 +23,10 @@ pub(crate) struct View<'v> {
     start: Vec<u16, { MAX_SERIAL_MACHINE_TYPES + 1 }>,
     /// The earliest- and second-earliest-ready machine of each type.
     best: Vec<[u16; 2], MAX_SERIAL_MACHINE_TYPES>,
+    /// Their ready times (`u64::MAX`: no such machine), so that a batch pass's innermost
+    /// loop (`type_two_completions`) reads one array instead of following the indices.
+    ready0: [u64; MAX_SERIAL_MACHINE_TYPES],
+    ready1: [u64; MAX_SERIAL_MACHINE_TYPES],
 }
 
 impl<'v> View<'v> {
@@ -39,6 +43,8 @@ impl<'v> View<'v> {
             ready: Vec::new(),
             start: Vec::new(),
             best: Vec::new(),
+            ready0: [u64::MAX; MAX_SERIAL_MACHINE_TYPES],
+            ready1: [u64::MAX; MAX_SERIAL_MACHINE_TYPES],
         };
         // Capacities hold: SerialEnv::check bounds machines and types.
         for m in 0..env.machine_type.len() {
@@ -81,6 +87,14 @@ impl<'v> View<'v> {
             }
         }
         self.best[j as usize] = best;
+        let at = |m: u16| {
+            if m == NO_MACHINE {
+                u64::MAX
+            } else {
+                self.ready[m as usize].0
+            }
+        };
+        (self.ready0[j as usize], self.ready1[j as usize]) = (at(best[0]), at(best[1]));
     }
 
     /// The machines of type `j`.
@@ -185,9 +199,30 @@ impl<'v> View<'v> {
     pub fn type_two_completions(&self, ty: u16) -> Option<((u16, Micros), Option<Micros>)> {
         let mt = self.env.machine_types as usize;
         let row = &self.env.etc[ty as usize * mt..(ty as usize + 1) * mt];
+        // Branch-free over the types, a batch pass's innermost loop: a missing machine or an
+        // impossible execution time saturates to u64::MAX. Machines are numbered by type
+        // (`SerialEnv::check`), so the first type of least completion holds the least
+        // (completion, machine); `c2` is the second least over the types, a tie counted twice.
+        let (mut c1, mut c2, mut fj) = (u64::MAX, u64::MAX, 0usize);
+        for (j, (e, &r)) in row.iter().zip(&self.ready0[..mt]).enumerate() {
+            let c = r.saturating_add(e.0);
+            c2 = c2.min(c.max(c1));
+            if c < c1 {
+                (c1, fj) = (c, j);
+            }
+        }
+        let c2 = c2.min(self.ready1[fj].saturating_add(row[fj].0));
+        // u64::MAX is also a (saturated) completion: the walk below tells the two apart.
+        if c2 != u64::MAX {
+            return Some(((self.best[fj][0], Micros(c1)), Some(Micros(c2))));
+        }
+        self.two_completions_walk(row)
+    }
+
+    /// [`View::type_two_completions`] for ETC row `row`, each machine checked for being there.
+    fn two_completions_walk(&self, row: &[Micros]) -> Option<((u16, Micros), Option<Micros>)> {
         let best = &self.best[..row.len().min(self.best.len())];
-        // The first (completion, machine, type) and the runner-up's completion, with
-        // flags instead of options: this is a batch pass's innermost loop.
+        // The first (completion, machine, type) and the runner-up's completion.
         let (mut fc, mut fm, mut fj) = (Micros::MAX, NO_MACHINE, 0usize);
         let (mut found, mut ru, mut has_ru) = (false, Micros::MAX, false);
         for (j, (&e, b)) in row.iter().zip(best).enumerate() {
@@ -238,5 +273,63 @@ impl<'v> View<'v> {
             }
         }
         best.map(|(m, v, _)| (m, v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::utility::UtilityClasses;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    proptest! {
+        /// `type_two_completions` (the branch-free walk over the types and its fallback)
+        /// equals the definition over every machine: the least (completion, machine) and
+        /// the next completion, with missing machines, impossible types and completions
+        /// that saturate at `Micros::MAX`.
+        #[test]
+        fn two_completions_by_definition(
+            counts in prop::collection::vec(0usize..3, 1..6),
+            etc_raw in prop::collection::vec(prop::option::weighted(0.8, 1u64..1_000), 30),
+            ready_raw in prop::collection::vec((0u64..2_000, any::<bool>()), 15),
+        ) {
+            let mt: Vec<u8> = counts
+                .iter()
+                .enumerate()
+                .flat_map(|(j, &c)| core::iter::repeat_n(j as u8, c))
+                .collect();
+            prop_assume!(!mt.is_empty());
+            let types = counts.len();
+            let tys = etc_raw.len() / types;
+            let etc: Vec<Micros> = etc_raw[..tys * types]
+                .iter()
+                .map(|e| e.map_or(Micros::MAX, Micros))
+                .collect();
+            let classes = UtilityClasses::essc20();
+            let env = SerialEnv {
+                machine_type: &mt,
+                machine_types: types as u8,
+                special_types: 0,
+                etc: &etc,
+                classes: &classes,
+            };
+            // Some machines ready so late that their completions saturate.
+            let ready = |m: usize| {
+                let (r, late) = ready_raw[m];
+                Micros(if late && m.is_multiple_of(3) { u64::MAX - r } else { r })
+            };
+            let v = View::new(env, &[], Micros::ZERO, ready);
+            for ty in 0..tys as u16 {
+                let mut all: Vec<(Micros, u16)> = (0..mt.len() as u16)
+                    .filter(|&m| env.runs(ty, mt[m as usize]))
+                    .map(|m| (ready(m as usize).saturating_add(env.etc(ty, mt[m as usize])), m))
+                    .collect();
+                all.sort();
+                let want = all.first().map(|&(c, m)| ((m, c), all.get(1).map(|x| x.0)));
+                prop_assert_eq!(v.type_two_completions(ty), want, "type {}", ty);
+            }
+        }
     }
 }

@@ -11,7 +11,7 @@
 //! first machine, first completion and second completion depend on its type alone (one
 //! walk over the machine types per type and pass). Within an event the completions only
 //! move later, so each task keeps a bound on its sufferage that lasts
-//! (`utility_bound::lasting`: what its curve can still fall, times `min(rate x gap, 1)`)
+//! (`utility_bound::lasting`: what its curve can still fall, times `factor(rate, gap)`)
 //! until the type's second completion reaches the end of the task's curve interval; what
 //! it can still fall also decays, at least at the smallest rate of its sub-run, as the
 //! first completion moves on. Each type keeps its unmapped tasks in sub-runs by rate, each
@@ -53,7 +53,8 @@ fn subrun(rate: f64) -> usize {
     if rate == f64::INFINITY {
         0
     } else {
-        1 + SPLITS.iter().take_while(|&&x| rate < x).count()
+        // SPLITS descend: the rates below a split are below every earlier one.
+        1 + SPLITS.iter().map(|&x| (rate < x) as usize).sum::<usize>()
     }
 }
 
