@@ -429,14 +429,8 @@ impl Problem for Instance {
             };
             memo.lists.clear();
             memo.machine.clone_from(&pm.machine);
-            for (t, (g, p)) in c.iter().zip(pc).enumerate() {
-                if g.machine != p.machine {
-                    let (old, new) = (p.machine as usize, g.machine as usize);
-                    memo.machine[old].busy = memo.machine[old].busy - self.etc(t, p.machine);
-                    memo.machine[old].energy -= self.eec(t, p.machine);
-                    memo.machine[new].busy += self.etc(t, g.machine);
-                    memo.machine[new].energy += self.eec(t, g.machine);
-                }
+            for (t, (&g, &p)) in c.iter().zip(pc).enumerate() {
+                self.move_gene(&mut memo.machine, t, p, g);
             }
             return bag_point(&memo.machine);
         }
@@ -449,6 +443,21 @@ impl Problem for Instance {
             [true, false] => self.trace_child(c, [parents[0]; 2], memo, s),
             [false, true] => self.trace_child(c, [parents[1]; 2], memo, s),
             [false, false] => self.evaluate_memo(c, memo, s),
+        }
+    }
+}
+
+impl Instance {
+    /// Moves task `t`'s busy time and energy in `sums` from gene `from`'s machine to gene
+    /// `to`'s (order-free sums, so the same integers as summing from nothing).
+    #[inline]
+    fn move_gene(&self, sums: &mut [MachineSums], t: usize, from: Gene, to: Gene) {
+        if from.machine != to.machine {
+            let (old, new) = (from.machine as usize, to.machine as usize);
+            sums[old].busy = sums[old].busy - self.etc(t, from.machine);
+            sums[old].energy -= self.eec(t, from.machine);
+            sums[new].busy += self.etc(t, to.machine);
+            sums[new].energy += self.eec(t, to.machine);
         }
     }
 }

@@ -147,13 +147,19 @@ fn bad_instances_are_errors() {
 }
 
 fn small(objective: Objective, n: usize) -> Instance {
+    spaced(objective, n, 1_000)
+}
+
+/// `n` tasks arriving `gap_ms` apart on 5 machines of 3 types, ETC about 10 s: one a second
+/// keeps the machines busy; a few seconds leave them idle between tasks.
+pub(super) fn spaced(objective: Objective, n: usize, gap_ms: u64) -> Instance {
     let tables =
         super::super::pareto_data::cov_method(6, 3, (10.0, 0.3, 0.3), (200.0, 0.2, 0.3), 5);
     let mut r = Stream::new(5, 0, "test-tasks", 0);
     let tasks = (0..n)
         .map(|i| Task {
             ty: r.int(0, 5) as u16,
-            arrival: Micros::from_secs(i as u64),
+            arrival: Micros(i as u64 * gap_ms * 1_000),
             curve: UtilityCurve::essc(
                 4.0,
                 kairos_core::utility::Urgency::High,

@@ -139,14 +139,7 @@ impl Instance {
         memo.machine.clone_from(&pm.machine);
         for &t in &s.sides[near].diff {
             let t = t as usize;
-            let (g, p) = (c[t], pc[t]);
-            let (old, new) = (p.machine as usize, g.machine as usize);
-            if old != new {
-                memo.machine[old].busy = memo.machine[old].busy - self.etc(t, p.machine);
-                memo.machine[old].energy -= self.eec(t, p.machine);
-                memo.machine[new].busy += self.etc(t, g.machine);
-                memo.machine[new].energy += self.eec(t, g.machine);
-            }
+            self.move_gene(&mut memo.machine, t, pc[t], c[t]);
         }
         memo.lists.resize_with(machines, Default::default);
         for m in 0..machines {

@@ -1,38 +1,14 @@
-use super::super::tests::reference;
+use super::super::tests::{reference, spaced};
 use super::*;
 use crate::generate::rng::Stream;
 use crate::nsga2::Problem;
-use crate::seed002::pareto::{Objective, Task};
-use crate::seed002::pareto_data::cov_method;
-use kairos_core::utility::{UtilityClasses, UtilityCurve};
+use crate::seed002::pareto::Objective;
 use proptest::prelude::*;
 
-/// `n` tasks arriving `gap_ms` apart (0: all at once, a queue that never empties; a few
-/// seconds: machines idle between tasks, so a change is soon absorbed) on 5 machines of 3
-/// types, ETC about 10 s.
+/// 0: all at once, a queue that never empties; a few seconds: machines idle between tasks,
+/// so a change is soon absorbed.
 fn instance(n: usize, gap_ms: u64) -> Instance {
-    let tables = cov_method(6, 3, (10.0, 0.3, 0.3), (200.0, 0.2, 0.3), 5);
-    let mut r = Stream::new(5, 0, "test-trace", 0);
-    let tasks = (0..n)
-        .map(|i| Task {
-            ty: r.int(0, 5) as u16,
-            arrival: Micros(i as u64 * gap_ms * 1000),
-            curve: UtilityCurve::essc(
-                4.0,
-                kairos_core::utility::Urgency::High,
-                Micros::from_secs(10),
-                (i % 4) as u8,
-            ),
-        })
-        .collect();
-    Instance::new(
-        vec![0, 0, 1, 2, 2],
-        tables,
-        tasks,
-        UtilityClasses::essc20(),
-        Objective::UtilityEnergy,
-    )
-    .unwrap()
+    spaced(Objective::UtilityEnergy, n, gap_ms)
 }
 
 fn memo_of(inst: &Instance, c: &[Gene], s: &mut Scratch) -> (Point, Memo) {
