@@ -12,16 +12,15 @@
 //!
 //! Speed: a machine's share of both objectives depends only on the tasks it runs and their
 //! order (its task list), so each evaluation keeps per machine its utility, energy and busy
-//! sum (the [`Memo`]), and a child starts from the parent whose genes it shares most: a
-//! machine that no differing gene leaves or joins (its list is the parent's) keeps the
-//! parent's sums. For a bag only the differing genes' machines move time and energy (a sum,
-//! order-free); for a trace only the touched machines' tasks are scheduled again. A task's
-//! utility depends only on the task and its completion time, so the memo also keeps, per
-//! task, its completion and utility: a rescheduled task that completes when it did in
-//! either parent reuses that utility (every task ahead of the first change on its machine,
-//! and any after it once the machine falls back into step), the rest go through the
-//! prepared curves of `pareto_curve`. All of it is exact: the same integers as evaluating
-//! from nothing, summed in any order.
+//! sum (the [`Memo`]), and a child starts from the parent whose genes it shares most. For a
+//! bag only the differing genes' machines move time and energy (a sum, order-free); for a
+//! trace the memo also keeps each machine's list in run order, with completions and running
+//! utility, and `pareto_trace` resumes each changed machine from the parent's list (a task
+//! that starts when it did in the parent is copied, not scheduled; a machine no differing
+//! gene touches shares the parent's list). A task's utility depends only on the task and its
+//! completion time, so a scheduled task that completes when it did in either parent reuses
+//! that utility; the rest go through the prepared curves of `pareto_curve`. All of it is
+//! exact: the same integers as evaluating from nothing, summed in any order.
 
 use crate::generate::rng::Stream;
 use crate::nsga2::{Point, Problem};
@@ -29,6 +28,7 @@ use crate::seed002::pareto_curve::Curves;
 use crate::seed002::pareto_data::Tables;
 use kairos_core::units::{Micros, Utility};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
+use std::sync::Arc;
 
 /// One gene: where task i runs and its place in its machine's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -295,13 +295,14 @@ pub struct Measures {
     pub machine_energy_j: Vec<f64>,
 }
 
-/// What evaluating a chromosome leaves for its children: per task, its completion time and
-/// the utility it earned (utility-energy; empty for a bag), and per machine its utility,
-/// energy (mJ) and busy time (the sum of its ETC).
-#[derive(Clone, Debug, Default)]
+/// What evaluating a chromosome leaves for its children: per machine its utility, energy
+/// (mJ) and busy time (the sum of its ETC), and for a trace (utility-energy; empty for a
+/// bag) its tasks in run order with their completions and the running utility, shared
+/// between chromosomes whose lists on the machine are the same.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Memo {
-    done: Vec<(Micros, Utility)>,
     machine: Vec<MachineSums>,
+    lists: Vec<Arc<Vec<trace::Slot>>>,
 }
 
 /// One machine's share of the objectives.
@@ -323,8 +324,10 @@ pub struct Scratch {
     next: Vec<u32>,
     /// Each machine's free time (or busy sum).
     free: Vec<Micros>,
-    /// Per parent, whether each machine's task list may differ from the child's.
-    touched: [Vec<bool>; 2],
+    /// How a child differs from each parent (a trace's).
+    sides: [trace::Side; 2],
+    /// Buffers of machine lists no memo holds any more, for reuse.
+    pool: Vec<Vec<trace::Slot>>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -344,7 +347,8 @@ impl Problem for Instance {
             head: vec![NONE; self.tasks.len()],
             next: vec![NONE; self.tasks.len()],
             free: vec![Micros::ZERO; self.machines()],
-            touched: [vec![false; self.machines()], vec![false; self.machines()]],
+            sides: [0, 1].map(|_| trace::Side::new(self.tasks.len(), self.machines())),
+            pool: Vec::new(),
         }
     }
 
@@ -388,7 +392,20 @@ impl Problem for Instance {
     }
 
     fn evaluate_memo(&self, c: &[Gene], memo: &mut Memo, s: &mut Scratch) -> Point {
-        self.schedule(c, [None, None], memo, s)
+        match self.objective {
+            Objective::MakespanEnergy => {
+                memo.lists.clear();
+                memo.machine.clear();
+                memo.machine.resize(self.machines(), MachineSums::default());
+                for (t, g) in c.iter().enumerate() {
+                    let m = &mut memo.machine[g.machine as usize];
+                    m.busy += self.etc(t, g.machine);
+                    m.energy += self.eec(t, g.machine);
+                }
+                bag_point(&memo.machine)
+            }
+            Objective::UtilityEnergy => self.trace_all(c, memo, s),
+        }
     }
 
     fn evaluate_child(
@@ -410,70 +427,39 @@ impl Problem for Instance {
             else {
                 return self.evaluate_memo(c, memo, s);
             };
-            memo.done.clear();
+            memo.lists.clear();
             memo.machine.clone_from(&pm.machine);
-            for (t, (g, p)) in c.iter().zip(pc).enumerate() {
-                if g.machine != p.machine {
-                    let (old, new) = (p.machine as usize, g.machine as usize);
-                    memo.machine[old].busy = memo.machine[old].busy - self.etc(t, p.machine);
-                    memo.machine[old].energy -= self.eec(t, p.machine);
-                    memo.machine[new].busy += self.etc(t, g.machine);
-                    memo.machine[new].energy += self.eec(t, g.machine);
-                }
+            for (t, (&g, &p)) in c.iter().zip(pc).enumerate() {
+                self.move_gene(&mut memo.machine, t, p, g);
             }
             return bag_point(&memo.machine);
         }
-        // Per parent, the machines a differing gene leaves or joins; the closer parent is
-        // the base. A parent without a whole memo (never, in a run) is not used. When the
-        // first parent touches every machine the second is not scanned: it differs from the
-        // child outside the swapped range, mostly the larger part, so it would touch them
-        // all too (early in a run both do, and the scan is pure cost).
-        let mut count = [usize::MAX; 2];
-        for (i, (pc, pm)) in parents.iter().enumerate() {
-            if i == 1 && count[0] == machines {
-                break;
-            }
-            let usable = pc.len() == n && pm.machine.len() == machines && pm.done.len() == n;
-            if usable {
-                count[i] = touched_machines(c, pc, &mut s.touched[i]);
-            }
+        // A parent without a whole memo (never, in a run) is not used.
+        let usable = |(pc, pm): &(&[Gene], &Memo)| {
+            pc.len() == n && pm.machine.len() == machines && pm.lists.len() == machines
+        };
+        match parents.map(|p| usable(&p)) {
+            [true, true] => self.trace_child(c, parents, memo, s),
+            [true, false] => self.trace_child(c, [parents[0]; 2], memo, s),
+            [false, true] => self.trace_child(c, [parents[1]; 2], memo, s),
+            [false, false] => self.evaluate_memo(c, memo, s),
         }
-        let base = if count[1] < count[0] { 1 } else { 0 };
-        if count[base] == usize::MAX {
-            return self.evaluate_memo(c, memo, s);
-        }
-        let pm = parents[base].1;
-        let [a, b] = parents.map(|(_, m)| (m.done.len() == n).then_some(m.done.as_slice()));
-        if count[base] == machines {
-            return self.schedule(c, [a, b], memo, s);
-        }
-        memo.done.clone_from(&pm.done);
-        memo.machine.clone_from(&pm.machine);
-        let touched = std::mem::take(&mut s.touched[base]);
-        let p = self.trace_walk(c, [a, b], Some(&touched), memo, s);
-        s.touched[base] = touched;
-        p
     }
 }
 
-/// Marks in `touched` the machines that a gene differing between `c` and `p` leaves or
-/// joins (a key change on a machine changes its order), and returns how many.
-fn touched_machines(c: &[Gene], p: &[Gene], touched: &mut [bool]) -> usize {
-    touched.fill(false);
-    let mut count = 0;
-    for (g, q) in c.iter().zip(p) {
-        if g != q {
-            for m in [g.machine, q.machine] {
-                let t = &mut touched[m as usize];
-                count += !*t as usize;
-                *t = true;
-            }
-            if count == touched.len() {
-                break;
-            }
+impl Instance {
+    /// Moves task `t`'s busy time and energy in `sums` from gene `from`'s machine to gene
+    /// `to`'s (order-free sums, so the same integers as summing from nothing).
+    #[inline]
+    fn move_gene(&self, sums: &mut [MachineSums], t: usize, from: Gene, to: Gene) {
+        if from.machine != to.machine {
+            let (old, new) = (from.machine as usize, to.machine as usize);
+            sums[old].busy = sums[old].busy - self.etc(t, from.machine);
+            sums[old].energy -= self.eec(t, from.machine);
+            sums[new].busy += self.etc(t, to.machine);
+            sums[new].energy += self.eec(t, to.machine);
         }
     }
-    count
 }
 
 /// A bag's objectives from its machines' sums: the largest busy time, the total energy.
@@ -487,107 +473,8 @@ fn bag_point(machines: &[MachineSums]) -> Point {
     [makespan.as_secs_f64(), energy as f64 / 1000.0]
 }
 
-impl Instance {
-    /// Evaluates `c` from nothing, writing its memo; `parents` are earlier evaluations' per
-    /// task memos (of the same length) whose utilities it may reuse where a task completes at
-    /// the same time.
-    fn schedule(
-        &self,
-        c: &[Gene],
-        parents: [Option<&[(Micros, Utility)]>; 2],
-        memo: &mut Memo,
-        s: &mut Scratch,
-    ) -> Point {
-        memo.machine.clear();
-        memo.machine.resize(self.machines(), MachineSums::default());
-        match self.objective {
-            Objective::MakespanEnergy => {
-                memo.done.clear();
-                for (t, g) in c.iter().enumerate() {
-                    let m = &mut memo.machine[g.machine as usize];
-                    m.busy += self.etc(t, g.machine);
-                    m.energy += self.eec(t, g.machine);
-                }
-                bag_point(&memo.machine)
-            }
-            Objective::UtilityEnergy => {
-                // Every entry is written by the walk.
-                memo.done.resize(c.len(), (Micros::ZERO, Utility::ZERO));
-                self.trace_walk(c, parents, None, memo, s)
-            }
-        }
-    }
-
-    /// Schedules the tasks of the machines `only` marks (all: None) in key order, ties by
-    /// index, writing their per-task memo entries and their machines' sums (zeroed first; the
-    /// other machines' sums and entries are left as they are), and returns the objectives
-    /// over every machine's sums.
-    fn trace_walk(
-        &self,
-        c: &[Gene],
-        parents: [Option<&[(Micros, Utility)]>; 2],
-        only: Option<&[bool]>,
-        memo: &mut Memo,
-        s: &mut Scratch,
-    ) -> Point {
-        s.free.fill(Micros::ZERO);
-        // Buckets by key, each in index order (pushed from the last task down).
-        match only {
-            None => {
-                for t in (0..c.len()).rev() {
-                    let k = c[t].key as usize;
-                    s.next[t] = s.head[k];
-                    s.head[k] = t as u32;
-                }
-            }
-            Some(only) => {
-                for (m, sums) in memo.machine.iter_mut().enumerate() {
-                    if only[m] {
-                        *sums = MachineSums::default();
-                    }
-                }
-                for t in (0..c.len()).rev() {
-                    if only[c[t].machine as usize] {
-                        let k = c[t].key as usize;
-                        s.next[t] = s.head[k];
-                        s.head[k] = t as u32;
-                    }
-                }
-            }
-        }
-        for k in 0..c.len() {
-            let mut t = std::mem::replace(&mut s.head[k], NONE);
-            while t != NONE {
-                let i = t as usize;
-                let m = c[i].machine;
-                let w = self.walk[i];
-                let arrival = w.arrival;
-                let (etc, eec) = self.cost[w.row + m as usize];
-                let start = s.free[m as usize].max(arrival);
-                let end = start + etc;
-                s.free[m as usize] = end;
-                let u = match parents {
-                    [Some(p), _] if p[i].0 == end => p[i].1,
-                    [_, Some(p)] if p[i].0 == end => p[i].1,
-                    _ => self.curves.utility(i, end.saturating_sub(arrival)),
-                };
-                memo.done[i] = (end, u);
-                let sums = &mut memo.machine[m as usize];
-                sums.utility += u;
-                sums.energy += eec;
-                sums.busy += etc;
-                t = s.next[i];
-            }
-        }
-        let mut utility = Utility::ZERO;
-        let mut energy = 0u64;
-        for m in &memo.machine {
-            utility += m.utility;
-            energy += m.energy;
-        }
-        [-utility.as_f64(), energy as f64 / 1000.0]
-    }
-}
+#[path = "pareto_trace.rs"]
+mod trace;
 
 #[cfg(test)]
 #[path = "pareto_tests.rs"]

@@ -10,6 +10,7 @@
 //! each file written on the way holds exactly the rows the final file will start with, and
 //! the final files are the same bytes as a run that wrote nothing on the way.
 
+use crate::nsga2::{Nsga2, Problem};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -67,6 +68,46 @@ pub(crate) fn run_to(
             next = now + PROGRESS_EVERY;
         }
     }
+}
+
+/// Evolves population `p` (`ga`, started at `start`) to each of `checkpoints` in turn,
+/// reporting its progress to `watch` between and at them; at each, `front` makes the
+/// population's front and `watch.front` hears of it at once. Returns the fronts in order.
+pub(crate) fn evolve_to_checkpoints<P: Problem, F>(
+    ga: &mut Nsga2<'_, P>,
+    p: usize,
+    checkpoints: &[u64],
+    watch: &Watch<'_, F>,
+    start: Instant,
+    mut front: impl FnMut(&Nsga2<'_, P>, u64) -> F,
+) -> anyhow::Result<Vec<F>> {
+    let last = *checkpoints.last().unwrap_or(&0);
+    let at = |generation, checkpoint| Progress {
+        population: p,
+        generation,
+        last,
+        elapsed: start.elapsed(),
+        checkpoint,
+    };
+    let mut out = Vec::new();
+    for &cp in checkpoints {
+        let from = ga.generation();
+        run_to(
+            from,
+            cp,
+            || {
+                ga.step();
+                ga.generation()
+            },
+            |g| (watch.progress)(&at(g, false)),
+            Instant::now(),
+        );
+        let f = front(ga, cp);
+        (watch.front)(&f)?;
+        out.push(f);
+        (watch.progress)(&at(cp, true));
+    }
+    Ok(out)
 }
 
 /// What a run tells its caller as it goes: `progress` at each checkpoint and every

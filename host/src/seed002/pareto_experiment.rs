@@ -17,7 +17,7 @@
 //! thread count or on which other populations run.
 
 use super::pareto::{Gene, Instance};
-use super::pareto_checkpoints::{run_to, Progress, Watch};
+use super::pareto_checkpoints::{evolve_to_checkpoints, Watch};
 use super::pareto_data::{load_benchmarks, Benchmarks};
 use super::pareto_seeds::Seed;
 use super::pareto_sets::DataSet;
@@ -256,33 +256,9 @@ pub fn evolve(
     let seeds = spec.seeds.iter().map(|s| s.chromosome(inst)).collect();
     let rng = Stream::new(exp.seed, p as u32, "s002-pareto-nsga2", 0);
     let mut ga = Nsga2::new(inst, exp.params, seeds, rng);
-    let last = *exp.checkpoints.last().unwrap_or(&0);
-    let at = |generation, checkpoint| Progress {
-        population: p,
-        generation,
-        last,
-        elapsed: start.elapsed(),
-        checkpoint,
-    };
-    let mut out = Vec::new();
-    for &cp in &exp.checkpoints {
-        let from = ga.generation();
-        run_to(
-            from,
-            cp,
-            || {
-                ga.step();
-                ga.generation()
-            },
-            |g| (watch.progress)(&at(g, false)),
-            Instant::now(),
-        );
-        let front = front_of(&ga, p, start.elapsed());
-        (watch.front)(&front)?;
-        out.push(front);
-        (watch.progress)(&at(cp, true));
-    }
-    Ok(out)
+    evolve_to_checkpoints(&mut ga, p, &exp.checkpoints, watch, start, |ga, _| {
+        front_of(ga, p, start.elapsed())
+    })
 }
 
 fn front_of(ga: &Nsga2<'_, Instance>, p: usize, elapsed: Duration) -> Front {

@@ -17,7 +17,7 @@
 //! fuzzy = 100
 //! ```
 
-use super::pareto_checkpoints::{run_to, Progress, Watch};
+use super::pareto_checkpoints::{evolve_to_checkpoints, Watch};
 use super::pareto_dynamic_seeds::{chromosome, dynamic_allocation, DYNAMIC_SEEDS};
 use super::pareto_stochastic::{Outcome, SGene, Score, Stochastic, SEEDS};
 use crate::generate::rng::Stream;
@@ -242,27 +242,7 @@ fn evolve(
     let start = Instant::now();
     let rng = Stream::new(exp.seed, p as u32, "s002-ch7-nsga2", 0);
     let mut ga = Nsga2::new(inst, exp.params, seeds, rng);
-    let last = *exp.checkpoints.last().unwrap_or(&0);
-    let at = |generation, checkpoint| Progress {
-        population: p,
-        generation,
-        last,
-        elapsed: start.elapsed(),
-        checkpoint,
-    };
-    let mut out = Vec::new();
-    for &cp in &exp.checkpoints {
-        let from = ga.generation();
-        run_to(
-            from,
-            cp,
-            || {
-                ga.step();
-                ga.generation()
-            },
-            |g| (watch.progress)(&at(g, false)),
-            Instant::now(),
-        );
+    evolve_to_checkpoints(&mut ga, p, &exp.checkpoints, watch, start, |ga, cp| {
         let obj = ga.objectives();
         let mut idx = ga.front();
         idx.sort_by(|&a, &b| {
@@ -272,18 +252,14 @@ fn evolve(
                 .then(a.cmp(&b))
         });
         idx.dedup_by(|a, b| obj[*a] == obj[*b]);
-        let front = SFront {
+        SFront {
             score: p,
             generation: cp,
             points: idx.iter().map(|&i| obj[i]).collect(),
             chromosomes: idx.iter().map(|&i| ga.population()[i].clone()).collect(),
             elapsed: start.elapsed(),
-        };
-        (watch.front)(&front)?;
-        out.push(front);
-        (watch.progress)(&at(cp, true));
-    }
-    Ok(out)
+        }
+    })
 }
 
 /// One final allocation under fresh samples.

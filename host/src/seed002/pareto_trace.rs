@@ -1,0 +1,387 @@
+//! A trace's evaluation (utility-energy, Chapter 5) by machine: each machine's tasks in run
+//! order (key, ties by index), with each task's completion and the machine's running
+//! utility through it, kept in the memo so that a child resumes each changed machine from
+//! its parent's list instead of scheduling it again.
+//!
+//! Why it is exact: machines do not interact (a task starts at max(its machine's free time,
+//! its arrival)), so a machine's completions and utility depend only on its own list. A
+//! child's list on a machine is its base parent's with the genes that differ taken out and
+//! put back at their (key, index) place. Walking the two in step, a task the parent also
+//! ran next, started when the machine became free at the same time as in the parent,
+//! completes when it did there and earns what it did: its slot is the parent's with the
+//! running utility shifted. Only the tasks after a change, until the machine falls back
+//! into step (a task completing when it did in the parent), are scheduled; their utility
+//! is the parent's (or the other parent's) where the completion matches, else the prepared
+//! curve's. After the last change, once in step, the rest of the parent's list is copied.
+//! A machine no differing gene leaves or joins shares its parent's list (an `Arc`).
+//! Energy and busy time are order-free sums, moved gene by gene as for a bag.
+
+use super::{Gene, Instance, MachineSums, Memo, Scratch, NONE};
+use crate::nsga2::Point;
+use kairos_core::units::{Micros, Utility};
+use std::sync::Arc;
+
+/// One task in a machine's run order, as a trace's memo keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Slot {
+    /// The task.
+    task: u32,
+    /// Its order key (the list is sorted by (key, task)).
+    key: u32,
+    /// When it completes.
+    end: Micros,
+    /// The machine's utility through this task (its own included).
+    run: Utility,
+}
+
+impl Slot {
+    const EMPTY: Slot = Slot {
+        task: 0,
+        key: 0,
+        end: Micros::ZERO,
+        run: Utility::ZERO,
+    };
+}
+
+/// A machine's list, emptied for writing: the memo's own buffer when nothing else shares it,
+/// else one from `pool` (buffers of lists a memo stopped sharing) or a new one.
+fn list_mut<'a>(list: &'a mut Arc<Vec<Slot>>, pool: &mut Vec<Vec<Slot>>) -> &'a mut Vec<Slot> {
+    if Arc::get_mut(list).is_none() {
+        *list = Arc::new(pool.pop().unwrap_or_default());
+    }
+    let v = Arc::get_mut(list).expect("a fresh Arc is unique");
+    v.clear();
+    v
+}
+
+/// The utility `list[j]`'s task earned: the running sum's step.
+#[inline]
+fn earned(list: &[Slot], j: usize) -> Utility {
+    let before = if j == 0 { 0 } else { list[j - 1].run.0 };
+    Utility(list[j].run.0 - before)
+}
+
+impl Instance {
+    /// Evaluates trace chromosome `c` from nothing, writing every machine's list and sums.
+    pub(super) fn trace_all(&self, c: &[Gene], memo: &mut Memo, s: &mut Scratch) -> Point {
+        let machines = self.machines();
+        memo.machine.clear();
+        memo.machine.resize(machines, MachineSums::default());
+        memo.lists.resize_with(machines, Default::default);
+        for list in memo.lists.iter_mut() {
+            list_mut(list, &mut s.pool);
+        }
+        // Buckets by key, each in index order (pushed from the last task down), then each
+        // machine's list in key order.
+        for t in (0..c.len()).rev() {
+            let k = c[t].key as usize;
+            s.next[t] = s.head[k];
+            s.head[k] = t as u32;
+        }
+        for k in 0..c.len() {
+            let mut t = std::mem::replace(&mut s.head[k], NONE);
+            while t != NONE {
+                let g = c[t as usize];
+                let list = Arc::get_mut(&mut memo.lists[g.machine as usize]).expect("emptied");
+                list.push(Slot {
+                    task: t,
+                    key: g.key,
+                    end: Micros::ZERO,
+                    run: Utility::ZERO,
+                });
+                t = s.next[t as usize];
+            }
+        }
+        for (m, list) in memo.lists.iter_mut().enumerate() {
+            let list = Arc::get_mut(list).expect("emptied");
+            let sums = &mut memo.machine[m];
+            let mut free = Micros::ZERO;
+            for slot in list.iter_mut() {
+                let i = slot.task as usize;
+                let w = self.walk[i];
+                let (etc, eec) = self.cost[w.row + m];
+                let end = free.max(w.arrival) + etc;
+                free = end;
+                sums.utility += self.curves.utility(i, end.saturating_sub(w.arrival));
+                sums.energy += eec;
+                sums.busy += etc;
+                *slot = Slot {
+                    end,
+                    run: sums.utility,
+                    ..*slot
+                };
+            }
+            s.free[m] = free;
+        }
+        trace_point(&memo.machine)
+    }
+
+    /// Evaluates trace child `c` from its parents (chromosomes and whole trace memos of
+    /// `c`'s length). Each machine starts from the parent whose list there the child's
+    /// differs from by fewer genes: none (the child shares that list; after a crossover
+    /// most machines share one parent's or the other's), or some (the list is merged from
+    /// that parent's, reusing the other parent's utility for a moved task that completes
+    /// when it did there).
+    pub(super) fn trace_child(
+        &self,
+        c: &[Gene],
+        parents: [(&[Gene], &Memo); 2],
+        memo: &mut Memo,
+        s: &mut Scratch,
+    ) -> Point {
+        let machines = self.machines();
+        for (side, (pc, _)) in s.sides.iter_mut().zip(parents) {
+            side.differ(c, pc);
+        }
+        // Busy time and energy are order-free sums: from the closer parent, moved gene by gene.
+        let near = usize::from(s.sides[1].diff.len() < s.sides[0].diff.len());
+        let (pc, pm) = parents[near];
+        memo.machine.clone_from(&pm.machine);
+        for &t in &s.sides[near].diff {
+            let t = t as usize;
+            self.move_gene(&mut memo.machine, t, pc[t], c[t]);
+        }
+        memo.lists.resize_with(machines, Default::default);
+        for m in 0..machines {
+            let touches = [s.sides[0].touches[m], s.sides[1].touches[m]];
+            let k = usize::from(touches[1] < touches[0]);
+            let (_, pm) = parents[k];
+            if touches[k] == 0 {
+                if !Arc::ptr_eq(&memo.lists[m], &pm.lists[m]) {
+                    let old = std::mem::replace(&mut memo.lists[m], Arc::clone(&pm.lists[m]));
+                    if let Some(v) = Arc::into_inner(old).filter(|_| s.pool.len() < machines) {
+                        s.pool.push(v);
+                    }
+                }
+                memo.machine[m].utility = pm.machine[m].utility;
+                continue;
+            }
+            let side = &mut s.sides[k];
+            let here = side.start[m] as usize..side.start[m + 1] as usize;
+            side.ins[here.clone()].sort_unstable();
+            let step = Step {
+                m,
+                parent: &pm.lists[m],
+                ins: &side.ins[here],
+                leaving: side.leaving[m],
+                moved: &side.moved,
+                other: &parents[1 - k].1.lists[m],
+            };
+            let out = list_mut(&mut memo.lists[m], &mut s.pool);
+            memo.machine[m].utility = self.merge(step, out);
+        }
+        for side in &mut s.sides {
+            side.clear();
+        }
+        trace_point(&memo.machine)
+    }
+
+    /// Writes machine `step.m`'s list for the child into `out` and returns its utility.
+    fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>) -> Utility {
+        let Step {
+            m,
+            parent,
+            ins,
+            mut leaving,
+            moved,
+            other,
+        } = step;
+        out.resize(parent.len() + ins.len() - leaving as usize, Slot::EMPTY);
+        // The child's free time and running utility, and the parent's before `parent[q]`.
+        let (mut free, mut run) = (Micros::ZERO, Utility::ZERO);
+        let (mut pfree, mut prun) = (Micros::ZERO, Utility::ZERO);
+        // Next: parent slot, insert, output slot, other parent's slot (a cursor for
+        // looking tasks up there: they come in the lists' order).
+        let (mut q, mut i, mut j, mut o) = (0, 0, 0, 0);
+        loop {
+            let next = ins.get(i).copied().unwrap_or(u64::MAX);
+            // The parent's slots before the next insert.
+            while let Some(&p) = parent.get(q) {
+                if order(&p) > next {
+                    break;
+                }
+                q += 1;
+                let (was_free, was_run) = (pfree, prun);
+                (pfree, prun) = (p.end, p.run);
+                if moved[p.task as usize] {
+                    leaving -= 1;
+                    continue;
+                }
+                let earned = Utility(p.run.0 - was_run.0);
+                let end = if free == was_free {
+                    // In step: what the parent did.
+                    p.end
+                } else {
+                    let t = p.task as usize;
+                    let w = self.walk[t];
+                    let end = free.max(w.arrival) + self.cost[w.row + m].0;
+                    if end != p.end {
+                        let u = lookup(other, &mut o, order(&p), end)
+                            .unwrap_or_else(|| self.curves.utility(t, end - w.arrival));
+                        run += u;
+                        free = end;
+                        out[j] = Slot { end, run, ..p };
+                        j += 1;
+                        continue;
+                    }
+                    end
+                };
+                run += earned;
+                free = end;
+                out[j] = Slot { run, ..p };
+                j += 1;
+                if next == u64::MAX && leaving == 0 {
+                    // In step with no change ahead: the rest is the parent's, shifted.
+                    let shift = run.0.wrapping_sub(prun.0);
+                    for (slot, p) in out[j..].iter_mut().zip(&parent[q..]) {
+                        *slot = Slot {
+                            run: Utility(p.run.0.wrapping_add(shift)),
+                            ..*p
+                        };
+                    }
+                    return out.last().map_or(Utility::ZERO, |p| p.run);
+                }
+            }
+            if next == u64::MAX {
+                return run;
+            }
+            i += 1;
+            let (key, task) = ((next >> 32) as u32, next as u32);
+            let t = task as usize;
+            let w = self.walk[t];
+            let end = free.max(w.arrival) + self.cost[w.row + m].0;
+            let u = lookup(other, &mut o, next, end)
+                .unwrap_or_else(|| self.curves.utility(t, end - w.arrival));
+            run += u;
+            free = end;
+            out[j] = Slot {
+                task,
+                key,
+                end,
+                run,
+            };
+            j += 1;
+        }
+    }
+}
+
+/// A slot's place in its list: (key, task) as one integer.
+#[inline]
+fn order(s: &Slot) -> u64 {
+    (s.key as u64) << 32 | s.task as u64
+}
+
+/// The utility the task at place `at` earned in list `other` if it completed at `end` there,
+/// moving cursor `o` (places are looked up in increasing order).
+#[inline]
+fn lookup(other: &[Slot], o: &mut usize, at: u64, end: Micros) -> Option<Utility> {
+    while other.get(*o).is_some_and(|s| order(s) < at) {
+        *o += 1;
+    }
+    let s = other.get(*o)?;
+    (order(s) == at && s.end == end).then(|| earned(other, *o))
+}
+
+/// What [`Instance::merge`] reads for one machine.
+struct Step<'a> {
+    /// The machine.
+    m: usize,
+    /// The base parent's list on the machine.
+    parent: &'a [Slot],
+    /// The differing genes that run on the machine in the child, as places ([`order`]),
+    /// ascending.
+    ins: &'a [u64],
+    /// How many of the parent's tasks here are differing genes (they leave or move).
+    leaving: u32,
+    /// Per task, whether its gene differs from the base parent's.
+    moved: &'a [bool],
+    /// The other parent's list on the machine.
+    other: &'a [Slot],
+}
+
+/// How a child differs from one parent: working memory of [`Instance::trace_child`], left
+/// cleared between calls.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Side {
+    /// The genes that differ, ascending.
+    diff: Vec<u32>,
+    /// Per task, whether its gene differs.
+    moved: Vec<bool>,
+    /// The differing genes' places in the child ([`order`]), by machine (sorted when used).
+    ins: Vec<u64>,
+    /// Where each machine's part of `ins` starts (and the end, last).
+    start: Vec<u32>,
+    /// Per machine, how many differing genes leave or join it.
+    touches: Vec<u32>,
+    /// Per machine, how many of the parent's tasks there differ.
+    leaving: Vec<u32>,
+}
+
+impl Side {
+    /// Cleared working memory for `tasks` and `machines`.
+    pub(super) fn new(tasks: usize, machines: usize) -> Side {
+        Side {
+            diff: Vec::new(),
+            moved: vec![false; tasks],
+            ins: Vec::new(),
+            start: vec![0; machines + 1],
+            touches: vec![0; machines],
+            leaving: vec![0; machines],
+        }
+    }
+
+    /// Records where child `c` differs from parent `p`.
+    fn differ(&mut self, c: &[Gene], p: &[Gene]) {
+        self.diff.clear();
+        // Joining counts first (in `start`, shifted by one), then a counting sort.
+        for (t, (g, q)) in c.iter().zip(p).enumerate() {
+            if g != q {
+                self.diff.push(t as u32);
+                self.moved[t] = true;
+                self.touches[q.machine as usize] += 1;
+                self.touches[g.machine as usize] += 1;
+                self.leaving[q.machine as usize] += 1;
+                self.start[g.machine as usize + 1] += 1;
+            }
+        }
+        for m in 1..self.start.len() {
+            self.start[m] += self.start[m - 1];
+        }
+        self.ins.resize(self.diff.len(), 0);
+        for &t in &self.diff {
+            let g = c[t as usize];
+            let at = &mut self.start[g.machine as usize];
+            self.ins[*at as usize] = (g.key as u64) << 32 | t as u64;
+            *at += 1;
+        }
+        // Each machine's part now ends where the next starts: shift back.
+        let machines = self.start.len() - 1;
+        self.start.copy_within(..machines, 1);
+        self.start[0] = 0;
+    }
+
+    /// Undoes [`Side::differ`]'s per-task and per-machine marks.
+    fn clear(&mut self) {
+        for &t in &self.diff {
+            self.moved[t as usize] = false;
+        }
+        self.touches.fill(0);
+        self.leaving.fill(0);
+        self.start.fill(0);
+    }
+}
+
+/// A trace's objectives from its machines' sums: the total utility (negated), the energy.
+fn trace_point(machines: &[MachineSums]) -> Point {
+    let mut utility = Utility::ZERO;
+    let mut energy = 0u64;
+    for m in machines {
+        utility += m.utility;
+        energy += m.energy;
+    }
+    [-utility.as_f64(), energy as f64 / 1000.0]
+}
+
+#[cfg(test)]
+#[path = "pareto_trace_tests.rs"]
+mod tests;

@@ -1,0 +1,110 @@
+use super::super::tests::{reference, spaced};
+use super::*;
+use crate::generate::rng::Stream;
+use crate::nsga2::Problem;
+use crate::seed002::pareto::Objective;
+use proptest::prelude::*;
+
+/// 0: all at once, a queue that never empties; a few seconds: machines idle between tasks,
+/// so a change is soon absorbed.
+fn instance(n: usize, gap_ms: u64) -> Instance {
+    spaced(Objective::UtilityEnergy, n, gap_ms)
+}
+
+fn memo_of(inst: &Instance, c: &[Gene], s: &mut Scratch) -> (Point, Memo) {
+    let mut m = Memo::default();
+    let p = inst.evaluate_memo(c, &mut m, s);
+    (p, m)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Whatever the parents (near or far, either order, the child equal to one of them)
+    /// and however busy the machines, a child resumed from its parents' lists gets the
+    /// objectives and the memo (every machine's list, completions and running utility) of
+    /// its evaluation from nothing, and the chapter's plain evaluation's objectives.
+    #[test]
+    fn a_resumed_child_equals_its_evaluation_from_nothing(
+        seed in 0u64..1_000_000,
+        gap_ms in prop::sample::select(vec![0u64, 500, 2_000, 4_000, 15_000]),
+        apart in 0usize..40,
+        lo in 0usize..60,
+        len in 0usize..60,
+        mutations in 0usize..4,
+    ) {
+        let inst = instance(60, gap_ms);
+        let mut r = Stream::new(seed, 0, "test-resume", 0);
+        let mut s = inst.scratch();
+        let a = inst.random(&mut r);
+        let mut b = a.clone();
+        for _ in 0..apart {
+            inst.mutate(&mut b, &mut r);
+        }
+        let mut child = a.clone();
+        let hi = (lo + len).min(59);
+        child[lo..=hi].copy_from_slice(&b[lo..=hi]);
+        for _ in 0..mutations {
+            inst.mutate(&mut child, &mut r);
+        }
+        let (pa, ma) = memo_of(&inst, &a, &mut s);
+        let (pb, mb) = memo_of(&inst, &b, &mut s);
+        let (want, want_memo) = memo_of(&inst, &child, &mut s);
+        prop_assert_eq!(want, reference(&inst, &child));
+        let mut got = Memo::default();
+        for parents in [
+            [(&a[..], &ma), (&b[..], &mb)],
+            [(&b[..], &mb), (&a[..], &ma)],
+            [(&a[..], &ma), (&a[..], &ma)],
+        ] {
+            prop_assert_eq!(inst.evaluate_child(&child, parents, &mut got, &mut s), want);
+            prop_assert_eq!(&got, &want_memo);
+        }
+        // A parent evaluated as its own child.
+        prop_assert_eq!(
+            inst.evaluate_child(&a, [(&a[..], &ma), (&b[..], &mb)], &mut got, &mut s),
+            pa
+        );
+        prop_assert_eq!(
+            inst.evaluate_child(&b, [(&a[..], &ma), (&b[..], &mb)], &mut got, &mut s),
+            pb
+        );
+    }
+}
+
+/// The lists are shared, not copied: a child equal to a parent holds that parent's lists,
+/// and one whose only change is a key on one machine holds all the others.
+#[test]
+fn a_child_shares_the_lists_of_machines_it_leaves_unchanged() {
+    let inst = instance(40, 2_000);
+    let mut r = Stream::new(3, 0, "test-share", 0);
+    let mut s = inst.scratch();
+    let a = inst.random(&mut r);
+    let b = inst.random(&mut r);
+    let (_, ma) = memo_of(&inst, &a, &mut s);
+    let (_, mb) = memo_of(&inst, &b, &mut s);
+    let mut got = Memo::default();
+    inst.evaluate_child(&a, [(&b[..], &mb), (&a[..], &ma)], &mut got, &mut s);
+    for m in 0..inst.machines() {
+        assert!(Arc::ptr_eq(&got.lists[m], &ma.lists[m]), "machine {m}");
+    }
+    // Two tasks on machine 1 swap keys: only machine 1's list is rebuilt.
+    let on1: Vec<usize> = (0..a.len()).filter(|&t| a[t].machine == 1).collect();
+    assert!(on1.len() >= 2);
+    let mut child = a.clone();
+    child[on1[0]].key = a[on1[1]].key;
+    child[on1[1]].key = a[on1[0]].key;
+    let p = inst.evaluate_child(&child, [(&a[..], &ma), (&b[..], &mb)], &mut got, &mut s);
+    assert_eq!(p, reference(&inst, &child));
+    for m in 0..inst.machines() {
+        assert_eq!(
+            Arc::ptr_eq(&got.lists[m], &ma.lists[m]),
+            m != 1,
+            "machine {m}"
+        );
+    }
+    let order: Vec<u32> = got.lists[1].iter().map(|s| s.task).collect();
+    let mut want: Vec<u32> = on1.iter().map(|&t| t as u32).collect();
+    want.sort_by_key(|&t| (child[t as usize].key, t));
+    assert_eq!(order, want);
+}
