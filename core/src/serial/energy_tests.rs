@@ -305,6 +305,18 @@ fn world(seed: &[u64]) -> World {
     let mut r = seed.iter().copied().cycle();
     let mut next = move |lo: u64, hi: u64| lo + r.next().unwrap() % (hi - lo + 1);
     let types = next(2, 3) as u8;
+    world_of(&mut next, types, 3, 15)
+}
+
+/// `types` machine types of 1-3 machines each, `per_type` task types per machine type with
+/// P-state-0 times of 2 to `most_minutes` minutes, 3 P-states, all drawn from `next`
+/// (a number in `[lo, hi]`).
+fn world_of(
+    next: &mut impl FnMut(u64, u64) -> u64,
+    types: u8,
+    per_type: usize,
+    most_minutes: u64,
+) -> World {
     let mut machine_type = Vec::new();
     for j in 0..types {
         for _ in 0..next(1, 3) {
@@ -312,8 +324,8 @@ fn world(seed: &[u64]) -> World {
         }
     }
     let (mut etc0, mut etc, mut apc) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..3 * types as usize {
-        let e0 = next(2, 15) * MIN;
+    for _ in 0..per_type * types as usize {
+        let e0 = next(2, most_minutes) * MIN;
         etc0.push(Micros(e0));
         let stat = next(40, 90) as u32 * 1000;
         let dynp = next(80, 200) as u32 * 1000;
@@ -474,31 +486,7 @@ const GOLDEN: [u64; 16] = [
 fn wide_world(seed: &[u64], types: u8) -> World {
     let mut r = seed.iter().copied().cycle();
     let mut next = move |lo: u64, hi: u64| lo + r.next().unwrap() % (hi - lo + 1);
-    let mut machine_type = Vec::new();
-    for j in 0..types {
-        for _ in 0..next(1, 3) {
-            machine_type.push(j);
-        }
-    }
-    let (mut etc0, mut etc, mut apc) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..4 * types as usize {
-        let e0 = next(2, 25) * MIN;
-        etc0.push(Micros(e0));
-        let stat = next(40, 90) as u32 * 1000;
-        let dynp = next(80, 200) as u32 * 1000;
-        for (k, scale) in [(0u64, 100u32), (1, 75), (2, 50)] {
-            etc.push(Micros(e0 + e0 * k * next(10, 40) / 100));
-            apc.push(stat + dynp * scale / 100);
-        }
-    }
-    World {
-        machine_type,
-        types,
-        etc0,
-        etc,
-        apc,
-        classes: UtilityClasses::essc20(),
-    }
+    world_of(&mut next, types, 4, 25)
 }
 
 fn essc_workload(seed: &[u64], n: usize) -> Vec<SerialTask> {
