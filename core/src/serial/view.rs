@@ -158,10 +158,13 @@ impl<'v> View<'v> {
 
     /// How many machines can run task `t` (a textbook heuristic's evaluations for it).
     pub fn eligible(&self, t: u32) -> u64 {
-        let ty = self.tasks[t as usize].ty;
-        (0..self.env.machine_types)
-            .filter(|&j| self.env.runs(ty, j))
-            .map(|j| self.machines_of(j).len() as u64)
+        let mt = self.env.machine_types as usize;
+        let ty = self.tasks[t as usize].ty as usize;
+        // One pass over the task's ETC row beside the types' first machines.
+        let row = &self.env.etc[ty * mt..(ty + 1) * mt];
+        row.iter()
+            .zip(self.start.windows(2))
+            .map(|(&e, w)| ((e != Micros::MAX) as u64) * (w[1] - w[0]) as u64)
             .sum()
     }
 

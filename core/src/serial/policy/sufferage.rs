@@ -183,13 +183,6 @@ pub(super) fn run(
                 continue;
             };
             (x.m, x.c1, x.c2) = (m, c1, c2);
-            for b in 0..SUBRUNS {
-                while x.front[b] < x.end[b]
-                    && sc.choice[sc.next[x.front[b] as usize] as usize] == NO_MACHINE
-                {
-                    x.front[b] += 1;
-                }
-            }
             x.bound = match c2 {
                 Some(c2) => {
                     if c2 >= x.until {
@@ -199,15 +192,30 @@ pub(super) fn run(
                     x.since = c1.saturating_sub(x.made).as_mins_f64();
                     let mut bound = f64::NEG_INFINITY;
                     for b in 0..SUBRUNS {
-                        if x.front[b] < x.end[b] {
-                            let scale = sc.key[sc.next[x.front[b] as usize] as usize];
+                        // Past the tasks mapped since, to the sub-run's first unmapped one.
+                        let (mut f, e) = (x.front[b], x.end[b]);
+                        while f < e && sc.choice[sc.next[f as usize] as usize] == NO_MACHINE {
+                            f += 1;
+                        }
+                        x.front[b] = f;
+                        if f < e {
+                            let scale = sc.key[sc.next[f as usize] as usize];
                             bound = bound.max(scale * factor(x.hi[b], x.dm) + x.margin);
                         }
                     }
                     bound
                 }
                 // Sufferage is the best utility itself: no bound.
-                None => f64::INFINITY,
+                None => {
+                    for b in 0..SUBRUNS {
+                        while x.front[b] < x.end[b]
+                            && sc.choice[sc.next[x.front[b] as usize] as usize] == NO_MACHINE
+                        {
+                            x.front[b] += 1;
+                        }
+                    }
+                    f64::INFINITY
+                }
             };
             order[live_types] = ty as u16;
             live_types += 1;
