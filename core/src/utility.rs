@@ -376,6 +376,17 @@ impl UtilityCurve {
     /// [`InputError::UtilityTooLarge`].
     pub fn value_at(&self, since_arrival: Micros, classes: &UtilityClasses) -> Result<f64, Error> {
         self.check()?;
+        self.value_after_check(since_arrival, classes)
+    }
+
+    /// [`UtilityCurve::value_at`] for a curve whose [`UtilityCurve::check`] has already
+    /// passed (the checks of its own numbers are not repeated; an unknown class is still an
+    /// error): an inner loop's evaluation of curves checked once beforehand.
+    pub(crate) fn value_after_check(
+        &self,
+        since_arrival: Micros,
+        classes: &UtilityClasses,
+    ) -> Result<f64, Error> {
         match *self {
             UtilityCurve::PiecewiseExp {
                 priority,

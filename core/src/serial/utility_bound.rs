@@ -31,7 +31,14 @@ fn interval(
         return None;
     }
     let dt = t - first;
-    let k = class.intervals.iter().rposition(|iv| iv.offset <= dt)?;
+    // The offsets ascend (`UtilityClass::check`): the last one at or before `dt`, counted
+    // from the front, where the young tasks of a batch are.
+    let k = class
+        .intervals
+        .iter()
+        .take_while(|iv| iv.offset <= dt)
+        .count()
+        .checked_sub(1)?;
     Some((k, dt - class.intervals[k].offset))
 }
 

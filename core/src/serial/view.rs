@@ -27,6 +27,29 @@ pub(crate) struct View<'v> {
     /// loop (`type_two_completions`) reads one array instead of following the indices.
     ready0: [u64; MAX_SERIAL_MACHINE_TYPES],
     ready1: [u64; MAX_SERIAL_MACHINE_TYPES],
+    /// The machine types that took a task since [`View::moved`] last emptied it (bit j).
+    moved: u32,
+}
+
+/// A task type's first two completions kept from one pass of a batch event to the next
+/// ([`View::kept_two_completions`]): the first machine type and its completion, and the
+/// least (completion, type) over the other types' earliest-ready machines.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Kept {
+    fj: u8,
+    bj: u8,
+    c1: u64,
+    b: u64,
+}
+
+impl Kept {
+    /// Nothing kept yet.
+    pub const NONE: Kept = Kept {
+        fj: u8::MAX,
+        bj: u8::MAX,
+        c1: u64::MAX,
+        b: u64::MAX,
+    };
 }
 
 impl<'v> View<'v> {
@@ -45,6 +68,7 @@ impl<'v> View<'v> {
             best: Vec::new(),
             ready0: [u64::MAX; MAX_SERIAL_MACHINE_TYPES],
             ready1: [u64::MAX; MAX_SERIAL_MACHINE_TYPES],
+            moved: 0,
         };
         // Capacities hold: SerialEnv::check bounds machines and types.
         for m in 0..env.machine_type.len() {
@@ -70,8 +94,15 @@ impl<'v> View<'v> {
     pub fn take(&mut self, t: u32, m: u16) -> Micros {
         let c = self.completion(t, m);
         self.ready[m as usize] = c;
-        self.refresh(self.env.machine_type[m as usize]);
+        let j = self.env.machine_type[m as usize];
+        self.moved |= 1 << j;
+        self.refresh(j);
         c
+    }
+
+    /// The machine types that took a task since the last call (bit j), emptied.
+    pub fn moved(&mut self) -> u32 {
+        core::mem::take(&mut self.moved)
     }
 
     fn refresh(&mut self, j: u8) {
@@ -118,18 +149,22 @@ impl<'v> View<'v> {
     /// Task `t`'s utility if it completes at `c`.
     pub fn utility(&self, t: u32, c: Micros) -> f64 {
         let task = &self.tasks[t as usize];
-        // Curves were checked by SerialEnv::check, so evaluation cannot fail.
+        // Curves were checked by SerialEnv::check (every task's once), so evaluation cannot
+        // fail and the checks need not be repeated.
         task.curve
-            .value_at(c.saturating_sub(task.arrival), self.env.classes)
+            .value_after_check(c.saturating_sub(task.arrival), self.env.classes)
             .unwrap_or(0.0)
     }
 
     /// How many machines can run task `t` (a textbook heuristic's evaluations for it).
     pub fn eligible(&self, t: u32) -> u64 {
-        let ty = self.tasks[t as usize].ty;
-        (0..self.env.machine_types)
-            .filter(|&j| self.env.runs(ty, j))
-            .map(|j| self.machines_of(j).len() as u64)
+        let mt = self.env.machine_types as usize;
+        let ty = self.tasks[t as usize].ty as usize;
+        // One pass over the task's ETC row beside the types' first machines.
+        let row = &self.env.etc[ty * mt..(ty + 1) * mt];
+        row.iter()
+            .zip(self.start.windows(2))
+            .map(|(&e, w)| ((e != Micros::MAX) as u64) * (w[1] - w[0]) as u64)
             .sum()
     }
 
@@ -213,6 +248,75 @@ impl<'v> View<'v> {
         }
         let c2 = c2.min(self.ready1[fj].saturating_add(row[fj].0));
         // u64::MAX is also a (saturated) completion: the walk below tells the two apart.
+        if c2 != u64::MAX {
+            return Some(((self.best[fj][0], Micros(c1)), Some(Micros(c2))));
+        }
+        self.two_completions_walk(row)
+    }
+
+    /// [`View::type_two_completions`] again, from what `k` kept of it when the machine types
+    /// in `moved` (bit j) were the only ones to take a task since; `k` keeps this one.
+    ///
+    /// Within an event ready times only grow, so a type outside `moved` completes as it
+    /// did. With the kept runner-up's type outside `moved`, the runner-up over the other
+    /// types is still the kept one, and if the first type (its completion perhaps later) is
+    /// still before it, the answer needs no walk over the types: the second is the earlier
+    /// of the runner-up and the first type's second-earliest-ready machine, as in the walk.
+    /// Otherwise the walk, which also finds the runner-up to keep.
+    pub fn kept_two_completions(
+        &self,
+        ty: u16,
+        k: &mut Kept,
+        moved: u32,
+    ) -> Option<((u16, Micros), Option<Micros>)> {
+        let mt = self.env.machine_types as usize;
+        let row = &self.env.etc[ty as usize * mt..(ty as usize + 1) * mt];
+        let (mut c1, mut fj, mut b, mut bj);
+        if k.fj != u8::MAX && (k.bj == u8::MAX || (moved >> k.bj) & 1 == 0) {
+            fj = k.fj as usize;
+            c1 = if (moved >> fj) & 1 == 0 {
+                k.c1
+            } else {
+                self.ready0[fj].saturating_add(row[fj].0)
+            };
+            (b, bj) = (k.b, k.bj);
+            if c1 != u64::MAX && (c1 < b || (c1 == b && fj < bj as usize)) {
+                k.c1 = c1;
+                return self.two_from(row, c1, fj, b);
+            }
+        }
+        // The walk: (c1, fj) the least (completion, type), (b, bj) the least of the others.
+        (c1, fj, b, bj) = (u64::MAX, 0usize, u64::MAX, u8::MAX);
+        for (j, (e, &r)) in row.iter().zip(&self.ready0[..mt]).enumerate() {
+            let c = r.saturating_add(e.0);
+            if c < c1 {
+                (b, bj) = (c1, fj as u8);
+                (c1, fj) = (c, j);
+            } else if c < b {
+                (b, bj) = (c, j as u8);
+            }
+        }
+        *k = Kept {
+            fj: fj as u8,
+            bj,
+            c1,
+            b,
+        };
+        self.two_from(row, c1, fj, b)
+    }
+
+    /// The answer of [`View::type_two_completions`] for ETC row `row` whose first is type
+    /// `fj` at `c1`, with `b` the least completion over the other types.
+    #[inline]
+    fn two_from(
+        &self,
+        row: &[Micros],
+        c1: u64,
+        fj: usize,
+        b: u64,
+    ) -> Option<((u16, Micros), Option<Micros>)> {
+        let c2 = b.min(self.ready1[fj].saturating_add(row[fj].0));
+        // u64::MAX is also a (saturated) completion: the checked walk tells the two apart.
         if c2 != u64::MAX {
             return Some(((self.best[fj][0], Micros(c1)), Some(Micros(c2))));
         }
@@ -329,6 +433,78 @@ mod tests {
                 all.sort();
                 let want = all.first().map(|&(c, m)| ((m, c), all.get(1).map(|x| x.0)));
                 prop_assert_eq!(v.type_two_completions(ty), want, "type {}", ty);
+            }
+        }
+
+        /// `kept_two_completions` equals `type_two_completions` at every pass of an event:
+        /// each pass asks for every type's completions with what it kept at the last one,
+        /// then machines take tasks (ready times only grow), some tied with their type's
+        /// other machines, some saturating at `Micros::MAX`.
+        #[test]
+        fn kept_two_completions_equal_the_walk(
+            counts in prop::collection::vec(0usize..4, 1..7),
+            etc_raw in prop::collection::vec(prop::option::weighted(0.8, 1u64..400), 42),
+            ready_raw in prop::collection::vec(0u64..300, 21),
+            takes in prop::collection::vec(
+                prop::collection::vec((0usize..21, 0usize..7, any::<bool>()), 0..5),
+                1..12,
+            ),
+        ) {
+            let mt: Vec<u8> = counts
+                .iter()
+                .enumerate()
+                .flat_map(|(j, &c)| core::iter::repeat_n(j as u8, c))
+                .collect();
+            prop_assume!(!mt.is_empty());
+            let types = counts.len();
+            let tys = etc_raw.len() / types;
+            let mut etc: Vec<Micros> = etc_raw[..tys * types]
+                .iter()
+                .map(|e| e.map_or(Micros::MAX, Micros))
+                .collect();
+            // The last type is so slow that its completions saturate.
+            for e in etc[(tys - 1) * types..].iter_mut() {
+                *e = Micros(u64::MAX - 500);
+            }
+            let classes = UtilityClasses::essc20();
+            let env = SerialEnv {
+                machine_type: &mt,
+                machine_types: types as u8,
+                special_types: 0,
+                etc: &etc,
+                classes: &classes,
+            };
+            let curve = crate::utility::UtilityCurve::essc(
+                1.0,
+                crate::utility::Urgency::ALL[0],
+                Micros(60_000_000),
+                0,
+            );
+            let tasks: Vec<SerialTask> = (0..tys as u16)
+                .map(|ty| SerialTask { ty, arrival: Micros::ZERO, curve })
+                .collect();
+            let mut v = View::new(env, &tasks, Micros::ZERO, |m| Micros(ready_raw[m] / 100 * 100));
+            let mut kept = std::vec![Kept::NONE; tys];
+            for pass in &takes {
+                let moved = v.moved();
+                for ty in 0..tys as u16 {
+                    let want = v.type_two_completions(ty);
+                    let got = v.kept_two_completions(ty, &mut kept[ty as usize], moved);
+                    prop_assert_eq!(got, want, "type {}", ty);
+                }
+                for &(m, ty, fast) in pass {
+                    let m = (m % mt.len()) as u16;
+                    // A type that can run there (the fast one: the quickest on that type).
+                    let j = mt[m as usize] as usize;
+                    let ty = if fast {
+                        (0..tys).min_by_key(|&t| etc[t * types + j]).unwrap()
+                    } else {
+                        ty % tys
+                    };
+                    if etc[ty * types + j] != Micros::MAX {
+                        v.take(ty as u32, m);
+                    }
+                }
             }
         }
     }

@@ -8,8 +8,9 @@
 //! the earlier task.
 //!
 //! Computed without evaluating most sufferages, and without visiting most tasks. A task's
-//! first machine, first completion and second completion depend on its type alone (one
-//! walk over the machine types per type and pass). Within an event the completions only
+//! first machine, first completion and second completion depend on its type alone (kept
+//! from one pass to the next, `View::kept_two_completions`: a walk over the machine types
+//! only when the runner-up's machine type took a task or the first type fell behind it). Within an event the completions only
 //! move later, so each task keeps a bound on its sufferage that lasts
 //! (`utility_bound::lasting`: what its curve can still fall, times `factor(rate, gap)`)
 //! until the type's second completion reaches the end of the task's curve interval; what
@@ -34,7 +35,7 @@ use crate::serial::env::MAX_SERIAL_MACHINES;
 use crate::serial::queue::NONE;
 use crate::serial::two_stage::Scratch;
 use crate::serial::utility_bound::{self, factor};
-use crate::serial::view::{View, NO_MACHINE};
+use crate::serial::view::{Kept, View, NO_MACHINE};
 use crate::units::Micros;
 
 /// Most task types the per-type pass keeps lists for (more: `per_task`).
@@ -79,10 +80,13 @@ struct TypeRun {
     margin: f64,
     until: Micros,
     made: Micros,
-    /// This pass: its first machine, second completion, the gap between its completions
-    /// and the time since the bounds were made (minutes), and the bound on all its tasks'
-    /// sufferages (before their decay since).
+    /// Its first two completions at the last pass.
+    kept: Kept,
+    /// This pass: its first machine, first and second completions, the gap between its
+    /// completions and the time since the bounds were made (minutes), and the bound on all
+    /// its tasks' sufferages (before their decay since).
     m: u16,
+    c1: Micros,
     c2: Option<Micros>,
     dm: f64,
     since: f64,
@@ -112,7 +116,9 @@ pub(super) fn run(
         // Renewed at the first pass.
         until: Micros::ZERO,
         made: Micros::ZERO,
+        kept: Kept::NONE,
         m: NO_MACHINE,
+        c1: Micros::ZERO,
         c2: None,
         dm: 0.0,
         since: 0.0,
@@ -154,12 +160,15 @@ pub(super) fn run(
             *c = NONE;
         }
         let mut live_types = 0usize;
+        // Every live type was visited at the last pass: what it kept then is updated by the
+        // machine types that took a task since.
+        let moved = v.moved();
         for (ty, x) in tr.iter_mut().enumerate().take(types) {
             if x.live == 0 {
                 continue;
             }
             evals += x.live as u64 * x.eligible;
-            let Some(((m, c1), c2)) = v.type_two_completions(ty as u16) else {
+            let Some(((m, c1), c2)) = v.kept_two_completions(ty as u16, &mut x.kept, moved) else {
                 // No machine can run these tasks (SerialEnv::check rules this out).
                 for b in 0..SUBRUNS {
                     for p in x.front[b]..x.end[b] {
@@ -173,14 +182,7 @@ pub(super) fn run(
                 x.live = 0;
                 continue;
             };
-            (x.m, x.c2) = (m, c2);
-            for b in 0..SUBRUNS {
-                while x.front[b] < x.end[b]
-                    && sc.choice[sc.next[x.front[b] as usize] as usize] == NO_MACHINE
-                {
-                    x.front[b] += 1;
-                }
-            }
+            (x.m, x.c1, x.c2) = (m, c1, c2);
             x.bound = match c2 {
                 Some(c2) => {
                     if c2 >= x.until {
@@ -190,15 +192,30 @@ pub(super) fn run(
                     x.since = c1.saturating_sub(x.made).as_mins_f64();
                     let mut bound = f64::NEG_INFINITY;
                     for b in 0..SUBRUNS {
-                        if x.front[b] < x.end[b] {
-                            let scale = sc.key[sc.next[x.front[b] as usize] as usize];
+                        // Past the tasks mapped since, to the sub-run's first unmapped one.
+                        let (mut f, e) = (x.front[b], x.end[b]);
+                        while f < e && sc.choice[sc.next[f as usize] as usize] == NO_MACHINE {
+                            f += 1;
+                        }
+                        x.front[b] = f;
+                        if f < e {
+                            let scale = sc.key[sc.next[f as usize] as usize];
                             bound = bound.max(scale * factor(x.hi[b], x.dm) + x.margin);
                         }
                     }
                     bound
                 }
                 // Sufferage is the best utility itself: no bound.
-                None => f64::INFINITY,
+                None => {
+                    for b in 0..SUBRUNS {
+                        while x.front[b] < x.end[b]
+                            && sc.choice[sc.next[x.front[b] as usize] as usize] == NO_MACHINE
+                        {
+                            x.front[b] += 1;
+                        }
+                    }
+                    f64::INFINITY
+                }
             };
             order[live_types] = ty as u16;
             live_types += 1;
@@ -242,7 +259,7 @@ fn walk(v: &View<'_>, sc: &Scratch<'_>, x: &TypeRun, h: &mut u32, hs: &mut f64) 
             for p in x.front[b]..x.end[b] {
                 let s = sc.next[p as usize];
                 if sc.choice[s as usize] != NO_MACHINE {
-                    hold(h, hs, s, sufferage(v, sc.slots[s as usize], x.m, None));
+                    hold(h, hs, s, sufferage_at(v, sc.slots[s as usize], x.c1, None));
                 }
             }
         }
@@ -280,7 +297,12 @@ fn walk(v: &View<'_>, sc: &Scratch<'_>, x: &TypeRun, h: &mut u32, hs: &mut f64) 
                     continue;
                 }
             }
-            hold(h, hs, s, sufferage(v, sc.slots[s as usize], x.m, Some(c2)));
+            hold(
+                h,
+                hs,
+                s,
+                sufferage_at(v, sc.slots[s as usize], x.c1, Some(c2)),
+            );
         }
     }
 }
@@ -488,5 +510,11 @@ fn second(v: &View<'_>, t: u32) -> Option<Micros> {
 /// Task `t`'s sufferage on its first machine `m`: its utility there minus its utility at
 /// its second completion `c2` (the utility itself if no other machine can run it).
 fn sufferage(v: &View<'_>, t: u32, m: u16, c2: Option<Micros>) -> f64 {
-    v.utility(t, v.completion(t, m)) - c2.map_or(0.0, |c| v.utility(t, c))
+    sufferage_at(v, t, v.completion(t, m), c2)
+}
+
+/// Task `t`'s sufferage for its first completion `c1` and second `c2`.
+#[inline]
+fn sufferage_at(v: &View<'_>, t: u32, c1: Micros, c2: Option<Micros>) -> f64 {
+    v.utility(t, c1) - c2.map_or(0.0, |c| v.utility(t, c))
 }
