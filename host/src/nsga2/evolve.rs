@@ -4,6 +4,7 @@ use super::sort::{non_dominated, select, Ranking};
 use super::Point;
 use crate::generate::rng::Stream;
 use rayon::prelude::*;
+use std::sync::{Mutex, TryLockError};
 
 /// What NSGA-II optimises: chromosomes of a fixed number of genes, a random one, the
 /// mutation, and the evaluation to two minimised objectives.
@@ -118,6 +119,9 @@ pub struct Nsga2<'p, P: Problem> {
     spare: Vec<Vec<P::Gene>>,
     /// Children's memo buffers, likewise.
     spare_memo: Vec<P::Memo>,
+    /// Working memory, one per worker thread (and one for a caller outside the pool), kept
+    /// between generations so that what it holds for reuse outlives a generation.
+    scratch: Vec<Mutex<P::Scratch>>,
     generation: u64,
 }
 
@@ -150,6 +154,7 @@ impl<'p, P: Problem> Nsga2<'p, P> {
             memo,
             spare: Vec::new(),
             spare_memo: Vec::new(),
+            scratch: Vec::new(),
             generation: 0,
         }
     }
@@ -215,14 +220,31 @@ impl<'p, P: Problem> Nsga2<'p, P> {
                 breed.mutation = Some(self.problem.draw_mutation(&mut self.rng));
             }
         }
+        let threads = rayon::current_num_threads();
+        while self.scratch.len() <= threads {
+            self.scratch.push(Mutex::new(self.problem.scratch()));
+        }
         let (problem, memo, pop) = (self.problem, &self.memo, &self.pop);
+        let scratch = &self.scratch;
         let child_obj: Vec<Point> = children
             .par_iter_mut()
             .zip(child_memo.par_iter_mut())
             .zip(plan.par_iter())
-            .map_init(
-                || problem.scratch(),
-                |s, ((c, m), breed)| {
+            .map(|((c, m), breed)| {
+                // Each thread its own; outside a pool, the last. Held only by this thread
+                // unless an evaluation itself waits on rayon work (then a fresh one).
+                let i = rayon::current_thread_index().map_or(threads, |i| i.min(threads));
+                let mut fresh = None;
+                let mut guard = match scratch[i].try_lock() {
+                    Ok(g) => Some(g),
+                    Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+                    Err(TryLockError::WouldBlock) => None,
+                };
+                let s = match guard.as_deref_mut() {
+                    Some(s) => s,
+                    None => fresh.insert(problem.scratch()),
+                };
+                {
                     let (a, b) = breed.parents;
                     let Cross { lo, hi } = breed.cross;
                     c.clear();
@@ -233,8 +255,8 @@ impl<'p, P: Problem> Nsga2<'p, P> {
                     }
                     let parents = [(&pop[a][..], &memo[a]), (&pop[b][..], &memo[b])];
                     problem.evaluate_bred(c, parents, breed.cross, breed.mutation.as_ref(), m, s)
-                },
-            )
+                }
+            })
             .collect();
         let mut all_obj = std::mem::take(&mut self.obj);
         all_obj.extend_from_slice(&child_obj);

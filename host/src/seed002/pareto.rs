@@ -30,13 +30,38 @@ use kairos_core::units::{Micros, Utility};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
 use std::sync::Arc;
 
-/// One gene: where task i runs and its place in its machine's order.
+/// One gene: where task i runs and its place in its machine's order. Eight bytes with no
+/// padding (the pad is always zero), so that genes compare as words ([`Gene::words`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(C, align(8))]
 pub struct Gene {
-    /// The machine (index into [`Instance::machine_type`]).
-    pub machine: u16,
     /// The order key: lower runs first on the machine (ties by task index).
     pub key: u32,
+    /// The machine (index into [`Instance::machine_type`]).
+    pub machine: u16,
+    /// Always zero.
+    pad: u16,
+}
+
+impl Gene {
+    /// Task on `machine` with order key `key`.
+    pub const fn new(machine: u16, key: u32) -> Gene {
+        Gene {
+            key,
+            machine,
+            pad: 0,
+        }
+    }
+
+    /// `genes` as words: two genes are equal exactly when their words are.
+    pub(crate) fn words(genes: &[Gene]) -> &[u64] {
+        // SAFETY: `Gene` is `repr(C)`, eight bytes aligned to eight, and its fields (u32,
+        // u16, u16) fill it with no padding, so every byte is an initialised integer byte
+        // and a slice of genes is a slice of as many `u64`s.
+        const _: () =
+            assert!(std::mem::size_of::<Gene>() == 8 && std::mem::align_of::<Gene>() == 8);
+        unsafe { std::slice::from_raw_parts(genes.as_ptr().cast::<u64>(), genes.len()) }
+    }
 }
 
 /// Which pair of objectives.
@@ -363,10 +388,7 @@ impl Problem for Instance {
         (0..n)
             .map(|t| {
                 let e = self.eligible(t);
-                Gene {
-                    machine: e[rng.int(0, e.len() as u64 - 1) as usize],
-                    key: keys[t],
-                }
+                Gene::new(e[rng.int(0, e.len() as u64 - 1) as usize], keys[t])
             })
             .collect()
     }

@@ -380,27 +380,29 @@ impl Side {
         self.sort_ins(c);
     }
 
-    /// Records the genes of `range` where `c` and `p` differ. Eight genes are compared at a
-    /// time without a branch (most are equal once a population converges).
+    /// Records the genes of `range` where `c` and `p` differ. Sixteen genes are compared at
+    /// a time as words, without a branch (once a population converges most are equal).
     fn scan(&mut self, c: &[Gene], p: &[Gene], range: std::ops::Range<usize>) {
         let base = range.start;
         let (c, p) = (&c[range.clone()], &p[range]);
-        let ne = |g: &Gene, q: &Gene| (g.machine != q.machine) | (g.key != q.key);
+        let (cw, pw) = (Gene::words(c), Gene::words(p));
         let mut at = 0;
-        for (cc, pp) in c.chunks_exact(8).zip(p.chunks_exact(8)) {
-            let mut mask = 0u32;
-            for k in 0..8 {
-                mask |= u32::from(ne(&cc[k], &pp[k])) << k;
+        for (cc, pp) in cw.chunks_exact(16).zip(pw.chunks_exact(16)) {
+            let mut any = 0;
+            for k in 0..16 {
+                any |= cc[k] ^ pp[k];
             }
-            while mask != 0 {
-                let k = mask.trailing_zeros() as usize;
-                mask &= mask - 1;
-                self.record(base + at + k, cc[k], pp[k]);
+            if any != 0 {
+                for k in 0..16 {
+                    if cc[k] != pp[k] {
+                        self.record(base + at + k, c[at + k], p[at + k]);
+                    }
+                }
             }
-            at += 8;
+            at += 16;
         }
         for k in at..c.len() {
-            if ne(&c[k], &p[k]) {
+            if cw[k] != pw[k] {
                 self.record(base + k, c[k], p[k]);
             }
         }
