@@ -353,6 +353,8 @@ pub struct Scratch {
     sides: [trace::Side; 2],
     /// Buffers of machine lists no memo holds any more, for reuse.
     pool: Vec<Vec<trace::Slot>>,
+    /// Utilities lately computed (a trace's).
+    recent: trace::Recent,
 }
 
 const NONE: u32 = u32::MAX;
@@ -375,6 +377,7 @@ impl Problem for Instance {
             free: vec![Micros::ZERO; self.machines()],
             sides: [0, 1].map(|_| trace::Side::new(self.tasks.len(), self.machines())),
             pool: Vec::new(),
+            recent: trace::Recent::new(),
         }
     }
 

@@ -181,7 +181,7 @@ impl Instance {
                 other: &parents[1 - k].1.lists[m],
             };
             let out = list_mut(&mut memo.lists[m], &mut s.pool);
-            memo.machine[m].utility = self.merge(step, out);
+            memo.machine[m].utility = self.merge(step, out, &mut s.recent);
         }
         for side in &mut s.sides {
             side.clear();
@@ -190,7 +190,7 @@ impl Instance {
     }
 
     /// Writes machine `step.m`'s list for the child into `out` and returns its utility.
-    fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>) -> Utility {
+    fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>, recent: &mut Recent) -> Utility {
         let Step {
             m,
             parent,
@@ -238,7 +238,7 @@ impl Instance {
                     let end = free.max(w.arrival) + self.cost[w.row + m].0;
                     if end != p.end {
                         let u = lookup(other, &mut o, order(&p), end)
-                            .unwrap_or_else(|| self.curves.utility(t, end - w.arrival));
+                            .unwrap_or_else(|| recent.utility(self, t, end, w.arrival));
                         run += u;
                         free = end;
                         out[j] = Slot { end, run, ..p };
@@ -272,7 +272,7 @@ impl Instance {
             let w = self.walk[t];
             let end = free.max(w.arrival) + self.cost[w.row + m].0;
             let u = lookup(other, &mut o, next, end)
-                .unwrap_or_else(|| self.curves.utility(t, end - w.arrival));
+                .unwrap_or_else(|| recent.utility(self, t, end, w.arrival));
             run += u;
             free = end;
             out[j] = Slot {
@@ -283,6 +283,56 @@ impl Instance {
             };
             j += 1;
         }
+    }
+}
+
+/// The utilities of the last (task, completion) pairs the curves were evaluated at, one
+/// per hash bucket: a task's utility depends only on the task and its completion, and
+/// children of a converged population often delay a task by what another child did.
+/// Only saves work: a pair found here earns what the curve gives.
+#[derive(Clone, Debug)]
+pub(super) struct Recent {
+    slots: Vec<Recall>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Recall {
+    end: Micros,
+    /// `u32::MAX`: empty (tasks are fewer than 2^31).
+    task: u32,
+    utility: Utility,
+}
+
+impl Recent {
+    const BITS: u32 = 13;
+
+    pub(super) fn new() -> Recent {
+        let empty = Recall {
+            end: Micros::ZERO,
+            task: u32::MAX,
+            utility: Utility::ZERO,
+        };
+        Recent {
+            slots: vec![empty; 1 << Self::BITS],
+        }
+    }
+
+    /// The utility task `t` (arrived at `arrival`) earns completing at `end`.
+    #[inline]
+    fn utility(&mut self, inst: &Instance, t: usize, end: Micros, arrival: Micros) -> Utility {
+        const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+        let h = (end.0 ^ (t as u64).wrapping_mul(MIX)).wrapping_mul(MIX) >> (64 - Self::BITS);
+        let r = &mut self.slots[h as usize];
+        if r.task == t as u32 && r.end == end {
+            return r.utility;
+        }
+        let utility = inst.curves.utility(t, end - arrival);
+        *r = Recall {
+            end,
+            task: t as u32,
+            utility,
+        };
+        utility
     }
 }
 

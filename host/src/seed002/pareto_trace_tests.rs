@@ -169,3 +169,22 @@ proptest! {
         }
     }
 }
+
+/// The recent utilities give what the curve gives, whether a pair is new, repeated, or
+/// evicted by another pair of its bucket (many more pairs than buckets, completions near
+/// each other and far apart, every task).
+#[test]
+fn recent_utilities_are_the_curves() {
+    let inst = instance(60, 2_000);
+    let mut recent = Recent::new();
+    let mut r = Stream::new(4, 0, "test-recent", 0);
+    for _ in 0..50_000 {
+        let t = r.int(0, 59) as usize;
+        let arrival = inst.walk[t].arrival;
+        let scale = [1, 1_000, 1_000_000][r.int(0, 2) as usize];
+        let end = arrival + Micros(r.int(0, 3_000) * scale);
+        let want = inst.curves.utility(t, end - arrival);
+        assert_eq!(recent.utility(&inst, t, end, arrival), want);
+        assert_eq!(recent.utility(&inst, t, end, arrival), want);
+    }
+}
