@@ -431,18 +431,15 @@ impl Side {
     }
 
     /// Records the genes of `range` where `c` and `p` differ. Sixteen genes are compared at
-    /// a time as words, without a branch (once a population converges most are equal).
+    /// a time as words (a slice comparison of integers, i.e. `memcmp`), and gene by gene
+    /// only where they differ (once a population converges most are equal).
     fn scan(&mut self, c: &[Gene], p: &[Gene], range: std::ops::Range<usize>) {
         let base = range.start;
         let (c, p) = (&c[range.clone()], &p[range]);
         let (cw, pw) = (Gene::words(c), Gene::words(p));
         let mut at = 0;
         for (cc, pp) in cw.chunks_exact(16).zip(pw.chunks_exact(16)) {
-            let mut any = 0;
-            for k in 0..16 {
-                any |= cc[k] ^ pp[k];
-            }
-            if any != 0 {
+            if cc != pp {
                 for k in 0..16 {
                     if cc[k] != pp[k] {
                         self.record(base + at + k, c[at + k], p[at + k]);
