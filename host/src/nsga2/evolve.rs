@@ -4,6 +4,7 @@ use super::sort::{non_dominated, select, Ranking};
 use super::Point;
 use crate::generate::rng::Stream;
 use rayon::prelude::*;
+use std::sync::{Mutex, TryLockError};
 
 /// What NSGA-II optimises: chromosomes of a fixed number of genes, a random one, the
 /// mutation, and the evaluation to two minimised objectives.
@@ -21,8 +22,19 @@ pub trait Problem: Sync {
     fn scratch(&self) -> Self::Scratch;
     /// A uniformly random chromosome.
     fn random(&self, rng: &mut Stream) -> Vec<Self::Gene>;
-    /// Mutates `c` in place (called with probability `p_m` per child).
-    fn mutate(&self, c: &mut [Self::Gene], rng: &mut Stream);
+    /// A mutation's random draws: made on the calling thread, in the run's one stream, before
+    /// the children are made (in parallel); so a mutation's draws must not depend on the
+    /// chromosome it will change.
+    type Mutation: Copy + Send + Sync;
+    /// Draws one mutation (called with probability `p_m` per child).
+    fn draw_mutation(&self, rng: &mut Stream) -> Self::Mutation;
+    /// Applies a drawn mutation to `c` in place.
+    fn apply_mutation(&self, c: &mut [Self::Gene], m: &Self::Mutation);
+    /// Mutates `c` in place: [`Problem::draw_mutation`] then [`Problem::apply_mutation`].
+    fn mutate(&self, c: &mut [Self::Gene], rng: &mut Stream) {
+        let m = self.draw_mutation(rng);
+        self.apply_mutation(c, &m);
+    }
     /// The objectives of `c`; a pure function of `c` (the scratch holds no state between
     /// calls), so evaluations may run on any thread in any order.
     fn evaluate(&self, c: &[Self::Gene], scratch: &mut Self::Scratch) -> Point;
@@ -47,6 +59,38 @@ pub trait Problem: Sync {
     ) -> Point {
         self.evaluate_memo(c, memo, scratch)
     }
+    /// [`Problem::evaluate_child`] told how `c` was bred from its parents: `parents[0]`'s
+    /// genes outside `cross`, `parents[1]`'s inside, then `mutation` (if any) applied. Must
+    /// give exactly what [`Problem::evaluate_child`] gives (the breeding only saves work).
+    fn evaluate_bred(
+        &self,
+        c: &[Self::Gene],
+        parents: [(&[Self::Gene], &Self::Memo); 2],
+        _cross: Cross,
+        _mutation: Option<&Self::Mutation>,
+        memo: &mut Self::Memo,
+        scratch: &mut Self::Scratch,
+    ) -> Point {
+        self.evaluate_child(c, parents, memo, scratch)
+    }
+}
+
+/// The gene range a crossover swapped: a child copies its first parent's genes outside
+/// `lo..=hi` and its second parent's inside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cross {
+    /// First swapped gene.
+    pub lo: usize,
+    /// Last swapped gene.
+    pub hi: usize,
+}
+
+/// How one child is bred: its two parents (indices), the swapped range and its mutation.
+#[derive(Clone, Copy)]
+struct Breed<M> {
+    parents: (usize, usize),
+    cross: Cross,
+    mutation: Option<M>,
 }
 
 /// The algorithm's parameters.
@@ -75,6 +119,9 @@ pub struct Nsga2<'p, P: Problem> {
     spare: Vec<Vec<P::Gene>>,
     /// Children's memo buffers, likewise.
     spare_memo: Vec<P::Memo>,
+    /// Working memory, one per worker thread (and one for a caller outside the pool), kept
+    /// between generations so that what it holds for reuse outlives a generation.
+    scratch: Vec<Mutex<P::Scratch>>,
     generation: u64,
 }
 
@@ -107,6 +154,7 @@ impl<'p, P: Problem> Nsga2<'p, P> {
             memo,
             spare: Vec::new(),
             spare_memo: Vec::new(),
+            scratch: Vec::new(),
             generation: 0,
         }
     }
@@ -143,45 +191,72 @@ impl<'p, P: Problem> Nsga2<'p, P> {
         let mut child_memo = std::mem::take(&mut self.spare_memo);
         child_memo.truncate(n);
         child_memo.resize_with(n, P::Memo::default);
-        // Each child's two parents, the one it copies outside the swapped range first.
-        let mut parents = vec![(0usize, 0usize); n];
-        for pair in 0..n.div_ceil(2) {
+        // Every draw first, in the run's stream and its fixed order (each pair's parents and
+        // range, then each child's mutation); the children are then made and evaluated in
+        // parallel, each from its own plan, so the thread count changes nothing.
+        let mut plan: Vec<Breed<P::Mutation>> = Vec::with_capacity(n);
+        for _ in 0..n.div_ceil(2) {
             let a = self.rng.int(0, n as u64 - 1) as usize;
             let b = self.rng.int(0, n as u64 - 1) as usize;
             let i = self.rng.int(0, len as u64 - 1) as usize;
             let j = self.rng.int(0, len as u64 - 1) as usize;
-            let (lo, hi) = (i.min(j), i.max(j));
-            parents[2 * pair] = (a, b);
-            if 2 * pair + 1 < n {
-                parents[2 * pair + 1] = (b, a);
-            }
-            let (c0, rest) = children[2 * pair..].split_first_mut().expect("n children");
-            c0.clear();
-            c0.extend_from_slice(&self.pop[a]);
-            c0[lo..=hi].copy_from_slice(&self.pop[b][lo..=hi]);
-            if let Some(c1) = rest.first_mut() {
-                c1.clear();
-                c1.extend_from_slice(&self.pop[b]);
-                c1[lo..=hi].copy_from_slice(&self.pop[a][lo..=hi]);
+            let cross = Cross {
+                lo: i.min(j),
+                hi: i.max(j),
+            };
+            // The second child of a pair copies the second parent outside the range first.
+            for parents in [(a, b), (b, a)] {
+                if plan.len() < n {
+                    plan.push(Breed {
+                        parents,
+                        cross,
+                        mutation: None,
+                    });
+                }
             }
         }
-        for c in children.iter_mut() {
+        for breed in plan.iter_mut() {
             if self.rng.unit() < self.params.mutation {
-                self.problem.mutate(c, &mut self.rng);
+                breed.mutation = Some(self.problem.draw_mutation(&mut self.rng));
             }
+        }
+        let threads = rayon::current_num_threads();
+        while self.scratch.len() <= threads {
+            self.scratch.push(Mutex::new(self.problem.scratch()));
         }
         let (problem, memo, pop) = (self.problem, &self.memo, &self.pop);
+        let scratch = &self.scratch;
         let child_obj: Vec<Point> = children
-            .par_iter()
+            .par_iter_mut()
             .zip(child_memo.par_iter_mut())
-            .zip(parents.par_iter())
-            .map_init(
-                || problem.scratch(),
-                |s, ((c, m), &(a, b))| {
+            .zip(plan.par_iter())
+            .map(|((c, m), breed)| {
+                // Each thread its own; outside a pool, the last. Held only by this thread
+                // unless an evaluation itself waits on rayon work (then a fresh one).
+                let i = rayon::current_thread_index().map_or(threads, |i| i.min(threads));
+                let mut fresh = None;
+                let mut guard = match scratch[i].try_lock() {
+                    Ok(g) => Some(g),
+                    Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+                    Err(TryLockError::WouldBlock) => None,
+                };
+                let s = match guard.as_deref_mut() {
+                    Some(s) => s,
+                    None => fresh.insert(problem.scratch()),
+                };
+                {
+                    let (a, b) = breed.parents;
+                    let Cross { lo, hi } = breed.cross;
+                    c.clear();
+                    c.extend_from_slice(&pop[a]);
+                    c[lo..=hi].copy_from_slice(&pop[b][lo..=hi]);
+                    if let Some(mu) = &breed.mutation {
+                        problem.apply_mutation(c, mu);
+                    }
                     let parents = [(&pop[a][..], &memo[a]), (&pop[b][..], &memo[b])];
-                    problem.evaluate_child(c, parents, m, s)
-                },
-            )
+                    problem.evaluate_bred(c, parents, breed.cross, breed.mutation.as_ref(), m, s)
+                }
+            })
             .collect();
         let mut all_obj = std::mem::take(&mut self.obj);
         all_obj.extend_from_slice(&child_obj);

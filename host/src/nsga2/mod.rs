@@ -12,15 +12,17 @@
 //!   (each child is evaluated knowing its two parents and their memos); results never depend on it.
 //!
 //! Determinism: every random draw is made on the calling thread from one ChaCha stream, in a
-//! fixed order; only the evaluations run in parallel (rayon), each a pure function of its
-//! chromosome, collected by index. So a run gives the same population on any thread count.
+//! fixed order (a mutation's draws do not depend on the chromosome it changes, so they are
+//! made before the children exist); the children are then made and evaluated in parallel
+//! (rayon), each a pure function of its parents and its draws, collected by index. So a run
+//! gives the same population on any thread count.
 //! Ties (equal crowding distances, equal objective values) are broken by index, never by
 //! the order a sort happens to leave.
 
 pub mod evolve;
 pub mod sort;
 
-pub use evolve::{Nsga2, Params, Problem};
+pub use evolve::{Cross, Nsga2, Params, Problem};
 pub use sort::{crowding, dominates, non_dominated, ranks, select, Ranking};
 
 /// A point in objective space, both objectives minimised (negate one to maximise it).

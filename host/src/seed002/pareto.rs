@@ -23,20 +23,45 @@
 //! exact: the same integers as evaluating from nothing, summed in any order.
 
 use crate::generate::rng::Stream;
-use crate::nsga2::{Point, Problem};
+use crate::nsga2::{Cross, Point, Problem};
 use crate::seed002::pareto_curve::Curves;
 use crate::seed002::pareto_data::Tables;
 use kairos_core::units::{Micros, Utility};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
 use std::sync::Arc;
 
-/// One gene: where task i runs and its place in its machine's order.
+/// One gene: where task i runs and its place in its machine's order. Eight bytes with no
+/// padding (the pad is always zero), so that genes compare as words ([`Gene::words`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(C, align(8))]
 pub struct Gene {
-    /// The machine (index into [`Instance::machine_type`]).
-    pub machine: u16,
     /// The order key: lower runs first on the machine (ties by task index).
     pub key: u32,
+    /// The machine (index into [`Instance::machine_type`]).
+    pub machine: u16,
+    /// Always zero.
+    pad: u16,
+}
+
+impl Gene {
+    /// Task on `machine` with order key `key`.
+    pub const fn new(machine: u16, key: u32) -> Gene {
+        Gene {
+            key,
+            machine,
+            pad: 0,
+        }
+    }
+
+    /// `genes` as words: two genes are equal exactly when their words are.
+    pub(crate) fn words(genes: &[Gene]) -> &[u64] {
+        // SAFETY: `Gene` is `repr(C)`, eight bytes aligned to eight, and its fields (u32,
+        // u16, u16) fill it with no padding, so every byte is an initialised integer byte
+        // and a slice of genes is a slice of as many `u64`s.
+        const _: () =
+            assert!(std::mem::size_of::<Gene>() == 8 && std::mem::align_of::<Gene>() == 8);
+        unsafe { std::slice::from_raw_parts(genes.as_ptr().cast::<u64>(), genes.len()) }
+    }
 }
 
 /// Which pair of objectives.
@@ -328,6 +353,8 @@ pub struct Scratch {
     sides: [trace::Side; 2],
     /// Buffers of machine lists no memo holds any more, for reuse.
     pool: Vec<Vec<trace::Slot>>,
+    /// Utilities lately computed (a trace's).
+    recent: trace::Recent,
 }
 
 const NONE: u32 = u32::MAX;
@@ -336,6 +363,7 @@ impl Problem for Instance {
     type Gene = Gene;
     type Scratch = Scratch;
     type Memo = Memo;
+    type Mutation = Mutation;
 
     fn genes(&self) -> usize {
         self.tasks.len()
@@ -349,6 +377,7 @@ impl Problem for Instance {
             free: vec![Micros::ZERO; self.machines()],
             sides: [0, 1].map(|_| trace::Side::new(self.tasks.len(), self.machines())),
             pool: Vec::new(),
+            recent: trace::Recent::new(),
         }
     }
 
@@ -362,23 +391,30 @@ impl Problem for Instance {
         (0..n)
             .map(|t| {
                 let e = self.eligible(t);
-                Gene {
-                    machine: e[rng.int(0, e.len() as u64 - 1) as usize],
-                    key: keys[t],
-                }
+                Gene::new(e[rng.int(0, e.len() as u64 - 1) as usize], keys[t])
             })
             .collect()
     }
 
     /// §5.4.4: one random gene gets a random eligible machine, and two random genes swap
     /// their keys.
-    fn mutate(&self, c: &mut [Gene], rng: &mut Stream) {
-        let n = c.len() as u64;
+    fn draw_mutation(&self, rng: &mut Stream) -> Mutation {
+        let n = self.tasks.len() as u64;
         let t = rng.int(0, n - 1) as usize;
         let e = self.eligible(t);
-        c[t].machine = e[rng.int(0, e.len() as u64 - 1) as usize];
+        let machine = e[rng.int(0, e.len() as u64 - 1) as usize];
         let a = rng.int(0, n - 1) as usize;
         let b = rng.int(0, n - 1) as usize;
+        Mutation {
+            task: t,
+            machine,
+            swap: [a, b],
+        }
+    }
+
+    fn apply_mutation(&self, c: &mut [Gene], m: &Mutation) {
+        c[m.task].machine = m.machine;
+        let [a, b] = m.swap;
         let k = c[a].key;
         c[a].key = c[b].key;
         c[b].key = k;
@@ -445,6 +481,72 @@ impl Problem for Instance {
             [false, false] => self.evaluate_memo(c, memo, s),
         }
     }
+
+    /// [`Problem::evaluate_child`] where only the genes the breeding could have changed are
+    /// compared: the child is `parents[0]` outside the swapped range and `parents[1]` inside
+    /// but for the mutation's genes, so it differs from `parents[0]` only inside the range
+    /// or at a mutated gene, and from `parents[1]` only outside it or at a mutated gene.
+    fn evaluate_bred(
+        &self,
+        c: &[Gene],
+        parents: [(&[Gene], &Memo); 2],
+        cross: Cross,
+        mutation: Option<&Mutation>,
+        memo: &mut Memo,
+        s: &mut Scratch,
+    ) -> Point {
+        let n = c.len();
+        let machines = self.machines();
+        let whole = |(pc, pm): &(&[Gene], &Memo)| {
+            pc.len() == n
+                && pm.machine.len() == machines
+                && (self.objective == Objective::MakespanEnergy || pm.lists.len() == machines)
+        };
+        if !parents.iter().all(whole) || cross.lo > cross.hi || cross.hi >= n {
+            return self.evaluate_child(c, parents, memo, s);
+        }
+        let inside = |t: usize| (cross.lo..=cross.hi).contains(&t);
+        // The mutated genes, each once, split by the range.
+        let mut mutated = [usize::MAX; 3];
+        if let Some(m) = mutation {
+            for (k, t) in [m.task, m.swap[0], m.swap[1]].into_iter().enumerate() {
+                if !mutated[..k].contains(&t) {
+                    mutated[k] = t;
+                }
+            }
+        }
+        let mut out = [usize::MAX; 3];
+        let mut inn = [usize::MAX; 3];
+        for (k, &t) in mutated.iter().enumerate().filter(|(_, &t)| t < n) {
+            if inside(t) {
+                inn[k] = t;
+            } else {
+                out[k] = t;
+            }
+        }
+        let (pc, pm) = parents[0];
+        if self.objective == Objective::MakespanEnergy {
+            memo.lists.clear();
+            memo.machine.clone_from(&pm.machine);
+            let genes = (cross.lo..=cross.hi).chain(out.into_iter().filter(|&t| t < n));
+            for t in genes {
+                self.move_gene(&mut memo.machine, t, pc[t], c[t]);
+            }
+            return bag_point(&memo.machine);
+        }
+        let keep = |a: [usize; 3]| a.into_iter().filter(move |&t| t < n);
+        s.sides[0].differ_over(c, pc, [cross.lo..cross.hi + 1, 0..0], keep(out));
+        s.sides[1].differ_over(c, parents[1].0, [0..cross.lo, cross.hi + 1..n], keep(inn));
+        self.trace_sides(c, parents, memo, s)
+    }
+}
+
+/// One mutation's draws: task `task` gets `machine`, the genes `swap` swap their keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mutation {
+    task: usize,
+    machine: u16,
+    swap: [usize; 2],
 }
 
 impl Instance {

@@ -83,10 +83,7 @@ fn single_pass(inst: &Instance, seed: Seed) -> Vec<Gene> {
         }
         let (m, c, _) = best.expect("every task has an eligible machine");
         free[m as usize] = c;
-        out.push(Gene {
-            machine: m,
-            key: t as u32,
-        });
+        out.push(Gene::new(m, t as u32));
     }
     out
 }
@@ -102,7 +99,7 @@ fn min_min(inst: &Instance) -> Vec<Gene> {
             .expect("every task has an eligible machine")
     };
     let mut best: Vec<Option<(Micros, u16)>> = (0..n).map(|t| Some(best_of(&free, t))).collect();
-    let mut out = vec![Gene { machine: 0, key: 0 }; n];
+    let mut out = vec![Gene::new(0, 0); n];
     for round in 0..n {
         let (t, (c, m)) = best
             .iter()
@@ -112,10 +109,7 @@ fn min_min(inst: &Instance) -> Vec<Gene> {
             .expect("a task is left");
         free[m as usize] = c;
         best[t] = None;
-        out[t] = Gene {
-            machine: m,
-            key: round as u32,
-        };
+        out[t] = Gene::new(m, round as u32);
         // Only machine m got later: a task whose best was elsewhere keeps it.
         for (u, b) in best.iter_mut().enumerate() {
             if let Some((_, bm)) = *b {

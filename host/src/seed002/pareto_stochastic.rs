@@ -362,10 +362,20 @@ pub struct SScratch {
     e: Vec<f64>,
 }
 
+/// One mutation's draws: task `task` gets `machine` and `pstate`, the genes `swap` swap keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SMutation {
+    task: usize,
+    machine: u16,
+    pstate: u8,
+    swap: [usize; 2],
+}
+
 impl Problem for Stochastic {
     type Gene = SGene;
     type Scratch = SScratch;
     type Memo = ();
+    type Mutation = SMutation;
 
     fn genes(&self) -> usize {
         self.tasks.len()
@@ -399,14 +409,28 @@ impl Problem for Stochastic {
             .collect()
     }
 
-    fn mutate(&self, c: &mut [SGene], rng: &mut Stream) {
-        let n = c.len() as u64;
+    /// One random gene gets a random eligible machine and P-state, and two random genes swap
+    /// their keys.
+    fn draw_mutation(&self, rng: &mut Stream) -> SMutation {
+        let n = self.tasks.len() as u64;
         let t = rng.int(0, n - 1) as usize;
         let e = &self.eligible[self.tasks[t].ty as usize];
-        c[t].machine = e[rng.int(0, e.len() as u64 - 1) as usize];
-        c[t].pstate = rng.int(0, PSTATES as u64 - 1) as u8;
+        let machine = e[rng.int(0, e.len() as u64 - 1) as usize];
+        let pstate = rng.int(0, PSTATES as u64 - 1) as u8;
         let a = rng.int(0, n - 1) as usize;
         let b = rng.int(0, n - 1) as usize;
+        SMutation {
+            task: t,
+            machine,
+            pstate,
+            swap: [a, b],
+        }
+    }
+
+    fn apply_mutation(&self, c: &mut [SGene], m: &SMutation) {
+        c[m.task].machine = m.machine;
+        c[m.task].pstate = m.pstate;
+        let [a, b] = m.swap;
         let k = c[a].key;
         c[a].key = c[b].key;
         c[b].key = k;

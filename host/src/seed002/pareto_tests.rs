@@ -49,7 +49,7 @@ fn tiny(objective: Objective) -> Instance {
 }
 
 fn g(machine: u16, key: u32) -> Gene {
-    Gene { machine, key }
+    Gene::new(machine, key)
 }
 
 #[test]
@@ -349,6 +349,33 @@ fn a_child_evaluated_against_its_parents_equals_its_evaluation_from_nothing() {
                 assert_eq!(got, want, "round {round}");
             }
             base = if round % 2 == 0 { child } else { other };
+        }
+    }
+}
+
+/// Two genes' words are equal exactly when the genes are, field by field (the pad never
+/// differs), including genes that differ in one bit of either field.
+#[test]
+fn genes_compare_as_words_exactly_as_by_field() {
+    let mut r = Stream::new(5, 0, "test-words", 0);
+    let mut genes = vec![
+        Gene::new(0, 0),
+        Gene::new(u16::MAX, u32::MAX),
+        Gene::new(1, 0),
+        Gene::new(0, 1),
+    ];
+    for _ in 0..200 {
+        let g = Gene::new(r.int(0, 3) as u16, r.int(0, 3) as u32);
+        genes.push(g);
+        genes.push(Gene::new(g.machine ^ (1 << r.int(0, 15)), g.key));
+        genes.push(Gene::new(g.machine, g.key ^ (1 << r.int(0, 31))));
+    }
+    let words = Gene::words(&genes);
+    for (a, wa) in genes.iter().zip(words) {
+        for (b, wb) in genes.iter().zip(words) {
+            let by_field = a.machine == b.machine && a.key == b.key;
+            assert_eq!(wa == wb, by_field, "{a:?} {b:?}");
+            assert_eq!(a == b, by_field);
         }
     }
 }

@@ -129,10 +129,21 @@ impl Instance {
         memo: &mut Memo,
         s: &mut Scratch,
     ) -> Point {
-        let machines = self.machines();
         for (side, (pc, _)) in s.sides.iter_mut().zip(parents) {
-            side.differ(c, pc);
+            side.differ_over(c, pc, [0..c.len(), 0..0], std::iter::empty());
         }
+        self.trace_sides(c, parents, memo, s)
+    }
+
+    /// [`Instance::trace_child`] once `s.sides` hold how `c` differs from each parent.
+    pub(super) fn trace_sides(
+        &self,
+        c: &[Gene],
+        parents: [(&[Gene], &Memo); 2],
+        memo: &mut Memo,
+        s: &mut Scratch,
+    ) -> Point {
+        let machines = self.machines();
         // Busy time and energy are order-free sums: from the closer parent, moved gene by gene.
         let near = usize::from(s.sides[1].diff.len() < s.sides[0].diff.len());
         let (pc, pm) = parents[near];
@@ -159,16 +170,18 @@ impl Instance {
             let side = &mut s.sides[k];
             let here = side.start[m] as usize..side.start[m + 1] as usize;
             side.ins[here.clone()].sort_unstable();
+            let ins = &side.ins[here];
             let step = Step {
                 m,
                 parent: &pm.lists[m],
-                ins: &side.ins[here],
+                first: ins.first().map_or(u64::MAX, |&i| i).min(side.first[m]),
+                ins,
                 leaving: side.leaving[m],
                 moved: &side.moved,
                 other: &parents[1 - k].1.lists[m],
             };
             let out = list_mut(&mut memo.lists[m], &mut s.pool);
-            memo.machine[m].utility = self.merge(step, out);
+            memo.machine[m].utility = self.merge(step, out, &mut s.recent);
         }
         for side in &mut s.sides {
             side.clear();
@@ -177,22 +190,30 @@ impl Instance {
     }
 
     /// Writes machine `step.m`'s list for the child into `out` and returns its utility.
-    fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>) -> Utility {
+    fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>, recent: &mut Recent) -> Utility {
         let Step {
             m,
             parent,
+            first,
             ins,
             mut leaving,
             moved,
             other,
         } = step;
         out.resize(parent.len() + ins.len() - leaving as usize, Slot::EMPTY);
+        // The parent's slots before the first change are the child's, as they are.
+        let q = parent.partition_point(|p| order(p) < first);
+        out[..q].copy_from_slice(&parent[..q]);
+        let (free, run) = q.checked_sub(1).map_or((Micros::ZERO, Utility::ZERO), |p| {
+            (parent[p].end, parent[p].run)
+        });
         // The child's free time and running utility, and the parent's before `parent[q]`.
-        let (mut free, mut run) = (Micros::ZERO, Utility::ZERO);
-        let (mut pfree, mut prun) = (Micros::ZERO, Utility::ZERO);
+        let (mut free, mut run) = (free, run);
+        let (mut pfree, mut prun) = (free, run);
         // Next: parent slot, insert, output slot, other parent's slot (a cursor for
-        // looking tasks up there: they come in the lists' order).
-        let (mut q, mut i, mut j, mut o) = (0, 0, 0, 0);
+        // looking tasks up there: they come in the lists' order, none before the first change).
+        let (mut q, mut i, mut j) = (q, 0, q);
+        let mut o = other.partition_point(|p| order(p) < first);
         loop {
             let next = ins.get(i).copied().unwrap_or(u64::MAX);
             // The parent's slots before the next insert.
@@ -217,7 +238,7 @@ impl Instance {
                     let end = free.max(w.arrival) + self.cost[w.row + m].0;
                     if end != p.end {
                         let u = lookup(other, &mut o, order(&p), end)
-                            .unwrap_or_else(|| self.curves.utility(t, end - w.arrival));
+                            .unwrap_or_else(|| recent.utility(self, t, end, w.arrival));
                         run += u;
                         free = end;
                         out[j] = Slot { end, run, ..p };
@@ -251,7 +272,7 @@ impl Instance {
             let w = self.walk[t];
             let end = free.max(w.arrival) + self.cost[w.row + m].0;
             let u = lookup(other, &mut o, next, end)
-                .unwrap_or_else(|| self.curves.utility(t, end - w.arrival));
+                .unwrap_or_else(|| recent.utility(self, t, end, w.arrival));
             run += u;
             free = end;
             out[j] = Slot {
@@ -262,6 +283,56 @@ impl Instance {
             };
             j += 1;
         }
+    }
+}
+
+/// The utilities of the last (task, completion) pairs the curves were evaluated at, one
+/// per hash bucket: a task's utility depends only on the task and its completion, and
+/// children of a converged population often delay a task by what another child did.
+/// Only saves work: a pair found here earns what the curve gives.
+#[derive(Clone, Debug)]
+pub(super) struct Recent {
+    slots: Vec<Recall>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Recall {
+    end: Micros,
+    /// `u32::MAX`: empty (tasks are fewer than 2^31).
+    task: u32,
+    utility: Utility,
+}
+
+impl Recent {
+    const BITS: u32 = 13;
+
+    pub(super) fn new() -> Recent {
+        let empty = Recall {
+            end: Micros::ZERO,
+            task: u32::MAX,
+            utility: Utility::ZERO,
+        };
+        Recent {
+            slots: vec![empty; 1 << Self::BITS],
+        }
+    }
+
+    /// The utility task `t` (arrived at `arrival`) earns completing at `end`.
+    #[inline]
+    fn utility(&mut self, inst: &Instance, t: usize, end: Micros, arrival: Micros) -> Utility {
+        const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+        let h = (end.0 ^ (t as u64).wrapping_mul(MIX)).wrapping_mul(MIX) >> (64 - Self::BITS);
+        let r = &mut self.slots[h as usize];
+        if r.task == t as u32 && r.end == end {
+            return r.utility;
+        }
+        let utility = inst.curves.utility(t, end - arrival);
+        *r = Recall {
+            end,
+            task: t as u32,
+            utility,
+        };
+        utility
     }
 }
 
@@ -288,6 +359,9 @@ struct Step<'a> {
     m: usize,
     /// The base parent's list on the machine.
     parent: &'a [Slot],
+    /// The place ([`order`]) of the first change: the first differing gene that joins or
+    /// leaves the machine.
+    first: u64,
     /// The differing genes that run on the machine in the child, as places ([`order`]),
     /// ascending.
     ins: &'a [u64],
@@ -303,7 +377,7 @@ struct Step<'a> {
 /// cleared between calls.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Side {
-    /// The genes that differ, ascending.
+    /// The genes that differ.
     diff: Vec<u32>,
     /// Per task, whether its gene differs.
     moved: Vec<bool>,
@@ -315,6 +389,9 @@ pub(super) struct Side {
     touches: Vec<u32>,
     /// Per machine, how many of the parent's tasks there differ.
     leaving: Vec<u32>,
+    /// Per machine, the first place ([`order`]) of a parent's task there that differs
+    /// (`u64::MAX`: none).
+    first: Vec<u64>,
 }
 
 impl Side {
@@ -327,23 +404,72 @@ impl Side {
             start: vec![0; machines + 1],
             touches: vec![0; machines],
             leaving: vec![0; machines],
+            first: vec![u64::MAX; machines],
         }
     }
 
-    /// Records where child `c` differs from parent `p`.
-    fn differ(&mut self, c: &[Gene], p: &[Gene]) {
+    /// Records where child `c` differs from parent `p`, given that they can differ only at
+    /// the genes of `ranges` and at the genes `extra` (each once, none in `ranges`).
+    pub(super) fn differ_over(
+        &mut self,
+        c: &[Gene],
+        p: &[Gene],
+        ranges: [std::ops::Range<usize>; 2],
+        extra: impl Iterator<Item = usize>,
+    ) {
         self.diff.clear();
         // Joining counts first (in `start`, shifted by one), then a counting sort.
-        for (t, (g, q)) in c.iter().zip(p).enumerate() {
-            if g != q {
-                self.diff.push(t as u32);
-                self.moved[t] = true;
-                self.touches[q.machine as usize] += 1;
-                self.touches[g.machine as usize] += 1;
-                self.leaving[q.machine as usize] += 1;
-                self.start[g.machine as usize + 1] += 1;
+        for r in ranges {
+            self.scan(c, p, r);
+        }
+        for t in extra {
+            if c[t] != p[t] {
+                self.record(t, c[t], p[t]);
             }
         }
+        self.sort_ins(c);
+    }
+
+    /// Records the genes of `range` where `c` and `p` differ. Sixteen genes are compared at
+    /// a time as words (a slice comparison of integers, i.e. `memcmp`), and gene by gene
+    /// only where they differ (once a population converges most are equal).
+    fn scan(&mut self, c: &[Gene], p: &[Gene], range: std::ops::Range<usize>) {
+        let base = range.start;
+        let (c, p) = (&c[range.clone()], &p[range]);
+        let (cw, pw) = (Gene::words(c), Gene::words(p));
+        let mut at = 0;
+        for (cc, pp) in cw.chunks_exact(16).zip(pw.chunks_exact(16)) {
+            if cc != pp {
+                for k in 0..16 {
+                    if cc[k] != pp[k] {
+                        self.record(base + at + k, c[at + k], p[at + k]);
+                    }
+                }
+            }
+            at += 16;
+        }
+        for k in at..c.len() {
+            if cw[k] != pw[k] {
+                self.record(base + k, c[k], p[k]);
+            }
+        }
+    }
+
+    /// Records that gene `t` is `g` in the child and `q` in the parent (`g != q`).
+    #[inline]
+    fn record(&mut self, t: usize, g: Gene, q: Gene) {
+        self.diff.push(t as u32);
+        self.moved[t] = true;
+        let from = q.machine as usize;
+        self.touches[from] += 1;
+        self.touches[g.machine as usize] += 1;
+        self.leaving[from] += 1;
+        self.first[from] = self.first[from].min((q.key as u64) << 32 | t as u64);
+        self.start[g.machine as usize + 1] += 1;
+    }
+
+    /// Sorts the differing genes' places into `ins` by machine (counts already in `start`).
+    fn sort_ins(&mut self, c: &[Gene]) {
         for m in 1..self.start.len() {
             self.start[m] += self.start[m - 1];
         }
@@ -367,6 +493,7 @@ impl Side {
         }
         self.touches.fill(0);
         self.leaving.fill(0);
+        self.first.fill(u64::MAX);
         self.start.fill(0);
     }
 }

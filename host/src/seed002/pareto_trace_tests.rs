@@ -1,4 +1,5 @@
 use super::super::tests::{reference, spaced};
+use super::super::Mutation;
 use super::*;
 use crate::generate::rng::Stream;
 use crate::nsga2::Problem;
@@ -107,4 +108,83 @@ fn a_child_shares_the_lists_of_machines_it_leaves_unchanged() {
     let mut want: Vec<u32> = on1.iter().map(|&t| t as u32).collect();
     want.sort_by_key(|&t| (child[t as usize].key, t));
     assert_eq!(order, want);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A child told how it was bred (which parent outside the swapped range, which inside,
+    /// which genes the mutation drew, coinciding or not, inside the range or out) gets the
+    /// objectives and memo of its evaluation from nothing, for both objectives and for
+    /// both children of the crossover.
+    #[test]
+    fn a_bred_child_equals_its_evaluation_from_nothing(
+        seed in 0u64..1_000_000,
+        gap_ms in prop::sample::select(vec![0u64, 2_000, 15_000]),
+        apart in 0usize..40,
+        lo in 0usize..60,
+        len in 0usize..60,
+        genes in [0usize..60, 0usize..60, 0usize..60],
+        same in 0usize..4,
+        mutated in any::<bool>(),
+        bag in any::<bool>(),
+    ) {
+        let objective = if bag { Objective::MakespanEnergy } else { Objective::UtilityEnergy };
+        let inst = spaced(objective, 60, gap_ms);
+        let mut r = Stream::new(seed, 0, "test-bred", 0);
+        let mut s = inst.scratch();
+        let a = inst.random(&mut r);
+        let mut b = a.clone();
+        for _ in 0..apart {
+            inst.mutate(&mut b, &mut r);
+        }
+        let (_, ma) = memo_of(&inst, &a, &mut s);
+        let (_, mb) = memo_of(&inst, &b, &mut s);
+        let cross = crate::nsga2::Cross { lo, hi: (lo + len).min(59) };
+        // The mutation's three genes, two of them the same gene when `same` says so.
+        let mut g = genes;
+        match same {
+            1 => g[1] = g[0],
+            2 => g[2] = g[0],
+            3 => g[2] = g[1],
+            _ => {}
+        }
+        let e = inst.eligible(g[0]);
+        let mutation = Mutation { task: g[0], machine: e[r.int(0, e.len() as u64 - 1) as usize], swap: [g[1], g[2]] };
+        let mutation = mutated.then_some(mutation);
+        for (p, q, mp, mq) in [(&a, &b, &ma, &mb), (&b, &a, &mb, &ma)] {
+            let mut child = p.clone();
+            child[cross.lo..=cross.hi].copy_from_slice(&q[cross.lo..=cross.hi]);
+            if let Some(m) = &mutation {
+                inst.apply_mutation(&mut child, m);
+            }
+            let (want, want_memo) = memo_of(&inst, &child, &mut s);
+            let mut got = Memo::default();
+            let parents = [(&p[..], mp), (&q[..], mq)];
+            prop_assert_eq!(
+                inst.evaluate_bred(&child, parents, cross, mutation.as_ref(), &mut got, &mut s),
+                want
+            );
+            prop_assert_eq!(&got, &want_memo);
+        }
+    }
+}
+
+/// The recent utilities give what the curve gives, whether a pair is new, repeated, or
+/// evicted by another pair of its bucket (many more pairs than buckets, completions near
+/// each other and far apart, every task).
+#[test]
+fn recent_utilities_are_the_curves() {
+    let inst = instance(60, 2_000);
+    let mut recent = Recent::new();
+    let mut r = Stream::new(4, 0, "test-recent", 0);
+    for _ in 0..50_000 {
+        let t = r.int(0, 59) as usize;
+        let arrival = inst.walk[t].arrival;
+        let scale = [1, 1_000, 1_000_000][r.int(0, 2) as usize];
+        let end = arrival + Micros(r.int(0, 3_000) * scale);
+        let want = inst.curves.utility(t, end - arrival);
+        assert_eq!(recent.utility(&inst, t, end, arrival), want);
+        assert_eq!(recent.utility(&inst, t, end, arrival), want);
+    }
 }
