@@ -102,7 +102,15 @@ pub fn replay_file_nodes_from(
                     ..*r
                 })
             }
-            Attempt::RingTooShort => slots *= 2,
+            Attempt::RingTooShort => {
+                crate::diag!(
+                    "note: {}: {slots} task slots were too few for the jobs in the system at \
+                     once; replaying again with {}",
+                    path.display(),
+                    2 * slots
+                );
+                slots *= 2;
+            }
         }
     }
 }
