@@ -69,7 +69,7 @@ fn the_stream_replays_as_the_loaded_log_plain_and_gzip() {
 }
 
 /// A first ring of 8 slots is too short for KTH-SP2 (hundreds of jobs wait at once): the
-/// replay starts over with 16, 32, ... and the file still holds every job once, in order.
+/// replay starts over with longer ones, and the file still holds every job once, in order.
 #[test]
 fn a_ring_too_short_starts_over_and_writes_each_job_once() {
     let name = "KTH-SP2-1996-2.1.swf";

@@ -214,12 +214,13 @@ pub(super) fn replay_inner(
     // (one for every waiting job), and costs more upkeep than it saves under the others.
     let index = policy == Policy::Conservative;
     // The task table as a ring of slots a task holds only while it is not done with, when
-    // the log is long: a slot a task, 680 bytes, would be most of the replay's memory. A
+    // the log is long: a slot a task would be most of the replay's memory. A
     // ring too short for the tasks in the system at some point fails the run with a
     // capacity error, and it runs again with a slot a task (the same decisions either
     // way: a task's slot is only where the table keeps it). The node log and the power
     // model read the table by task id, so they keep a slot a task.
-    let ring = (jobs.len() > 2 * RING_SLOTS && !placed && energy.is_none()).then_some(RING_SLOTS);
+    let ring = (jobs.len() > 2 * RING_SLOTS && !placed && energy.is_none())
+        .then_some((jobs.len() / 2).max(RING_SLOTS));
     let attempt = |ring: Option<usize>| -> Result<Option<Replayed>, TraceError> {
         let mut storage = HostStorage::with_ring(
             &platform,
@@ -392,9 +393,9 @@ pub(super) fn replay_inner(
 /// What [`replay_inner`] yields.
 type Replayed = (TraceResult, Option<Placed>, Option<EnergyRun>);
 
-/// Task slots of the ring a long log's replay tries first ([`replay_inner`]): more than the
-/// tasks in the system at once on the shared logs but UniLu-Gaia's, whose longest wait
-/// spans about 19,000 later arrivals.
+/// Task slots of the ring a long log's replay tries first, at least ([`replay_inner`]: half
+/// a slot a job, or this many): more than the jobs in the system at once on every shared
+/// log, UniLu-Gaia's long waits included, so that none of them runs twice.
 pub const RING_SLOTS: usize = 1 << 13;
 
 /// Whether `e` says a ring of task slots was too short: the task table, the open list or

@@ -12,7 +12,7 @@
 //! time), a power model's day, Batsim's files and `--first`/`--window` (which sort the log).
 //!
 //! A ring too short for the jobs in the system at some moment is a capacity error of the
-//! core; the replay then starts again from the log's first line with a ring twice as long,
+//! core; the replay then starts again from the log's first line with a ring four times as long,
 //! writing only the records the earlier attempt did not (the decisions are the same at
 //! every ring length, so the records it wrote are the ones this attempt makes).
 
@@ -37,13 +37,15 @@ use crate::storage::{HostStorage, VOIDS_PER_NODE};
 use crate::swf::{CleanOptions, ReadOptions, ReplayJob, SwfStream};
 
 /// Task slots of the first attempt's ring: more than the jobs in the system at once on
-/// KTH-SP2 and the Curie sample (UniLu-Gaia's longest wait spans about 19,000 later
-/// arrivals, and takes a few attempts).
-pub const STREAM_RING_SLOTS: usize = 1 << 12;
+/// KTH-SP2 and the Curie sample. Each attempt that falls short replays the log up to
+/// there again, so the next has four times the slots: UniLu-Gaia's long waits take two.
+pub const STREAM_RING_SLOTS: usize = 1 << 13;
+
+/// How many times longer each attempt's ring is than the last's.
+const RING_GROWTH: usize = 4;
 
 /// Task ids the engine's table of pending ends covers (a cache: past it a task committed
-/// again to the same end is queued again, with the same decisions; on KTH-SP2 under EASY
-/// it saves a fifth of a percent of the instructions).
+/// again to the same end is queued again, with the same decisions).
 const STREAM_ENDS: usize = 1 << 16;
 
 /// Streams the SWF file at `path` (plain or gzip) through the node allocation under
@@ -59,8 +61,8 @@ pub fn replay_file_nodes(
     replay_file_nodes_from(path, options, replay, jobs_out, STREAM_RING_SLOTS)
 }
 
-/// As [`replay_file_nodes`], with a first ring of `first_slots` task slots (doubled at each
-/// attempt that finds it too short).
+/// As [`replay_file_nodes`], with a first ring of `first_slots` task slots (made longer at
+/// each attempt that finds it too short).
 pub fn replay_file_nodes_from(
     path: &Path,
     options: &LoadOptions,
@@ -107,9 +109,9 @@ pub fn replay_file_nodes_from(
                     "note: {}: {slots} task slots were too few for the jobs in the system at \
                      once; replaying again with {}",
                     path.display(),
-                    2 * slots
+                    RING_GROWTH * slots
                 );
-                slots *= 2;
+                slots *= RING_GROWTH;
             }
         }
     }
