@@ -92,7 +92,21 @@ impl HostStorage {
         memo: usize,
         voids_per_node: usize,
     ) -> HostStorage {
-        let s = StorageSizes::of(platform, tasks);
+        HostStorage::with_ring(platform, tasks, tasks, memo, voids_per_node)
+    }
+
+    /// As [`HostStorage::with_caches`], with a task table of `slots` entries and an engine
+    /// table of pending ends for `ids` task ids. Fewer slots than tasks is a ring: the
+    /// controller must recycle them (`Controller::recycle_slots`), and holds at most
+    /// `slots` tasks that are not done with, whatever the tasks' number.
+    pub fn with_ring(
+        platform: &Platform,
+        slots: usize,
+        ids: usize,
+        memo: usize,
+        voids_per_node: usize,
+    ) -> HostStorage {
+        let s = StorageSizes::of(platform, slots);
         HostStorage {
             tasks: vec![TaskSlot::EMPTY; s.tasks],
             bookings: zeroed(s.bookings),
@@ -102,8 +116,8 @@ impl HostStorage {
             work: vec![Work::default(); s.work],
             open: vec![0; s.open],
             memo: vec![MemoEntry::default(); memo],
-            pending: vec![Pending::default(); completions_for(tasks)],
-            ends: vec![Micros::MAX; tasks],
+            pending: vec![Pending::default(); completions_for(slots)],
+            ends: vec![Micros::MAX; ids],
             voids: zeroed(2 * voids_per_node * platform.total_nodes() as usize),
             booking_log: vec![Logged::EMPTY; s.booking_log],
         }

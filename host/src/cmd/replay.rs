@@ -44,6 +44,13 @@ pub struct Args {
     /// conservative only).
     #[arg(long, value_enum, default_value_t = Allocation::Nodes)]
     pub allocation: Allocation,
+    /// With --allocation nodes: read the log as the replay reaches each job's submit time
+    /// (plain or gzip), so that memory is bounded by the jobs in the system, not the log's
+    /// length. Prints the summary without the analysis (which needs every job's wait), as
+    /// --allocation pool does; not with value functions, a power model, --batsim-out,
+    /// --first or --window.
+    #[arg(long)]
+    pub stream: bool,
     /// Machine size in processors (default: the header's MaxProcs, else MaxNodes).
     #[arg(long)]
     pub procs: Option<u32>,
@@ -306,6 +313,11 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         )));
     }
     if args.allocation == Allocation::Pool {
+        if args.stream {
+            return Err(super::usage(
+                "--stream is for --allocation nodes: the pool always streams the log",
+            ));
+        }
         if selects {
             return Err(super::usage("--first and --window need --allocation nodes"));
         }
@@ -328,6 +340,15 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             );
         }
         return main_pool(&args, &options);
+    }
+    if args.stream {
+        if workload.is_some() {
+            anyhow::bail!(
+                "{}: --stream reads SWF logs; a Batsim workload replays without it",
+                args.swf.display()
+            );
+        }
+        return main_stream(&args, &options, &replay, energy.is_some(), selects);
     }
     let workload_order = workload.as_ref().map(crate::batsim::WorkloadOrder::of);
     if let (Some(w), Some(o)) = (&workload, &workload_order) {
@@ -464,6 +485,74 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `kairos replay --allocation nodes --stream`: the log streamed through the node
+/// allocation, the summary printed without the analysis.
+fn main_stream(
+    args: &Args,
+    options: &LoadOptions,
+    replay: &ReplayOptions,
+    energy: bool,
+    selects: bool,
+) -> anyhow::Result<()> {
+    if selects {
+        return Err(super::usage(
+            "--first and --window sort the whole log: they cannot go with --stream",
+        ));
+    }
+    if args.batsim_out.is_some() || energy {
+        return Err(super::usage(
+            "--batsim-out and a power model (--busy-watts) read the whole replay: they \
+             cannot go with --stream",
+        ));
+    }
+    if args.policy.is_utility_aware() || args.value_seed.is_some() {
+        return Err(super::usage(
+            "value functions are drawn against the whole log: --stream replays fcfs, easy, \
+             conservative and knapsack without --value-seed",
+        ));
+    }
+    if args.warmup != 0 || args.cooldown != 0 || args.bsld_bound != 10_000_000 {
+        return Err(super::usage(
+            "--warmup, --cooldown and --bsld-bound shape the analysis, which --stream does \
+             not print",
+        ));
+    }
+    let mut file = match &args.jobs_out {
+        Some(path) => Some(crate::output::AtomicFile::create(path)?),
+        None => None,
+    };
+    let result = trace::replay_file_nodes(
+        &args.swf,
+        options,
+        replay,
+        file.as_mut().map(|f| f as &mut dyn std::io::Write),
+    )
+    .with_context(|| format!("replay under {} failed", args.policy))?;
+    if let Some(f) = file {
+        f.finish()?;
+    }
+    print_streamed(args, &result)
+}
+
+/// The diagnostics and the summary of a streamed replay.
+fn print_streamed(args: &Args, result: &trace::StreamedReplay) -> anyhow::Result<()> {
+    if let Some(report) = &result.clean {
+        crate::diag!("cleaning: {report}");
+    }
+    if result.skipped_bad_lines > 0 {
+        crate::diag!("skipped {} bad lines", result.skipped_bad_lines);
+    }
+    if !result.order.is_clean() {
+        crate::diag!("warning: {}: {}", result.file, result.order);
+    }
+    let json = serde_json::to_string_pretty(&result.summary_file())?;
+    if let Some(path) = &args.summary_out {
+        crate::output::write_atomic(path, format!("{json}\n"))?;
+    }
+    writeln!(super::pipe::stdout(), "{json}")?;
+    Ok(())
+}
+
 /// `kairos replay --allocation pool`: the log streamed through the processor pool.
 fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
     if !Policy::ALL.contains(&args.policy) {
@@ -492,19 +581,5 @@ fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
     if let Some(f) = file {
         f.finish()?;
     }
-    if let Some(report) = &result.clean {
-        crate::diag!("cleaning: {report}");
-    }
-    if result.skipped_bad_lines > 0 {
-        crate::diag!("skipped {} bad lines", result.skipped_bad_lines);
-    }
-    if !result.order.is_clean() {
-        crate::diag!("warning: {}: {}", result.file, result.order);
-    }
-    let json = serde_json::to_string_pretty(&result.summary_file())?;
-    if let Some(path) = &args.summary_out {
-        crate::output::write_atomic(path, format!("{json}\n"))?;
-    }
-    writeln!(super::pipe::stdout(), "{json}")?;
-    Ok(())
+    print_streamed(args, &result)
 }

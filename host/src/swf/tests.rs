@@ -776,3 +776,75 @@ fn swf_bom_skipped() {
     assert_eq!(log.jobs.len(), 1);
     assert!(log.order.is_clean());
 }
+
+/// The one-pass splitter and the line ends found with `memchr` against the plain forms.
+mod splitting {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Bytes a job line may hold: digits, signs, dots, every ASCII whitespace byte, the
+    /// vertical tab (not whitespace to `is_ascii_whitespace`) and a few others.
+    fn line_bytes() -> impl Strategy<Value = Vec<u8>> {
+        let byte = prop::sample::select(b"0123456789-.; \t\n\x0b\x0c\rxz\xff".to_vec());
+        prop::collection::vec(byte, 0..120)
+    }
+
+    proptest! {
+        /// The one-pass splitter finds the words `Words` (`split_ascii_whitespace`) finds,
+        /// and says too few or too many as it would.
+        #[test]
+        fn the_splitter_finds_the_words_of_the_line(text in line_bytes()) {
+            let words: Vec<&[u8]> = Words(&text).collect();
+            match fields(&text) {
+                Ok(f) => prop_assert_eq!(&f[..], &words[..]),
+                Err(LineError::TooFew { found }) => {
+                    prop_assert!(words.len() < FIELDS);
+                    prop_assert_eq!(found, words.len());
+                }
+                Err(LineError::TooMany { found, extra }) => {
+                    prop_assert_eq!(found, words.len());
+                    prop_assert_eq!(extra, words[FIELDS]);
+                }
+                Err(LineError::Bad { .. }) => prop_assert!(false, "a splitter error"),
+            }
+        }
+
+        /// Lines found with `memchr` are the pieces `split(b'\n')` gives: the same jobs on
+        /// the same lines, whatever the line ends and blank lines.
+        #[test]
+        fn lines_are_the_pieces_between_newlines(
+            lines in prop::collection::vec(
+                prop_oneof![
+                    Just(String::new()),
+                    Just("; MaxProcs: 8\r".to_string()),
+                    Just("  ".to_string()),
+                    (1u32..99).prop_map(|id| line(id, "5", "10", "2", "-1", "20")),
+                    (1u32..99).prop_map(|id| format!("{}\r", line(id, "7", "1", "1", "-1", "2"))),
+                ],
+                1..12,
+            ),
+            newline_at_end in any::<bool>(),
+        ) {
+            let mut text = lines.join("\n");
+            if newline_at_end {
+                text.push('\n');
+            }
+            let jobs: Vec<usize> = text
+                .split('\n')
+                .enumerate()
+                .filter(|(_, l)| {
+                    let t = l.trim_ascii();
+                    !t.is_empty() && !t.starts_with(';')
+                })
+                .map(|(i, _)| i + 1)
+                .collect();
+            match parse("t.swf", &text, &SKIP) {
+                Ok(log) => {
+                    let got: Vec<usize> = log.jobs.iter().map(|j| j.line).collect();
+                    prop_assert_eq!(got, jobs);
+                }
+                Err(e) => prop_assert!(jobs.is_empty(), "{}", e),
+            }
+        }
+    }
+}

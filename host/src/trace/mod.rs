@@ -13,6 +13,8 @@
 //! - `power.rs`: energy on traces ([`PowerModel`], [`TraceEnergy`], [`EnergyOutcome`]): a
 //!   machine that draws power, a budget and seed 000's filters over it;
 //!   `energy_replay.rs` ([`replay_trace_energy`]) runs the replay with them.
+//! - `streamed_nodes.rs` ([`replay_file_nodes`]): the node allocation with the log
+//!   streamed, the task table a ring.
 //! - `metrics.rs`: what the records say ([`JobRecord`], [`summarize`], [`peak_procs`]) and
 //!   the files `kairos replay` writes ([`write_jobs_csv`], [`SummaryFile`]).
 //! - this file: the policies, the options, the errors and the results.
@@ -65,6 +67,7 @@ mod power;
 mod profile;
 mod replay;
 mod streamed;
+mod streamed_nodes;
 mod tally;
 
 pub use energy_replay::replay_trace_energy;
@@ -78,6 +81,7 @@ pub use power::{EnergyOutcome, PStateFactors, PowerModel, TraceEnergy};
 pub use replay::{replay_trace, replay_trace_curves, replay_trace_with, TRACE_MEMO_ENTRIES};
 pub use replay::{replay_trace_placed, Placed};
 pub use streamed::{replay_file_pool, replay_pool, StreamedReplay};
+pub use streamed_nodes::{replay_file_nodes, replay_file_nodes_from, STREAM_RING_SLOTS};
 
 /// The scheduling policies of `kairos replay`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum, Serialize)]

@@ -130,7 +130,7 @@ pub(super) fn replay_inner(
     curves: Option<Vec<UtilityCurve>>,
     placed: bool,
     energy: Option<&TraceEnergy>,
-) -> Result<(TraceResult, Option<Placed>, Option<EnergyRun>), TraceError> {
+) -> Result<Replayed, TraceError> {
     let policy = options.policy;
     options.knapsack.validate()?;
     if !policy.is_utility_aware() && options.reservations == Reservations::PlaceHolder {
@@ -213,159 +213,196 @@ pub(super) fn replay_inner(
     // Conservative only: it pays where reservations pile up far ahead, as Conservative's do
     // (one for every waiting job), and costs more upkeep than it saves under the others.
     let index = policy == Policy::Conservative;
-    let mut storage = HostStorage::with_caches(
-        &platform,
-        jobs.len(),
-        TRACE_MEMO_ENTRIES,
-        if index { VOIDS_PER_NODE } else { 0 },
-    );
-    let parts = storage.split();
-    let mut ctl = Controller::new(&platform, &classes, config, parts.controller)?;
+    // The task table as a ring of slots a task holds only while it is not done with, when
+    // the log is long: a slot a task would be most of the replay's memory. A
+    // ring too short for the tasks in the system at some point fails the run with a
+    // capacity error, and it runs again with a slot a task (the same decisions either
+    // way: a task's slot is only where the table keeps it). The node log and the power
+    // model read the table by task id, so they keep a slot a task.
+    let ring = (jobs.len() > 2 * RING_SLOTS && !placed && energy.is_none())
+        .then_some((jobs.len() / 2).max(RING_SLOTS));
+    let attempt = |ring: Option<usize>| -> Result<Option<Replayed>, TraceError> {
+        let mut storage = HostStorage::with_ring(
+            &platform,
+            ring.unwrap_or(jobs.len()),
+            jobs.len(),
+            TRACE_MEMO_ENTRIES,
+            if index { VOIDS_PER_NODE } else { 0 },
+        );
+        let parts = storage.split();
+        let mut ctl = Controller::new(&platform, &classes, config, parts.controller)?;
+        if ring.is_some() {
+            ctl.recycle_slots();
+        }
 
-    let mut rec = Recorder::new(jobs, &order);
-    rec.nodes = placed.then(|| NodeLog::new(jobs.len()));
-    rec.model = energy.map(|e| &e.model);
-    rec.pstate = energy.map(|_| vec![0; jobs.len()]);
-    let run = Engine::new(Schedule::on_events(), parts.pending)
-        .with_pending_ends(parts.ends)
-        .run(&mut ctl, (0..jobs.len()).map(|k| Ok(task_of(k))), &mut rec);
-    if let Some(e) = rec.wrong_end.take() {
-        return Err(e);
-    }
-    if let Err(error) = run {
-        return Err(match rec.pass {
-            Some(t) => {
-                let waiting = ctl
-                    .tasks()
-                    .iter()
-                    .filter(|s| match s.state {
-                        TaskState::Mappable | TaskState::PlaceHeld => true,
-                        TaskState::Reserved => s.assignment.is_some_and(|a| a.start.0 > t),
-                        _ => false,
-                    })
-                    .count();
-                TraceError::Pass {
-                    at: t,
-                    waiting,
-                    completed: rec.counts.completions,
-                    error,
+        let mut rec = Recorder::new(jobs, &order);
+        rec.nodes = placed.then(|| NodeLog::new(jobs.len()));
+        rec.model = energy.map(|e| &e.model);
+        rec.pstate = energy.map(|_| vec![0; jobs.len()]);
+        let run = Engine::new(Schedule::on_events(), parts.pending)
+            .with_pending_ends(parts.ends)
+            .run(&mut ctl, (0..jobs.len()).map(|k| Ok(task_of(k))), &mut rec);
+        if ring.is_some() && matches!(run, Err(e) if ring_too_short(e)) {
+            return Ok(None);
+        }
+        if let Some(e) = rec.wrong_end.take() {
+            return Err(e);
+        }
+        if let Err(error) = run {
+            return Err(match rec.pass {
+                Some(t) => {
+                    let waiting = ctl
+                        .tasks()
+                        .iter()
+                        .filter(|s| match s.state {
+                            TaskState::Mappable | TaskState::PlaceHeld => true,
+                            TaskState::Reserved => s.assignment.is_some_and(|a| a.start.0 > t),
+                            _ => false,
+                        })
+                        .count();
+                    TraceError::Pass {
+                        at: t,
+                        waiting,
+                        completed: rec.counts.completions,
+                        error,
+                    }
                 }
-            }
-            None => TraceError::Core(error),
-        });
-    }
-    let Recorder {
-        start,
-        end,
-        mut dropped,
-        counts,
-        nodes: mut node_log,
-        pstate,
-        ..
-    } = rec;
-    // With a budget, a job not started by the day's end is unfinished, reported apart as a
-    // dropped one is (and then counted with the dropped only where `unfinished` says not).
-    let unfinished: Vec<bool> = (0..jobs.len())
-        .map(|k| day_end.is_some() && end[k] == NONE && !dropped[k])
-        .collect();
-    if let Some(k) = (0..jobs.len()).find(|&k| end[k] == NONE && !dropped[k] && !unfinished[k]) {
-        return Err(TraceError::Incomplete {
-            missing: (0..jobs.len())
-                .filter(|&k| end[k] == NONE && !dropped[k])
-                .count(),
-            jobs: jobs.len(),
-            first_id: submitted(k).id,
-        });
-    }
-    let value = curves.as_ref().map(|c| {
-        let earned = ctl.utility().as_f64();
-        let bound: f64 = c.iter().map(|v| v.max_value()).sum();
-        ValueOutcome {
-            seed: options.value_seed.unwrap_or(0),
-            reservations: options.reservations.name().to_string(),
-            earned,
-            bound,
-            percent: if bound > 0.0 {
-                100.0 * earned / bound
-            } else {
-                0.0
-            },
-            dropped: dropped.iter().filter(|&&d| d).count(),
-            dropped_ids: (0..jobs.len())
-                .filter(|&k| dropped[k])
-                .map(|k| submitted(k).id)
-                .collect(),
-        }
-    });
-    let mut energy_run = energy.map(|_| EnergyRun {
-        pstates: Vec::new(),
-        unfinished_ids: (0..jobs.len())
-            .filter(|&k| unfinished[k])
-            .map(|k| submitted(k).id)
-            .collect(),
-        day_end,
-    });
-    let placed_unfinished: Vec<usize> = (0..jobs.len())
-        .filter(|&k| unfinished[k])
-        .map(|k| order[k] as usize)
-        .collect();
-    for (d, &u) in dropped.iter_mut().zip(&unfinished) {
-        *d |= u;
-    }
-    drop(ctl);
-    drop(storage);
-    // The records in the order of `jobs`, written once: each job's position in submission
-    // order, then one pass over `jobs`.
-    let mut position = vec![0u32; jobs.len()];
-    for (k, &i) in order.iter().enumerate() {
-        position[i as usize] = k as u32;
-    }
-    let kept = dropped.iter().filter(|&&d| !d).count();
-    let mut records: Vec<JobRecord> = Vec::with_capacity(kept);
-    let mut placed = node_log.as_ref().map(|_| Placed {
-        nodes: Vec::with_capacity(kept),
-        dropped: (0..jobs.len())
-            .filter(|&k| dropped[k] && !unfinished[k])
-            .map(|k| order[k] as usize)
-            .collect(),
-        unfinished: placed_unfinished,
-    });
-    for (j, &k) in jobs.iter().zip(&position) {
-        let k = k as usize;
-        if let (Some(p), Some(log)) = (placed.as_mut(), node_log.as_mut()) {
-            if !dropped[k] {
-                p.nodes.push(log.take(k));
-            }
-        }
-        if !dropped[k] {
-            if let (Some(run), Some(p)) = (energy_run.as_mut(), pstate.as_ref()) {
-                run.pstates.push(p[k]);
-            }
-            records.push(JobRecord {
-                id: j.id,
-                line: j.line,
-                submit: j.submit,
-                start: start[k],
-                end: end[k],
-                procs: j.procs,
-                request: j.request,
+                None => TraceError::Core(error),
             });
         }
-    }
-    let wall = clock.elapsed().as_secs_f64();
-    let summary = summarize(&records, procs, wall);
-    Ok((
-        TraceResult {
-            policy,
-            procs,
-            jobs: records,
-            summary,
+        let Recorder {
+            start,
+            end,
+            mut dropped,
             counts,
-            value,
-        },
-        placed,
-        energy_run,
-    ))
+            nodes: mut node_log,
+            pstate,
+            ..
+        } = rec;
+        // With a budget, a job not started by the day's end is unfinished, reported apart as a
+        // dropped one is (and then counted with the dropped only where `unfinished` says not).
+        let unfinished: Vec<bool> = (0..jobs.len())
+            .map(|k| day_end.is_some() && end[k] == NONE && !dropped[k])
+            .collect();
+        if let Some(k) = (0..jobs.len()).find(|&k| end[k] == NONE && !dropped[k] && !unfinished[k])
+        {
+            return Err(TraceError::Incomplete {
+                missing: (0..jobs.len())
+                    .filter(|&k| end[k] == NONE && !dropped[k])
+                    .count(),
+                jobs: jobs.len(),
+                first_id: submitted(k).id,
+            });
+        }
+        let value = curves.as_ref().map(|c| {
+            let earned = ctl.utility().as_f64();
+            let bound: f64 = c.iter().map(|v| v.max_value()).sum();
+            ValueOutcome {
+                seed: options.value_seed.unwrap_or(0),
+                reservations: options.reservations.name().to_string(),
+                earned,
+                bound,
+                percent: if bound > 0.0 {
+                    100.0 * earned / bound
+                } else {
+                    0.0
+                },
+                dropped: dropped.iter().filter(|&&d| d).count(),
+                dropped_ids: (0..jobs.len())
+                    .filter(|&k| dropped[k])
+                    .map(|k| submitted(k).id)
+                    .collect(),
+            }
+        });
+        let mut energy_run = energy.map(|_| EnergyRun {
+            pstates: Vec::new(),
+            unfinished_ids: (0..jobs.len())
+                .filter(|&k| unfinished[k])
+                .map(|k| submitted(k).id)
+                .collect(),
+            day_end,
+        });
+        let placed_unfinished: Vec<usize> = (0..jobs.len())
+            .filter(|&k| unfinished[k])
+            .map(|k| order[k] as usize)
+            .collect();
+        for (d, &u) in dropped.iter_mut().zip(&unfinished) {
+            *d |= u;
+        }
+        drop(ctl);
+        drop(storage);
+        // The records in the order of `jobs`, written once: each job's position in submission
+        // order, then one pass over `jobs`.
+        let mut position = vec![0u32; jobs.len()];
+        for (k, &i) in order.iter().enumerate() {
+            position[i as usize] = k as u32;
+        }
+        let kept = dropped.iter().filter(|&&d| !d).count();
+        let mut records: Vec<JobRecord> = Vec::with_capacity(kept);
+        let mut placed = node_log.as_ref().map(|_| Placed {
+            nodes: Vec::with_capacity(kept),
+            dropped: (0..jobs.len())
+                .filter(|&k| dropped[k] && !unfinished[k])
+                .map(|k| order[k] as usize)
+                .collect(),
+            unfinished: placed_unfinished,
+        });
+        for (j, &k) in jobs.iter().zip(&position) {
+            let k = k as usize;
+            if let (Some(p), Some(log)) = (placed.as_mut(), node_log.as_mut()) {
+                if !dropped[k] {
+                    p.nodes.push(log.take(k));
+                }
+            }
+            if !dropped[k] {
+                if let (Some(run), Some(p)) = (energy_run.as_mut(), pstate.as_ref()) {
+                    run.pstates.push(p[k]);
+                }
+                records.push(JobRecord {
+                    id: j.id,
+                    line: j.line,
+                    submit: j.submit,
+                    start: start[k],
+                    end: end[k],
+                    procs: j.procs,
+                    request: j.request,
+                });
+            }
+        }
+        let wall = clock.elapsed().as_secs_f64();
+        let summary = summarize(&records, procs, wall);
+        Ok(Some((
+            TraceResult {
+                policy,
+                procs,
+                jobs: records,
+                summary,
+                counts,
+                value,
+            },
+            placed,
+            energy_run,
+        )))
+    };
+    match attempt(ring)? {
+        Some(done) => Ok(done),
+        None => Ok(attempt(None)?.expect("a slot a task is never too short")),
+    }
+}
+
+/// What [`replay_inner`] yields.
+type Replayed = (TraceResult, Option<Placed>, Option<EnergyRun>);
+
+/// Task slots of the ring a long log's replay tries first, at least ([`replay_inner`]: half
+/// a slot a job, or this many): more than the jobs in the system at once on every shared
+/// log, UniLu-Gaia's long waits included, so that none of them runs twice.
+pub const RING_SLOTS: usize = 1 << 13;
+
+/// Whether `e` says a ring of task slots was too short: the task table, the open list or
+/// the pending completions, each sized by the ring.
+pub(super) fn ring_too_short(e: kairos_core::error::Error) -> bool {
+    use kairos_core::error::{Capacity, Error};
+    matches!(e, Error::Capacity(c) if matches!(c.what, Capacity::Tasks | Capacity::Pending))
 }
 
 /// No time yet.
