@@ -11,12 +11,12 @@
 //! tournament tree, and re-chosen then: a stale key only overestimates).
 
 use super::{Decision, EScratch};
-use crate::serial::energy_heuristic::EnergyHeuristic;
+use crate::serial::energy_heuristic::{EnergyHeuristic, Normalisers};
 use crate::serial::env::{MAX_SERIAL_MACHINES, MAX_SERIAL_MACHINE_TYPES};
 use crate::serial::options::{Opt, OptionView, NO_MACHINE};
 use crate::serial::pstate::MAX_SERIAL_PSTATES;
 use crate::serial::queue::NONE;
-use crate::units::Micros;
+use crate::units::{Micros, MilliJoules};
 
 #[inline]
 pub(super) fn pack(m: u16, k: u8) -> u32 {
@@ -40,11 +40,214 @@ pub(super) fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<
 /// the stage-1 score of each type's valid, filtered options (`-inf`: none), for
 /// `two_stage_lazy`'s re-choices.
 ///
+/// The choice [`choose_scan`] makes, with less arithmetic (`choose_by_type`); the scan
+/// itself when that does not apply.
+pub(super) fn choose_bounded(
+    h: EnergyHeuristic,
+    v: &OptionView<'_>,
+    t: u32,
+    bounds: &mut [f32],
+) -> (Option<(Opt, f64)>, u64) {
+    let r = choose_by_type(h, v, t, bounds).unwrap_or_else(|e| {
+        let (c, e2) = choose_scan(h, v, t, bounds);
+        (c, e + e2)
+    });
+    #[cfg(test)]
+    tests::check_choice(h, v, t, &r.0, bounds);
+    r
+}
+
+/// Whether `h`'s stage-1 score never falls as the utility grows, nor rises as the ETC, the
+/// EEC or the completion grows, for any utility from a non-negative one down: each step of
+/// Eq. 3-5 (a division by a positive constant or by the time or energy, a product by a
+/// weight in [0, 1], a difference with the energy term) is monotone, and IEEE rounding keeps
+/// a monotone step weakly monotone. A NaN is still possible (infinity times zero) and sends
+/// the choice back to the scan.
+fn monotone(h: EnergyHeuristic, n: &Normalisers) -> bool {
+    let pos = |x: f64| x > 0.0 && x.is_finite();
+    match h {
+        EnergyHeuristic::MinMinComp
+        | EnergyHeuristic::MaxMaxUtil
+        | EnergyHeuristic::MaxMaxUpt
+        | EnergyHeuristic::MaxMaxUpe => true,
+        EnergyHeuristic::WeightedUtil(w)
+        | EnergyHeuristic::WeightedUpt(w)
+        | EnergyHeuristic::WeightedUpe(w) => {
+            (0.0..=1.0).contains(&w)
+                && pos(n.max_utility)
+                && pos(n.max_eec_j)
+                && pos(n.min_eec_j)
+                && pos(n.min_etc_s)
+        }
+        EnergyHeuristic::ArrivalOrder { .. } | EnergyHeuristic::Random => false,
+    }
+}
+
+/// One machine type's valid, filtered options on its best machine, summed up: the earliest
+/// (end, P-state), the shortest ETC and the smallest EEC (each over the options, not
+/// necessarily one option's).
+#[derive(Clone, Copy)]
+struct TypeMins {
+    j: u8,
+    first: Opt,
+    etc: Micros,
+    eec: MilliJoules,
+}
+
+/// [`choose_scan`]'s choice by machine type: one bound per type instead of one per option.
+///
+/// Min-Min Comp and Max-Max Util rank stage 1 by completion alone, and `-end_s` never rises
+/// as the end grows, so their best is the least (end, m, k), found on integers; a type's
+/// P-state 0 is its fastest, so once it is valid the type's other P-states cannot end
+/// first. The other heuristics score each type at the utility of the earliest completion
+/// over all types (no option earns more) with the type's least ETC and EEC: by
+/// [`monotone`] no option of the type scores above that, so after the best-bounded type
+/// only the types whose bound reaches the best so far are examined ([`choose_type`], with
+/// that utility as a cap). The best is the maximum of the same total order as the scan's,
+/// so the same option. `Err(evals)`: a NaN or a negative utility, where the monotone steps
+/// do not hold; the scan decides.
+fn choose_by_type(
+    h: EnergyHeuristic,
+    v: &OptionView<'_>,
+    t: u32,
+    bounds: &mut [f32],
+) -> Result<(Option<(Opt, f64)>, u64), u64> {
+    bounds.fill(f32::NEG_INFINITY);
+    if !monotone(h, &v.norm) {
+        return Err(0);
+    }
+    let by_end = matches!(h, EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil);
+    let task = &v.tasks[t as usize];
+    let (ty, arrival) = (task.ty, task.arrival);
+    let mut evals = 0u64;
+    let mut types: heapless::Vec<TypeMins, MAX_SERIAL_MACHINE_TYPES> = heapless::Vec::new();
+    let mut first: Option<Opt> = None;
+    for j in 0..v.env.machine_types {
+        let m = v.best_of(j);
+        if m == NO_MACHINE || !v.env.runs(ty, j) {
+            continue;
+        }
+        let base = v.power.base(&v.env, ty, j);
+        let mut tm: Option<TypeMins> = None;
+        for k in 0..v.power.pstates {
+            evals += 1;
+            let Some(o) = v.valid_at(base, m, k) else {
+                continue;
+            };
+            if !v.passes(&o) {
+                continue;
+            }
+            let etc = o.end - o.start;
+            match &mut tm {
+                None => {
+                    tm = Some(TypeMins {
+                        j,
+                        first: o,
+                        etc,
+                        eec: o.eec,
+                    })
+                }
+                Some(x) => {
+                    // Same machine: (end, k) orders as (end, m, k).
+                    if o.end < x.first.end {
+                        x.first = o;
+                    }
+                    x.etc = x.etc.min(etc);
+                    x.eec = x.eec.min(o.eec);
+                }
+            }
+            if by_end && k == 0 {
+                break;
+            }
+        }
+        if let Some(x) = tm {
+            // Types in machine order: an equal end is kept by the lower machine.
+            if first.is_none_or(|f| x.first.end < f.end) {
+                first = Some(x.first);
+            }
+            // At most one entry per type: it fits.
+            let _ = types.push(x);
+        }
+    }
+    let Some(first) = first else {
+        return Ok((None, evals));
+    };
+    if by_end {
+        // Stage 1 is `-end_s`: each type's bound is its earliest option's exact score.
+        for x in &types {
+            let (etc_s, eec_j, end_s) = parts(&x.first, arrival);
+            set_bound(bounds, x.j, h.stage1(&v.norm, 0.0, etc_s, eec_j, end_s));
+        }
+        let key = match h {
+            EnergyHeuristic::MaxMaxUtil => v.utility(t, first.end),
+            _ => {
+                let (etc_s, eec_j, end_s) = parts(&first, arrival);
+                h.stage1(&v.norm, 0.0, etc_s, eec_j, end_s)
+            }
+        };
+        return Ok((Some((first, key)), evals));
+    }
+    let u_up = v.utility(t, first.end);
+    if !(u_up >= 0.0) {
+        return Err(evals);
+    }
+    let mut tb = [f64::NEG_INFINITY; MAX_SERIAL_MACHINE_TYPES];
+    let mut top = 0usize;
+    for (i, x) in types.iter().enumerate() {
+        let b = h.stage1(
+            &v.norm,
+            u_up,
+            x.etc.as_secs_f64(),
+            x.eec.as_joules_f64(),
+            (x.first.end - arrival).as_secs_f64(),
+        );
+        if b.is_nan() {
+            return Err(evals);
+        }
+        tb[i] = b;
+        if b > tb[top] {
+            top = i;
+        }
+    }
+    let mut best: Option<(Opt, f64)> = None;
+    let cap = Some((first.end, u_up));
+    for i in core::iter::once(top).chain((0..types.len()).filter(|&i| i != top)) {
+        let j = types[i].j;
+        // No option of the type scores above its bound: it cannot beat the best.
+        if best.is_some_and(|(_, bs)| tb[i] < bs) {
+            set_bound(bounds, j, tb[i]);
+            continue;
+        }
+        let (c, e) = choose_type(h, v, t, j, best, cap);
+        evals += e;
+        if c.nan {
+            return Err(evals);
+        }
+        set_bound(bounds, j, c.bound.min(tb[i]));
+        if c.best.is_some() {
+            best = c.best;
+        }
+    }
+    // Every type has an option, so the best-bounded type gave one.
+    Ok((best, evals))
+}
+
+/// Type `j`'s bound in `bounds`, when it keeps them (empty: not).
+#[inline]
+fn set_bound(bounds: &mut [f32], j: u8, b: f64) {
+    if let Some(x) = bounds.get_mut(j as usize) {
+        *x = f32_above(b);
+    }
+}
+
+/// The choice over every option: each option's score at the utility of the earliest
+/// completion, then the options in turn, the highest first.
+///
 /// Every objective is non-decreasing in the utility, and no option earns more than the one
 /// completing first, so an option whose score at that utility cannot beat the best so far
 /// is skipped without evaluating its utility (the same choice, far fewer evaluations of the
 /// curve); each type's bound is the highest of its options' tightest bounds on the way.
-pub(super) fn choose_bounded(
+pub(super) fn choose_scan(
     h: EnergyHeuristic,
     v: &OptionView<'_>,
     t: u32,
@@ -209,12 +412,19 @@ pub(super) struct TypeChoice {
 /// stage-1 score, if it beats `incumbent` as [`choose`] ranks them (higher score, then
 /// earlier (end, m, k)); the options examined. An option whose score at the level that
 /// starts its curve's interval cannot beat the best so far is not evaluated (no `exp`).
+/// With `cap`, (c, u): task `t` earns `u` completing at `c`, and no option completes
+/// earlier, so `u` bounds every option's utility too.
+///
+/// Min-Min Comp and Max-Max Util score stage 1 by completion alone (`-end_s`, never rising
+/// as the end grows): the type's best is its least (end, k), and its P-state 0 is its
+/// fastest, so once that one is valid the others are not looked at.
 pub(super) fn choose_type(
     h: EnergyHeuristic,
     v: &OptionView<'_>,
     t: u32,
     j: u8,
     incumbent: Option<(Opt, f64)>,
+    cap: Option<(Micros, f64)>,
 ) -> (TypeChoice, u64) {
     let mut r = TypeChoice {
         best: None,
@@ -226,13 +436,43 @@ pub(super) fn choose_type(
     if m == NO_MACHINE || !v.env.runs(task.ty, j) {
         return (r, 0);
     }
-    let needs_u = !matches!(h, EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil);
     let base = v.power.base(&v.env, task.ty, j);
     let mut best = incumbent;
     let mut evals = 0u64;
     let wins = |s: f64, o: &Opt, best: &Option<(Opt, f64)>| {
         best.is_none_or(|(b, bs)| s > bs || (s == bs && (o.end, o.m, o.k) < (b.end, b.m, b.k)))
     };
+    if matches!(h, EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil) {
+        let mut first: Option<Opt> = None;
+        for k in 0..v.power.pstates {
+            evals += 1;
+            let Some(o) = v.valid_at(base, m, k) else {
+                continue;
+            };
+            if !v.passes(&o) {
+                continue;
+            }
+            if first.is_none_or(|f| o.end < f.end) {
+                first = Some(o);
+            }
+            if k == 0 {
+                break;
+            }
+        }
+        if let Some(o) = first {
+            let (etc_s, eec_j, end_s) = parts(&o, task.arrival);
+            let s1 = h.stage1(&v.norm, 0.0, etc_s, eec_j, end_s);
+            if s1.is_nan() {
+                r.nan = true;
+                return (r, evals);
+            }
+            r.bound = s1;
+            if wins(s1, &o, &best) {
+                r.best = Some((o, s1));
+            }
+        }
+        return (r, evals);
+    }
     for k in 0..v.power.pstates {
         evals += 1;
         let Some(o) = v.valid_at(base, m, k) else {
@@ -242,22 +482,27 @@ pub(super) fn choose_type(
             continue;
         }
         let (etc_s, eec_j, end_s) = parts(&o, task.arrival);
-        let s1 = if needs_u {
-            let up = v.utility_upper(t, o.end);
-            if up.is_finite() {
-                let b = h.stage1(&v.norm, up, etc_s, eec_j, end_s);
-                if b.is_nan() {
-                    r.nan = true;
-                    return (r, evals);
+        let s1 = match cap {
+            // The capping utility is this option's own.
+            Some((c, u)) if o.end == c => h.stage1(&v.norm, u, etc_s, eec_j, end_s),
+            _ => {
+                let mut up = v.utility_upper(t, o.end);
+                if let Some((_, u)) = cap {
+                    up = up.min(u);
                 }
-                if !wins(b, &o, &best) {
-                    r.bound = r.bound.max(b);
-                    continue;
+                if up.is_finite() {
+                    let b = h.stage1(&v.norm, up, etc_s, eec_j, end_s);
+                    if b.is_nan() {
+                        r.nan = true;
+                        return (r, evals);
+                    }
+                    if !wins(b, &o, &best) {
+                        r.bound = r.bound.max(b);
+                        continue;
+                    }
                 }
+                h.stage1(&v.norm, v.utility(t, o.end), etc_s, eec_j, end_s)
             }
-            h.stage1(&v.norm, v.utility(t, o.end), etc_s, eec_j, end_s)
-        } else {
-            h.stage1(&v.norm, 0.0, etc_s, eec_j, end_s)
         };
         if s1.is_nan() {
             r.nan = true;
@@ -417,8 +662,53 @@ pub(super) fn run(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::f32_above;
+pub(super) mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec;
+
+    /// Every choice of the core's tests is made again by the scan over every option: the
+    /// same option and key; and no valid, filtered option scores above its type's bound.
+    pub(in crate::serial::energy_policy) fn check_choice(
+        h: EnergyHeuristic,
+        v: &OptionView<'_>,
+        t: u32,
+        got: &Option<(Opt, f64)>,
+        bounds: &[f32],
+    ) {
+        let mut scratch = vec![0.0f32; bounds.len()];
+        let (want, _) = choose_scan(h, v, t, &mut scratch);
+        match (got, want) {
+            (None, None) => {}
+            (Some((a, ka)), Some((b, kb))) => {
+                assert_eq!(*a, b, "{h:?}: task {t} chose another option");
+                assert!(
+                    ka.to_bits() == kb.to_bits() || (ka.is_nan() && kb.is_nan()),
+                    "{h:?}: task {t}: key {ka} against {kb}"
+                );
+            }
+            _ => panic!("{h:?}: task {t}: {got:?} against {want:?}"),
+        }
+        let task = &v.tasks[t as usize];
+        for j in 0..(bounds.len().min(v.env.machine_types as usize)) as u8 {
+            let m = v.best_of(j);
+            if m == NO_MACHINE || !v.env.runs(task.ty, j) {
+                continue;
+            }
+            for k in 0..v.power.pstates {
+                let Some(o) = v.valid(t, m, k).filter(|o| v.passes(o)) else {
+                    continue;
+                };
+                let (etc_s, eec_j, end_s) = parts(&o, task.arrival);
+                let s = h.stage1(&v.norm, v.utility(t, o.end), etc_s, eec_j, end_s);
+                assert!(
+                    s.is_nan() || s <= bounds[j as usize] as f64,
+                    "{h:?}: task {t}, type {j}, P-state {k}: {s} above {}",
+                    bounds[j as usize]
+                );
+            }
+        }
+    }
 
     #[test]
     fn f32_above_is_the_least_f32_at_or_above() {

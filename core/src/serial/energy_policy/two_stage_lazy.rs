@@ -185,7 +185,7 @@ impl Lazy {
             if x != j && (bx == f32::NEG_INFINITY || best.is_some_and(|(_, bs)| (bx as f64) < bs)) {
                 continue;
             }
-            let (c, e) = choose_type(h, v, t, x, best);
+            let (c, e) = choose_type(h, v, t, x, best, None);
             self.evals += e;
             if c.nan {
                 return self.choose(h, v, sc, s);
