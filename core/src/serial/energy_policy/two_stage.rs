@@ -31,12 +31,8 @@ pub(super) fn unpack(c: u32) -> (u16, u8) {
 /// Most options of one task (one machine per type).
 const MAX_OPTIONS: usize = MAX_SERIAL_MACHINE_TYPES * MAX_SERIAL_PSTATES;
 
-/// Task `t`'s best valid, filtered option and its stage-2 score; the options examined.
-pub(super) fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>, u64) {
-    choose_bounded(h, v, t, &mut [])
-}
-
-/// [`choose`], writing in `bounds` (empty, or one entry per machine type) an upper bound on
+/// Task `t`'s best valid, filtered option and its stage-2 score, and the options examined;
+/// in `bounds` (empty, or one entry per machine type) an upper bound on
 /// the stage-1 score of each type's valid, filtered options (`-inf`: none), for
 /// `two_stage_lazy`'s re-choices.
 ///
@@ -404,12 +400,12 @@ pub(super) struct TypeChoice {
     /// An upper bound on the stage-1 score of each of the type's valid, filtered options
     /// (`-inf`: none).
     pub bound: f64,
-    /// A score was NaN, which [`choose`] ranks its own way: choose over every type instead.
+    /// A score was NaN, which [`choose_scan`] ranks its own way: choose over every type instead.
     pub nan: bool,
 }
 
 /// Task `t`'s best valid, filtered option on machine type `j` (on its best machine) and its
-/// stage-1 score, if it beats `incumbent` as [`choose`] ranks them (higher score, then
+/// stage-1 score, if it beats `incumbent` as [`choose_bounded`] ranks them (higher score, then
 /// earlier (end, m, k)); the options examined. An option whose score at the level that
 /// starts its curve's interval cannot beat the best so far is not evaluated (no `exp`).
 /// With `cap`, (c, u): task `t` earns `u` completing at `c`, and no option completes
@@ -586,18 +582,83 @@ impl EScratch<'_> {
     }
 }
 
+/// Task `t`'s choice again after its option on machine type `j` moved (its machine was
+/// taken, or it no longer fits the energy left), `bounds` holding one upper bound per type
+/// on its options' stage-1 scores. Type `j` goes first, then only the types whose bound
+/// does not fall below the best found so far: the best found then scores above every type
+/// left, so it is the option a choice over every type finds, whatever the tie order. Each
+/// examined type's bound is renewed. `None`: no option found, or a NaN; a choice over every
+/// type decides then.
+pub(super) fn choose_again(
+    h: EnergyHeuristic,
+    v: &OptionView<'_>,
+    t: u32,
+    j: u8,
+    bounds: &mut [f32],
+    evals: &mut u64,
+) -> Option<(Opt, f64)> {
+    let mut best: Option<(Opt, f64)> = None;
+    let types = v.env.machine_types;
+    for x in core::iter::once(j).chain((0..types).filter(|&y| y != j)) {
+        let bx = bounds[x as usize];
+        if x != j && (bx == f32::NEG_INFINITY || best.is_some_and(|(_, bs)| (bx as f64) < bs)) {
+            continue;
+        }
+        let (c, e) = choose_type(h, v, t, x, best, None);
+        *evals += e;
+        if c.nan {
+            return None;
+        }
+        bounds[x as usize] = f32_above(c.bound);
+        if c.best.is_some() {
+            best = c.best;
+        }
+    }
+    let (o, s1) = best?;
+    // Max-Max Util's stage 2 scores the chosen option's utility.
+    let key = match h {
+        EnergyHeuristic::MaxMaxUtil => v.utility(t, o.end),
+        _ => s1,
+    };
+    Some((o, key))
+}
+
+/// Slot `s`'s bounds, `w` a slot, if `bounds` holds them (else empty).
+#[inline]
+fn slot_bounds<'b>(bounds: &'b mut [f32], s: usize, w: usize) -> &'b mut [f32] {
+    bounds.get_mut(s * w..(s + 1) * w).unwrap_or(&mut [])
+}
+
 /// Re-chooses slot `s` (unlinked): links it under its new machine, or reports it as having
-/// no option. Returns whether it is still active, and the options examined.
+/// no option. Returns whether it is still active, and the options examined. With `moved`,
+/// the type whose option moved, and a bound per type kept for the slot (`w` a slot), only
+/// the types [`choose_again`] needs are examined.
+#[allow(clippy::too_many_arguments)]
 fn rechoose(
     h: EnergyHeuristic,
     v: &OptionView<'_>,
     sc: &mut EScratch<'_>,
     heads: &mut [u32],
     s: usize,
+    moved: Option<u8>,
+    w: usize,
     out: &mut dyn FnMut(u32, Decision),
 ) -> (bool, u64) {
     let t = sc.slots[s];
-    let (c, evals) = choose(h, v, t);
+    let b = slot_bounds(sc.bounds, s, w);
+    let mut evals = 0u64;
+    let again = match moved {
+        Some(j) if !b.is_empty() => choose_again(h, v, t, j, b, &mut evals),
+        _ => None,
+    };
+    let c = match again {
+        Some(c) => Some(c),
+        None => {
+            let (c, e) = choose_bounded(h, v, t, b);
+            evals += e;
+            c
+        }
+    };
     match c {
         Some((o, k)) => {
             sc.choice[s] = pack(o.m, o.k);
@@ -612,6 +673,9 @@ fn rechoose(
     }
 }
 
+/// The eager pass: every task whose machine was taken is chosen again at once, over every
+/// type (the reference the tests hold the other passes to).
+#[cfg(test)]
 pub(super) fn run(
     h: EnergyHeuristic,
     v: &mut OptionView<'_>,
@@ -619,13 +683,64 @@ pub(super) fn run(
     n: usize,
     out: &mut dyn FnMut(u32, Decision),
 ) -> u64 {
+    run_with(h, v, sc, n, None, out)
+}
+
+/// [`run`], the re-choices by machine type ([`choose_again`]) when `sc.bounds` holds a bound
+/// per type for every slot: the same decisions. A take moves only its type's best machine
+/// and spends energy, so the other types' options only worsen and the bounds stay bounds,
+/// but for one case: when the type's new earliest start lets one of its options run across
+/// the day's end (`crosses_after`, `longest` each type's longest run among the tasks), a
+/// share moves to tomorrow and an option refused today could fit; every slot's bound on
+/// that type is then lifted to infinity, so that its next re-choice examines the type.
+pub(super) fn run_bounded(
+    h: EnergyHeuristic,
+    v: &mut OptionView<'_>,
+    sc: &mut EScratch<'_>,
+    n: usize,
+    longest: &[Micros],
+    out: &mut dyn FnMut(u32, Decision),
+) -> u64 {
+    run_with(h, v, sc, n, Some(longest), out)
+}
+
+/// Whether, after a take of an option starting at `before` on type `j`, an option on the
+/// type's best machine could run across the day's end; never if the type's earliest start
+/// is still `before` (its options did not move).
+pub(super) fn crosses_after(
+    v: &OptionView<'_>,
+    longest: &[Micros],
+    j: u8,
+    before: Option<Micros>,
+) -> bool {
+    let b = v.best_of(j);
+    if b == NO_MACHINE {
+        return false;
+    }
+    let r = v.ready(b);
+    let de = v.day_end();
+    before != Some(r) && r < de && r.saturating_add(longest[j as usize]) > de
+}
+
+fn run_with(
+    h: EnergyHeuristic,
+    v: &mut OptionView<'_>,
+    sc: &mut EScratch<'_>,
+    n: usize,
+    longest: Option<&[Micros]>,
+    out: &mut dyn FnMut(u32, Decision),
+) -> u64 {
     if n == 0 {
         return 0;
     }
+    let w = v.env.machine_types as usize;
+    // Bounds only with the scratch for them and each type's longest run.
+    let by_type = longest.is_some() && sc.bounds.len() >= n * w;
+    let w = if by_type { w } else { 0 };
     let mut heads = [NONE; MAX_SERIAL_MACHINES];
     let mut evals = 0u64;
     sc.seed_tree(n, |sc, s| {
-        let (active, e) = rechoose(h, v, sc, &mut heads, s, out);
+        let (active, e) = rechoose(h, v, sc, &mut heads, s, None, w, out);
         evals += e;
         active
     });
@@ -637,10 +752,11 @@ pub(super) fn run(
         let s = root as usize;
         let t = sc.slots[s];
         let (m, k) = unpack(sc.choice[s]);
+        let j = v.env.machine_type[m as usize];
         sc.unlink(&mut heads, s);
         // Its option may no longer fit the energy left: choose again.
         let Some(o) = v.valid(t, m, k) else {
-            let (active, e) = rechoose(h, v, sc, &mut heads, s, out);
+            let (active, e) = rechoose(h, v, sc, &mut heads, s, Some(j), w, out);
             evals += e;
             sc.set_leaf(n, s, active);
             continue;
@@ -648,12 +764,19 @@ pub(super) fn run(
         v.take(&o);
         out(t, Ok(o));
         sc.set_leaf(n, s, false);
+        if let Some(l) = longest.filter(|_| by_type) {
+            if crosses_after(v, l, j, Some(o.start)) {
+                for b in sc.bounds[..n * w].iter_mut().skip(j as usize).step_by(w) {
+                    *b = f32::INFINITY;
+                }
+            }
+        }
         // Re-choose the tasks whose choice was `m`; the others' choices still stand.
         let mut x = heads[m as usize];
         heads[m as usize] = NONE;
         while x != NONE {
             let nx = sc.next[x as usize];
-            let (active, e) = rechoose(h, v, sc, &mut heads, x as usize, out);
+            let (active, e) = rechoose(h, v, sc, &mut heads, x as usize, Some(j), w, out);
             evals += e;
             sc.set_leaf(n, x as usize, active);
             x = nx;
@@ -708,6 +831,118 @@ pub(super) mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_take_that_lets_an_option_cross_the_days_end_lifts_the_types_bounds() {
+        use crate::serial::env::{SerialEnv, SerialTask};
+        use crate::serial::pstate::PowerModel;
+        use crate::utility::{UtilityClasses, UtilityCurve};
+        const MIN: u64 = 60_000_000;
+        let mins = |x: u64| Micros(x * MIN);
+        let classes = UtilityClasses::essc20();
+        // Machine 0 is type A, machine 1 type B; one P-state. Task 0 (X): A 100 min ~10 kJ,
+        // B 60 min ~60 kJ; task 1 (T1): B 30 min ~5 kJ; task 2 (T2): A 35 min ~5 kJ.
+        let etc = [
+            mins(100),
+            mins(60),
+            mins(200),
+            mins(30),
+            mins(35),
+            mins(200),
+        ];
+        let apc = [1667, 16_667, 1000, 2778, 2381, 1000];
+        let env = SerialEnv {
+            machine_type: &[0, 1],
+            machine_types: 2,
+            special_types: 0,
+            etc: &etc,
+            classes: &classes,
+        };
+        let power = PowerModel {
+            pstates: 1,
+            etc: &etc,
+            apc_mw: &apc,
+        };
+        let flat = UtilityCurve::Linear {
+            start: 1.0,
+            soft: mins(10_000),
+            hard: mins(10_000),
+            final_value: 1.0,
+        };
+        let tasks: std::vec::Vec<SerialTask> = (0..3)
+            .map(|ty| SerialTask {
+                ty,
+                arrival: Micros::ZERO,
+                curve: flat,
+            })
+            .collect();
+        let norm = Normalisers {
+            max_utility: 1.0,
+            max_eec_j: 1.0,
+            min_eec_j: 1.0,
+            min_etc_s: 1.0,
+        };
+        let mut v = OptionView::new(
+            env,
+            power,
+            &tasks,
+            norm,
+            (Micros::ZERO, mins(60)),
+            mins(120),
+            false,
+            |_| Micros::ZERO,
+        );
+        // 50 kJ today: X's 60 kJ on B does not fit at first. T1 then takes B to 30 min, so
+        // X on B would run 30-90 min, half of it (30 kJ) today, which fits the 40 kJ left
+        // once T1 and T2 are charged; T2's take of A re-chooses X, which must see B again.
+        v.left_today = MilliJoules(50_000_000);
+        v.left_tomorrow = MilliJoules(1_000_000_000);
+        let start = v.clone();
+        let n = 3;
+        let (mut slots, mut key) = (vec![0u32, 1, 2], vec![0.0; n]);
+        let (mut choice, mut next, mut prev, mut tree) = (
+            vec![0u32; n],
+            vec![0u32; n],
+            vec![0u32; n],
+            vec![0u32; 2 * n],
+        );
+        let mut bounds = vec![0.0f32; 2 * n];
+        let mut sc = EScratch {
+            slots: &mut slots,
+            key: &mut key,
+            choice: &mut choice,
+            next: &mut next,
+            prev: &mut prev,
+            tree: &mut tree,
+            bounds: &mut bounds,
+        };
+        let mut got = std::vec::Vec::new();
+        let h = EnergyHeuristic::MinMinComp;
+        run_bounded(
+            h,
+            &mut v,
+            &mut sc,
+            n,
+            &[mins(200), mins(200)],
+            &mut |t, d| got.push((t, d.map(|o| (o.m, o.start)))),
+        );
+        assert_eq!(
+            got,
+            [
+                (1, Ok((1, mins(0)))),
+                (2, Ok((0, mins(0)))),
+                (0, Ok((1, mins(30))))
+            ]
+        );
+        // The pass over every type agrees.
+        sc.bounds = &mut [];
+        let mut v = start;
+        let mut want = std::vec::Vec::new();
+        run(h, &mut v, &mut sc, n, &mut |t, d| {
+            want.push((t, d.map(|o| (o.m, o.start))))
+        });
+        assert_eq!(got, want);
     }
 
     #[test]
