@@ -79,13 +79,16 @@ fn monotone(h: EnergyHeuristic, n: &Normalisers) -> bool {
     }
 }
 
-/// One machine type's valid, filtered options on its best machine, summed up: the earliest
-/// (end, P-state), the shortest ETC and the smallest EEC (each over the options, not
-/// necessarily one option's).
+/// One machine type's options on its best machine, summed up: the earliest (end, P-state),
+/// the shortest ETC and the smallest EEC (each over the options, not necessarily one
+/// option's). Min-Min Comp and Max-Max Util sum up the valid, filtered options (and keep
+/// the earliest); the others every option that starts before the day's end and passes the
+/// filter, valid or not (more options: still bounds).
 #[derive(Clone, Copy)]
 struct TypeMins {
     j: u8,
-    first: Opt,
+    end: Micros,
+    first: Option<Opt>,
     etc: Micros,
     eec: MilliJoules,
 }
@@ -96,12 +99,13 @@ struct TypeMins {
 /// as the end grows, so their best is the least (end, m, k), found on integers; a type's
 /// P-state 0 is its fastest, so once it is valid the type's other P-states cannot end
 /// first. The other heuristics score each type at the utility of the earliest completion
-/// over all types (no option earns more) with the type's least ETC and EEC: by
-/// [`monotone`] no option of the type scores above that, so after the best-bounded type
-/// only the types whose bound reaches the best so far are examined ([`choose_type`], with
-/// that utility as a cap). The best is the maximum of the same total order as the scan's,
-/// so the same option. `Err(evals)`: a NaN or a negative utility, where the monotone steps
-/// do not hold; the scan decides.
+/// over all types (no valid option completes earlier, so none earns more) with the type's
+/// least ETC and EEC: by [`monotone`] no option of the type scores above that, so after the
+/// best-bounded type only the types whose bound reaches the best so far are examined
+/// ([`choose_type`], with that utility as a cap, checking validity only for an option that
+/// could win). The best is the maximum of the same total order as the scan's, so the same
+/// option. `Err(evals)`: a NaN or a negative utility, where the monotone steps do not hold;
+/// the scan decides.
 fn choose_by_type(
     h: EnergyHeuristic,
     v: &OptionView<'_>,
@@ -117,7 +121,8 @@ fn choose_by_type(
     let (ty, arrival) = (task.ty, task.arrival);
     let mut evals = 0u64;
     let mut types: heapless::Vec<TypeMins, MAX_SERIAL_MACHINE_TYPES> = heapless::Vec::new();
-    let mut first: Option<Opt> = None;
+    // The earliest end over the types, and (by end) its option.
+    let mut first: Option<(Micros, Option<Opt>)> = None;
     for j in 0..v.env.machine_types {
         let m = v.best_of(j);
         if m == NO_MACHINE || !v.env.runs(ty, j) {
@@ -127,29 +132,35 @@ fn choose_by_type(
         let mut tm: Option<TypeMins> = None;
         for k in 0..v.power.pstates {
             evals += 1;
-            let Some(o) = v.valid_at(base, m, k) else {
-                continue;
+            let (end, etc, eec, o) = if by_end {
+                let Some(o) = v.valid_at(base, m, k).filter(|o| v.passes(o)) else {
+                    continue;
+                };
+                (o.end, o.end - o.start, o.eec, Some(o))
+            } else {
+                let Some((start, end, eec)) = v.candidate_at(base, m, k) else {
+                    continue;
+                };
+                (end, end - start, eec, None)
             };
-            if !v.passes(&o) {
-                continue;
-            }
-            let etc = o.end - o.start;
             match &mut tm {
                 None => {
                     tm = Some(TypeMins {
                         j,
+                        end,
                         first: o,
                         etc,
-                        eec: o.eec,
+                        eec,
                     })
                 }
                 Some(x) => {
                     // Same machine: (end, k) orders as (end, m, k).
-                    if o.end < x.first.end {
+                    if end < x.end {
+                        x.end = end;
                         x.first = o;
                     }
                     x.etc = x.etc.min(etc);
-                    x.eec = x.eec.min(o.eec);
+                    x.eec = x.eec.min(eec);
                 }
             }
             if by_end && k == 0 {
@@ -158,22 +169,27 @@ fn choose_by_type(
         }
         if let Some(x) = tm {
             // Types in machine order: an equal end is kept by the lower machine.
-            if first.is_none_or(|f| x.first.end < f.end) {
-                first = Some(x.first);
+            if first.is_none_or(|f| x.end < f.0) {
+                first = Some((x.end, x.first));
             }
             // At most one entry per type: it fits.
             let _ = types.push(x);
         }
     }
-    let Some(first) = first else {
+    let Some((first_end, first)) = first else {
         return Ok((None, evals));
     };
     if by_end {
         // Stage 1 is `-end_s`: each type's bound is its earliest option's exact score.
         for x in &types {
-            let (etc_s, eec_j, end_s) = parts(&x.first, arrival);
-            set_bound(bounds, x.j, h.stage1(&v.norm, 0.0, etc_s, eec_j, end_s));
+            if let Some(o) = &x.first {
+                let (etc_s, eec_j, end_s) = parts(o, arrival);
+                set_bound(bounds, x.j, h.stage1(&v.norm, 0.0, etc_s, eec_j, end_s));
+            }
         }
+        let Some(first) = first else {
+            return Err(evals);
+        };
         let key = match h {
             EnergyHeuristic::MaxMaxUtil => v.utility(t, first.end),
             _ => {
@@ -183,8 +199,12 @@ fn choose_by_type(
         };
         return Ok((Some((first, key)), evals));
     }
-    let u_up = v.utility(t, first.end);
-    if !(u_up >= 0.0) {
+    let u_up = v.utility(t, first_end);
+    // Negative or NaN: the monotone steps need a utility of at least zero.
+    if u_up
+        .partial_cmp(&0.0)
+        .is_none_or(|o| o == core::cmp::Ordering::Less)
+    {
         return Err(evals);
     }
     let mut tb = [f64::NEG_INFINITY; MAX_SERIAL_MACHINE_TYPES];
@@ -195,7 +215,7 @@ fn choose_by_type(
             u_up,
             x.etc.as_secs_f64(),
             x.eec.as_joules_f64(),
-            (x.first.end - arrival).as_secs_f64(),
+            (x.end - arrival).as_secs_f64(),
         );
         if b.is_nan() {
             return Err(evals);
@@ -206,7 +226,7 @@ fn choose_by_type(
         }
     }
     let mut best: Option<(Opt, f64)> = None;
-    let cap = Some((first.end, u_up));
+    let cap = Some((first_end, u_up));
     for i in core::iter::once(top).chain((0..types.len()).filter(|&i| i != top)) {
         let j = types[i].j;
         // No option of the type scores above its bound: it cannot beat the best.
@@ -224,7 +244,7 @@ fn choose_by_type(
             best = c.best;
         }
     }
-    // Every type has an option, so the best-bounded type gave one.
+    // None: no option is valid (every type was examined).
     Ok((best, evals))
 }
 
@@ -435,8 +455,8 @@ pub(super) fn choose_type(
     let base = v.power.base(&v.env, task.ty, j);
     let mut best = incumbent;
     let mut evals = 0u64;
-    let wins = |s: f64, o: &Opt, best: &Option<(Opt, f64)>| {
-        best.is_none_or(|(b, bs)| s > bs || (s == bs && (o.end, o.m, o.k) < (b.end, b.m, b.k)))
+    let wins = |s: f64, o: (Micros, u16, u8), best: &Option<(Opt, f64)>| {
+        best.is_none_or(|(b, bs)| s > bs || (s == bs && o < (b.end, b.m, b.k)))
     };
     if matches!(h, EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil) {
         let mut first: Option<Opt> = None;
@@ -463,26 +483,32 @@ pub(super) fn choose_type(
                 return (r, evals);
             }
             r.bound = s1;
-            if wins(s1, &o, &best) {
+            if wins(s1, (o.end, o.m, o.k), &best) {
                 r.best = Some((o, s1));
             }
         }
         return (r, evals);
     }
+    // Each option's bound first, from its times and energy; its validity only if it could
+    // win (an invalid option's bound is still a bound).
     for k in 0..v.power.pstates {
         evals += 1;
-        let Some(o) = v.valid_at(base, m, k) else {
+        let Some((start, end, eec)) = v.candidate_at(base, m, k) else {
             continue;
         };
-        if !v.passes(&o) {
-            continue;
-        }
-        let (etc_s, eec_j, end_s) = parts(&o, task.arrival);
-        let s1 = match cap {
+        let etc_s = (end - start).as_secs_f64();
+        let eec_j = eec.as_joules_f64();
+        let end_s = (end - task.arrival).as_secs_f64();
+        let (o, s1) = match cap {
             // The capping utility is this option's own.
-            Some((c, u)) if o.end == c => h.stage1(&v.norm, u, etc_s, eec_j, end_s),
+            Some((c, u)) if end == c => {
+                let Some(o) = v.valid_at(base, m, k) else {
+                    continue;
+                };
+                (o, h.stage1(&v.norm, u, etc_s, eec_j, end_s))
+            }
             _ => {
-                let mut up = v.utility_upper(t, o.end);
+                let mut up = v.utility_upper(t, end);
                 if let Some((_, u)) = cap {
                     up = up.min(u);
                 }
@@ -492,12 +518,15 @@ pub(super) fn choose_type(
                         r.nan = true;
                         return (r, evals);
                     }
-                    if !wins(b, &o, &best) {
+                    if !wins(b, (end, m, k), &best) {
                         r.bound = r.bound.max(b);
                         continue;
                     }
                 }
-                h.stage1(&v.norm, v.utility(t, o.end), etc_s, eec_j, end_s)
+                let Some(o) = v.valid_at(base, m, k) else {
+                    continue;
+                };
+                (o, h.stage1(&v.norm, v.utility(t, end), etc_s, eec_j, end_s))
             }
         };
         if s1.is_nan() {
@@ -505,7 +534,7 @@ pub(super) fn choose_type(
             return (r, evals);
         }
         r.bound = r.bound.max(s1);
-        if wins(s1, &o, &best) {
+        if wins(s1, (end, m, k), &best) {
             best = Some((o, s1));
             r.best = best;
         }
@@ -625,7 +654,7 @@ pub(super) fn choose_again(
 
 /// Slot `s`'s bounds, `w` a slot, if `bounds` holds them (else empty).
 #[inline]
-fn slot_bounds<'b>(bounds: &'b mut [f32], s: usize, w: usize) -> &'b mut [f32] {
+fn slot_bounds(bounds: &mut [f32], s: usize, w: usize) -> &mut [f32] {
     bounds.get_mut(s * w..(s + 1) * w).unwrap_or(&mut [])
 }
 
