@@ -9,6 +9,11 @@
 //! when its machine was taken (those tasks sit on the machine's list and are re-chosen) or
 //! its option no longer fits the energy left (checked when it reaches the top of the
 //! tournament tree, and re-chosen then: a stale key only overestimates).
+//!
+//! A choice goes by machine type (`choose_by_type`, `choose_again`): one bound per type on
+//! its options' scores, and only the types whose bound reaches the best so far examined;
+//! the option-by-option scan (`choose_scan`) decides where the bounds' monotone argument
+//! does not hold, and under `cfg(test)` every choice is made again by it and compared.
 
 use super::{Decision, EScratch};
 use crate::serial::energy_heuristic::{EnergyHeuristic, Normalisers};

@@ -28,8 +28,13 @@
 //! its options' scores (`sc.bounds`, set by its last choice over every type), and a type whose
 //! bound is below the best found is not examined ([`Lazy::rechoose`]).
 //!
+//! The eager pass it falls back to re-chooses by machine type too (`two_stage::run_bounded`:
+//! there a take that lets an option cross the day's end lifts every task's bound on the
+//! type instead).
+//!
 //! Under `cfg(test)` every lazy event of the core's tests is mapped again by the eager pass
-//! and compared (`tests::check_against_eager`).
+//! and compared (`tests::check_against_eager`), and every fallback's decisions by the eager
+//! pass over every type (`tests::check_bounded_eager`).
 
 use super::two_stage::{self, choose_again, choose_bounded, crosses_after, pack, unpack};
 use super::{Decision, EScratch};
