@@ -546,3 +546,40 @@ proptest! {
         check_machines_serial(&w, &tasks, &starts);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Short days, long runs and tight budgets: most events sit at a day's end, where the
+    /// lazy pass gives way to the eager pass and a take can let an option cross the day's end
+    /// (a share moves to tomorrow, so an option refused today fits). The eager pass by
+    /// machine type is mapped again over every type and compared (under `cfg(test)`).
+    #[test]
+    fn the_eager_pass_by_type_decides_as_over_every_type_at_the_days_end(
+        seed in prop::collection::vec(0u64..1_000_000, 8..32),
+        types in 3u8..10,
+        n in 20usize..90,
+        h in 0usize..7,
+        budget_kj in 100u64..1500,
+        day_min in 15u64..45,
+        filter in 0u8..2,
+    ) {
+        let w = wide_world(&seed, types);
+        let tasks = essc_workload(&seed, n);
+        let c = EnergyConfig {
+            heuristic: heuristics()[h],
+            filter: if filter == 0 { SerialFilter::None } else { SerialFilter::Tuned(0.75) },
+            machines: Machines::Queued,
+            theta: 0.0,
+            interval: Micros(MIN),
+            budget: MilliJoules::from_joules(budget_kj * 1000),
+            first_day: Micros(day_min * MIN),
+            day_len: Micros(day_min * MIN),
+            window: (Micros(day_min * MIN), Micros(6 * day_min * MIN)),
+            seed: seed[0],
+        };
+        let (r, starts) = run(&w, &tasks, c);
+        prop_assert!(r.max_day_energy <= r.max_day_budget, "{r:?}");
+        check_machines_serial(&w, &tasks, &starts);
+    }
+}

@@ -190,6 +190,29 @@ impl<'v> OptionView<'v> {
         })
     }
 
+    /// The start, end and EEC of the option at table index `base` plus `k` on machine `m`
+    /// ([`OptionView::valid_at`]), if the machine runs it, it starts before the day's end
+    /// and it passes the filter; whether its energy fits is not checked.
+    #[inline]
+    pub fn candidate_at(
+        &self,
+        base: usize,
+        m: u16,
+        k: u8,
+    ) -> Option<(Micros, Micros, MilliJoules)> {
+        let i = base + k as usize;
+        let etc = self.power.etc[i];
+        let start = self.ready[m as usize];
+        if etc == Micros::MAX || start >= self.day.1 {
+            return None;
+        }
+        let eec = self.power.eec_at(i);
+        if self.passing_mj.is_none_or(|x| eec.0 > x) {
+            return None;
+        }
+        Some((start, start.saturating_add(etc), eec))
+    }
+
     /// Sets the filter's budget in joules (infinite: no filter). An option passes if its EEC
     /// in joules, [`MilliJoules::as_joules_f64`], is at most the budget.
     pub fn set_filter_budget(&mut self, budget_j: f64) {

@@ -9,14 +9,19 @@
 //! when its machine was taken (those tasks sit on the machine's list and are re-chosen) or
 //! its option no longer fits the energy left (checked when it reaches the top of the
 //! tournament tree, and re-chosen then: a stale key only overestimates).
+//!
+//! A choice goes by machine type (`choose_by_type`, `choose_again`): one bound per type on
+//! its options' scores, and only the types whose bound reaches the best so far examined;
+//! the option-by-option scan (`choose_scan`) decides where the bounds' monotone argument
+//! does not hold, and under `cfg(test)` every choice is made again by it and compared.
 
 use super::{Decision, EScratch};
-use crate::serial::energy_heuristic::EnergyHeuristic;
+use crate::serial::energy_heuristic::{EnergyHeuristic, Normalisers};
 use crate::serial::env::{MAX_SERIAL_MACHINES, MAX_SERIAL_MACHINE_TYPES};
 use crate::serial::options::{Opt, OptionView, NO_MACHINE};
 use crate::serial::pstate::MAX_SERIAL_PSTATES;
 use crate::serial::queue::NONE;
-use crate::units::Micros;
+use crate::units::{Micros, MilliJoules};
 
 #[inline]
 pub(super) fn pack(m: u16, k: u8) -> u32 {
@@ -31,20 +36,239 @@ pub(super) fn unpack(c: u32) -> (u16, u8) {
 /// Most options of one task (one machine per type).
 const MAX_OPTIONS: usize = MAX_SERIAL_MACHINE_TYPES * MAX_SERIAL_PSTATES;
 
-/// Task `t`'s best valid, filtered option and its stage-2 score; the options examined.
-pub(super) fn choose(h: EnergyHeuristic, v: &OptionView<'_>, t: u32) -> (Option<(Opt, f64)>, u64) {
-    choose_bounded(h, v, t, &mut [])
-}
-
-/// [`choose`], writing in `bounds` (empty, or one entry per machine type) an upper bound on
+/// Task `t`'s best valid, filtered option and its stage-2 score, and the options examined;
+/// in `bounds` (empty, or one entry per machine type) an upper bound on
 /// the stage-1 score of each type's valid, filtered options (`-inf`: none), for
 /// `two_stage_lazy`'s re-choices.
+///
+/// The choice [`choose_scan`] makes, with less arithmetic (`choose_by_type`); the scan
+/// itself when that does not apply.
+pub(super) fn choose_bounded(
+    h: EnergyHeuristic,
+    v: &OptionView<'_>,
+    t: u32,
+    bounds: &mut [f32],
+) -> (Option<(Opt, f64)>, u64) {
+    let r = choose_by_type(h, v, t, bounds).unwrap_or_else(|e| {
+        let (c, e2) = choose_scan(h, v, t, bounds);
+        (c, e + e2)
+    });
+    #[cfg(test)]
+    tests::check_choice(h, v, t, &r.0, bounds);
+    r
+}
+
+/// Whether `h`'s stage-1 score never falls as the utility grows, nor rises as the ETC, the
+/// EEC or the completion grows, for any utility from a non-negative one down: each step of
+/// Eq. 3-5 (a division by a positive constant or by the time or energy, a product by a
+/// weight in [0, 1], a difference with the energy term) is monotone, and IEEE rounding keeps
+/// a monotone step weakly monotone. A NaN is still possible (infinity times zero) and sends
+/// the choice back to the scan.
+fn monotone(h: EnergyHeuristic, n: &Normalisers) -> bool {
+    let pos = |x: f64| x > 0.0 && x.is_finite();
+    match h {
+        EnergyHeuristic::MinMinComp
+        | EnergyHeuristic::MaxMaxUtil
+        | EnergyHeuristic::MaxMaxUpt
+        | EnergyHeuristic::MaxMaxUpe => true,
+        EnergyHeuristic::WeightedUtil(w)
+        | EnergyHeuristic::WeightedUpt(w)
+        | EnergyHeuristic::WeightedUpe(w) => {
+            (0.0..=1.0).contains(&w)
+                && pos(n.max_utility)
+                && pos(n.max_eec_j)
+                && pos(n.min_eec_j)
+                && pos(n.min_etc_s)
+        }
+        EnergyHeuristic::ArrivalOrder { .. } | EnergyHeuristic::Random => false,
+    }
+}
+
+/// One machine type's options on its best machine, summed up: the earliest (end, P-state),
+/// the shortest ETC and the smallest EEC (each over the options, not necessarily one
+/// option's). Min-Min Comp and Max-Max Util sum up the valid, filtered options (and keep
+/// the earliest); the others every option that starts before the day's end and passes the
+/// filter, valid or not (more options: still bounds).
+#[derive(Clone, Copy)]
+struct TypeMins {
+    j: u8,
+    end: Micros,
+    first: Option<Opt>,
+    etc: Micros,
+    eec: MilliJoules,
+}
+
+/// [`choose_scan`]'s choice by machine type: one bound per type instead of one per option.
+///
+/// Min-Min Comp and Max-Max Util rank stage 1 by completion alone, and `-end_s` never rises
+/// as the end grows, so their best is the least (end, m, k), found on integers; a type's
+/// P-state 0 is its fastest, so once it is valid the type's other P-states cannot end
+/// first. The other heuristics score each type at the utility of the earliest completion
+/// over all types (no valid option completes earlier, so none earns more) with the type's
+/// least ETC and EEC: by [`monotone`] no option of the type scores above that, so after the
+/// best-bounded type only the types whose bound reaches the best so far are examined
+/// ([`choose_type`], with that utility as a cap, checking validity only for an option that
+/// could win). The best is the maximum of the same total order as the scan's, so the same
+/// option. `Err(evals)`: a NaN or a negative utility, where the monotone steps do not hold;
+/// the scan decides.
+fn choose_by_type(
+    h: EnergyHeuristic,
+    v: &OptionView<'_>,
+    t: u32,
+    bounds: &mut [f32],
+) -> Result<(Option<(Opt, f64)>, u64), u64> {
+    bounds.fill(f32::NEG_INFINITY);
+    if !monotone(h, &v.norm) {
+        return Err(0);
+    }
+    let by_end = matches!(h, EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil);
+    let task = &v.tasks[t as usize];
+    let (ty, arrival) = (task.ty, task.arrival);
+    let mut evals = 0u64;
+    let mut types: heapless::Vec<TypeMins, MAX_SERIAL_MACHINE_TYPES> = heapless::Vec::new();
+    // The earliest end over the types, and (by end) its option.
+    let mut first: Option<(Micros, Option<Opt>)> = None;
+    for j in 0..v.env.machine_types {
+        let m = v.best_of(j);
+        if m == NO_MACHINE || !v.env.runs(ty, j) {
+            continue;
+        }
+        let base = v.power.base(&v.env, ty, j);
+        let mut tm: Option<TypeMins> = None;
+        for k in 0..v.power.pstates {
+            evals += 1;
+            let (end, etc, eec, o) = if by_end {
+                let Some(o) = v.valid_at(base, m, k).filter(|o| v.passes(o)) else {
+                    continue;
+                };
+                (o.end, o.end - o.start, o.eec, Some(o))
+            } else {
+                let Some((start, end, eec)) = v.candidate_at(base, m, k) else {
+                    continue;
+                };
+                (end, end - start, eec, None)
+            };
+            match &mut tm {
+                None => {
+                    tm = Some(TypeMins {
+                        j,
+                        end,
+                        first: o,
+                        etc,
+                        eec,
+                    })
+                }
+                Some(x) => {
+                    // Same machine: (end, k) orders as (end, m, k).
+                    if end < x.end {
+                        x.end = end;
+                        x.first = o;
+                    }
+                    x.etc = x.etc.min(etc);
+                    x.eec = x.eec.min(eec);
+                }
+            }
+            if by_end && k == 0 {
+                break;
+            }
+        }
+        if let Some(x) = tm {
+            // Types in machine order: an equal end is kept by the lower machine.
+            if first.is_none_or(|f| x.end < f.0) {
+                first = Some((x.end, x.first));
+            }
+            // At most one entry per type: it fits.
+            let _ = types.push(x);
+        }
+    }
+    let Some((first_end, first)) = first else {
+        return Ok((None, evals));
+    };
+    if by_end {
+        // Stage 1 is `-end_s`: each type's bound is its earliest option's exact score.
+        for x in &types {
+            if let Some(o) = &x.first {
+                let (etc_s, eec_j, end_s) = parts(o, arrival);
+                set_bound(bounds, x.j, h.stage1(&v.norm, 0.0, etc_s, eec_j, end_s));
+            }
+        }
+        let Some(first) = first else {
+            return Err(evals);
+        };
+        let key = match h {
+            EnergyHeuristic::MaxMaxUtil => v.utility(t, first.end),
+            _ => {
+                let (etc_s, eec_j, end_s) = parts(&first, arrival);
+                h.stage1(&v.norm, 0.0, etc_s, eec_j, end_s)
+            }
+        };
+        return Ok((Some((first, key)), evals));
+    }
+    let u_up = v.utility(t, first_end);
+    // Negative or NaN: the monotone steps need a utility of at least zero.
+    if u_up
+        .partial_cmp(&0.0)
+        .is_none_or(|o| o == core::cmp::Ordering::Less)
+    {
+        return Err(evals);
+    }
+    let mut tb = [f64::NEG_INFINITY; MAX_SERIAL_MACHINE_TYPES];
+    let mut top = 0usize;
+    for (i, x) in types.iter().enumerate() {
+        let b = h.stage1(
+            &v.norm,
+            u_up,
+            x.etc.as_secs_f64(),
+            x.eec.as_joules_f64(),
+            (x.end - arrival).as_secs_f64(),
+        );
+        if b.is_nan() {
+            return Err(evals);
+        }
+        tb[i] = b;
+        if b > tb[top] {
+            top = i;
+        }
+    }
+    let mut best: Option<(Opt, f64)> = None;
+    let cap = Some((first_end, u_up));
+    for i in core::iter::once(top).chain((0..types.len()).filter(|&i| i != top)) {
+        let j = types[i].j;
+        // No option of the type scores above its bound: it cannot beat the best.
+        if best.is_some_and(|(_, bs)| tb[i] < bs) {
+            set_bound(bounds, j, tb[i]);
+            continue;
+        }
+        let (c, e) = choose_type(h, v, t, j, best, cap);
+        evals += e;
+        if c.nan {
+            return Err(evals);
+        }
+        set_bound(bounds, j, c.bound.min(tb[i]));
+        if c.best.is_some() {
+            best = c.best;
+        }
+    }
+    // None: no option is valid (every type was examined).
+    Ok((best, evals))
+}
+
+/// Type `j`'s bound in `bounds`, when it keeps them (empty: not).
+#[inline]
+fn set_bound(bounds: &mut [f32], j: u8, b: f64) {
+    if let Some(x) = bounds.get_mut(j as usize) {
+        *x = f32_above(b);
+    }
+}
+
+/// The choice over every option: each option's score at the utility of the earliest
+/// completion, then the options in turn, the highest first.
 ///
 /// Every objective is non-decreasing in the utility, and no option earns more than the one
 /// completing first, so an option whose score at that utility cannot beat the best so far
 /// is skipped without evaluating its utility (the same choice, far fewer evaluations of the
 /// curve); each type's bound is the highest of its options' tightest bounds on the way.
-pub(super) fn choose_bounded(
+pub(super) fn choose_scan(
     h: EnergyHeuristic,
     v: &OptionView<'_>,
     t: u32,
@@ -201,20 +425,27 @@ pub(super) struct TypeChoice {
     /// An upper bound on the stage-1 score of each of the type's valid, filtered options
     /// (`-inf`: none).
     pub bound: f64,
-    /// A score was NaN, which [`choose`] ranks its own way: choose over every type instead.
+    /// A score was NaN, which [`choose_scan`] ranks its own way: choose over every type instead.
     pub nan: bool,
 }
 
 /// Task `t`'s best valid, filtered option on machine type `j` (on its best machine) and its
-/// stage-1 score, if it beats `incumbent` as [`choose`] ranks them (higher score, then
+/// stage-1 score, if it beats `incumbent` as [`choose_bounded`] ranks them (higher score, then
 /// earlier (end, m, k)); the options examined. An option whose score at the level that
 /// starts its curve's interval cannot beat the best so far is not evaluated (no `exp`).
+/// With `cap`, (c, u): task `t` earns `u` completing at `c`, and no option completes
+/// earlier, so `u` bounds every option's utility too.
+///
+/// Min-Min Comp and Max-Max Util score stage 1 by completion alone (`-end_s`, never rising
+/// as the end grows): the type's best is its least (end, k), and its P-state 0 is its
+/// fastest, so once that one is valid the others are not looked at.
 pub(super) fn choose_type(
     h: EnergyHeuristic,
     v: &OptionView<'_>,
     t: u32,
     j: u8,
     incumbent: Option<(Opt, f64)>,
+    cap: Option<(Micros, f64)>,
 ) -> (TypeChoice, u64) {
     let mut r = TypeChoice {
         best: None,
@@ -226,45 +457,89 @@ pub(super) fn choose_type(
     if m == NO_MACHINE || !v.env.runs(task.ty, j) {
         return (r, 0);
     }
-    let needs_u = !matches!(h, EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil);
     let base = v.power.base(&v.env, task.ty, j);
     let mut best = incumbent;
     let mut evals = 0u64;
-    let wins = |s: f64, o: &Opt, best: &Option<(Opt, f64)>| {
-        best.is_none_or(|(b, bs)| s > bs || (s == bs && (o.end, o.m, o.k) < (b.end, b.m, b.k)))
+    let wins = |s: f64, o: (Micros, u16, u8), best: &Option<(Opt, f64)>| {
+        best.is_none_or(|(b, bs)| s > bs || (s == bs && o < (b.end, b.m, b.k)))
     };
+    if matches!(h, EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil) {
+        let mut first: Option<Opt> = None;
+        for k in 0..v.power.pstates {
+            evals += 1;
+            let Some(o) = v.valid_at(base, m, k) else {
+                continue;
+            };
+            if !v.passes(&o) {
+                continue;
+            }
+            if first.is_none_or(|f| o.end < f.end) {
+                first = Some(o);
+            }
+            if k == 0 {
+                break;
+            }
+        }
+        if let Some(o) = first {
+            let (etc_s, eec_j, end_s) = parts(&o, task.arrival);
+            let s1 = h.stage1(&v.norm, 0.0, etc_s, eec_j, end_s);
+            if s1.is_nan() {
+                r.nan = true;
+                return (r, evals);
+            }
+            r.bound = s1;
+            if wins(s1, (o.end, o.m, o.k), &best) {
+                r.best = Some((o, s1));
+            }
+        }
+        return (r, evals);
+    }
+    // Each option's bound first, from its times and energy; its validity only if it could
+    // win (an invalid option's bound is still a bound).
     for k in 0..v.power.pstates {
         evals += 1;
-        let Some(o) = v.valid_at(base, m, k) else {
+        let Some((start, end, eec)) = v.candidate_at(base, m, k) else {
             continue;
         };
-        if !v.passes(&o) {
-            continue;
-        }
-        let (etc_s, eec_j, end_s) = parts(&o, task.arrival);
-        let s1 = if needs_u {
-            let up = v.utility_upper(t, o.end);
-            if up.is_finite() {
-                let b = h.stage1(&v.norm, up, etc_s, eec_j, end_s);
-                if b.is_nan() {
-                    r.nan = true;
-                    return (r, evals);
-                }
-                if !wins(b, &o, &best) {
-                    r.bound = r.bound.max(b);
+        let etc_s = (end - start).as_secs_f64();
+        let eec_j = eec.as_joules_f64();
+        let end_s = (end - task.arrival).as_secs_f64();
+        let (o, s1) = match cap {
+            // The capping utility is this option's own.
+            Some((c, u)) if end == c => {
+                let Some(o) = v.valid_at(base, m, k) else {
                     continue;
-                }
+                };
+                (o, h.stage1(&v.norm, u, etc_s, eec_j, end_s))
             }
-            h.stage1(&v.norm, v.utility(t, o.end), etc_s, eec_j, end_s)
-        } else {
-            h.stage1(&v.norm, 0.0, etc_s, eec_j, end_s)
+            _ => {
+                let mut up = v.utility_upper(t, end);
+                if let Some((_, u)) = cap {
+                    up = up.min(u);
+                }
+                if up.is_finite() {
+                    let b = h.stage1(&v.norm, up, etc_s, eec_j, end_s);
+                    if b.is_nan() {
+                        r.nan = true;
+                        return (r, evals);
+                    }
+                    if !wins(b, (end, m, k), &best) {
+                        r.bound = r.bound.max(b);
+                        continue;
+                    }
+                }
+                let Some(o) = v.valid_at(base, m, k) else {
+                    continue;
+                };
+                (o, h.stage1(&v.norm, v.utility(t, end), etc_s, eec_j, end_s))
+            }
         };
         if s1.is_nan() {
             r.nan = true;
             return (r, evals);
         }
         r.bound = r.bound.max(s1);
-        if wins(s1, &o, &best) {
+        if wins(s1, (end, m, k), &best) {
             best = Some((o, s1));
             r.best = best;
         }
@@ -341,18 +616,83 @@ impl EScratch<'_> {
     }
 }
 
+/// Task `t`'s choice again after its option on machine type `j` moved (its machine was
+/// taken, or it no longer fits the energy left), `bounds` holding one upper bound per type
+/// on its options' stage-1 scores. Type `j` goes first, then only the types whose bound
+/// does not fall below the best found so far: the best found then scores above every type
+/// left, so it is the option a choice over every type finds, whatever the tie order. Each
+/// examined type's bound is renewed. `None`: no option found, or a NaN; a choice over every
+/// type decides then.
+pub(super) fn choose_again(
+    h: EnergyHeuristic,
+    v: &OptionView<'_>,
+    t: u32,
+    j: u8,
+    bounds: &mut [f32],
+    evals: &mut u64,
+) -> Option<(Opt, f64)> {
+    let mut best: Option<(Opt, f64)> = None;
+    let types = v.env.machine_types;
+    for x in core::iter::once(j).chain((0..types).filter(|&y| y != j)) {
+        let bx = bounds[x as usize];
+        if x != j && (bx == f32::NEG_INFINITY || best.is_some_and(|(_, bs)| (bx as f64) < bs)) {
+            continue;
+        }
+        let (c, e) = choose_type(h, v, t, x, best, None);
+        *evals += e;
+        if c.nan {
+            return None;
+        }
+        bounds[x as usize] = f32_above(c.bound);
+        if c.best.is_some() {
+            best = c.best;
+        }
+    }
+    let (o, s1) = best?;
+    // Max-Max Util's stage 2 scores the chosen option's utility.
+    let key = match h {
+        EnergyHeuristic::MaxMaxUtil => v.utility(t, o.end),
+        _ => s1,
+    };
+    Some((o, key))
+}
+
+/// Slot `s`'s bounds, `w` a slot, if `bounds` holds them (else empty).
+#[inline]
+fn slot_bounds(bounds: &mut [f32], s: usize, w: usize) -> &mut [f32] {
+    bounds.get_mut(s * w..(s + 1) * w).unwrap_or(&mut [])
+}
+
 /// Re-chooses slot `s` (unlinked): links it under its new machine, or reports it as having
-/// no option. Returns whether it is still active, and the options examined.
+/// no option. Returns whether it is still active, and the options examined. With `moved`,
+/// the type whose option moved, and a bound per type kept for the slot (`w` a slot), only
+/// the types [`choose_again`] needs are examined.
+#[allow(clippy::too_many_arguments)]
 fn rechoose(
     h: EnergyHeuristic,
     v: &OptionView<'_>,
     sc: &mut EScratch<'_>,
     heads: &mut [u32],
     s: usize,
+    moved: Option<u8>,
+    w: usize,
     out: &mut dyn FnMut(u32, Decision),
 ) -> (bool, u64) {
     let t = sc.slots[s];
-    let (c, evals) = choose(h, v, t);
+    let b = slot_bounds(sc.bounds, s, w);
+    let mut evals = 0u64;
+    let again = match moved {
+        Some(j) if !b.is_empty() => choose_again(h, v, t, j, b, &mut evals),
+        _ => None,
+    };
+    let c = match again {
+        Some(c) => Some(c),
+        None => {
+            let (c, e) = choose_bounded(h, v, t, b);
+            evals += e;
+            c
+        }
+    };
     match c {
         Some((o, k)) => {
             sc.choice[s] = pack(o.m, o.k);
@@ -367,6 +707,9 @@ fn rechoose(
     }
 }
 
+/// The eager pass: every task whose machine was taken is chosen again at once, over every
+/// type (the reference the tests hold the other passes to).
+#[cfg(test)]
 pub(super) fn run(
     h: EnergyHeuristic,
     v: &mut OptionView<'_>,
@@ -374,13 +717,64 @@ pub(super) fn run(
     n: usize,
     out: &mut dyn FnMut(u32, Decision),
 ) -> u64 {
+    run_with(h, v, sc, n, None, out)
+}
+
+/// [`run`], the re-choices by machine type ([`choose_again`]) when `sc.bounds` holds a bound
+/// per type for every slot: the same decisions. A take moves only its type's best machine
+/// and spends energy, so the other types' options only worsen and the bounds stay bounds,
+/// but for one case: when the type's new earliest start lets one of its options run across
+/// the day's end (`crosses_after`, `longest` each type's longest run among the tasks), a
+/// share moves to tomorrow and an option refused today could fit; every slot's bound on
+/// that type is then lifted to infinity, so that its next re-choice examines the type.
+pub(super) fn run_bounded(
+    h: EnergyHeuristic,
+    v: &mut OptionView<'_>,
+    sc: &mut EScratch<'_>,
+    n: usize,
+    longest: &[Micros],
+    out: &mut dyn FnMut(u32, Decision),
+) -> u64 {
+    run_with(h, v, sc, n, Some(longest), out)
+}
+
+/// Whether, after a take of an option starting at `before` on type `j`, an option on the
+/// type's best machine could run across the day's end; never if the type's earliest start
+/// is still `before` (its options did not move).
+pub(super) fn crosses_after(
+    v: &OptionView<'_>,
+    longest: &[Micros],
+    j: u8,
+    before: Option<Micros>,
+) -> bool {
+    let b = v.best_of(j);
+    if b == NO_MACHINE {
+        return false;
+    }
+    let r = v.ready(b);
+    let de = v.day_end();
+    before != Some(r) && r < de && r.saturating_add(longest[j as usize]) > de
+}
+
+fn run_with(
+    h: EnergyHeuristic,
+    v: &mut OptionView<'_>,
+    sc: &mut EScratch<'_>,
+    n: usize,
+    longest: Option<&[Micros]>,
+    out: &mut dyn FnMut(u32, Decision),
+) -> u64 {
     if n == 0 {
         return 0;
     }
+    let w = v.env.machine_types as usize;
+    // Bounds only with the scratch for them and each type's longest run.
+    let by_type = longest.is_some() && sc.bounds.len() >= n * w;
+    let w = if by_type { w } else { 0 };
     let mut heads = [NONE; MAX_SERIAL_MACHINES];
     let mut evals = 0u64;
     sc.seed_tree(n, |sc, s| {
-        let (active, e) = rechoose(h, v, sc, &mut heads, s, out);
+        let (active, e) = rechoose(h, v, sc, &mut heads, s, None, w, out);
         evals += e;
         active
     });
@@ -392,10 +786,11 @@ pub(super) fn run(
         let s = root as usize;
         let t = sc.slots[s];
         let (m, k) = unpack(sc.choice[s]);
+        let j = v.env.machine_type[m as usize];
         sc.unlink(&mut heads, s);
         // Its option may no longer fit the energy left: choose again.
         let Some(o) = v.valid(t, m, k) else {
-            let (active, e) = rechoose(h, v, sc, &mut heads, s, out);
+            let (active, e) = rechoose(h, v, sc, &mut heads, s, Some(j), w, out);
             evals += e;
             sc.set_leaf(n, s, active);
             continue;
@@ -403,12 +798,19 @@ pub(super) fn run(
         v.take(&o);
         out(t, Ok(o));
         sc.set_leaf(n, s, false);
+        if let Some(l) = longest.filter(|_| by_type) {
+            if crosses_after(v, l, j, Some(o.start)) {
+                for b in sc.bounds[..n * w].iter_mut().skip(j as usize).step_by(w) {
+                    *b = f32::INFINITY;
+                }
+            }
+        }
         // Re-choose the tasks whose choice was `m`; the others' choices still stand.
         let mut x = heads[m as usize];
         heads[m as usize] = NONE;
         while x != NONE {
             let nx = sc.next[x as usize];
-            let (active, e) = rechoose(h, v, sc, &mut heads, x as usize, out);
+            let (active, e) = rechoose(h, v, sc, &mut heads, x as usize, Some(j), w, out);
             evals += e;
             sc.set_leaf(n, x as usize, active);
             x = nx;
@@ -417,8 +819,165 @@ pub(super) fn run(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::f32_above;
+pub(super) mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec;
+
+    /// Every choice of the core's tests is made again by the scan over every option: the
+    /// same option and key; and no valid, filtered option scores above its type's bound.
+    pub(in crate::serial::energy_policy) fn check_choice(
+        h: EnergyHeuristic,
+        v: &OptionView<'_>,
+        t: u32,
+        got: &Option<(Opt, f64)>,
+        bounds: &[f32],
+    ) {
+        let mut scratch = vec![0.0f32; bounds.len()];
+        let (want, _) = choose_scan(h, v, t, &mut scratch);
+        match (got, want) {
+            (None, None) => {}
+            (Some((a, ka)), Some((b, kb))) => {
+                assert_eq!(*a, b, "{h:?}: task {t} chose another option");
+                assert!(
+                    ka.to_bits() == kb.to_bits() || (ka.is_nan() && kb.is_nan()),
+                    "{h:?}: task {t}: key {ka} against {kb}"
+                );
+            }
+            _ => panic!("{h:?}: task {t}: {got:?} against {want:?}"),
+        }
+        let task = &v.tasks[t as usize];
+        for j in 0..(bounds.len().min(v.env.machine_types as usize)) as u8 {
+            let m = v.best_of(j);
+            if m == NO_MACHINE || !v.env.runs(task.ty, j) {
+                continue;
+            }
+            for k in 0..v.power.pstates {
+                let Some(o) = v.valid(t, m, k).filter(|o| v.passes(o)) else {
+                    continue;
+                };
+                let (etc_s, eec_j, end_s) = parts(&o, task.arrival);
+                let s = h.stage1(&v.norm, v.utility(t, o.end), etc_s, eec_j, end_s);
+                assert!(
+                    s.is_nan() || s <= bounds[j as usize] as f64,
+                    "{h:?}: task {t}, type {j}, P-state {k}: {s} above {}",
+                    bounds[j as usize]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_take_that_lets_an_option_cross_the_days_end_lifts_the_types_bounds() {
+        use crate::serial::env::{SerialEnv, SerialTask};
+        use crate::serial::pstate::PowerModel;
+        use crate::utility::{UtilityClasses, UtilityCurve};
+        const MIN: u64 = 60_000_000;
+        let mins = |x: u64| Micros(x * MIN);
+        let classes = UtilityClasses::essc20();
+        // Machine 0 is type A, machine 1 type B; one P-state. Task 0 (X): A 100 min ~10 kJ,
+        // B 60 min ~60 kJ; task 1 (T1): B 30 min ~5 kJ; task 2 (T2): A 35 min ~5 kJ.
+        let etc = [
+            mins(100),
+            mins(60),
+            mins(200),
+            mins(30),
+            mins(35),
+            mins(200),
+        ];
+        let apc = [1667, 16_667, 1000, 2778, 2381, 1000];
+        let env = SerialEnv {
+            machine_type: &[0, 1],
+            machine_types: 2,
+            special_types: 0,
+            etc: &etc,
+            classes: &classes,
+        };
+        let power = PowerModel {
+            pstates: 1,
+            etc: &etc,
+            apc_mw: &apc,
+        };
+        let flat = UtilityCurve::Linear {
+            start: 1.0,
+            soft: mins(10_000),
+            hard: mins(10_000),
+            final_value: 1.0,
+        };
+        let tasks: std::vec::Vec<SerialTask> = (0..3)
+            .map(|ty| SerialTask {
+                ty,
+                arrival: Micros::ZERO,
+                curve: flat,
+            })
+            .collect();
+        let norm = Normalisers {
+            max_utility: 1.0,
+            max_eec_j: 1.0,
+            min_eec_j: 1.0,
+            min_etc_s: 1.0,
+        };
+        let mut v = OptionView::new(
+            env,
+            power,
+            &tasks,
+            norm,
+            (Micros::ZERO, mins(60)),
+            mins(120),
+            false,
+            |_| Micros::ZERO,
+        );
+        // 50 kJ today: X's 60 kJ on B does not fit at first. T1 then takes B to 30 min, so
+        // X on B would run 30-90 min, half of it (30 kJ) today, which fits the 40 kJ left
+        // once T1 and T2 are charged; T2's take of A re-chooses X, which must see B again.
+        v.left_today = MilliJoules(50_000_000);
+        v.left_tomorrow = MilliJoules(1_000_000_000);
+        let start = v.clone();
+        let n = 3;
+        let (mut slots, mut key) = (vec![0u32, 1, 2], vec![0.0; n]);
+        let (mut choice, mut next, mut prev, mut tree) = (
+            vec![0u32; n],
+            vec![0u32; n],
+            vec![0u32; n],
+            vec![0u32; 2 * n],
+        );
+        let mut bounds = vec![0.0f32; 2 * n];
+        let mut sc = EScratch {
+            slots: &mut slots,
+            key: &mut key,
+            choice: &mut choice,
+            next: &mut next,
+            prev: &mut prev,
+            tree: &mut tree,
+            bounds: &mut bounds,
+        };
+        let mut got = std::vec::Vec::new();
+        let h = EnergyHeuristic::MinMinComp;
+        run_bounded(
+            h,
+            &mut v,
+            &mut sc,
+            n,
+            &[mins(200), mins(200)],
+            &mut |t, d| got.push((t, d.map(|o| (o.m, o.start)))),
+        );
+        assert_eq!(
+            got,
+            [
+                (1, Ok((1, mins(0)))),
+                (2, Ok((0, mins(0)))),
+                (0, Ok((1, mins(30))))
+            ]
+        );
+        // The pass over every type agrees.
+        sc.bounds = &mut [];
+        let mut v = start;
+        let mut want = std::vec::Vec::new();
+        run(h, &mut v, &mut sc, n, &mut |t, d| {
+            want.push((t, d.map(|o| (o.m, o.start))))
+        });
+        assert_eq!(got, want);
+    }
 
     #[test]
     fn f32_above_is_the_least_f32_at_or_above() {

@@ -28,14 +28,19 @@
 //! its options' scores (`sc.bounds`, set by its last choice over every type), and a type whose
 //! bound is below the best found is not examined ([`Lazy::rechoose`]).
 //!
+//! The eager pass it falls back to re-chooses by machine type too (`two_stage::run_bounded`:
+//! there a take that lets an option cross the day's end lifts every task's bound on the
+//! type instead).
+//!
 //! Under `cfg(test)` every lazy event of the core's tests is mapped again by the eager pass
-//! and compared (`tests::check_against_eager`).
+//! and compared (`tests::check_against_eager`), and every fallback's decisions by the eager
+//! pass over every type (`tests::check_bounded_eager`).
 
-use super::two_stage::{self, choose_bounded, choose_type, f32_above, pack, unpack};
+use super::two_stage::{self, choose_again, choose_bounded, crosses_after, pack, unpack};
 use super::{Decision, EScratch};
 use crate::serial::energy_heuristic::EnergyHeuristic;
 use crate::serial::env::{MAX_SERIAL_MACHINES, MAX_SERIAL_MACHINE_TYPES};
-use crate::serial::options::{NoOption, Opt, OptionView, NO_MACHINE};
+use crate::serial::options::{NoOption, Opt, OptionView};
 use crate::serial::queue::NONE;
 use crate::units::Micros;
 
@@ -66,19 +71,6 @@ fn longest(v: &OptionView<'_>, slots: &[u32]) -> [Micros; MAX_SERIAL_MACHINE_TYP
         }
     }
     l
-}
-
-/// Whether an option on the best machine of type `j` could run across the day's end;
-/// with `before`, only if that machine's ready time is not `before` (the options of a type
-/// whose earliest start did not move are unchanged).
-fn crosses(v: &OptionView<'_>, longest: &[Micros], j: u8, before: Option<Micros>) -> bool {
-    let b = v.best_of(j);
-    if b == NO_MACHINE {
-        return false;
-    }
-    let r = v.ready(b);
-    let de = v.day_end();
-    before != Some(r) && r < de && r.saturating_add(longest[j as usize]) > de
 }
 
 /// The decisions in the order made: a list through `prev` of decided slots (free once a
@@ -175,37 +167,15 @@ impl Lazy {
             return self.choose(h, v, sc, s);
         }
         let t = sc.slots[s];
-        let mut best: Option<(Opt, f64)> = None;
-        let types = self.types as u8;
-        // Type `j` first, then every other type whose bound does not fall below the best
-        // found so far.
-        for x in core::iter::once(j).chain((0..types).filter(|&y| y != j)) {
-            let b = self.bounds(sc, s);
-            let bx = b[x as usize];
-            if x != j && (bx == f32::NEG_INFINITY || best.is_some_and(|(_, bs)| (bx as f64) < bs)) {
-                continue;
-            }
-            let (c, e) = choose_type(h, v, t, x, best);
-            self.evals += e;
-            if c.nan {
-                return self.choose(h, v, sc, s);
-            }
-            b[x as usize] = f32_above(c.bound);
-            if c.best.is_some() {
-                best = c.best;
-            }
-        }
-        match best {
-            Some((o, s1)) => {
-                // Max-Max Util's stage 2 scores the chosen option's utility.
-                let key = match h {
-                    EnergyHeuristic::MaxMaxUtil => v.utility(t, o.end),
-                    _ => s1,
-                };
+        let mut evals = 0u64;
+        let again = choose_again(h, v, t, j, self.bounds(sc, s), &mut evals);
+        self.evals += evals;
+        match again {
+            Some((o, key)) => {
                 self.set(sc, s, o, key);
                 true
             }
-            // No option left: the choice over every type logs why.
+            // No option left, or a NaN: the choice over every type decides (and logs why).
             None => self.choose(h, v, sc, s),
         }
     }
@@ -241,10 +211,45 @@ fn pass(
         lz.log.push(&mut *sc.prev, s);
         sc.set_leaf(n, s, false);
         // The type's earliest start was the option's: `m` was its best machine.
-        if crosses(v, longest, v.env.machine_type[m as usize], Some(o.start)) {
+        if crosses_after(v, longest, v.env.machine_type[m as usize], Some(o.start)) {
             return None;
         }
     }
+}
+
+/// The eager pass from the event's start, its re-choices by machine type
+/// (`two_stage::run_bounded`).
+#[cfg(not(test))]
+fn eager(
+    h: EnergyHeuristic,
+    v: &mut OptionView<'_>,
+    sc: &mut EScratch<'_>,
+    n: usize,
+    longest: &[Micros],
+    out: &mut dyn FnMut(u32, Decision),
+) -> u64 {
+    two_stage::run_bounded(h, v, sc, n, longest, out)
+}
+
+/// [`eager`], its decisions checked against `two_stage::run`'s, every re-choice over every
+/// type.
+#[cfg(test)]
+fn eager(
+    h: EnergyHeuristic,
+    v: &mut OptionView<'_>,
+    sc: &mut EScratch<'_>,
+    n: usize,
+    longest: &[Micros],
+    out: &mut dyn FnMut(u32, Decision),
+) -> u64 {
+    let start = v.clone();
+    let mut got = tests::Vec::new();
+    let e = two_stage::run_bounded(h, v, sc, n, longest, &mut |t, d| {
+        got.push((t, d));
+        out(t, d)
+    });
+    tests::check_bounded_eager(h, &start, sc, n, &got);
+    e
 }
 
 /// Maps `sc.slots[..n]` as `two_stage::run` does, calling `out` once per task; returns the
@@ -262,8 +267,8 @@ pub(super) fn run(
     let longest = longest(v, &sc.slots[..n]);
     // Already at the day's end: a take there would likely fall back (queued; a polled take
     // never moves a type's earliest start).
-    if !v.polled() && (0..v.env.machine_types).any(|j| crosses(v, &longest, j, None)) {
-        return two_stage::run(h, v, sc, n, out);
+    if !v.polled() && (0..v.env.machine_types).any(|j| crosses_after(v, &longest, j, None)) {
+        return eager(h, v, sc, n, &longest, out);
     }
     let start = v.clone();
     let mut lz = Lazy {
@@ -297,7 +302,7 @@ pub(super) fn run(
     };
     *v = start;
     if !done {
-        return lz.evals + two_stage::run(h, v, sc, n, out);
+        return lz.evals + eager(h, v, sc, n, &longest, out);
     }
     #[cfg(test)]
     tests::check_against_eager(h, v, sc, n, lz.log.head);
@@ -337,7 +342,41 @@ mod tests {
     extern crate std;
     use super::*;
     use std::vec;
-    use std::vec::Vec;
+    pub(super) use std::vec::Vec;
+
+    pub(super) fn check_bounded_eager(
+        h: EnergyHeuristic,
+        start: &OptionView<'_>,
+        sc: &EScratch<'_>,
+        n: usize,
+        got: &[(u32, Decision)],
+    ) {
+        let mut slots: Vec<u32> = sc.slots[..n].to_vec();
+        let (mut key, mut choice, mut next, mut prev, mut tree) = (
+            vec![0.0; n],
+            vec![0u32; n],
+            vec![0u32; n],
+            vec![0u32; n],
+            vec![0u32; 2 * n],
+        );
+        let mut esc = EScratch {
+            slots: &mut slots,
+            key: &mut key,
+            choice: &mut choice,
+            next: &mut next,
+            prev: &mut prev,
+            tree: &mut tree,
+            bounds: &mut [],
+        };
+        let mut v = start.clone();
+        let mut want = Vec::new();
+        two_stage::run(h, &mut v, &mut esc, n, &mut |t, d| want.push((t, d)));
+        assert_eq!(
+            got,
+            &want[..],
+            "{h:?}: the eager pass by type decided otherwise"
+        );
+    }
 
     pub(super) fn check_against_eager(
         h: EnergyHeuristic,
