@@ -15,6 +15,7 @@
 //!
 //! Data flow: writes bookings, groups, index edits and the counts of `mod.rs`.
 
+use super::groups::{self, task_bit, SPAN};
 use super::node::{Booking, BookingKind};
 use super::ClusterTimeline;
 use crate::task::TaskId;
@@ -126,10 +127,13 @@ impl<'a> ClusterTimeline<'a> {
     /// booking (its start has come).
     pub(crate) fn mark_running_from(&mut self, task: TaskId, start: Micros) -> u32 {
         let mut found = 0;
-        for &g in self.groups.live[..self.groups.count].iter() {
-            if !self.groups.may_hold(g, task) || !self.groups.span(g).may_start(start.0) {
+        let bit = task_bit(task);
+        for x in 0..self.groups.count {
+            let e = &self.groups.span[x * SPAN..][..SPAN];
+            if groups::holds(e) & bit == 0 || !may_start(e, start.0) {
                 continue;
             }
+            let g = self.groups.live[x];
             let bs = self.pool.list_mut(g);
             let j = bs.partition_point(|b| b.start < start);
             if let Some(b) = bs.get_mut(j).filter(|b| b.task == task) {
@@ -148,14 +152,17 @@ impl<'a> ClusterTimeline<'a> {
         self.changed();
         self.begin_edits(fresh);
         let mut gone = Removed::default();
+        let bit = task_bit(task);
         for x in 0..self.groups.count {
             if gone.found >= nodes {
                 break;
             }
-            let g = self.groups.live[x];
-            if !self.groups.may_hold(g, task) || !self.groups.span(g).may_start(start.0) {
+            // A removal changes this group's entry only, in place: the walk goes on.
+            let e = &self.groups.span[x * SPAN..][..SPAN];
+            if groups::holds(e) & bit == 0 || !may_start(e, start.0) {
                 continue;
             }
+            let g = self.groups.live[x];
             let bs = self.pool.list(g);
             let j = bs.partition_point(|b| b.start < start);
             if bs.get(j).is_none_or(|b| b.task != task) {
@@ -231,6 +238,13 @@ impl<'a> ClusterTimeline<'a> {
             self.merge();
         }
     }
+}
+
+/// [`Span::may_start`](groups::Span::may_start) on a group's entry: whether it may hold a
+/// booking that starts at `s`.
+#[inline(always)]
+fn may_start(e: &[u32], s: u64) -> bool {
+    groups::head(e) <= s && s < groups::tail(e)
 }
 
 /// What a removal took away: bookings, place-holders among them, and whether they freed
