@@ -66,17 +66,19 @@ impl<'a> ClusterTimeline<'a> {
             // Every booking ends after s (a booking that starts now, most often): a group is
             // free over [s, e) exactly when its first booking starts at or after e, and its
             // void is the one before it (`earliest.rs`, `free_over_by`).
-            for (g, x) in self.groups.entries() {
+            let live = self.groups.live();
+            for (p, x) in self.groups.entry_chunks().enumerate() {
                 let head = groups::head(x);
                 if head >= e.0 {
-                    keys[m] = choice_key(now, s, e, 0, head, g);
+                    keys[m] = choice_key(now, s, e, 0, head, live[p]);
                     m += 1;
                 }
             }
             return m;
         }
         let d = e.0 - s.0;
-        for (g, x) in self.groups.entries() {
+        let live = self.groups.live();
+        for (p, x) in self.groups.entry_chunks().enumerate() {
             // Free after its last booking, before its first, or (only if a void between
             // two is long enough) within: the span decides the first two and rules out
             // most of the rest on three words, before the span is read whole.
@@ -91,11 +93,11 @@ impl<'a> ClusterTimeline<'a> {
             } else {
                 match Span::at(x).decides(s.0, e.0) {
                     Some(v) => v,
-                    None => self.void_in_bookings(g, s, e),
+                    None => self.void_in_bookings(live[p], s, e),
                 }
             };
             if let Some((a, b)) = void {
-                keys[m] = choice_key(now, s, e, a, b, g);
+                keys[m] = choice_key(now, s, e, a, b, live[p]);
                 m += 1;
             }
         }

@@ -99,6 +99,17 @@ pub(super) fn holds(x: &[u32]) -> u64 {
     word(x, 7)
 }
 
+/// Where filter bit `bit` (one bit set) sits in an entry: the index of its `u32` and its
+/// mask there.
+#[inline(always)]
+pub(super) fn holds_word(bit: u64) -> (usize, u32) {
+    if bit as u32 != 0 {
+        (7, bit as u32)
+    } else {
+        (8, (bit >> 32) as u32)
+    }
+}
+
 impl Span {
     /// The span in a group's entry (`Groups::span`).
     #[inline]
@@ -295,13 +306,17 @@ impl<'a> Groups<'a> {
         Span::at(self.entry(g))
     }
 
-    /// Every group in use with its entry in `span`, in the order of `live`.
+    /// The entries in use, one [`SPAN`] chunk a position of `live[..count]`.
     #[inline]
-    pub(super) fn entries(&self) -> impl Iterator<Item = (u32, &[u32])> + '_ {
-        self.live()
-            .iter()
-            .copied()
-            .zip(self.span.chunks_exact(SPAN))
+    pub(super) fn entry_chunks(&self) -> core::slice::ChunksExact<'_, u32> {
+        self.span[..self.count * SPAN].chunks_exact(SPAN)
+    }
+
+    /// The first position at or after `from` whose entry passes `pred`.
+    #[inline]
+    pub(super) fn find_from(&self, from: usize, pred: impl Fn(&[u32]) -> bool) -> Option<usize> {
+        let rest = self.span[..self.count * SPAN].get(from * SPAN..)?;
+        rest.chunks_exact(SPAN).position(pred).map(|p| from + p)
     }
 
     /// Whether group `g` may hold a booking of `task`: false means it holds none (its filter
