@@ -211,15 +211,14 @@ impl<'a> Groups<'a> {
         let (taken, rest) = rest.split_at_mut(n);
         let (list, rest) = rest.split_at_mut(n);
         let (pos, rest) = rest.split_at_mut(n);
+        // Entries and positions are written before they are read (`new_id`, `sync`): left
+        // as they are, so that a caller whose storage is mapped as touched pays for the
+        // groups used only.
         let (span, rest) = rest.split_at_mut(SPAN * n);
-        span.fill(0);
         size.fill(0);
         mark.fill(0);
         taken.fill(0);
         for (i, x) in live.iter_mut().enumerate() {
-            *x = i as u32;
-        }
-        for (i, x) in pos.iter_mut().enumerate() {
             *x = i as u32;
         }
         if n > 0 {
@@ -228,6 +227,7 @@ impl<'a> Groups<'a> {
             run_group[0] = 0;
             head[0] = 0;
             size[0] = n as u32;
+            pos[0] = 0;
         }
         let groups = Groups {
             run_len,
