@@ -13,7 +13,7 @@
 //! Data flow: reads the groups' spans and bookings, writes bookings, groups, index edits and
 //! the booking log and counts of `mod.rs`.
 
-use super::groups::{Groups, NONE};
+use super::groups::{self, Groups, Span, NONE};
 use super::node::{Booking, BookingKind};
 use super::ClusterTimeline;
 use crate::error::{full, Capacity, Error, InputError};
@@ -66,22 +66,38 @@ impl<'a> ClusterTimeline<'a> {
             // Every booking ends after s (a booking that starts now, most often): a group is
             // free over [s, e) exactly when its first booking starts at or after e, and its
             // void is the one before it (`earliest.rs`, `free_over_by`).
-            for &g in self.groups.live() {
-                let head = self.groups.first_start(g);
+            let live = self.groups.live();
+            for (p, x) in self.groups.entry_chunks().enumerate() {
+                let head = groups::head(x);
                 if head >= e.0 {
-                    keys[m] = choice_key(now, s, e, 0, head, g);
+                    keys[m] = choice_key(now, s, e, 0, head, live[p]);
                     m += 1;
                 }
             }
             return m;
         }
-        for &g in self.groups.live() {
-            let void = match self.groups.span(g).decides(s.0, e.0) {
-                Some(v) => v,
-                None => self.void_in_bookings(g, s, e),
+        let d = e.0 - s.0;
+        let live = self.groups.live();
+        for (p, x) in self.groups.entry_chunks().enumerate() {
+            // Free after its last booking, before its first, or (only if a void between
+            // two is long enough) within: the span decides the first two and rules out
+            // most of the rest on three words, before the span is read whole.
+            let (head, tail) = (groups::head(x), groups::tail(x));
+            let void = if s.0 >= tail {
+                Some((tail, u64::MAX))
+            } else if e.0 <= head {
+                Some((0, head))
+            } else if groups::gap(x) < d {
+                // With one booking the gap is 0 (and d at least 1).
+                None
+            } else {
+                match Span::at(x).decides(s.0, e.0) {
+                    Some(v) => v,
+                    None => self.void_in_bookings(live[p], s, e),
+                }
             };
             if let Some((a, b)) = void {
-                keys[m] = choice_key(now, s, e, a, b, g);
+                keys[m] = choice_key(now, s, e, a, b, live[p]);
                 m += 1;
             }
         }

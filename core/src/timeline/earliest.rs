@@ -12,6 +12,7 @@
 //! Data flow: reads the groups, their bookings and the index; changes nothing but a stale
 //! index, which it rebuilds.
 
+use super::groups;
 use super::void_index::Void;
 use super::ClusterTimeline;
 use crate::error::{full, Capacity, Error};
@@ -398,9 +399,10 @@ impl<'a> ClusterTimeline<'a> {
             // Every booking ends after s, so a group is free over [s, e) exactly when its
             // first booking starts at or after e: its span's head decides, and the walk
             // reads nothing else (the "can it start now" questions of backfilling).
-            for &g in self.groups.live() {
-                if self.groups.first_start(g) >= e.0 {
-                    n += self.groups.size[g as usize];
+            let live = self.groups.live();
+            for (p, x) in self.groups.entry_chunks().enumerate() {
+                if groups::head(x) >= e.0 {
+                    n += self.groups.size[live[p] as usize];
                     if n >= want {
                         break;
                     }

@@ -12,9 +12,14 @@
 //! runs meeting end to start ([`ClusterTimeline::merge`]).
 //!
 //! A group has an id (`0..nodes`), which names its list in the booking pool (`pool.rs`),
-//! its size, span and marks; ids not in use wait in `live[count..]`. Ids are internal: which
+//! its size and marks; ids not in use wait in `live[count..]`. Ids are internal: which
 //! group has which id changes nothing the cluster answers. A group's lowest member is the
 //! first node of its first run (`head`).
+//!
+//! A group's span and task filter, what the walks over every group read first, are kept by
+//! its *position* in `live[..count]` (`pos`), not by its id: the walks then read them in one
+//! sequential pass, a few words a group, and look up the id only for the groups the span
+//! does not rule out. A merge keeps the order of the groups it keeps.
 //!
 //! All of it lives in the `members` storage the caller gives the cluster ([`GROUP_ARRAYS`]
 //! `u32`s a node).
@@ -36,13 +41,11 @@ pub(super) const NONE: u32 = u32::MAX;
 
 /// Arrays of `u32` a cluster needs per node: the groups' ([`Groups`]) and the booking
 /// pool's.
-pub(super) const GROUP_ARRAYS: usize = 9 + SPAN + HOLDS + POOL_ARRAYS;
+pub(super) const GROUP_ARRAYS: usize = 10 + SPAN + POOL_ARRAYS;
 
-/// `u32`s of a group's [`Span`] in [`Groups::span`].
-const SPAN: usize = 7;
-
-/// `u32`s of a group's task filter in [`Groups::holds`].
-const HOLDS: usize = 2;
+/// `u32`s of a group's entry in [`Groups::span`]: its [`Span`] (7) and task filter (2), each
+/// `u64` low word first.
+pub(super) const SPAN: usize = 9;
 
 /// Removals merge the groups again once they outnumber those after the last merge by this
 /// fraction of them ([`ClusterTimeline::merge_if_grown`]) ...
@@ -66,7 +69,59 @@ pub(super) struct Span {
     gap: u64,
 }
 
+/// The `u64` at `x[i..i + 2]`, low word first.
+#[inline(always)]
+fn word(x: &[u32], i: usize) -> u64 {
+    x[i] as u64 | (x[i + 1] as u64) << 32
+}
+
+/// The first booking's start in a group's entry (`Groups::span`).
+#[inline(always)]
+pub(super) fn head(x: &[u32]) -> u64 {
+    word(x, 0)
+}
+
+/// The last booking's end in a group's entry.
+#[inline(always)]
+pub(super) fn tail(x: &[u32]) -> u64 {
+    word(x, 2)
+}
+
+/// The longest void between two bookings in a group's entry.
+#[inline(always)]
+pub(super) fn gap(x: &[u32]) -> u64 {
+    word(x, 4)
+}
+
+/// The task filter in a group's entry.
+#[inline(always)]
+pub(super) fn holds(x: &[u32]) -> u64 {
+    word(x, 7)
+}
+
+/// Where filter bit `bit` (one bit set) sits in an entry: the index of its `u32` and its
+/// mask there.
+#[inline(always)]
+pub(super) fn holds_word(bit: u64) -> (usize, u32) {
+    if bit as u32 != 0 {
+        (7, bit as u32)
+    } else {
+        (8, (bit >> 32) as u32)
+    }
+}
+
 impl Span {
+    /// The span in a group's entry (`Groups::span`).
+    #[inline]
+    pub(super) fn at(x: &[u32]) -> Span {
+        Span {
+            head: head(x),
+            tail: tail(x),
+            len: x[6],
+            gap: gap(x),
+        }
+    }
+
     /// The span of a group holding `bs`.
     pub(super) fn of(bs: &[Booking]) -> Span {
         Span {
@@ -131,13 +186,14 @@ pub(super) struct Groups<'a> {
     pub(super) taken: &'a mut [u32],
     /// Scratch list of group ids: the groups a change touches; sorting while merging.
     pub(super) list: &'a mut [u32],
-    /// Per group id, [`SPAN`] entries: its [`Span`] (kept by [`ClusterTimeline::sync`]).
+    /// Per group id in use: its position in `live`.
+    pub(super) pos: &'a mut [u32],
+    /// Per position in `live[..count]`, [`SPAN`] entries: the group's [`Span`] and a 64-bit
+    /// filter of the tasks it holds, the bit [`task_bit`] of each (both kept by
+    /// [`ClusterTimeline::sync`]). A removal looks for a task's booking only in the groups
+    /// whose filter has its bit: the others cannot hold it, and a group holds a few
+    /// bookings, so most have not.
     pub(super) span: &'a mut [u32],
-    /// Per group id, [`HOLDS`] entries: a 64-bit filter of the tasks it holds, the bit
-    /// [`task_bit`] of each (kept by [`ClusterTimeline::sync`] with the span). A removal looks
-    /// for a task's booking only in the groups whose filter has its bit: the others cannot
-    /// hold it, and a group holds a few bookings, so most have not.
-    pub(super) holds: &'a mut [u32],
     pub(super) stamp: u32,
 }
 
@@ -154,9 +210,11 @@ impl<'a> Groups<'a> {
         let (mark, rest) = rest.split_at_mut(n);
         let (taken, rest) = rest.split_at_mut(n);
         let (list, rest) = rest.split_at_mut(n);
+        let (pos, rest) = rest.split_at_mut(n);
+        // Entries and positions are written before they are read (`new_id`, `sync`): left
+        // as they are, so that a caller whose storage is mapped as touched pays for the
+        // groups used only.
         let (span, rest) = rest.split_at_mut(SPAN * n);
-        let (holds, rest) = rest.split_at_mut(HOLDS * n);
-        holds.fill(0);
         size.fill(0);
         mark.fill(0);
         taken.fill(0);
@@ -169,6 +227,7 @@ impl<'a> Groups<'a> {
             run_group[0] = 0;
             head[0] = 0;
             size[0] = n as u32;
+            pos[0] = 0;
         }
         let groups = Groups {
             run_len,
@@ -181,8 +240,8 @@ impl<'a> Groups<'a> {
             mark,
             taken,
             list,
+            pos,
             span,
-            holds,
             stamp: 0,
         };
         (groups, rest)
@@ -197,8 +256,8 @@ impl<'a> Groups<'a> {
         self.head.copy_from_slice(&b.head[..n]);
         self.size.copy_from_slice(&b.size[..n]);
         self.live.copy_from_slice(&b.live[..n]);
+        self.pos.copy_from_slice(&b.pos[..n]);
         self.span.copy_from_slice(&b.span[..SPAN * n]);
-        self.holds.copy_from_slice(&b.holds[..HOLDS * n]);
         self.count = b.count;
     }
 
@@ -231,61 +290,55 @@ impl<'a> Groups<'a> {
     /// Takes an id not in use for a new group (there are never more groups than nodes).
     fn new_id(&mut self) -> u32 {
         let id = self.live[self.count];
+        self.pos[id as usize] = self.count as u32;
         self.count += 1;
         id
     }
 
-    /// Group `g`'s span.
-    pub(super) fn span(&self, g: u32) -> Span {
-        let x = &self.span[g as usize * SPAN..][..SPAN];
-        Span {
-            head: (x[0] as u64) << 32 | x[1] as u64,
-            tail: (x[2] as u64) << 32 | x[3] as u64,
-            len: x[4],
-            gap: (x[5] as u64) << 32 | x[6] as u64,
-        }
+    /// Group `g`'s entry in `span`.
+    #[inline]
+    fn entry(&self, g: u32) -> &[u32] {
+        &self.span[self.pos[g as usize] as usize * SPAN..][..SPAN]
     }
 
-    /// The start of group `g`'s first booking (`u64::MAX` if none): its span's head alone,
-    /// for the walks that need no more of it.
+    /// Group `g`'s span.
+    pub(super) fn span(&self, g: u32) -> Span {
+        Span::at(self.entry(g))
+    }
+
+    /// The entries in use, one [`SPAN`] chunk a position of `live[..count]`.
     #[inline]
-    pub(super) fn first_start(&self, g: u32) -> u64 {
-        let x = &self.span[g as usize * SPAN..][..2];
-        (x[0] as u64) << 32 | x[1] as u64
+    pub(super) fn entry_chunks(&self) -> core::slice::ChunksExact<'_, u32> {
+        self.span[..self.count * SPAN].chunks_exact(SPAN)
+    }
+
+    /// The first position at or after `from` whose entry passes `pred`.
+    #[inline]
+    pub(super) fn find_from(&self, from: usize, pred: impl Fn(&[u32]) -> bool) -> Option<usize> {
+        let rest = self.span[..self.count * SPAN].get(from * SPAN..)?;
+        rest.chunks_exact(SPAN).position(pred).map(|p| from + p)
     }
 
     /// Whether group `g` may hold a booking of `task`: false means it holds none (its filter
     /// lacks the task's bit), true only that it may.
     #[inline]
     pub(super) fn may_hold(&self, g: u32, task: TaskId) -> bool {
-        let x = &self.holds[g as usize * HOLDS..][..HOLDS];
-        let bit = task_bit(task);
-        (x[0] as u64 | (x[1] as u64) << 32) & bit != 0
+        holds(self.entry(g)) & task_bit(task) != 0
     }
 
-    /// Sets group `g`'s task filter.
-    fn set_holds(&mut self, g: u32, f: u64) {
-        let x = &mut self.holds[g as usize * HOLDS..][..HOLDS];
-        x.copy_from_slice(&[f as u32, (f >> 32) as u32]);
-    }
-
-    /// Group `g`'s task filter.
-    fn holds_of(&self, g: u32) -> u64 {
-        let x = &self.holds[g as usize * HOLDS..][..HOLDS];
-        x[0] as u64 | (x[1] as u64) << 32
-    }
-
-    /// Sets group `g`'s span.
-    fn set_span(&mut self, g: u32, sp: Span) {
-        let x = &mut self.span[g as usize * SPAN..][..SPAN];
+    /// Sets group `g`'s span and task filter.
+    fn set_entry(&mut self, g: u32, sp: Span, f: u64) {
+        let x = &mut self.span[self.pos[g as usize] as usize * SPAN..][..SPAN];
         x.copy_from_slice(&[
-            (sp.head >> 32) as u32,
             sp.head as u32,
-            (sp.tail >> 32) as u32,
+            (sp.head >> 32) as u32,
             sp.tail as u32,
-            sp.len,
-            (sp.gap >> 32) as u32,
+            (sp.tail >> 32) as u32,
             sp.gap as u32,
+            (sp.gap >> 32) as u32,
+            sp.len,
+            f as u32,
+            (f >> 32) as u32,
         ]);
     }
 
@@ -391,8 +444,7 @@ impl<'a> ClusterTimeline<'a> {
         let bs = self.pool.list(g);
         let sp = Span::of(bs);
         let f = bs.iter().fold(0, |f, b| f | task_bit(b.task));
-        self.groups.set_span(g, sp);
-        self.groups.set_holds(g, f);
+        self.groups.set_entry(g, sp, f);
     }
 
     /// Group `g`'s bookings, as a node's view.
@@ -489,10 +541,8 @@ impl<'a> ClusterTimeline<'a> {
         gr.touch(id, t);
         gr.taken[id as usize] = c;
         gr.taken[g as usize] = 0;
-        let sp = gr.span(g);
-        gr.set_span(id, sp);
-        let f = gr.holds_of(g);
-        gr.set_holds(id, f);
+        let (sp, f) = (gr.span(g), holds(gr.entry(g)));
+        gr.set_entry(id, sp, f);
         self.pool
             .copy(g, id, 1, &self.groups.live[..self.groups.count])
     }
@@ -513,7 +563,6 @@ impl<'a> ClusterTimeline<'a> {
             gr.list[..n].sort_unstable_by(|&a, &b| tl(a).order(&tl(b)).then(a.cmp(&b)));
         }
         let mut kept = 0;
-        let mut gone = n;
         let mut i = 0;
         while i < n {
             let first = gr.list[i];
@@ -523,19 +572,33 @@ impl<'a> ClusterTimeline<'a> {
             }
             if j > i + 1 {
                 for x in i + 1..j {
-                    let g = gr.list[x];
-                    pool.clear(g);
-                    // The id is free again: it goes after the ids in use.
-                    gone -= 1;
-                    gr.live[gone] = g;
+                    pool.clear(gr.list[x]);
                 }
+                // Leaves the size of every group joined into `first` at 0.
                 join_run(gr, i, j);
             }
-            gr.live[kept] = first;
             kept += 1;
             i = j;
         }
         if kept < n {
+            // The groups kept keep their order, and their entries move down with them; the
+            // ids let go (size 0) go after them, through the scratch list.
+            let (mut w, mut gone) = (0, 0);
+            for x in 0..n {
+                let g = gr.live[x];
+                if gr.size[g as usize] == 0 {
+                    gr.list[gone] = g;
+                    gone += 1;
+                    continue;
+                }
+                if w != x {
+                    gr.live[w] = g;
+                    gr.span.copy_within(x * SPAN..(x + 1) * SPAN, w * SPAN);
+                    gr.pos[g as usize] = w as u32;
+                }
+                w += 1;
+            }
+            gr.live[kept..n].copy_from_slice(&gr.list[..gone]);
             self.changed();
             if fresh {
                 self.mark_fresh();

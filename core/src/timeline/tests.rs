@@ -316,7 +316,9 @@ fn groups_are_a_partition(c: &ClusterTimeline<'_>) -> Result<(), TestCaseError> 
     prop_assert_eq!(c.groups(), gr.count);
     let mut seen = vec![false; n];
     let mut total = 0;
-    for &g in gr.live() {
+    for (x, &g) in gr.live().iter().enumerate() {
+        // Its entry is at its position in the list of ids in use.
+        prop_assert_eq!(gr.pos[g as usize] as usize, x, "group {} out of place", g);
         prop_assert_eq!(gr.span(g), Span::of(c.pool.list(g)));
         for b in c.pool.list(g) {
             prop_assert!(

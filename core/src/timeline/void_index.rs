@@ -335,6 +335,25 @@ fn sum_before(arr: &mut [Void], from: usize) -> u32 {
     w
 }
 
+/// Blocks of entries this short are moved one by one: a call to `copy_within` costs more.
+const SHORT_MOVE: usize = 8;
+
+/// The number of leading entries of `arr` for which `before` holds (it holds for a prefix,
+/// as for `partition_point`): by doubling steps from the start, then a binary search in the
+/// last step, so that it costs the logarithm of the answer rather than of the length.
+#[inline]
+fn gallop(arr: &[Void], before: impl Fn(&Void) -> bool) -> usize {
+    let mut lo = 0;
+    let mut step = 1;
+    while lo + step <= arr.len() && before(&arr[lo + step - 1]) {
+        lo += step;
+        step *= 2;
+    }
+    // Every entry before `lo` holds; the answer is within the next `step` (or the rest).
+    let hi = (lo + step).min(arr.len());
+    lo + arr[lo..hi].partition_point(before)
+}
+
 /// Applies `edits` (sorted by `key`; `before` says whether each void's weight goes, 0, or
 /// comes, 1) to one sorted array of `len` voids, in one pass from the first edit, and counts
 /// the weights again from there. An entry whose weight drops to 0 goes; a void not there
@@ -371,11 +390,19 @@ fn edit(
             net += if edits[i].before == 1 { dw } else { -dw };
             i += 1;
         }
-        // The entries before this void keep their order: found by a binary search and moved
-        // as one block (none move while no entry has come or gone yet).
-        let m = arr[r..end].partition_point(|y| key(y) < k);
+        // The entries before this void keep their order: found by a search that gallops
+        // from the last edit (a change's edits mostly lie close together) and moved as one
+        // block (none move while no entry has come or gone yet).
+        let m = gallop(&arr[r..end], |y| key(y) < k);
         if w != r {
-            arr.copy_within(r..r + m, w);
+            if m <= SHORT_MOVE {
+                // Down, in order: an entry is read before anything lands on it.
+                for j in 0..m {
+                    arr[w + j] = arr[r + j];
+                }
+            } else {
+                arr.copy_within(r..r + m, w);
+            }
         }
         w += m;
         r += m;
@@ -397,4 +424,22 @@ fn edit(
     let len = w + (end - r);
     let total = sum_before(&mut arr[..len], p0);
     Some((len, total))
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    proptest! {
+        /// The galloping search finds what the binary search finds, wherever the prefix ends.
+        #[test]
+        fn gallop_is_partition_point(mut starts in prop::collection::vec(0u64..50, 0..70), k in 0u64..55) {
+            starts.sort_unstable();
+            let arr: Vec<Void> = starts.iter().map(|&s| Void { start: s, end: s + 1, weight: 1, before: 0 }).collect();
+            prop_assert_eq!(gallop(&arr, |x| x.start < k), arr.partition_point(|x| x.start < k));
+        }
+    }
 }
