@@ -31,7 +31,7 @@ use kairos_core::utility::{UtilityClasses, UtilityCurve};
 use std::sync::Arc;
 
 /// One gene: where task i runs and its place in its machine's order. Eight bytes with no
-/// padding (the pad is always zero), so that genes compare as words ([`Gene::words`]).
+/// padding (the pad is always zero), so that genes compare as words (`Gene::words`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(C, align(8))]
 pub struct Gene {
