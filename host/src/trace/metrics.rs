@@ -107,21 +107,29 @@ pub fn secs(us: u64) -> String {
     format!("{}.{:06}", us / 1_000_000, us % 1_000_000)
 }
 
+/// The per-job CSV's header line (without its line end).
+pub const JOBS_CSV_HEADER: &str = "job_id,submit,start,end,procs";
+
+/// Writes one job's line of the per-job CSV: times in seconds to the microsecond.
+pub fn write_job_line(w: &mut dyn std::io::Write, j: &JobRecord) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "{},{},{},{},{}",
+        j.id,
+        secs(j.submit),
+        secs(j.start),
+        secs(j.end),
+        j.procs
+    )
+}
+
 /// Writes the per-job CSV: `job_id,submit,start,end,procs`, times in seconds to the
 /// microsecond, one line per job in the order given.
 pub fn write_jobs_csv(out: &mut dyn std::io::Write, jobs: &[JobRecord]) -> std::io::Result<()> {
     let mut w = std::io::BufWriter::new(out);
-    writeln!(w, "job_id,submit,start,end,procs")?;
+    writeln!(w, "{JOBS_CSV_HEADER}")?;
     for j in jobs {
-        writeln!(
-            w,
-            "{},{},{},{},{}",
-            j.id,
-            secs(j.submit),
-            secs(j.start),
-            secs(j.end),
-            j.procs
-        )?;
+        write_job_line(&mut w, j)?;
     }
     w.flush()
 }

@@ -11,7 +11,9 @@ use std::time::Instant;
 
 use anyhow::Context;
 
-use super::metrics::{secs, summarize, CleanCounts, JobRecord, Summary, SummaryFile};
+use super::metrics::{
+    summarize, write_job_line, CleanCounts, JobRecord, Summary, SummaryFile, JOBS_CSV_HEADER,
+};
 use super::pool::Pool;
 use super::tally::{InOrder, Tally};
 use super::{LoadOptions, Policy, ReplayCounts, TraceError, TraceResult};
@@ -126,7 +128,7 @@ pub fn replay_file_pool(
     let mut pool = Pool::new(procs, policy)?;
     let mut out = jobs_out.map(|w| std::io::BufWriter::with_capacity(1 << 16, w));
     if let Some(w) = &mut out {
-        writeln!(w, "job_id,submit,start,end,procs")
+        writeln!(w, "{JOBS_CSV_HEADER}")
             .with_context(|| format!("{file}: cannot write the jobs file"))?;
     }
     let mut tally = Tally::default();
@@ -134,16 +136,7 @@ pub fn replay_file_pool(
     let mut emit = |r: &JobRecord| -> anyhow::Result<()> {
         tally.add(r);
         if let Some(w) = &mut out {
-            writeln!(
-                w,
-                "{},{},{},{},{}",
-                r.id,
-                secs(r.submit),
-                secs(r.start),
-                secs(r.end),
-                r.procs
-            )
-            .context("cannot write the jobs file")?;
+            write_job_line(w, r).context("cannot write the jobs file")?;
         }
         Ok(())
     };

@@ -29,7 +29,7 @@ use kairos_core::utility::UtilityClasses;
 use kairos_core::{Config, Controller, Decision, DecisionKind, Reservations};
 
 use super::load::{job_task, machine, run_time};
-use super::metrics::{secs, JobRecord};
+use super::metrics::{write_job_line, JobRecord, JOBS_CSV_HEADER};
 use super::streamed::StreamedReplay;
 use super::tally::{InOrder, Tally};
 use super::{LoadOptions, ReplayCounts, ReplayOptions, TraceError, TRACE_MEMO_ENTRIES};
@@ -185,7 +185,7 @@ fn attempt<'w>(
 
     let mut out = jobs_out.map(|w| std::io::BufWriter::with_capacity(1 << 16, w));
     if let (Some(w), false) = (&mut out, *header) {
-        writeln!(w, "job_id,submit,start,end,procs")
+        writeln!(w, "{JOBS_CSV_HEADER}")
             .with_context(|| format!("{file}: cannot write the jobs file"))?;
         *header = true;
     }
@@ -194,16 +194,7 @@ fn attempt<'w>(
         tally.add(r);
         *written += 1;
         if let Some(w) = &mut out {
-            writeln!(
-                w,
-                "{},{},{},{},{}",
-                r.id,
-                secs(r.submit),
-                secs(r.start),
-                secs(r.end),
-                r.procs
-            )
-            .context("cannot write the jobs file")?;
+            write_job_line(w, r).context("cannot write the jobs file")?;
         }
         Ok(())
     };

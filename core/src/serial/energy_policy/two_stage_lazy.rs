@@ -344,13 +344,14 @@ mod tests {
     use std::vec;
     pub(super) use std::vec::Vec;
 
-    pub(super) fn check_bounded_eager(
+    /// The decisions of `two_stage::run`, the eager pass over every type, from the event's
+    /// start on a copy of the event's tasks (`sc.slots[..n]`) in scratch of its own.
+    fn eager_decisions(
         h: EnergyHeuristic,
         start: &OptionView<'_>,
         sc: &EScratch<'_>,
         n: usize,
-        got: &[(u32, Decision)],
-    ) {
+    ) -> Vec<(u32, Decision)> {
         let mut slots: Vec<u32> = sc.slots[..n].to_vec();
         let (mut key, mut choice, mut next, mut prev, mut tree) = (
             vec![0.0; n],
@@ -369,8 +370,19 @@ mod tests {
             bounds: &mut [],
         };
         let mut v = start.clone();
-        let mut want = Vec::new();
-        two_stage::run(h, &mut v, &mut esc, n, &mut |t, d| want.push((t, d)));
+        let mut got = Vec::new();
+        two_stage::run(h, &mut v, &mut esc, n, &mut |t, d| got.push((t, d)));
+        got
+    }
+
+    pub(super) fn check_bounded_eager(
+        h: EnergyHeuristic,
+        start: &OptionView<'_>,
+        sc: &EScratch<'_>,
+        n: usize,
+        got: &[(u32, Decision)],
+    ) {
+        let want = eager_decisions(h, start, sc, n);
         assert_eq!(
             got,
             &want[..],
@@ -397,29 +409,13 @@ mod tests {
             }
             s = sc.prev[s as usize];
         }
-        let mut slots: Vec<u32> = sc.slots[..n].to_vec();
-        let (mut key, mut choice, mut next, mut prev, mut tree) = (
-            vec![0.0; n],
-            vec![0u32; n],
-            vec![0u32; n],
-            vec![0u32; n],
-            vec![0u32; 2 * n],
-        );
-        let mut esc = EScratch {
-            slots: &mut slots,
-            key: &mut key,
-            choice: &mut choice,
-            next: &mut next,
-            prev: &mut prev,
-            tree: &mut tree,
-            bounds: &mut [],
-        };
-        let mut v = start.clone();
         let (mut eager_ok, mut eager_none) = (Vec::new(), Vec::new());
-        two_stage::run(h, &mut v, &mut esc, n, &mut |t, d| match d {
-            Ok(o) => eager_ok.push((t, (o.m, o.k))),
-            Err(w) => eager_none.push((t, w)),
-        });
+        for (t, d) in eager_decisions(h, start, sc, n) {
+            match d {
+                Ok(o) => eager_ok.push((t, (o.m, o.k))),
+                Err(w) => eager_none.push((t, w)),
+            }
+        }
         assert_eq!(lazy_ok, eager_ok, "{h:?}: takes differ");
         lazy_none.sort_by_key(|x| x.0);
         eager_none.sort_by_key(|x| x.0);
