@@ -622,3 +622,51 @@ fn a_clone_needs_room_for_the_tasks() {
         }))
     ));
 }
+
+/// What EASY's backfilling passes over on node counts alone (`next_fitting_idle`) is what
+/// asking would turn down: after each event of an EASY run on two clusters (typed tasks
+/// and tables of their own, early completions included), every mappable task before the
+/// position it gives has no option that starts now on any cluster.
+#[test]
+fn the_idle_count_passes_over_only_what_asking_would_turn_down() {
+    let platform = platform();
+    let classes = UtilityClasses::essc20();
+    let mut tasks = tasks(120);
+    for t in tasks.iter_mut().step_by(4) {
+        if let Demand::Typed(ty) = t.demand {
+            t.demand = Demand::Own(platform.task_type(ty).unwrap().clone());
+        }
+    }
+    let mut config = Config::new(Heuristic::Easy, Micros::ZERO, Micros::from_mins(400));
+    config.reservations = Reservations::Permanent;
+    let mut bufs = Bufs::new(&platform, tasks.len(), 64);
+    let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
+    let (mut next, mut log) = (0, Vec::new());
+    let (mut passed, mut found) = (0, 0);
+    for m in 0..300 {
+        drive(&mut ctl, &tasks, &mut next, (m, m + 1, false), &mut log);
+        let p = &mut ctl.planner;
+        let at = p.next_fitting_idle(0);
+        for k in 0..at {
+            let i = p.open_slot(k) as u32;
+            if p.slot(i).state != TaskState::Mappable {
+                continue;
+            }
+            passed += 1;
+            for c in 0..2 {
+                assert!(
+                    p.option_now(i, ClusterId(c), PState(0), false)
+                        .unwrap()
+                        .is_none(),
+                    "minute {m}: task {i} passed over could start now on cluster {c}"
+                );
+            }
+        }
+        if at < p.open_count() {
+            let i = p.open_slot(at) as u32;
+            assert_eq!(p.slot(i).state, TaskState::Mappable);
+            found += 1;
+        }
+    }
+    assert!(passed > 100 && found > 0, "passed {passed}, found {found}");
+}

@@ -81,7 +81,13 @@ impl<'a> FitMemo<'a> {
             ^ (k.0 as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
             ^ d.0.wrapping_mul(0x1656_67B1_9E37_79F9);
         let h = h ^ (h >> 29);
-        Some((h % self.entries.len() as u64) as usize)
+        let n = self.entries.len() as u64;
+        // A power of two's remainder is a mask (the same slot), without the division.
+        Some(if n & n.wrapping_sub(1) == 0 {
+            h & (n - 1)
+        } else {
+            h % n
+        } as usize)
     }
 
     /// What the memo knows of (c, k, d) on `tl` at `now`: the answer (checked against the

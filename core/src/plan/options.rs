@@ -7,6 +7,7 @@
 use super::choice::Choice;
 use super::memo::MemoAnswer;
 use super::planner::Planner;
+use super::slots::TaskState;
 use crate::energy::{option_bit, window_share};
 use crate::error::{Error, InputError};
 use crate::platform::{ClusterId, PState, Placement};
@@ -147,6 +148,43 @@ impl Planner<'_> {
         Ok(self.choice(&pl, c, p, fit.start, memo, gen))
     }
 
+    /// Counts the nodes of each cluster idle now, once per epoch: bookings are only added
+    /// within one, so the count stays an upper bound, and most candidates need more nodes
+    /// than are idle.
+    fn count_idle(&mut self) {
+        if self.idle_epoch != self.epoch {
+            let now = self.now;
+            for (n, tl) in self.idle.iter_mut().zip(self.clusters.iter()) {
+                *n = tl.free_over(now, now.saturating_add(Micros(1)), u32::MAX);
+            }
+            self.idle_epoch = self.epoch;
+        }
+    }
+
+    /// The first position of the open list from `k` on that holds a mappable task needing
+    /// no more nodes than are idle now on some cluster it may run on (`open_count()` if
+    /// none). For every mappable task passed over, [`option_now`](Self::option_now) is
+    /// `None` on every cluster while the epoch lasts: a backfilling pass turns most of a
+    /// long queue down on their node counts alone, read in place in one tight loop.
+    pub(crate) fn next_fitting_idle(&mut self, mut k: usize) -> usize {
+        self.count_idle();
+        let clusters = self.clusters.len();
+        while k < self.open_len {
+            let s = &self.tasks[self.at(self.open[k] as usize)];
+            if s.state == TaskState::Mappable
+                && (0..clusters).any(|c| {
+                    s.task
+                        .on(self.platform, ClusterId(c as u8))
+                        .is_some_and(|p| p.nodes.0 != 0 && p.nodes.0 <= self.idle[c])
+                })
+            {
+                return k;
+            }
+            k += 1;
+        }
+        k
+    }
+
     /// The option of task slot `i` on (c, p) if it can start now (`None` otherwise, or if the
     /// filter or the energy left rejects it): what [`option`](Self::option) gives when its
     /// start is now, found by counting the nodes free over the run instead of sweeping for
@@ -158,25 +196,22 @@ impl Planner<'_> {
         p: PState,
         filtered: bool,
     ) -> Result<Option<Choice>, Error> {
-        let Some((pl, d)) = self.admitted(i, c, p, filtered) else {
+        // The node count first, read in place: most candidates of a long queue need more
+        // nodes than are idle, and are turned down without copying their placement.
+        let Some(k) = self.nodes_on(i, c) else {
             return Ok(None);
         };
         if self.now >= self.config.day_end {
             return Ok(None);
         }
         let now = self.now;
-        if self.idle_epoch != self.epoch {
-            // Counted once per epoch: bookings are only added within one, so the count
-            // stays an upper bound, and most candidates need more nodes than are idle.
-            for (n, tl) in self.idle.iter_mut().zip(self.clusters.iter()) {
-                *n = tl.free_over(now, now.saturating_add(Micros(1)), u32::MAX);
-            }
-            self.idle_epoch = self.epoch;
-        }
-        let k = pl.nodes.0;
+        self.count_idle();
         if k == 0 || k > self.idle[c.0 as usize] {
             return Ok(None);
         }
+        let Some((pl, d)) = self.admitted(i, c, p, filtered) else {
+            return Ok(None);
+        };
         let q = (c, pl.nodes, d);
         let idx = self.memo.index(c, pl.nodes, d);
         let tl = self

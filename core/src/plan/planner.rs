@@ -292,10 +292,14 @@ impl<'a> Planner<'a> {
     /// The slot of task `id` (or of the id the next arrival will get).
     #[inline]
     pub(super) fn at(&self, id: usize) -> usize {
-        if id < self.tasks.len() {
+        let n = self.tasks.len();
+        if id < n {
             id
+        } else if n & n.wrapping_sub(1) == 0 {
+            // A ring's usual length: a mask instead of a division at every access.
+            id & (n - 1)
         } else {
-            id % self.tasks.len()
+            id % n
         }
     }
 
@@ -371,6 +375,16 @@ impl<'a> Planner<'a> {
         Ok(n)
     }
 
+    /// The capacity error [`collect_mappable`](Self::collect_mappable) would give, for a
+    /// heuristic that reads the mappable tasks from the open list instead: the open list
+    /// holds `unsettled` tasks that are not mappable, and the rest are.
+    pub(crate) fn check_work_room(&self) -> Result<(), Error> {
+        if self.open_len - self.unsettled > self.work.len() {
+            return Err(full(Capacity::Tasks, self.work.len()).into());
+        }
+        Ok(())
+    }
+
     /// The work list of the current event.
     pub(crate) fn work(&mut self) -> &mut [Work] {
         &mut self.work[..self.work_len]
@@ -400,6 +414,15 @@ impl<'a> Planner<'a> {
             .task
             .on(self.platform, c)
             .copied()
+    }
+
+    /// The nodes task slot `i` needs on cluster `c`, if it may run there (its placement is
+    /// not copied).
+    pub(crate) fn nodes_on(&self, i: u32, c: ClusterId) -> Option<u32> {
+        self.tasks[self.at(i as usize)]
+            .task
+            .on(self.platform, c)
+            .map(|p| p.nodes.0)
     }
 
     /// Whether task slot `i` may run on cluster `c` (its placement is not copied).

@@ -32,12 +32,30 @@ pub(super) fn run(ctl: &mut Planner<'_>, sink: &mut dyn FnMut(&Decision)) -> Res
             ctl.unreserve(i as u32);
         }
     }
-    let n = ctl.collect_mappable()?;
+    // The mappable tasks are read from the open list in place, not copied to the work list
+    // first: a pass books only the task it is at, so the states of those after it stay as
+    // they were when it began (and the open list does not change within a pass).
+    ctl.check_work_room()?;
     // Within a pass the cluster only fills and energy only drains, so once a task of some
     // type could neither start now nor take the reservation, no later task of that type can.
     let mut stuck = TypesSeen::default();
-    for w in 0..n {
-        let i = ctl.work()[w].slot;
+    let mut k = 0;
+    while k < ctl.open_count() {
+        // With the reservation given, a task can only start now, and most of a long queue
+        // need more nodes than are idle: those are passed over on the count alone, which
+        // is what asking each would answer (and a task of a type seen stuck would be
+        // passed over too, so the set need not learn their types).
+        if reserved {
+            k = ctl.next_fitting_idle(k);
+            if k >= ctl.open_count() {
+                break;
+            }
+        }
+        let i = ctl.open_slot(k) as u32;
+        k += 1;
+        if ctl.slot(i).state != TaskState::Mappable {
+            continue;
+        }
         let ty = ctl.task_type(i);
         if stuck.contains(ty) {
             continue;
