@@ -670,3 +670,48 @@ fn the_idle_count_passes_over_only_what_asking_would_turn_down() {
     }
     assert!(passed > 100 && found > 0, "passed {passed}, found {found}");
 }
+
+/// What EASY's record of its last pass lets the next pass skip (`first_unscanned`) cannot
+/// start now: at each event of an EASY run with early completions, after the event has
+/// begun, every mappable task before that position has no option that starts now on any
+/// cluster.
+#[test]
+fn the_tasks_a_pass_skips_cannot_start_now() {
+    let platform = platform();
+    let classes = UtilityClasses::essc20();
+    let tasks = tasks(120);
+    let mut config = Config::new(Heuristic::Easy, Micros::ZERO, Micros::from_mins(400));
+    config.reservations = Reservations::Permanent;
+    let mut bufs = Bufs::new(&platform, tasks.len(), 64);
+    let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
+    let (mut next, mut log) = (0, Vec::new());
+    let (mut skipped, mut events_skipping) = (0, 0);
+    for m in 0..300 {
+        let now = Micros::from_mins(m);
+        events(&mut ctl, &tasks, &mut next, now);
+        let p = &mut ctl.planner;
+        p.begin_event(now).unwrap();
+        let from = p.first_unscanned();
+        events_skipping += usize::from(from > 0);
+        for k in 0..from {
+            let i = p.open_slot(k) as u32;
+            if p.slot(i).state != TaskState::Mappable {
+                continue;
+            }
+            skipped += 1;
+            for c in 0..2 {
+                assert!(
+                    p.option_now(i, ClusterId(c), PState(0), false)
+                        .unwrap()
+                        .is_none(),
+                    "minute {m}: task {i} skipped could start now on cluster {c}"
+                );
+            }
+        }
+        ctl.on_mapping_event(now, &mut |d| log.push(*d)).unwrap();
+    }
+    assert!(
+        skipped > 100 && events_skipping > 10,
+        "skipped {skipped} at {events_skipping} events"
+    );
+}

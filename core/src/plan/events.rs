@@ -97,6 +97,7 @@ impl Planner<'_> {
             _ => return Err(InputError::BadTaskState(id.0).into()),
         };
         slot.state = TaskState::Completed;
+        self.completions = self.completions.wrapping_add(1);
         let value = slot
             .task
             .curve

@@ -242,7 +242,7 @@ impl Planner<'_> {
     /// The choice of placement `pl` on (c, p) starting at `start`; `None` if its day energy
     /// does not fit what is left.
     fn choice(
-        &self,
+        &mut self,
         pl: &Placement,
         c: ClusterId,
         p: PState,
@@ -260,6 +260,7 @@ impl Planner<'_> {
             self.config.day_end,
         );
         if day_energy > self.energy_available() {
+            self.energy_refused = true;
             return None;
         }
         Some(Choice {

@@ -68,6 +68,25 @@ pub struct Planner<'a> {
     /// Whether a task slot is given again once its task is done (see `slot_free`); off,
     /// a full table refuses arrivals, as a replay of a day expects.
     pub(super) recycle: bool,
+    /// Completions so far (wrapping): each may free nodes from its time on.
+    pub(super) completions: u32,
+    /// Whether an option was ever turned down for want of energy (`choice`).
+    pub(super) energy_refused: bool,
+    /// What held when a backfilling pass last ended with every mappable task unable to
+    /// start now (see [`Scanned`]).
+    pub(super) scanned: Option<Scanned>,
+}
+
+/// The state a backfilling pass ended in, every mappable task left unable to start now:
+/// while no task completed and no time was freed since, and no option was ever turned down
+/// for energy, those tasks still cannot (bookings were only added, and time moved on), so
+/// a later pass asks only the tasks that arrived since.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Scanned {
+    completions: u32,
+    loosened: u32,
+    /// The id of the first task that had not arrived.
+    next_id: u32,
 }
 
 impl<'a> Planner<'a> {
@@ -134,6 +153,9 @@ impl<'a> Planner<'a> {
             idle: [0; MAX_CLUSTERS],
             idle_epoch: 0,
             recycle: false,
+            completions: 0,
+            energy_refused: false,
+            scanned: None,
         };
         planner.index_voids(storage.voids);
         Ok(planner)
@@ -223,6 +245,9 @@ impl<'a> Planner<'a> {
             idle,
             idle_epoch,
             recycle,
+            completions,
+            energy_refused,
+            scanned,
         } = self;
         copy.recycle = *recycle;
         copy.averages = *averages;
@@ -239,6 +264,9 @@ impl<'a> Planner<'a> {
         copy.seq = *seq;
         copy.idle = *idle;
         copy.idle_epoch = *idle_epoch;
+        copy.completions = *completions;
+        copy.energy_refused = *energy_refused;
+        copy.scanned = *scanned;
         Ok(copy)
     }
 
@@ -383,6 +411,46 @@ impl<'a> Planner<'a> {
             return Err(full(Capacity::Tasks, self.work.len()).into());
         }
         Ok(())
+    }
+
+    /// The time freed on every cluster so far (a sum of wrapping counts: it changes
+    /// whenever one of them does).
+    fn loosened_sum(&self) -> u32 {
+        self.clusters
+            .iter()
+            .fold(0u32, |a, c| a.wrapping_add(c.loosened()))
+    }
+
+    /// Records that the pass now ending leaves no mappable task able to start now.
+    pub(crate) fn mark_scanned(&mut self) {
+        self.scanned = Some(Scanned {
+            completions: self.completions,
+            loosened: self.loosened_sum(),
+            next_id: self.len as u32,
+        });
+    }
+
+    /// Forgets the last pass's record (a pass is under way, or ended otherwise).
+    pub(crate) fn forget_scanned(&mut self) {
+        self.scanned = None;
+    }
+
+    /// The first position of the open list a backfilling pass needs to ask, every task
+    /// before it being unable to start now: past the tasks the last recorded pass left
+    /// waiting if nothing freed time since ([`Scanned`]; the caller checks that no energy
+    /// filter applies), else 0.
+    pub(crate) fn first_unscanned(&self) -> usize {
+        match self.scanned {
+            Some(s)
+                if !self.energy_refused
+                    && s.completions == self.completions
+                    && s.loosened == self.loosened_sum() =>
+            {
+                // The open list holds ids in arrival order.
+                self.open[..self.open_len].partition_point(|&id| id < s.next_id)
+            }
+            _ => 0,
+        }
     }
 
     /// The work list of the current event.

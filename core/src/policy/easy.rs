@@ -12,11 +12,24 @@ use crate::platform::ClusterId;
 use crate::units::Micros;
 
 pub(super) fn run(ctl: &mut Planner<'_>, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
+    // A pass that ends leaves no mappable task able to start now; the record of that lets
+    // the next pass skip them while nothing frees time (`Planner::first_unscanned`).
+    let from = ctl.first_unscanned();
+    ctl.forget_scanned();
+    pass(ctl, from, sink)?;
+    ctl.mark_scanned();
+    Ok(())
+}
+
+/// One pass; the mappable tasks before position `from` of the open list are known unable
+/// to start now, and are not asked again if the reservation is kept.
+fn pass(ctl: &mut Planner<'_>, from: usize, sink: &mut dyn FnMut(&Decision)) -> Result<(), Error> {
     // EASY holds at most one reservation: each pass gives at most one, and first takes back
     // the last pass's unless it has started (the mapping event made that one running). So the
     // scan ends at the first that starts after now instead of reading every open slot (a
     // trace's queue holds thousands, and this runs at every pass).
     let mut reserved = false;
+    let mut k = 0;
     if let Some(i) = (0..ctl.open_count())
         .map(|k| ctl.open_slot(k))
         .find(|&i| ctl.reserved_after_now(i))
@@ -28,6 +41,9 @@ pub(super) fn run(ctl: &mut Planner<'_>, sink: &mut dyn FnMut(&Decision)) -> Res
             if !free_now(ctl) {
                 return Ok(());
             }
+            // The queue is as the last pass left it, but for the tasks that arrived since:
+            // only those may start now if nothing freed time since (no energy filter here).
+            k = from;
         } else {
             ctl.unreserve(i as u32);
         }
@@ -39,7 +55,6 @@ pub(super) fn run(ctl: &mut Planner<'_>, sink: &mut dyn FnMut(&Decision)) -> Res
     // Within a pass the cluster only fills and energy only drains, so once a task of some
     // type could neither start now nor take the reservation, no later task of that type can.
     let mut stuck = TypesSeen::default();
-    let mut k = 0;
     while k < ctl.open_count() {
         // With the reservation given, a task can only start now, and most of a long queue
         // need more nodes than are idle: those are passed over on the count alone, which
