@@ -54,7 +54,8 @@ for log in KTH-SP2-1996-2.1:kth-sp2:28481 UniLu-Gaia-2014-2:gaia:51859 \
 done
 for n in 1000 5000; do
     log="$dir/lublin99-${n}k-163840.swf"
-    wanted "lublin99-${n}k" || continue
+    # Every word of this log's labels: the log is made only if one of its cases is wanted.
+    wanted "lublin99-${n}k pool fcfs easy conservative nodes-stream" || continue
     [ -f "$log" ] || "$bin" generate-swf --model lublin99 --procs 163840 --jobs "${n}000" \
         --load 0.8 --seed 1 -o "$log"
     for policy in fcfs easy conservative; do
