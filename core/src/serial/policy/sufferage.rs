@@ -75,6 +75,11 @@ struct TypeRun {
     /// anything).
     lo: [f64; SUBRUNS],
     hi: [f64; SUBRUNS],
+    /// Sub-run 0's bounds as a whole: every task's `scale - part` is at most `step0`, its
+    /// part at most `part0`, the rate of a part at most `rate0` (0 with no part).
+    step0: f64,
+    part0: f64,
+    rate0: f64,
     /// Its unmapped tasks.
     live: u32,
     /// Whether a task of it was mapped (or its bounds renewed) since its sub-runs' fronts
@@ -98,6 +103,8 @@ struct TypeRun {
     dm: f64,
     since: f64,
     bound: f64,
+    /// This pass: each sub-run's bound (before its decay since; -infinity when empty).
+    sub: [f64; SUBRUNS],
 }
 
 pub(super) fn run(
@@ -117,6 +124,9 @@ pub(super) fn run(
         end: [0; SUBRUNS],
         lo: [0.0; SUBRUNS],
         hi: [f64::INFINITY; SUBRUNS],
+        step0: f64::INFINITY,
+        part0: 0.0,
+        rate0: 0.0,
         live: 0,
         stale: true,
         eligible: 0,
@@ -131,6 +141,7 @@ pub(super) fn run(
         dm: 0.0,
         since: 0.0,
         bound: 0.0,
+        sub: [f64::NEG_INFINITY; SUBRUNS],
     }; MAX_TYPES];
     // The runs: counted, placed, then filled in arrival order (all in sub-run 0 until
     // the first renewal).
@@ -214,10 +225,18 @@ pub(super) fn run(
                     let mut bound = f64::NEG_INFINITY;
                     for b in 0..SUBRUNS {
                         let (f, e) = (x.front[b], x.end[b]);
-                        if f < e {
+                        x.sub[b] = if f < e {
                             let scale = sc.key[sc.next[f as usize] as usize];
-                            bound = bound.max(scale * factor(x.hi[b], x.dm) + x.margin);
-                        }
+                            let whole = if b == 0 {
+                                scale.min(x.step0 + x.part0 * factor(x.rate0, x.dm))
+                            } else {
+                                scale * factor(x.hi[b], x.dm)
+                            };
+                            whole + x.margin
+                        } else {
+                            f64::NEG_INFINITY
+                        };
+                        bound = bound.max(x.sub[b]);
                     }
                     bound
                 }
@@ -288,8 +307,7 @@ fn walk(v: &View<'_>, sc: &Scratch<'_>, x: &TypeRun, h: &mut u32, hs: &mut f64) 
             continue;
         }
         let whole = factor(x.hi[b], x.dm);
-        let first = sc.key[sc.next[x.front[b] as usize] as usize];
-        if *h != NONE && first * whole + x.margin < *hs {
+        if *h != NONE && x.sub[b] < *hs {
             continue;
         }
         // The first completion has moved on since the bounds were made: what each task
@@ -414,6 +432,7 @@ fn renew(v: &View<'_>, sc: &mut Scratch<'_>, x: &mut TypeRun, c1: Micros, c2: Mi
     let mut w = start;
     (x.margin, x.until, x.made) = (0.0, Micros::MAX, c1);
     (x.lo, x.hi) = ([f64::INFINITY; SUBRUNS], [0.0; SUBRUNS]);
+    (x.step0, x.part0, x.rate0) = (0.0, 0.0, 0.0);
     for b in 0..SUBRUNS {
         for p in x.front[b]..x.end[b] {
             let s = sc.next[p as usize];
@@ -440,10 +459,13 @@ fn renew(v: &View<'_>, sc: &mut Scratch<'_>, x: &mut TypeRun, c1: Micros, c2: Mi
                 } else {
                     l.scale
                 };
-                (sc.tree[i], sc.tree[i + 1]) = (
-                    to_f32(l.rate, true).to_bits(),
-                    to_f32(part, false).to_bits(),
-                );
+                let (rate32, part32) = (to_f32(l.rate, true), to_f32(part, false));
+                (sc.tree[i], sc.tree[i + 1]) = (rate32.to_bits(), part32.to_bits());
+                x.step0 = x.step0.max(sc.key[s as usize] - part32 as f64);
+                if part32 > 0.0 {
+                    x.part0 = x.part0.max(part32 as f64);
+                    x.rate0 = x.rate0.max(rate32 as f64);
+                }
             } else {
                 sc.key[s as usize] = l.scale;
                 let bits = l.rate.to_bits();
