@@ -111,15 +111,18 @@ pub(crate) fn drop_bound(
 
 /// A bound on a curve's drop that keeps holding while both ages grow: for every later pair
 /// of ages `b1 <= b2` with `b1` at least the age it was made at and `b2 < until`, the drop
-/// `curve(b1) - curve(b2)` is at most `scale * factor(rate, dm) + margin` for the gap of `dm`
-/// minutes between them (`Lasting::at`).
+/// `curve(b1) - curve(b2)` is at most `step + scale * factor(rate, dm) + margin` for the gap
+/// of `dm` minutes between them (`Lasting::at`).
 ///
 /// Sufferage's pass bounds all of a task type's tasks at once with it: within an event the
 /// completions only move later, so a bound made once lasts until the second completion
 /// reaches the earliest `until` among the type's tasks.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Lasting {
-    /// What the curve can still fall from its value then (to the interval's floor).
+    /// What the curve can still fall at once, whatever the gap: across the step into the
+    /// later age's interval (0 when both ages are in one interval).
+    pub step: f64,
+    /// What the curve can still fall by decaying (to the interval's floor).
     pub scale: f64,
     /// The interval's decay rate per minute; infinity when the whole `scale` can be lost
     /// whatever the gap (the later age may already be past a step down).
@@ -128,13 +131,16 @@ pub(crate) struct Lasting {
     pub margin: f64,
     /// The later age below which the bound holds ([`Micros::MAX`]: always).
     pub until: Micros,
+    /// Whether what the curve can still fall decays (at least at `rate`) as the earlier age
+    /// grows: not across a step, where the earlier age may still be before it.
+    pub decays: bool,
 }
 
 impl Lasting {
     /// The bound for a gap of `dm` minutes between the two ages.
     #[cfg(test)]
     pub fn at(&self, dm: f64) -> f64 {
-        self.scale * factor(self.rate, dm) + self.margin
+        self.step + self.scale * factor(self.rate, dm) + self.margin
     }
 }
 
@@ -153,8 +159,13 @@ pub(crate) fn factor(rate: f64, dm: f64) -> f64 {
 /// Why it holds: within interval k the curve is `(u - K_k+1)` decaying at rate `lambda`,
 /// so from any later age `b1` its drop over `dm` minutes is `(curve(b1) - K_k+1)(1 -
 /// e^(-lambda dm)) <= (u1 - K_k+1) min(lambda dm, 1)` as long as `b2` stays in the interval
-/// (`until` is its end); once `a2` is past a step the drop is at most the value itself,
-/// which only falls; flat at `a2`, the drop is exactly 0 until the flat part ends.
+/// (`until` is its end); flat at `a2`, the drop is exactly 0 until the flat part ends.
+/// With `a2` one step past `a1` (`a2` in interval k, `a1` before it), while `b2` stays in
+/// interval k: if `b1` is before the step, the drop is `curve(b1) - K_k` (at most `u1 -
+/// K_k`) plus the decay in interval k since it began, `(K_k - K_k+1)(1 - e^(-lambda (b2 -
+/// start)))`, and `b2 - start <= dm`; if `b1` is in interval k too, the drop is at most
+/// `(K_k - K_k+1) min(lambda dm, 1)` as above. Further past a step the drop is at most the
+/// value down to the later interval's floor, whatever the gap.
 pub(crate) fn lasting(
     curve: &UtilityCurve,
     classes: &UtilityClasses,
@@ -163,10 +174,12 @@ pub(crate) fn lasting(
     u1: impl FnOnce() -> f64,
 ) -> Lasting {
     let no_bound = Lasting {
+        step: 0.0,
         scale: f64::INFINITY,
         rate: f64::INFINITY,
         margin: 0.0,
         until: Micros::MAX,
+        decays: false,
     };
     let Some((priority, urgency_per_min, first, class)) = piecewise(curve, classes) else {
         return no_bound;
@@ -188,10 +201,12 @@ pub(crate) fn lasting(
     match (interval(class, first, a1), interval(class, first, a2)) {
         // Flat at both ages: the evaluated curve is the priority at both, exactly.
         (_, None) => Lasting {
+            step: 0.0,
             scale: 0.0,
             rate: 0.0,
             margin,
             until: end(0),
+            decays: true,
         },
         (Some((k1, m1)), Some((k2, _))) if k1 == k2 => {
             let floor = floor(k1);
@@ -209,26 +224,45 @@ pub(crate) fn lasting(
                 floor + (level - floor) / (1.0 + x * (1.0 + x * (0.5 + x / 6.0)))
             };
             Lasting {
+                step: 0.0,
                 scale: (top - floor).max(0.0),
                 rate,
                 margin,
                 until: end(k1 + 1),
+                decays: true,
             }
         }
         // Past a step: the drop is at most the value down to the floor of the later age's
         // interval, while the later age stays at or before that interval (the levels
         // descend, `UtilityClass::check`); whatever the gap.
         (None, Some((k2, _))) => Lasting {
+            step: 0.0,
             scale: priority - floor(k2),
             rate: f64::INFINITY,
             margin,
             until: end(k2 + 1),
+            decays: false,
         },
+        // One step: the step itself at once, the later interval's decay at its rate.
+        (Some((k1, _)), Some((k2, _))) if k2 == k1 + 1 => {
+            let level = class.intervals[k2].psi * priority;
+            let floor = floor(k2);
+            Lasting {
+                step: (u1().min(priority) - level).max(0.0),
+                scale: (level - floor).max(0.0),
+                rate: class.intervals[k2].delta * urgency_per_min,
+                margin,
+                until: end(k2 + 1),
+                decays: false,
+            }
+        }
         (Some(_), Some((k2, _))) => Lasting {
+            step: 0.0,
             scale: (u1().min(priority) - floor(k2)).max(0.0),
             rate: f64::INFINITY,
             margin,
             until: end(k2 + 1),
+            decays: false,
         },
     }
 }
@@ -337,15 +371,17 @@ mod tests {
         // Flat at both ages: nothing to lose until the flat part ends.
         let flat = lasting(&curve, &classes, Micros(0), Micros::from_mins(9), || 8.0);
         assert_eq!((flat.scale, flat.until), (0.0, Micros::from_mins(10)));
-        // Across the step at 15 min into k = 3 (psi 0.6 -> 0.3): the value down to 2.4,
-        // whatever the gap, until k = 3 ends at 20 min; into k = 6 (psi 0.1 -> 0), the whole
-        // value, until k = 6 ends at 10,010 min.
+        // Across the step at 15 min into k = 3 (psi 0.6 -> 0.3, delta 1.15): the value down
+        // to 4.8 at once, then what k = 3 can decay, 2.4, at its rate 0.115 a minute, until
+        // k = 3 ends at 20 min (for a long gap, the value down to 2.4); into k = 6 (psi 0.1
+        // -> 0), the whole value whatever the gap, until k = 6 ends at 10,010 min.
         let step = lasting(&curve, &classes, a1, Micros::from_mins(16), || u(a1));
-        assert_eq!(
-            (step.rate, step.until),
-            (f64::INFINITY, Micros::from_mins(20))
-        );
-        assert_eq!(step.at(0.0), u(a1) - 2.4 + l.margin);
+        assert_eq!(step.until, Micros::from_mins(20));
+        assert!((step.rate - 0.115).abs() < 1e-15);
+        assert!((step.step - (u(a1) - 4.8)).abs() < 1e-12);
+        assert!((step.scale - 2.4).abs() < 1e-12);
+        assert!((step.at(2.0) - (u(a1) - 4.8 + 2.4 * 0.23 + l.margin)).abs() < 1e-12);
+        assert!((step.at(60.0) - (u(a1) - 2.4 + l.margin)).abs() < 1e-12);
         let deep = lasting(&curve, &classes, a1, Micros::from_mins(41), || u(a1));
         let to = Micros::from_mins(10_010);
         assert_eq!((deep.rate, deep.until), (f64::INFINITY, to));

@@ -12,7 +12,8 @@
 //! from one pass to the next, `View::kept_two_completions`: a walk over the machine types
 //! only when the runner-up's machine type took a task or the first type fell behind it). Within an event the completions only
 //! move later, so each task keeps a bound on its sufferage that lasts
-//! (`utility_bound::lasting`: what its curve can still fall, times `factor(rate, gap)`)
+//! (`utility_bound::lasting`: what its curve can still fall, times `factor(rate, gap)`,
+//! and past one step the step itself at once)
 //! until the type's second completion reaches the end of the task's curve interval; what
 //! it can still fall also decays, at least at the smallest rate of its sub-run, as the
 //! first completion moves on. Each type keeps its unmapped tasks in sub-runs by rate, each
@@ -26,7 +27,9 @@
 //! each machine, the earliest on ties.
 //!
 //! The storage: `next[..n]` holds the slots by type and sub-run (each sorted by scale),
-//! `key` each slot's scale, `tree[2s..2s + 2]` its rate's bits, `choice` marks it mapped.
+//! `key` each slot's scale, `tree[2s..2s + 2]` its rate's bits (in sub-run 0, past a step:
+//! the rate rounded up and the part of the scale that goes at that rate rounded down, as
+//! `f32`s), `choice` marks it mapped (else holds its sub-run).
 //!
 //! More task types than the per-type table holds fall back to the per-task pass
 //! (`per_task`): the same decisions, each task's completions computed for it.
@@ -34,7 +37,7 @@
 use crate::serial::env::MAX_SERIAL_MACHINES;
 use crate::serial::queue::NONE;
 use crate::serial::two_stage::Scratch;
-use crate::serial::utility_bound::{self, factor};
+use crate::serial::utility_bound::{self, factor, Lasting};
 use crate::serial::view::{Kept, View, NO_MACHINE};
 use crate::units::Micros;
 
@@ -42,18 +45,19 @@ use crate::units::Micros;
 const MAX_TYPES: usize = 256;
 
 /// Sub-runs a type's tasks are split into by their bound's rate, so that a slowly decaying
-/// task's bound is not scaled by a fast one's rate: past a step (infinite rate), and rates
-/// from `SPLITS[b - 1]` up (Table C.1's four urgency levels fall in separate sub-runs; the
-/// splits only affect speed, never decisions).
+/// task's bound is not scaled by a fast one's rate: past a step (bounds that do not decay as
+/// the first completion moves on), and rates from `SPLITS[b - 1]` up (Table C.1's four
+/// urgency levels fall in separate sub-runs; the splits only affect speed, never decisions).
 const SUBRUNS: usize = 5;
 const SPLITS: [f64; SUBRUNS - 2] = [0.3, 0.13, 0.04];
 
-/// The sub-run for a bound's rate.
+/// The sub-run for a bound.
 #[inline]
-fn subrun(rate: f64) -> usize {
-    if rate == f64::INFINITY {
+fn subrun(l: &Lasting) -> usize {
+    if !l.decays || l.rate == f64::INFINITY {
         0
     } else {
+        let rate = l.rate;
         // SPLITS descend: the rates below a split are below every earlier one.
         1 + SPLITS.iter().map(|&x| (rate < x) as usize).sum::<usize>()
     }
@@ -71,8 +75,16 @@ struct TypeRun {
     /// anything).
     lo: [f64; SUBRUNS],
     hi: [f64; SUBRUNS],
+    /// Sub-run 0's bounds as a whole: every task's `scale - part` is at most `step0`, its
+    /// part at most `part0`, the rate of a part at most `rate0` (0 with no part).
+    step0: f64,
+    part0: f64,
+    rate0: f64,
     /// Its unmapped tasks.
     live: u32,
+    /// Whether a task of it was mapped (or its bounds renewed) since its sub-runs' fronts
+    /// were moved past the mapped tasks: else they still are.
+    stale: bool,
     /// Machines that can run it (the textbook count of evaluations per task and pass).
     eligible: u64,
     /// The largest margin of its tasks' bounds, which hold while its second completion is
@@ -91,6 +103,8 @@ struct TypeRun {
     dm: f64,
     since: f64,
     bound: f64,
+    /// This pass: each sub-run's bound (before its decay since; -infinity when empty).
+    sub: [f64; SUBRUNS],
 }
 
 pub(super) fn run(
@@ -110,7 +124,11 @@ pub(super) fn run(
         end: [0; SUBRUNS],
         lo: [0.0; SUBRUNS],
         hi: [f64::INFINITY; SUBRUNS],
+        step0: f64::INFINITY,
+        part0: 0.0,
+        rate0: 0.0,
         live: 0,
+        stale: true,
         eligible: 0,
         margin: 0.0,
         // Renewed at the first pass.
@@ -123,6 +141,7 @@ pub(super) fn run(
         dm: 0.0,
         since: 0.0,
         bound: 0.0,
+        sub: [f64::NEG_INFINITY; SUBRUNS],
     }; MAX_TYPES];
     // The runs: counted, placed, then filled in arrival order (all in sub-run 0 until
     // the first renewal).
@@ -186,22 +205,38 @@ pub(super) fn run(
             x.bound = match c2 {
                 Some(c2) => {
                     if c2 >= x.until {
+                        // Renewed fronts are at unmapped tasks.
                         renew(v, sc, x, c1, c2);
+                        x.stale = false;
                     }
                     x.dm = (c2 - c1).as_mins_f64();
                     x.since = c1.saturating_sub(x.made).as_mins_f64();
+                    if x.stale {
+                        x.stale = false;
+                        for b in 0..SUBRUNS {
+                            // Past the tasks mapped since, to the sub-run's first unmapped one.
+                            let (mut f, e) = (x.front[b], x.end[b]);
+                            while f < e && sc.choice[sc.next[f as usize] as usize] == NO_MACHINE {
+                                f += 1;
+                            }
+                            x.front[b] = f;
+                        }
+                    }
                     let mut bound = f64::NEG_INFINITY;
                     for b in 0..SUBRUNS {
-                        // Past the tasks mapped since, to the sub-run's first unmapped one.
-                        let (mut f, e) = (x.front[b], x.end[b]);
-                        while f < e && sc.choice[sc.next[f as usize] as usize] == NO_MACHINE {
-                            f += 1;
-                        }
-                        x.front[b] = f;
-                        if f < e {
+                        let (f, e) = (x.front[b], x.end[b]);
+                        x.sub[b] = if f < e {
                             let scale = sc.key[sc.next[f as usize] as usize];
-                            bound = bound.max(scale * factor(x.hi[b], x.dm) + x.margin);
-                        }
+                            let whole = if b == 0 {
+                                scale.min(x.step0 + x.part0 * factor(x.rate0, x.dm))
+                            } else {
+                                scale * factor(x.hi[b], x.dm)
+                            };
+                            whole + x.margin
+                        } else {
+                            f64::NEG_INFINITY
+                        };
+                        bound = bound.max(x.sub[b]);
                     }
                     bound
                 }
@@ -244,7 +279,9 @@ pub(super) fn run(
             walk(v, sc, x, &mut claim[m], &mut held[m]);
         }
         left -= assign(v, sc, &claim[..machines], emit, |ty| {
-            tr[ty as usize].live -= 1
+            let x = &mut tr[ty as usize];
+            x.live -= 1;
+            x.stale = true;
         });
     }
     evals
@@ -270,8 +307,7 @@ fn walk(v: &View<'_>, sc: &Scratch<'_>, x: &TypeRun, h: &mut u32, hs: &mut f64) 
             continue;
         }
         let whole = factor(x.hi[b], x.dm);
-        let first = sc.key[sc.next[x.front[b] as usize] as usize];
-        if *h != NONE && first * whole + x.margin < *hs {
+        if *h != NONE && x.sub[b] < *hs {
             continue;
         }
         // The first completion has moved on since the bounds were made: what each task
@@ -292,7 +328,13 @@ fn walk(v: &View<'_>, sc: &Scratch<'_>, x: &TypeRun, h: &mut u32, hs: &mut f64) 
                 if scale * whole + x.margin < *hs {
                     break;
                 }
-                let bound = scale * factor(rate(sc, s), x.dm) + x.margin;
+                let bound = if b == 0 {
+                    // Past a step: the step at once, the rest at the later interval's rate.
+                    let (rate, part) = step_parts(sc, s);
+                    scale - part * (1.0 - factor(rate, x.dm)) + x.margin
+                } else {
+                    scale * factor(rate(sc, s), x.dm) + x.margin
+                };
                 if !can_beat(bound, s, *hs, *h) {
                     continue;
                 }
@@ -349,11 +391,36 @@ fn can_beat(b: f64, s: u32, hs: f64, h: u32) -> bool {
     b > hs || (b == hs && s < h)
 }
 
-/// Slot `s`'s bound's rate (its bits in `tree[2s..2s + 2]`).
+/// Slot `s`'s bound's rate (its bits in `tree[2s..2s + 2]`), outside sub-run 0.
 #[inline]
 fn rate(sc: &Scratch<'_>, s: u32) -> f64 {
     let i = 2 * s as usize;
     f64::from_bits((sc.tree[i] as u64) << 32 | sc.tree[i + 1] as u64)
+}
+
+/// Slot `s`'s bound in sub-run 0: an upper bound on its rate and a lower bound on the part
+/// of its scale that goes at that rate (`tree[2s]`, `tree[2s + 1]`), so that `scale - part
+/// * (1 - factor(rate, dm))` is at least its bound `step + decaying * factor(rate, dm)`.
+#[inline]
+fn step_parts(sc: &Scratch<'_>, s: u32) -> (f64, f64) {
+    let i = 2 * s as usize;
+    (
+        f32::from_bits(sc.tree[i]) as f64,
+        f32::from_bits(sc.tree[i + 1]) as f64,
+    )
+}
+
+/// `x` as an `f32` no smaller (`up`) or no larger than it.
+#[inline]
+fn to_f32(x: f64, up: bool) -> f32 {
+    let y = x as f32;
+    if up && (y as f64) < x {
+        y.next_up()
+    } else if !up && (y as f64) > x {
+        y.next_down()
+    } else {
+        y
+    }
 }
 
 /// Renews the bounds of type `x`'s unmapped tasks for first completion `c1` and second
@@ -365,6 +432,7 @@ fn renew(v: &View<'_>, sc: &mut Scratch<'_>, x: &mut TypeRun, c1: Micros, c2: Mi
     let mut w = start;
     (x.margin, x.until, x.made) = (0.0, Micros::MAX, c1);
     (x.lo, x.hi) = ([f64::INFINITY; SUBRUNS], [0.0; SUBRUNS]);
+    (x.step0, x.part0, x.rate0) = (0.0, 0.0, 0.0);
     for b in 0..SUBRUNS {
         for p in x.front[b]..x.end[b] {
             let s = sc.next[p as usize];
@@ -380,16 +448,36 @@ fn renew(v: &View<'_>, sc: &mut Scratch<'_>, x: &mut TypeRun, c1: Micros, c2: Mi
                 c2.saturating_sub(task.arrival),
             );
             let l = utility_bound::lasting(&task.curve, v.env.classes, a1, a2, || v.utility(t, c1));
-            sc.key[s as usize] = l.scale;
-            let bits = l.rate.to_bits();
+            let r = subrun(&l);
             let i = 2 * s as usize;
-            (sc.tree[i], sc.tree[i + 1]) = ((bits >> 32) as u32, bits as u32);
-            let r = subrun(l.rate);
+            if r == 0 {
+                sc.key[s as usize] = l.step + l.scale;
+                // At an infinite rate all of it may go at once (and no part, so that an
+                // infinite scale stays infinite, never NaN).
+                let part = if l.rate == f64::INFINITY {
+                    0.0
+                } else {
+                    l.scale
+                };
+                let (rate32, part32) = (to_f32(l.rate, true), to_f32(part, false));
+                (sc.tree[i], sc.tree[i + 1]) = (rate32.to_bits(), part32.to_bits());
+                x.step0 = x.step0.max(sc.key[s as usize] - part32 as f64);
+                if part32 > 0.0 {
+                    x.part0 = x.part0.max(part32 as f64);
+                    x.rate0 = x.rate0.max(rate32 as f64);
+                }
+            } else {
+                sc.key[s as usize] = l.scale;
+                let bits = l.rate.to_bits();
+                (sc.tree[i], sc.tree[i + 1]) = ((bits >> 32) as u32, bits as u32);
+            }
+            sc.choice[s as usize] = r as u16;
             count[r] += 1;
             if l.scale > 0.0 {
                 x.lo[r] = x.lo[r].min(l.rate);
             }
-            x.hi[r] = x.hi[r].max(l.rate);
+            // Sub-run 0's bounds are walked as if the whole scale could go at once.
+            x.hi[r] = x.hi[r].max(if r == 0 { f64::INFINITY } else { l.rate });
             x.margin = x.margin.max(l.margin);
             x.until = x.until.min(task.arrival.saturating_add(l.until));
         }
@@ -405,14 +493,37 @@ fn renew(v: &View<'_>, sc: &mut Scratch<'_>, x: &mut TypeRun, c1: Micros, c2: Mi
     }
     for p in start..w {
         let s = sc.prev[p as usize];
-        let r = subrun(rate(sc, s));
+        let r = sc.choice[s as usize] as usize;
         sc.next[x.end[r] as usize] = s;
         x.end[r] += 1;
     }
-    let key = &*sc.key;
     for b in 0..SUBRUNS {
-        sc.next[x.front[b] as usize..x.end[b] as usize]
-            .sort_unstable_by(|&a, &b| key[b as usize].total_cmp(&key[a as usize]).then(a.cmp(&b)));
+        sort_by_scale(&mut sc.next[x.front[b] as usize..x.end[b] as usize], sc.key);
+    }
+}
+
+/// Sorts slots by `key`, highest first, the earlier slot first on ties. A renewed sub-run
+/// is mostly short: an insertion sort there, the library's sort for long ones.
+fn sort_by_scale(run: &mut [u32], key: &[f64]) {
+    // `a` goes before `b`.
+    let before = |a: u32, b: u32| {
+        key[a as usize]
+            .total_cmp(&key[b as usize])
+            .then(b.cmp(&a))
+            .is_gt()
+    };
+    if run.len() > 24 {
+        run.sort_unstable_by(|&a, &b| key[b as usize].total_cmp(&key[a as usize]).then(a.cmp(&b)));
+        return;
+    }
+    for i in 1..run.len() {
+        let s = run[i];
+        let mut j = i;
+        while j > 0 && before(s, run[j - 1]) {
+            run[j] = run[j - 1];
+            j -= 1;
+        }
+        run[j] = s;
     }
 }
 
@@ -517,4 +628,33 @@ fn sufferage(v: &View<'_>, t: u32, m: u16, c2: Option<Micros>) -> f64 {
 #[inline]
 fn sufferage_at(v: &View<'_>, t: u32, c1: Micros, c2: Option<Micros>) -> f64 {
     v.utility(t, c1) - c2.map_or(0.0, |c| v.utility(t, c))
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::sort_by_scale;
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    proptest! {
+        /// The insertion sort and the library's sort give one order: scale descending, the
+        /// earlier slot first on ties (few distinct scales, so that ties are common).
+        #[test]
+        fn sorting_by_scale_is_the_library_sort(
+            keys in proptest::collection::vec(0u8..6, 0..40),
+            order in proptest::collection::vec(any::<u32>(), 0..40),
+        ) {
+            let key: Vec<f64> = keys.iter().map(|&k| if k == 5 { f64::INFINITY } else { k as f64 / 4.0 }).collect();
+            let mut run: Vec<u32> = (0..key.len() as u32).collect();
+            for (i, &o) in order.iter().enumerate().take(run.len()) {
+                let j = o as usize % run.len();
+                run.swap(i, j);
+            }
+            let mut want = run.clone();
+            want.sort_unstable_by(|&a, &b| key[b as usize].total_cmp(&key[a as usize]).then(a.cmp(&b)));
+            sort_by_scale(&mut run, &key);
+            prop_assert_eq!(run, want);
+        }
+    }
 }
