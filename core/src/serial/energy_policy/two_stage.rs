@@ -36,6 +36,14 @@ pub(super) fn unpack(c: u32) -> (u16, u8) {
 /// Most options of one task (one machine per type).
 const MAX_OPTIONS: usize = MAX_SERIAL_MACHINE_TYPES * MAX_SERIAL_PSTATES;
 
+/// A task's earliest completion over its options at a choice over every type (valid or not,
+/// on every type it runs on) and its utility there. Within an event ready times only grow,
+/// so no later option of the task completes earlier, and (its curve never rising) none earns
+/// more: the utility caps every re-choice's options as it capped the choice's
+/// ([`choose_type`]'s `cap`). A NaN utility: none known ([`NO_CAP`]: the scan decided, or
+/// the heuristic ranks by completion alone).
+pub(crate) use crate::serial::energy_sim::{EnergyCap as Cap, NO_ENERGY_CAP as NO_CAP};
+
 /// Task `t`'s best valid, filtered option and its stage-2 score, and the options examined;
 /// in `bounds` (empty, or one entry per machine type) an upper bound on
 /// the stage-1 score of each type's valid, filtered options (`-inf`: none), for
@@ -43,16 +51,24 @@ const MAX_OPTIONS: usize = MAX_SERIAL_MACHINE_TYPES * MAX_SERIAL_PSTATES;
 ///
 /// The choice [`choose_scan`] makes, with less arithmetic (`choose_by_type`); the scan
 /// itself when that does not apply.
+///
+/// In `cap` (if kept) the [`Cap`] the choice found, or [`NO_CAP`].
 pub(super) fn choose_bounded(
     h: EnergyHeuristic,
     v: &OptionView<'_>,
     t: u32,
     bounds: &mut [f32],
+    cap: Option<&mut Cap>,
 ) -> (Option<(Opt, f64)>, u64) {
-    let r = choose_by_type(h, v, t, bounds).unwrap_or_else(|e| {
+    let mut found = NO_CAP;
+    let r = choose_by_type(h, v, t, bounds, &mut found).unwrap_or_else(|e| {
+        found = NO_CAP;
         let (c, e2) = choose_scan(h, v, t, bounds);
         (c, e + e2)
     });
+    if let Some(c) = cap {
+        *c = found;
+    }
     #[cfg(test)]
     tests::check_choice(h, v, t, &r.0, bounds);
     r
@@ -116,6 +132,7 @@ fn choose_by_type(
     v: &OptionView<'_>,
     t: u32,
     bounds: &mut [f32],
+    found: &mut Cap,
 ) -> Result<(Option<(Opt, f64)>, u64), u64> {
     bounds.fill(f32::NEG_INFINITY);
     if !monotone(h, &v.norm) {
@@ -212,6 +229,7 @@ fn choose_by_type(
     {
         return Err(evals);
     }
+    *found = (first_end, u_up);
     let mut tb = [f64::NEG_INFINITY; MAX_SERIAL_MACHINE_TYPES];
     let mut top = 0usize;
     for (i, x) in types.iter().enumerate() {
@@ -621,16 +639,23 @@ impl EScratch<'_> {
 /// on its options' stage-1 scores. Type `j` goes first, then only the types whose bound
 /// does not fall below the best found so far: the best found then scores above every type
 /// left, so it is the option a choice over every type finds, whatever the tie order. Each
-/// examined type's bound is renewed. `None`: no option found, or a NaN; a choice over every
-/// type decides then.
+/// examined type's bound is renewed: the lesser of the old and the new, since both hold (the
+/// type's options only worsened since the old was set, or it was lifted to infinity). With
+/// `cap` (the task's [`Cap`] at its last choice over every type, a NaN utility: none), every
+/// option's utility is capped as in that choice. `None`: no option found, or a NaN; a
+/// choice over every type decides then.
 pub(super) fn choose_again(
     h: EnergyHeuristic,
     v: &OptionView<'_>,
     t: u32,
     j: u8,
     bounds: &mut [f32],
+    cap: Cap,
     evals: &mut u64,
 ) -> Option<(Opt, f64)> {
+    #[cfg(test)]
+    tests::check_cap(v, t, cap);
+    let cap = (!cap.1.is_nan()).then_some(cap);
     let mut best: Option<(Opt, f64)> = None;
     let types = v.env.machine_types;
     for x in core::iter::once(j).chain((0..types).filter(|&y| y != j)) {
@@ -638,12 +663,12 @@ pub(super) fn choose_again(
         if x != j && (bx == f32::NEG_INFINITY || best.is_some_and(|(_, bs)| (bx as f64) < bs)) {
             continue;
         }
-        let (c, e) = choose_type(h, v, t, x, best, None);
+        let (c, e) = choose_type(h, v, t, x, best, cap);
         *evals += e;
         if c.nan {
             return None;
         }
-        bounds[x as usize] = f32_above(c.bound);
+        bounds[x as usize] = bx.min(f32_above(c.bound));
         if c.best.is_some() {
             best = c.best;
         }
@@ -680,15 +705,23 @@ fn rechoose(
 ) -> (bool, u64) {
     let t = sc.slots[s];
     let b = slot_bounds(sc.bounds, s, w);
+    let cap = if b.is_empty() {
+        None
+    } else {
+        sc.caps.get_mut(s)
+    };
     let mut evals = 0u64;
     let again = match moved {
-        Some(j) if !b.is_empty() => choose_again(h, v, t, j, b, &mut evals),
+        Some(j) if !b.is_empty() => {
+            let c = cap.as_deref().copied().unwrap_or(NO_CAP);
+            choose_again(h, v, t, j, b, c, &mut evals)
+        }
         _ => None,
     };
     let c = match again {
         Some(c) => Some(c),
         None => {
-            let (c, e) = choose_bounded(h, v, t, b);
+            let (c, e) = choose_bounded(h, v, t, b, cap);
             evals += e;
             c
         }

@@ -49,6 +49,35 @@ pub(in crate::serial::energy_policy) fn check_choice(
     }
 }
 
+/// Every re-choice's cap holds: no valid, filtered option of task `t` completes before it
+/// or earns more than its utility.
+pub(in crate::serial::energy_policy) fn check_cap(v: &OptionView<'_>, t: u32, cap: Cap) {
+    if cap.1.is_nan() {
+        return;
+    }
+    let task = &v.tasks[t as usize];
+    for j in 0..v.env.machine_types {
+        let m = v.best_of(j);
+        if m == NO_MACHINE || !v.env.runs(task.ty, j) {
+            continue;
+        }
+        for k in 0..v.power.pstates {
+            let Some(o) = v.valid(t, m, k).filter(|o| v.passes(o)) else {
+                continue;
+            };
+            assert!(
+                o.end >= cap.0,
+                "task {t}: {o:?} completes before its cap {cap:?}"
+            );
+            let u = v.utility(t, o.end);
+            assert!(
+                u <= cap.1,
+                "task {t}: {o:?} earns {u}, above its cap {cap:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_take_that_lets_an_option_cross_the_days_end_lifts_the_types_bounds() {
     use crate::serial::env::{SerialEnv, SerialTask};
@@ -124,6 +153,7 @@ fn a_take_that_lets_an_option_cross_the_days_end_lifts_the_types_bounds() {
         vec![0u32; 2 * n],
     );
     let mut bounds = vec![0.0f32; 2 * n];
+    let mut caps = vec![NO_CAP; n];
     let mut sc = EScratch {
         slots: &mut slots,
         key: &mut key,
@@ -132,6 +162,7 @@ fn a_take_that_lets_an_option_cross_the_days_end_lifts_the_types_bounds() {
         prev: &mut prev,
         tree: &mut tree,
         bounds: &mut bounds,
+        caps: &mut caps,
     };
     let mut got = std::vec::Vec::new();
     let h = EnergyHeuristic::MinMinComp;
