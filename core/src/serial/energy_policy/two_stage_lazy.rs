@@ -37,7 +37,8 @@
 //! pass over every type (`tests::check_bounded_eager`).
 
 use super::two_stage::{
-    self, choose_again, choose_bounded, crosses_after, pack, unpack, Cap, NO_CAP,
+    self, choose_again, choose_bounded, crosses_after, first_choices, pack, unpack, Cap, NO_CAP,
+    NO_CHOICE,
 };
 use super::{Decision, EScratch};
 use crate::serial::energy_heuristic::EnergyHeuristic;
@@ -132,7 +133,7 @@ impl Lazy {
     ) -> bool {
         let t = sc.slots[s];
         let (b, cap) = self.bounds(sc, s);
-        let (c, e) = choose_bounded(h, v, t, b, cap);
+        let (c, e) = choose_bounded(h, v, t, b, cap, None);
         self.evals += e;
         match c {
             Some((o, key)) => {
@@ -148,6 +149,22 @@ impl Lazy {
                 false
             }
         }
+    }
+
+    /// Slot `s`'s first choice as [`first_choices`] left it: a fresh choice, or logged
+    /// without an option; returns whether it has one.
+    fn seed(&mut self, v: &OptionView<'_>, sc: &mut EScratch<'_>, s: usize) -> bool {
+        let c = sc.choice[s];
+        if c == NO_CHOICE {
+            sc.choice[s] = match v.why_none(sc.slots[s]) {
+                NoOption::Filtered => FILTERED,
+                NoOption::Invalid => INVALID,
+            };
+            self.log.push(&mut *sc.prev, s);
+            return false;
+        }
+        sc.next[s] = self.taken[unpack(c).0 as usize];
+        true
     }
 
     /// Slot `s` chooses option `o` with stage-2 score `key`.
@@ -200,7 +217,9 @@ fn pass(
     longest: &[Micros],
     lz: &mut Lazy,
 ) -> Option<()> {
-    sc.seed_tree(n, |sc, s| lz.choose(h, v, sc, s));
+    let w = if lz.per_type { lz.types } else { 0 };
+    lz.evals += first_choices(h, v, sc, n, w);
+    sc.seed_tree(n, |sc, s| lz.seed(v, sc, s));
     loop {
         let root = sc.tree[1];
         if root == NONE {
