@@ -286,15 +286,20 @@ fn choose_by_type(
         return Err(evals);
     }
     *found = (first_end, u_up);
+    let reads = reads(h);
     let mut tb = [f64::NEG_INFINITY; MAX_SERIAL_MACHINE_TYPES];
     let mut top = 0usize;
     for (i, x) in types.iter().enumerate() {
         let b = h.stage1(
             &v.norm,
             u_up,
-            x.etc.as_secs_f64(),
-            x.eec.as_joules_f64(),
-            (x.end - arrival).as_secs_f64(),
+            if reads.0 { x.etc.as_secs_f64() } else { 0.0 },
+            if reads.1 { x.eec.as_joules_f64() } else { 0.0 },
+            if reads.2 {
+                (x.end - arrival).as_secs_f64()
+            } else {
+                0.0
+            },
         );
         if b.is_nan() {
             return Err(evals);
@@ -460,6 +465,20 @@ pub(super) fn choose_scan(
     (Some((o, key)), evals)
 }
 
+/// Which of an option's ETC, EEC and completion (in seconds and joules) `h`'s stage 1
+/// reads: the others are passed as zero, sparing their conversions (each a division).
+fn reads(h: EnergyHeuristic) -> (bool, bool, bool) {
+    match h {
+        EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil => (false, false, true),
+        EnergyHeuristic::MaxMaxUpt => (true, false, false),
+        EnergyHeuristic::MaxMaxUpe
+        | EnergyHeuristic::WeightedUtil(_)
+        | EnergyHeuristic::WeightedUpe(_) => (false, true, false),
+        EnergyHeuristic::WeightedUpt(_) => (true, true, false),
+        EnergyHeuristic::ArrivalOrder { .. } | EnergyHeuristic::Random => (true, true, true),
+    }
+}
+
 /// Option `o`'s ETC and EEC and its completion since arrival `arrival`, in seconds and
 /// joules, as the objectives take them.
 #[inline]
@@ -570,14 +589,23 @@ pub(super) fn choose_type(
     }
     // Each option's bound first, from its times and energy; its validity only if it could
     // win (an invalid option's bound is still a bound).
+    let reads = reads(h);
     for k in 0..v.power.pstates {
         evals += 1;
         let Some((start, end, eec)) = v.candidate_at(base, m, k) else {
             continue;
         };
-        let etc_s = (end - start).as_secs_f64();
-        let eec_j = eec.as_joules_f64();
-        let end_s = (end - task.arrival).as_secs_f64();
+        let etc_s = if reads.0 {
+            (end - start).as_secs_f64()
+        } else {
+            0.0
+        };
+        let eec_j = if reads.1 { eec.as_joules_f64() } else { 0.0 };
+        let end_s = if reads.2 {
+            (end - task.arrival).as_secs_f64()
+        } else {
+            0.0
+        };
         let (o, s1) = match cap {
             // The capping utility is this option's own.
             Some((c, u)) if end == c => {

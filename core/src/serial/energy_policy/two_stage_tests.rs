@@ -234,3 +234,40 @@ fn f32_above_is_the_least_f32_at_or_above() {
     }
     assert_eq!(f32_above(f64::NAN), f32::INFINITY);
 }
+
+#[test]
+fn stage1_reads_only_the_parts_reads_names() {
+    let n = Normalisers {
+        max_utility: 8.0,
+        max_eec_j: 400_000.0,
+        min_eec_j: 1_000.0,
+        min_etc_s: 10.0,
+    };
+    let hs = [
+        EnergyHeuristic::MinMinComp,
+        EnergyHeuristic::MaxMaxUtil,
+        EnergyHeuristic::MaxMaxUpt,
+        EnergyHeuristic::MaxMaxUpe,
+        EnergyHeuristic::WeightedUtil(0.5),
+        EnergyHeuristic::WeightedUpt(0.3),
+        EnergyHeuristic::WeightedUpe(0.7),
+    ];
+    for h in hs {
+        let r = reads(h);
+        for (u, etc, eec, end) in [
+            (4.0, 500.0, 100_000.0, 900.0),
+            (0.25, 12.5, 1_234.5, 7_200.0),
+            (7.9, 3_600.0, 399_999.0, 86_400.0),
+        ] {
+            let all = h.stage1(&n, u, etc, eec, end);
+            let part = h.stage1(
+                &n,
+                u,
+                if r.0 { etc } else { 0.0 },
+                if r.1 { eec } else { 0.0 },
+                if r.2 { end } else { 0.0 },
+            );
+            assert_eq!(all.to_bits(), part.to_bits(), "{h:?}: {all} against {part}");
+        }
+    }
+}
