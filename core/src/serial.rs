@@ -59,7 +59,9 @@ pub use sim::{SerialReport, SerialStorage, Sim, TaskOutcome};
 
 pub use energy_filter::{FilterState, SerialFilter};
 pub use energy_heuristic::EnergyHeuristic;
-pub use energy_sim::{EnergyConfig, EnergyReport, EnergySim, EnergyStorage, Machines};
+pub use energy_sim::{
+    EnergyCap, EnergyConfig, EnergyReport, EnergySim, EnergyStorage, Machines, NO_ENERGY_CAP,
+};
 pub use pstate::{PowerModel, PowerStats, MAX_SERIAL_PSTATES};
 
 #[cfg(test)]

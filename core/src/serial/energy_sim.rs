@@ -73,6 +73,14 @@ pub struct EnergyConfig {
     pub seed: u64,
 }
 
+/// A task's earliest completion at a two-stage pass's last choice for it over every machine
+/// type, and its utility there: no later option of the event earns more (the pass's
+/// re-choices use it as a cap). A NaN utility: none known.
+pub type EnergyCap = (Micros, f64);
+
+/// No [`EnergyCap`] known: storage's initial value.
+pub const NO_ENERGY_CAP: EnergyCap = (Micros::MAX, f64::NAN);
+
 /// The storage a run works in, one entry per task (`tree`: two), from the caller.
 pub struct EnergyStorage<'a> {
     /// What became of each task.
@@ -102,6 +110,11 @@ pub struct EnergyStorage<'a> {
     /// chooses again over every type when a task's machine is taken (the same decisions,
     /// more work).
     pub type_bound: &'a mut [f32],
+    /// A two-stage pass's cap on each task's utility (one per task: the earliest completion
+    /// at its last choice over every type and the utility there, [`EnergyCap`]), kept with
+    /// `type_bound`. Shorter, even empty: re-choices go uncapped (the same decisions, more
+    /// evaluations of the curves).
+    pub cap: &'a mut [EnergyCap],
 }
 
 impl EnergyStorage<'_> {
@@ -611,6 +624,7 @@ impl<'a> EnergySim<'a> {
             prev: self.st.prev,
             tree: self.st.tree,
             bounds: self.st.type_bound,
+            caps: self.st.cap,
         };
         let (qs, link, outcome, pstate, wait, pool, digest) = (
             &mut self.q,

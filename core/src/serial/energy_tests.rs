@@ -100,6 +100,7 @@ struct Bufs {
     u32s: [Vec<u32>; 7],
     key: Vec<f64>,
     type_bound: Vec<f32>,
+    cap: Vec<crate::serial::EnergyCap>,
 }
 
 impl Bufs {
@@ -111,6 +112,7 @@ impl Bufs {
             u32s: core::array::from_fn(|i| vec![0; if i == 6 { 2 * n } else { n }]),
             key: vec![0.0; n],
             type_bound: vec![0.0; n * crate::serial::MAX_SERIAL_MACHINE_TYPES],
+            cap: vec![crate::serial::NO_ENERGY_CAP; n],
         }
     }
     fn storage(&mut self) -> EnergyStorage<'_> {
@@ -128,6 +130,7 @@ impl Bufs {
             prev,
             tree,
             type_bound: &mut self.type_bound,
+            cap: &mut self.cap,
         }
     }
 }

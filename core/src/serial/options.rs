@@ -228,9 +228,10 @@ impl<'v> OptionView<'v> {
     /// Task `t`'s utility if it completes at `c`.
     pub fn utility(&self, t: u32, c: Micros) -> f64 {
         let task = &self.tasks[t as usize];
-        // Curves were checked by SerialEnv::check, so evaluation cannot fail.
+        // Curves were checked by SerialEnv::check (every task's once), so evaluation cannot
+        // fail and the checks need not be repeated.
         task.curve
-            .value_at(c.saturating_sub(task.arrival), self.env.classes)
+            .value_after_check(c.saturating_sub(task.arrival), self.env.classes)
             .unwrap_or(0.0)
     }
 

@@ -31,8 +31,8 @@ use crate::report::stats::{mean_ci, MeanCi};
 use crate::toml_file::{self, Checker, TomlFileError};
 use anyhow::Context;
 use kairos_core::serial::{
-    EnergyConfig, EnergyHeuristic, EnergyReport, EnergySim, EnergyStorage, Machines, PowerModel,
-    SerialFilter, TaskOutcome,
+    EnergyCap, EnergyConfig, EnergyHeuristic, EnergyReport, EnergySim, EnergyStorage, Machines,
+    PowerModel, SerialFilter, TaskOutcome, NO_ENERGY_CAP,
 };
 use kairos_core::units::{Micros, MilliJoules, Utility};
 use kairos_core::utility::UtilityCurve;
@@ -366,6 +366,7 @@ pub struct EnergyBuffers {
     u32s: [Vec<u32>; 7],
     key: Vec<f64>,
     type_bound: Vec<f32>,
+    cap: Vec<EnergyCap>,
 }
 
 impl EnergyBuffers {
@@ -378,6 +379,7 @@ impl EnergyBuffers {
             u32s: std::array::from_fn(|i| vec![0; if i == 6 { 2 * n } else { n }]),
             key: vec![0.0; n],
             type_bound: vec![0.0; n * generate::MACHINE_COUNTS.len()],
+            cap: vec![NO_ENERGY_CAP; n],
         }
     }
 
@@ -397,6 +399,7 @@ impl EnergyBuffers {
             prev,
             tree,
             type_bound: &mut self.type_bound,
+            cap: &mut self.cap,
         }
     }
 }

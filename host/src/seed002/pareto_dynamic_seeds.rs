@@ -112,6 +112,7 @@ pub fn dynamic_allocation(
             prev,
             tree,
             type_bound: &mut [],
+            cap: &mut [],
         };
         EnergySim::new(env, model, &tasks, cfg, storage)?.run();
     }

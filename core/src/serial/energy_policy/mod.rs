@@ -25,6 +25,9 @@ pub(crate) struct EScratch<'s> {
     pub tree: &'s mut [u32],
     /// Per slot, one bound per machine type (`two_stage_lazy`); shorter: not kept.
     pub bounds: &'s mut [f32],
+    /// Per slot, its [`two_stage::Cap`] (`two_stage_lazy`), kept beside `bounds` (shorter:
+    /// not kept, and re-choices go uncapped).
+    pub caps: &'s mut [two_stage::Cap],
 }
 
 /// What a pass decided for one task.

@@ -292,6 +292,7 @@ mod tests {
                 prev: &mut prev,
                 tree: &mut tree,
                 bounds: &mut [],
+                caps: &mut [],
             };
             let mut rng = <ChaCha8Rng as rand_chacha::rand_core::SeedableRng>::seed_from_u64(seed);
             let mut decided = 0usize;

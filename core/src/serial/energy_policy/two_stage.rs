@@ -36,6 +36,14 @@ pub(super) fn unpack(c: u32) -> (u16, u8) {
 /// Most options of one task (one machine per type).
 const MAX_OPTIONS: usize = MAX_SERIAL_MACHINE_TYPES * MAX_SERIAL_PSTATES;
 
+/// A task's earliest completion over its options at a choice over every type (valid or not,
+/// on every type it runs on) and its utility there. Within an event ready times only grow,
+/// so no later option of the task completes earlier, and (its curve never rising) none earns
+/// more: the utility caps every re-choice's options as it capped the choice's
+/// ([`choose_type`]'s `cap`). A NaN utility: none known ([`NO_CAP`]: the scan decided, or
+/// the heuristic ranks by completion alone).
+pub(crate) use crate::serial::energy_sim::{EnergyCap as Cap, NO_ENERGY_CAP as NO_CAP};
+
 /// Task `t`'s best valid, filtered option and its stage-2 score, and the options examined;
 /// in `bounds` (empty, or one entry per machine type) an upper bound on
 /// the stage-1 score of each type's valid, filtered options (`-inf`: none), for
@@ -43,16 +51,26 @@ const MAX_OPTIONS: usize = MAX_SERIAL_MACHINE_TYPES * MAX_SERIAL_PSTATES;
 ///
 /// The choice [`choose_scan`] makes, with less arithmetic (`choose_by_type`); the scan
 /// itself when that does not apply.
+///
+/// In `cap` (if kept) the [`Cap`] the choice found, or [`NO_CAP`]. With `scan`, the caller
+/// vouches that the view has not changed since it was last filled ([`TypeScan`]).
 pub(super) fn choose_bounded(
     h: EnergyHeuristic,
     v: &OptionView<'_>,
     t: u32,
     bounds: &mut [f32],
+    cap: Option<&mut Cap>,
+    scan: Option<&mut TypeScan>,
 ) -> (Option<(Opt, f64)>, u64) {
-    let r = choose_by_type(h, v, t, bounds).unwrap_or_else(|e| {
+    let mut found = NO_CAP;
+    let r = choose_by_type(h, v, t, bounds, &mut found, scan).unwrap_or_else(|e| {
+        found = NO_CAP;
         let (c, e2) = choose_scan(h, v, t, bounds);
         (c, e + e2)
     });
+    if let Some(c) = cap {
+        *c = found;
+    }
     #[cfg(test)]
     tests::check_choice(h, v, t, &r.0, bounds);
     r
@@ -98,6 +116,102 @@ struct TypeMins {
     eec: MilliJoules,
 }
 
+/// The part of a first choice ([`choose_by_type`]) that depends on the task's type alone:
+/// each machine type's options summed up ([`TypeMins`]) and the earliest end over them, with
+/// the options examined. Within one state of the view (no take between) it is the same for
+/// every task of the type, so a caller choosing for many tasks at once (`first_choices`)
+/// keeps one and visits the tasks by type.
+pub(super) struct TypeScan {
+    /// The task type it was filled for (`u16::MAX`: none yet).
+    ty: u16,
+    by_end: bool,
+    evals: u64,
+    types: heapless::Vec<TypeMins, MAX_SERIAL_MACHINE_TYPES>,
+    first: Option<(Micros, Option<Opt>)>,
+}
+
+impl TypeScan {
+    pub(super) const fn new() -> TypeScan {
+        TypeScan {
+            ty: u16::MAX,
+            by_end: false,
+            evals: 0,
+            types: heapless::Vec::new(),
+            first: None,
+        }
+    }
+
+    /// Fills it for task type `ty` on `v`'s state: by end (Min-Min Comp and Max-Max Util)
+    /// the valid, filtered options, else every option that starts before the day's end and
+    /// passes the filter.
+    fn fill(&mut self, v: &OptionView<'_>, ty: u16, by_end: bool) {
+        let mut evals = 0u64;
+        let mut types: heapless::Vec<TypeMins, MAX_SERIAL_MACHINE_TYPES> = heapless::Vec::new();
+        // The earliest end over the types, and (by end) its option.
+        let mut first: Option<(Micros, Option<Opt>)> = None;
+        for j in 0..v.env.machine_types {
+            let m = v.best_of(j);
+            if m == NO_MACHINE || !v.env.runs(ty, j) {
+                continue;
+            }
+            let base = v.power.base(&v.env, ty, j);
+            let mut tm: Option<TypeMins> = None;
+            for k in 0..v.power.pstates {
+                evals += 1;
+                let (end, etc, eec, o) = if by_end {
+                    let Some(o) = v.valid_at(base, m, k).filter(|o| v.passes(o)) else {
+                        continue;
+                    };
+                    (o.end, o.end - o.start, o.eec, Some(o))
+                } else {
+                    let Some((start, end, eec)) = v.candidate_at(base, m, k) else {
+                        continue;
+                    };
+                    (end, end - start, eec, None)
+                };
+                match &mut tm {
+                    None => {
+                        tm = Some(TypeMins {
+                            j,
+                            end,
+                            first: o,
+                            etc,
+                            eec,
+                        })
+                    }
+                    Some(x) => {
+                        // Same machine: (end, k) orders as (end, m, k).
+                        if end < x.end {
+                            x.end = end;
+                            x.first = o;
+                        }
+                        x.etc = x.etc.min(etc);
+                        x.eec = x.eec.min(eec);
+                    }
+                }
+                if by_end && k == 0 {
+                    break;
+                }
+            }
+            if let Some(x) = tm {
+                // Types in machine order: an equal end is kept by the lower machine.
+                if first.is_none_or(|f| x.end < f.0) {
+                    first = Some((x.end, x.first));
+                }
+                // At most one entry per type: it fits.
+                let _ = types.push(x);
+            }
+        }
+        *self = TypeScan {
+            ty,
+            by_end,
+            evals,
+            types,
+            first,
+        };
+    }
+}
+
 /// [`choose_scan`]'s choice by machine type: one bound per type instead of one per option.
 ///
 /// Min-Min Comp and Max-Max Util rank stage 1 by completion alone, and `-end_s` never rises
@@ -116,6 +230,8 @@ fn choose_by_type(
     v: &OptionView<'_>,
     t: u32,
     bounds: &mut [f32],
+    found: &mut Cap,
+    scan: Option<&mut TypeScan>,
 ) -> Result<(Option<(Opt, f64)>, u64), u64> {
     bounds.fill(f32::NEG_INFINITY);
     if !monotone(h, &v.norm) {
@@ -124,69 +240,26 @@ fn choose_by_type(
     let by_end = matches!(h, EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil);
     let task = &v.tasks[t as usize];
     let (ty, arrival) = (task.ty, task.arrival);
-    let mut evals = 0u64;
-    let mut types: heapless::Vec<TypeMins, MAX_SERIAL_MACHINE_TYPES> = heapless::Vec::new();
-    // The earliest end over the types, and (by end) its option.
-    let mut first: Option<(Micros, Option<Opt>)> = None;
-    for j in 0..v.env.machine_types {
-        let m = v.best_of(j);
-        if m == NO_MACHINE || !v.env.runs(ty, j) {
-            continue;
+    let mut own = TypeScan::new();
+    let scan = match scan {
+        // Filled for another task type (or none yet): fill it for this one.
+        Some(sc) if sc.ty == ty && sc.by_end == by_end => sc,
+        Some(sc) => {
+            sc.fill(v, ty, by_end);
+            sc
         }
-        let base = v.power.base(&v.env, ty, j);
-        let mut tm: Option<TypeMins> = None;
-        for k in 0..v.power.pstates {
-            evals += 1;
-            let (end, etc, eec, o) = if by_end {
-                let Some(o) = v.valid_at(base, m, k).filter(|o| v.passes(o)) else {
-                    continue;
-                };
-                (o.end, o.end - o.start, o.eec, Some(o))
-            } else {
-                let Some((start, end, eec)) = v.candidate_at(base, m, k) else {
-                    continue;
-                };
-                (end, end - start, eec, None)
-            };
-            match &mut tm {
-                None => {
-                    tm = Some(TypeMins {
-                        j,
-                        end,
-                        first: o,
-                        etc,
-                        eec,
-                    })
-                }
-                Some(x) => {
-                    // Same machine: (end, k) orders as (end, m, k).
-                    if end < x.end {
-                        x.end = end;
-                        x.first = o;
-                    }
-                    x.etc = x.etc.min(etc);
-                    x.eec = x.eec.min(eec);
-                }
-            }
-            if by_end && k == 0 {
-                break;
-            }
+        None => {
+            own.fill(v, ty, by_end);
+            &mut own
         }
-        if let Some(x) = tm {
-            // Types in machine order: an equal end is kept by the lower machine.
-            if first.is_none_or(|f| x.end < f.0) {
-                first = Some((x.end, x.first));
-            }
-            // At most one entry per type: it fits.
-            let _ = types.push(x);
-        }
-    }
+    };
+    let (mut evals, types, first) = (scan.evals, &scan.types, scan.first);
     let Some((first_end, first)) = first else {
         return Ok((None, evals));
     };
     if by_end {
         // Stage 1 is `-end_s`: each type's bound is its earliest option's exact score.
-        for x in &types {
+        for x in types {
             if let Some(o) = &x.first {
                 let (etc_s, eec_j, end_s) = parts(o, arrival);
                 set_bound(bounds, x.j, h.stage1(&v.norm, 0.0, etc_s, eec_j, end_s));
@@ -212,15 +285,21 @@ fn choose_by_type(
     {
         return Err(evals);
     }
+    *found = (first_end, u_up);
+    let reads = reads(h);
     let mut tb = [f64::NEG_INFINITY; MAX_SERIAL_MACHINE_TYPES];
     let mut top = 0usize;
     for (i, x) in types.iter().enumerate() {
         let b = h.stage1(
             &v.norm,
             u_up,
-            x.etc.as_secs_f64(),
-            x.eec.as_joules_f64(),
-            (x.end - arrival).as_secs_f64(),
+            if reads.0 { x.etc.as_secs_f64() } else { 0.0 },
+            if reads.1 { x.eec.as_joules_f64() } else { 0.0 },
+            if reads.2 {
+                (x.end - arrival).as_secs_f64()
+            } else {
+                0.0
+            },
         );
         if b.is_nan() {
             return Err(evals);
@@ -386,6 +465,20 @@ pub(super) fn choose_scan(
     (Some((o, key)), evals)
 }
 
+/// Which of an option's ETC, EEC and completion (in seconds and joules) `h`'s stage 1
+/// reads: the others are passed as zero, sparing their conversions (each a division).
+fn reads(h: EnergyHeuristic) -> (bool, bool, bool) {
+    match h {
+        EnergyHeuristic::MinMinComp | EnergyHeuristic::MaxMaxUtil => (false, false, true),
+        EnergyHeuristic::MaxMaxUpt => (true, false, false),
+        EnergyHeuristic::MaxMaxUpe
+        | EnergyHeuristic::WeightedUtil(_)
+        | EnergyHeuristic::WeightedUpe(_) => (false, true, false),
+        EnergyHeuristic::WeightedUpt(_) => (true, true, false),
+        EnergyHeuristic::ArrivalOrder { .. } | EnergyHeuristic::Random => (true, true, true),
+    }
+}
+
 /// Option `o`'s ETC and EEC and its completion since arrival `arrival`, in seconds and
 /// joules, as the objectives take them.
 #[inline]
@@ -496,14 +589,23 @@ pub(super) fn choose_type(
     }
     // Each option's bound first, from its times and energy; its validity only if it could
     // win (an invalid option's bound is still a bound).
+    let reads = reads(h);
     for k in 0..v.power.pstates {
         evals += 1;
         let Some((start, end, eec)) = v.candidate_at(base, m, k) else {
             continue;
         };
-        let etc_s = (end - start).as_secs_f64();
-        let eec_j = eec.as_joules_f64();
-        let end_s = (end - task.arrival).as_secs_f64();
+        let etc_s = if reads.0 {
+            (end - start).as_secs_f64()
+        } else {
+            0.0
+        };
+        let eec_j = if reads.1 { eec.as_joules_f64() } else { 0.0 };
+        let end_s = if reads.2 {
+            (end - task.arrival).as_secs_f64()
+        } else {
+            0.0
+        };
         let (o, s1) = match cap {
             // The capping utility is this option's own.
             Some((c, u)) if end == c => {
@@ -621,16 +723,23 @@ impl EScratch<'_> {
 /// on its options' stage-1 scores. Type `j` goes first, then only the types whose bound
 /// does not fall below the best found so far: the best found then scores above every type
 /// left, so it is the option a choice over every type finds, whatever the tie order. Each
-/// examined type's bound is renewed. `None`: no option found, or a NaN; a choice over every
-/// type decides then.
+/// examined type's bound is renewed: the lesser of the old and the new, since both hold (the
+/// type's options only worsened since the old was set, or it was lifted to infinity). With
+/// `cap` (the task's [`Cap`] at its last choice over every type, a NaN utility: none), every
+/// option's utility is capped as in that choice. `None`: no option found, or a NaN; a
+/// choice over every type decides then.
 pub(super) fn choose_again(
     h: EnergyHeuristic,
     v: &OptionView<'_>,
     t: u32,
     j: u8,
     bounds: &mut [f32],
+    cap: Cap,
     evals: &mut u64,
 ) -> Option<(Opt, f64)> {
+    #[cfg(test)]
+    tests::check_cap(v, t, cap);
+    let cap = (!cap.1.is_nan()).then_some(cap);
     let mut best: Option<(Opt, f64)> = None;
     let types = v.env.machine_types;
     for x in core::iter::once(j).chain((0..types).filter(|&y| y != j)) {
@@ -638,12 +747,12 @@ pub(super) fn choose_again(
         if x != j && (bx == f32::NEG_INFINITY || best.is_some_and(|(_, bs)| (bx as f64) < bs)) {
             continue;
         }
-        let (c, e) = choose_type(h, v, t, x, best, None);
+        let (c, e) = choose_type(h, v, t, x, best, cap);
         *evals += e;
         if c.nan {
             return None;
         }
-        bounds[x as usize] = f32_above(c.bound);
+        bounds[x as usize] = bx.min(f32_above(c.bound));
         if c.best.is_some() {
             best = c.best;
         }
@@ -655,6 +764,53 @@ pub(super) fn choose_again(
         _ => s1,
     };
     Some((o, key))
+}
+
+/// A slot's `choice` after [`first_choices`] when it has no option.
+pub(super) const NO_CHOICE: u32 = u32::MAX;
+
+/// Every slot's first choice over every type on the view as it is (no take between them):
+/// `sc.choice[s]` (`pack`) and `sc.key[s]`, or [`NO_CHOICE`]; each slot's bounds (`w` a
+/// slot, 0: none) and cap as [`choose_bounded`] keeps them. Returns the options examined.
+///
+/// The choices do not depend on the order they are made in, so they are made by task type
+/// (the slots' order kept in `sc.tree[..n]`, free until the tree is seeded) and the tasks
+/// of a type share one [`TypeScan`].
+pub(super) fn first_choices(
+    h: EnergyHeuristic,
+    v: &OptionView<'_>,
+    sc: &mut EScratch<'_>,
+    n: usize,
+    w: usize,
+) -> u64 {
+    let order = &mut sc.tree[..n];
+    for (i, x) in order.iter_mut().enumerate() {
+        *x = i as u32;
+    }
+    let slots = &*sc.slots;
+    order.sort_unstable_by_key(|&s| v.tasks[slots[s as usize] as usize].ty);
+    let mut scan = TypeScan::new();
+    let mut evals = 0u64;
+    for i in 0..n {
+        let s = sc.tree[i] as usize;
+        let t = sc.slots[s];
+        let b = slot_bounds(sc.bounds, s, w);
+        let cap = if b.is_empty() {
+            None
+        } else {
+            sc.caps.get_mut(s)
+        };
+        let (c, e) = choose_bounded(h, v, t, b, cap, Some(&mut scan));
+        evals += e;
+        match c {
+            Some((o, k)) => {
+                sc.choice[s] = pack(o.m, o.k);
+                sc.key[s] = k;
+            }
+            None => sc.choice[s] = NO_CHOICE,
+        }
+    }
+    evals
 }
 
 /// Slot `s`'s bounds, `w` a slot, if `bounds` holds them (else empty).
@@ -680,15 +836,23 @@ fn rechoose(
 ) -> (bool, u64) {
     let t = sc.slots[s];
     let b = slot_bounds(sc.bounds, s, w);
+    let cap = if b.is_empty() {
+        None
+    } else {
+        sc.caps.get_mut(s)
+    };
     let mut evals = 0u64;
     let again = match moved {
-        Some(j) if !b.is_empty() => choose_again(h, v, t, j, b, &mut evals),
+        Some(j) if !b.is_empty() => {
+            let c = cap.as_deref().copied().unwrap_or(NO_CAP);
+            choose_again(h, v, t, j, b, c, &mut evals)
+        }
         _ => None,
     };
     let c = match again {
         Some(c) => Some(c),
         None => {
-            let (c, e) = choose_bounded(h, v, t, b);
+            let (c, e) = choose_bounded(h, v, t, b, cap, None);
             evals += e;
             c
         }
@@ -773,10 +937,16 @@ fn run_with(
     let w = if by_type { w } else { 0 };
     let mut heads = [NONE; MAX_SERIAL_MACHINES];
     let mut evals = 0u64;
+    evals += first_choices(h, v, sc, n, w);
     sc.seed_tree(n, |sc, s| {
-        let (active, e) = rechoose(h, v, sc, &mut heads, s, None, w, out);
-        evals += e;
-        active
+        let c = sc.choice[s];
+        if c == NO_CHOICE {
+            let t = sc.slots[s];
+            out(t, Err(v.why_none(t)));
+            return false;
+        }
+        sc.link(&mut heads, s, unpack(c).0);
+        true
     });
     loop {
         let root = sc.tree[1];

@@ -36,7 +36,10 @@
 //! and compared (`tests::check_against_eager`), and every fallback's decisions by the eager
 //! pass over every type (`tests::check_bounded_eager`).
 
-use super::two_stage::{self, choose_again, choose_bounded, crosses_after, pack, unpack};
+use super::two_stage::{
+    self, choose_again, choose_bounded, crosses_after, first_choices, pack, unpack, Cap, NO_CAP,
+    NO_CHOICE,
+};
 use super::{Decision, EScratch};
 use crate::serial::energy_heuristic::EnergyHeuristic;
 use crate::serial::env::{MAX_SERIAL_MACHINES, MAX_SERIAL_MACHINE_TYPES};
@@ -104,13 +107,18 @@ struct Lazy {
 }
 
 impl Lazy {
-    /// Slot `s`'s bounds, one per machine type, if the scratch holds them for this event.
-    fn bounds<'b>(&self, sc: &'b mut EScratch<'_>, s: usize) -> &'b mut [f32] {
+    /// Slot `s`'s bounds, one per machine type, if the scratch holds them for this event,
+    /// and its cap if it holds that too.
+    fn bounds<'b>(
+        &self,
+        sc: &'b mut EScratch<'_>,
+        s: usize,
+    ) -> (&'b mut [f32], Option<&'b mut Cap>) {
         let w = self.types;
         if self.per_type {
-            &mut sc.bounds[s * w..(s + 1) * w]
+            (&mut sc.bounds[s * w..(s + 1) * w], sc.caps.get_mut(s))
         } else {
-            &mut []
+            (&mut [], None)
         }
     }
 
@@ -124,7 +132,8 @@ impl Lazy {
         s: usize,
     ) -> bool {
         let t = sc.slots[s];
-        let (c, e) = choose_bounded(h, v, t, self.bounds(sc, s));
+        let (b, cap) = self.bounds(sc, s);
+        let (c, e) = choose_bounded(h, v, t, b, cap, None);
         self.evals += e;
         match c {
             Some((o, key)) => {
@@ -140,6 +149,22 @@ impl Lazy {
                 false
             }
         }
+    }
+
+    /// Slot `s`'s first choice as [`first_choices`] left it: a fresh choice, or logged
+    /// without an option; returns whether it has one.
+    fn seed(&mut self, v: &OptionView<'_>, sc: &mut EScratch<'_>, s: usize) -> bool {
+        let c = sc.choice[s];
+        if c == NO_CHOICE {
+            sc.choice[s] = match v.why_none(sc.slots[s]) {
+                NoOption::Filtered => FILTERED,
+                NoOption::Invalid => INVALID,
+            };
+            self.log.push(&mut *sc.prev, s);
+            return false;
+        }
+        sc.next[s] = self.taken[unpack(c).0 as usize];
+        true
     }
 
     /// Slot `s` chooses option `o` with stage-2 score `key`.
@@ -168,7 +193,9 @@ impl Lazy {
         }
         let t = sc.slots[s];
         let mut evals = 0u64;
-        let again = choose_again(h, v, t, j, self.bounds(sc, s), &mut evals);
+        let (b, cap) = self.bounds(sc, s);
+        let cap = cap.map_or(NO_CAP, |c| *c);
+        let again = choose_again(h, v, t, j, b, cap, &mut evals);
         self.evals += evals;
         match again {
             Some((o, key)) => {
@@ -190,7 +217,9 @@ fn pass(
     longest: &[Micros],
     lz: &mut Lazy,
 ) -> Option<()> {
-    sc.seed_tree(n, |sc, s| lz.choose(h, v, sc, s));
+    let w = if lz.per_type { lz.types } else { 0 };
+    lz.evals += first_choices(h, v, sc, n, w);
+    sc.seed_tree(n, |sc, s| lz.seed(v, sc, s));
     loop {
         let root = sc.tree[1];
         if root == NONE {
@@ -368,6 +397,7 @@ mod tests {
             prev: &mut prev,
             tree: &mut tree,
             bounds: &mut [],
+            caps: &mut [],
         };
         let mut v = start.clone();
         let mut got = Vec::new();

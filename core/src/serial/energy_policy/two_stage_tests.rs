@@ -49,6 +49,35 @@ pub(in crate::serial::energy_policy) fn check_choice(
     }
 }
 
+/// Every re-choice's cap holds: no valid, filtered option of task `t` completes before it
+/// or earns more than its utility.
+pub(in crate::serial::energy_policy) fn check_cap(v: &OptionView<'_>, t: u32, cap: Cap) {
+    if cap.1.is_nan() {
+        return;
+    }
+    let task = &v.tasks[t as usize];
+    for j in 0..v.env.machine_types {
+        let m = v.best_of(j);
+        if m == NO_MACHINE || !v.env.runs(task.ty, j) {
+            continue;
+        }
+        for k in 0..v.power.pstates {
+            let Some(o) = v.valid(t, m, k).filter(|o| v.passes(o)) else {
+                continue;
+            };
+            assert!(
+                o.end >= cap.0,
+                "task {t}: {o:?} completes before its cap {cap:?}"
+            );
+            let u = v.utility(t, o.end);
+            assert!(
+                u <= cap.1,
+                "task {t}: {o:?} earns {u}, above its cap {cap:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_take_that_lets_an_option_cross_the_days_end_lifts_the_types_bounds() {
     use crate::serial::env::{SerialEnv, SerialTask};
@@ -124,6 +153,7 @@ fn a_take_that_lets_an_option_cross_the_days_end_lifts_the_types_bounds() {
         vec![0u32; 2 * n],
     );
     let mut bounds = vec![0.0f32; 2 * n];
+    let mut caps = vec![NO_CAP; n];
     let mut sc = EScratch {
         slots: &mut slots,
         key: &mut key,
@@ -132,6 +162,7 @@ fn a_take_that_lets_an_option_cross_the_days_end_lifts_the_types_bounds() {
         prev: &mut prev,
         tree: &mut tree,
         bounds: &mut bounds,
+        caps: &mut caps,
     };
     let mut got = std::vec::Vec::new();
     let h = EnergyHeuristic::MinMinComp;
@@ -202,4 +233,41 @@ fn f32_above_is_the_least_f32_at_or_above() {
         }
     }
     assert_eq!(f32_above(f64::NAN), f32::INFINITY);
+}
+
+#[test]
+fn stage1_reads_only_the_parts_reads_names() {
+    let n = Normalisers {
+        max_utility: 8.0,
+        max_eec_j: 400_000.0,
+        min_eec_j: 1_000.0,
+        min_etc_s: 10.0,
+    };
+    let hs = [
+        EnergyHeuristic::MinMinComp,
+        EnergyHeuristic::MaxMaxUtil,
+        EnergyHeuristic::MaxMaxUpt,
+        EnergyHeuristic::MaxMaxUpe,
+        EnergyHeuristic::WeightedUtil(0.5),
+        EnergyHeuristic::WeightedUpt(0.3),
+        EnergyHeuristic::WeightedUpe(0.7),
+    ];
+    for h in hs {
+        let r = reads(h);
+        for (u, etc, eec, end) in [
+            (4.0, 500.0, 100_000.0, 900.0),
+            (0.25, 12.5, 1_234.5, 7_200.0),
+            (7.9, 3_600.0, 399_999.0, 86_400.0),
+        ] {
+            let all = h.stage1(&n, u, etc, eec, end);
+            let part = h.stage1(
+                &n,
+                u,
+                if r.0 { etc } else { 0.0 },
+                if r.1 { eec } else { 0.0 },
+                if r.2 { end } else { 0.0 },
+            );
+            assert_eq!(all.to_bits(), part.to_bits(), "{h:?}: {all} against {part}");
+        }
+    }
 }
