@@ -120,8 +120,10 @@ pub struct Nsga2<'p, P: Problem> {
     /// Children's memo buffers, likewise.
     spare_memo: Vec<P::Memo>,
     /// Working memory, one per worker thread (and one for a caller outside the pool), kept
-    /// between generations so that what it holds for reuse outlives a generation.
-    scratch: Vec<Mutex<P::Scratch>>,
+    /// between generations so that what it holds for reuse outlives a generation; each on
+    /// its own cache lines, so that one thread's writes to its scratch (the lock, the
+    /// buffers' lengths) do not evict the other's.
+    scratch: Vec<Padded<Mutex<P::Scratch>>>,
     generation: u64,
 }
 
@@ -222,7 +224,8 @@ impl<'p, P: Problem> Nsga2<'p, P> {
         }
         let threads = rayon::current_num_threads();
         while self.scratch.len() <= threads {
-            self.scratch.push(Mutex::new(self.problem.scratch()));
+            self.scratch
+                .push(Padded(Mutex::new(self.problem.scratch())));
         }
         let (problem, memo, pop) = (self.problem, &self.memo, &self.pop);
         let scratch = &self.scratch;
@@ -230,12 +233,16 @@ impl<'p, P: Problem> Nsga2<'p, P> {
             .par_iter_mut()
             .zip(child_memo.par_iter_mut())
             .zip(plan.par_iter())
+            // Pieces of a few children: a thread that runs out of work can then take one
+            // from the other until the very end of the generation, rather than waiting on
+            // a quarter of the children (rayon's own split) run on one thread.
+            .with_max_len(CHILDREN_PER_PIECE)
             .map(|((c, m), breed)| {
                 // Each thread its own; outside a pool, the last. Held only by this thread
                 // unless an evaluation itself waits on rayon work (then a fresh one).
                 let i = rayon::current_thread_index().map_or(threads, |i| i.min(threads));
                 let mut fresh = None;
-                let mut guard = match scratch[i].try_lock() {
+                let mut guard = match scratch[i].0.try_lock() {
                     Ok(g) => Some(g),
                     Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
                     Err(TryLockError::WouldBlock) => None,
@@ -279,6 +286,14 @@ impl<'p, P: Problem> Nsga2<'p, P> {
         self.generation += 1;
     }
 }
+
+/// At most this many children to a piece of parallel work (see [`Nsga2::step`]).
+const CHILDREN_PER_PIECE: usize = 2;
+
+/// A value aligned to 128 bytes (two cache lines, as adjacent-line prefetching pairs them),
+/// so that values side by side in a vector never share a line.
+#[repr(align(128))]
+struct Padded<T>(T);
 
 /// The objectives of every chromosome, in parallel, collected by index.
 pub fn evaluate_all<P: Problem>(problem: &P, pop: &[Vec<P::Gene>]) -> Vec<Point> {

@@ -1,7 +1,6 @@
 //! Non-dominated ranking, crowding distance and survivor selection over [`Point`]s.
 
 use super::Point;
-use std::cmp::Ordering;
 
 /// Whether `a` dominates `b`: no worse in both objectives and better in one (§5.4.3).
 #[inline]
@@ -33,6 +32,15 @@ pub(crate) fn dominator_counts_pairwise(points: &[Point]) -> Vec<u32> {
     dominators
 }
 
+/// `x` as an integer that orders as [`f64::total_cmp`] orders the values, so that sorts
+/// compare integers (every comparison below is of such keys, never of a float).
+#[inline]
+pub(crate) fn total_key(x: f64) -> u64 {
+    let b = x.to_bits();
+    // Negative values: every bit but the sign flipped; then the sign flipped for all.
+    (b ^ ((((b as i64) >> 63) as u64) >> 1)) ^ (1 << 63)
+}
+
 /// How many points dominate each point, in O(n log n): `j` dominates `i` when it is no
 /// worse in both objectives and not equal in both, so the count is the points no worse in
 /// both (a sweep by the first objective, whole groups of equal first values at once, with
@@ -45,27 +53,39 @@ pub(crate) fn dominator_counts(points: &[Point]) -> Vec<u32> {
         return dominator_counts_pairwise(points);
     }
     // Adding 0.0 turns -0.0 into 0.0 and leaves every other value as it is.
-    let key = |i: usize, k: usize| points[i][k] + 0.0;
-    let mut by1: Vec<usize> = (0..n).collect();
-    by1.sort_unstable_by(|&a, &b| key(a, 1).total_cmp(&key(b, 1)));
-    let mut r1 = vec![0usize; n];
-    let mut r = 0;
+    let key = |i: usize, k: usize| total_key(points[i][k] + 0.0);
+    // Sorted as (value, index) pairs packed in one integer: the index rides in the low bits.
+    let mut by1: Vec<u128> = (0..n)
+        .map(|i| (key(i, 1) as u128) << 32 | i as u128)
+        .collect();
+    by1.sort_unstable();
+    let mut r1 = vec![0u32; n];
+    let mut r = 0u32;
     for w in 0..n {
-        if w > 0 && key(by1[w], 1) != key(by1[w - 1], 1) {
+        if w > 0 && by1[w] >> 32 != by1[w - 1] >> 32 {
             r += 1;
         }
-        r1[by1[w]] = r + 1;
+        r1[by1[w] as u32 as usize] = r + 1;
     }
-    let mut by0: Vec<usize> = (0..n).collect();
-    by0.sort_unstable_by(|&a, &b| key(a, 0).total_cmp(&key(b, 0)).then(r1[a].cmp(&r1[b])));
-    let mut tree = vec![0u32; r + 2];
+    // (first value, second's rank, index).
+    let mut by0: Vec<u128> = (0..n)
+        .map(|i| (key(i, 0) as u128) << 64 | (r1[i] as u128) << 32 | i as u128)
+        .collect();
+    by0.sort_unstable();
+    let value = |w: usize| (by0[w] >> 64) as u64;
+    let rank1 = |w: usize| (by0[w] >> 32) as u32 as usize;
+    let index = |w: usize| by0[w] as u32 as usize;
+    let mut tree = vec![0u32; r as usize + 2];
     let mut out = vec![0u32; n];
     let mut at = 0;
     while at < n {
-        let v = key(by0[at], 0);
-        let end = at + by0[at..].iter().take_while(|&&i| key(i, 0) == v).count();
-        for &i in &by0[at..end] {
-            let mut x = r1[i];
+        let v = value(at);
+        let mut end = at + 1;
+        while end < n && value(end) == v {
+            end += 1;
+        }
+        for w in at..end {
+            let mut x = rank1(w);
             while x < tree.len() {
                 tree[x] += 1;
                 x += x & x.wrapping_neg();
@@ -74,18 +94,18 @@ pub(crate) fn dominator_counts(points: &[Point]) -> Vec<u32> {
         // Within the group (sorted by the second rank), runs of equal points.
         let mut w = at;
         while w < end {
-            let run = by0[w..end]
-                .iter()
-                .take_while(|&&i| r1[i] == r1[by0[w]])
-                .count();
-            let mut x = r1[by0[w]];
+            let mut run = 1;
+            while w + run < end && rank1(w + run) == rank1(w) {
+                run += 1;
+            }
+            let mut x = rank1(w);
             let mut no_worse = 0;
             while x > 0 {
                 no_worse += tree[x];
                 x -= x & x.wrapping_neg();
             }
-            for &i in &by0[w..w + run] {
-                out[i] = no_worse - run as u32;
+            for u in w..w + run {
+                out[index(u)] = no_worse - run as u32;
             }
             w += run;
         }
@@ -137,10 +157,6 @@ pub fn non_dominated(points: &[Point]) -> Vec<usize> {
         .collect()
 }
 
-fn by_value(points: &[Point], k: usize) -> impl Fn(&usize, &usize) -> Ordering + '_ {
-    move |&a, &b| points[a][k].total_cmp(&points[b][k]).then(a.cmp(&b))
-}
-
 /// Deb's crowding distance of each of `members` (indices into `points`), in the order of
 /// `members`: per objective, the members sorted by value (ties by index), the two ends get
 /// infinity and each other member the gap between its neighbours over the objective's
@@ -151,18 +167,25 @@ pub fn crowding(points: &[Point], members: &[usize]) -> Vec<f64> {
     if n == 0 {
         return d;
     }
-    let mut order: Vec<usize> = (0..n).collect();
+    // (value, member, position in `members`): members are distinct, so the order is total.
+    let mut order: Vec<u128> = Vec::with_capacity(n);
+    #[allow(clippy::needless_range_loop)] // k is the objective: a point's second index
     for k in 0..2 {
-        order.sort_by(|&a, &b| by_value(points, k)(&members[a], &members[b]));
-        let lo = points[members[order[0]]][k];
-        let hi = points[members[order[n - 1]]][k];
-        d[order[0]] = f64::INFINITY;
-        d[order[n - 1]] = f64::INFINITY;
+        order.clear();
+        order.extend(members.iter().enumerate().map(|(w, &i)| {
+            (total_key(points[i][k]) as u128) << 64 | (i as u128) << 32 | w as u128
+        }));
+        order.sort_unstable();
+        let at = |w: usize| order[w] as u32 as usize;
+        let lo = points[members[at(0)]][k];
+        let hi = points[members[at(n - 1)]][k];
+        d[at(0)] = f64::INFINITY;
+        d[at(n - 1)] = f64::INFINITY;
         let range = hi - lo;
         if range > 0.0 {
             for w in 1..n.saturating_sub(1) {
-                let gap = points[members[order[w + 1]]][k] - points[members[order[w - 1]]][k];
-                d[order[w]] += gap / range;
+                let gap = points[members[at(w + 1)]][k] - points[members[at(w - 1)]][k];
+                d[at(w)] += gap / range;
             }
         }
     }
@@ -174,22 +197,31 @@ pub fn crowding(points: &[Point], members: &[usize]) -> Vec<f64> {
 /// index).
 pub fn select(points: &[Point], n: usize, how: Ranking) -> Vec<usize> {
     let rank = ranks(points, how);
-    let mut order: Vec<usize> = (0..points.len()).collect();
-    order.sort_by_key(|&i| (rank[i], i));
+    // (rank, index) packed.
+    let mut order: Vec<u64> = (0..points.len())
+        .map(|i| (rank[i] as u64) << 32 | i as u64)
+        .collect();
+    order.sort_unstable();
     let mut chosen = Vec::with_capacity(n);
     let mut at = 0;
     while chosen.len() < n && at < order.len() {
-        let r = rank[order[at]];
-        let end = at + order[at..].iter().take_while(|&&i| rank[i] == r).count();
-        let group = &order[at..end];
-        if chosen.len() + group.len() <= n {
-            chosen.extend_from_slice(group);
+        let r = order[at] >> 32;
+        let mut end = at + 1;
+        while end < order.len() && order[end] >> 32 == r {
+            end += 1;
+        }
+        if chosen.len() + (end - at) <= n {
+            chosen.extend(order[at..end].iter().map(|&o| o as u32 as usize));
         } else {
-            let d = crowding(points, group);
-            let mut by: Vec<usize> = (0..group.len()).collect();
-            by.sort_by(|&a, &b| d[b].total_cmp(&d[a]).then(group[a].cmp(&group[b])));
+            let group: Vec<usize> = order[at..end].iter().map(|&o| o as u32 as usize).collect();
+            let d = crowding(points, &group);
+            // Decreasing distance (the key's complement), ties by index.
+            let mut by: Vec<u128> = (0..group.len())
+                .map(|w| (!total_key(d[w]) as u128) << 64 | (group[w] as u128) << 32 | w as u128)
+                .collect();
+            by.sort_unstable();
             let need = n - chosen.len();
-            chosen.extend(by[..need].iter().map(|&w| group[w]));
+            chosen.extend(by[..need].iter().map(|&b| group[b as u32 as usize]));
         }
         at = end;
     }

@@ -124,3 +124,99 @@ proptest! {
         }
     }
 }
+
+/// The selection as it was written before its sorts compared integer keys: comparison
+/// sorts over `f64::total_cmp`, kept here as the reference the keyed one must equal.
+fn select_by_comparisons(points: &[Point], n: usize, how: Ranking) -> Vec<usize> {
+    use std::cmp::Ordering;
+    let by_value = |k: usize| {
+        move |a: &usize, b: &usize| -> Ordering {
+            points[*a][k].total_cmp(&points[*b][k]).then(a.cmp(b))
+        }
+    };
+    let crowding = |members: &[usize]| {
+        let m = members.len();
+        let mut d = vec![0.0; m];
+        let mut order: Vec<usize> = (0..m).collect();
+        #[allow(clippy::needless_range_loop)] // k is the objective: a point's second index
+        for k in 0..2 {
+            order.sort_by(|&a, &b| by_value(k)(&members[a], &members[b]));
+            let lo = points[members[order[0]]][k];
+            let hi = points[members[order[m - 1]]][k];
+            d[order[0]] = f64::INFINITY;
+            d[order[m - 1]] = f64::INFINITY;
+            let range = hi - lo;
+            if range > 0.0 {
+                for w in 1..m.saturating_sub(1) {
+                    let gap = points[members[order[w + 1]]][k] - points[members[order[w - 1]]][k];
+                    d[order[w]] += gap / range;
+                }
+            }
+        }
+        d
+    };
+    let rank = ranks(points, how);
+    let mut order: Vec<usize> = (0..points.len()).collect();
+    order.sort_by_key(|&i| (rank[i], i));
+    let mut chosen = Vec::with_capacity(n);
+    let mut at = 0;
+    while chosen.len() < n && at < order.len() {
+        let r = rank[order[at]];
+        let end = at + order[at..].iter().take_while(|&&i| rank[i] == r).count();
+        let group = &order[at..end];
+        if chosen.len() + group.len() <= n {
+            chosen.extend_from_slice(group);
+        } else {
+            let d = crowding(group);
+            let mut by: Vec<usize> = (0..group.len()).collect();
+            by.sort_by(|&a, &b| d[b].total_cmp(&d[a]).then(group[a].cmp(&group[b])));
+            chosen.extend(by[..n - chosen.len()].iter().map(|&w| group[w]));
+        }
+        at = end;
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+#[test]
+fn total_keys_order_as_total_cmp() {
+    let v = [
+        f64::NEG_INFINITY,
+        -1e300,
+        -1.5,
+        -f64::MIN_POSITIVE,
+        -0.0,
+        0.0,
+        f64::MIN_POSITIVE,
+        1.0,
+        1.5,
+        1e300,
+        f64::INFINITY,
+    ];
+    for a in v {
+        for b in v {
+            assert_eq!(total_key(a).cmp(&total_key(b)), a.total_cmp(&b), "{a} {b}");
+        }
+    }
+}
+
+proptest! {
+    /// Integer-keyed sorts choose exactly the survivors the comparison sorts chose: ties in
+    /// rank, in value (duplicates, -0.0 beside 0.0) and in crowding distance included.
+    #[test]
+    fn keyed_selection_equals_selection_by_comparisons(
+        p in prop::collection::vec(
+            (0u8..8, 0u8..8, any::<bool>(), any::<bool>()).prop_map(|(a, b, neg, frac)| {
+                let x = if frac { a as f64 / 3.0 } else { a as f64 };
+                [if neg { -x } else { x }, b as f64 * 0.7 - 2.0]
+            }),
+            1..120,
+        ),
+        n in 1usize..120,
+        deb in any::<bool>(),
+    ) {
+        let how = if deb { Ranking::Fronts } else { Ranking::Dominators };
+        let n = n.min(p.len());
+        prop_assert_eq!(select(&p, n, how), select_by_comparisons(&p, n, how));
+    }
+}

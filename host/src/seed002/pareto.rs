@@ -351,8 +351,8 @@ pub struct Scratch {
     free: Vec<Micros>,
     /// How a child differs from each parent (a trace's).
     sides: [trace::Side; 2],
-    /// Buffers of machine lists no memo holds any more, for reuse.
-    pool: Vec<Vec<trace::Slot>>,
+    /// Machine lists no memo holds any more, for reuse.
+    pool: Vec<Arc<Vec<trace::Slot>>>,
     /// Utilities lately computed (a trace's).
     recent: trace::Recent,
 }

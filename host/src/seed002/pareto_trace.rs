@@ -44,15 +44,27 @@ impl Slot {
 }
 
 /// A machine's list, emptied for writing: the memo's own buffer when nothing else shares it,
-/// else one from `pool` (buffers of lists a memo stopped sharing) or a new one.
-fn list_mut<'a>(list: &'a mut Arc<Vec<Slot>>, pool: &mut Vec<Vec<Slot>>) -> &'a mut Vec<Slot> {
+/// else one from `pool` (lists a memo stopped sharing, kept with their `Arc` so that neither
+/// the buffer nor its count is allocated again) or a new one.
+fn list_mut<'a>(list: &'a mut Arc<Vec<Slot>>, pool: &mut Vec<Arc<Vec<Slot>>>) -> &'a mut Vec<Slot> {
     if Arc::get_mut(list).is_none() {
-        *list = Arc::new(pool.pop().unwrap_or_default());
+        *list = pool.pop().unwrap_or_default();
     }
-    let v = Arc::get_mut(list).expect("a fresh Arc is unique");
+    let v = Arc::get_mut(list).expect("a pooled or fresh Arc is unique");
     v.clear();
     v
 }
+
+/// Keeps `list` for reuse if no memo holds it any more (and the pool is not full).
+fn recycle(mut list: Arc<Vec<Slot>>, pool: &mut Vec<Arc<Vec<Slot>>>, limit: usize) {
+    if pool.len() < limit && Arc::get_mut(&mut list).is_some() {
+        pool.push(list);
+    }
+}
+
+/// How many unshared lists a thread keeps for reuse, per machine: enough that a generation's
+/// swing between lists given up and lists written seldom frees one only to allocate another.
+const POOL_PER_MACHINE: usize = 4;
 
 /// The utility `list[j]`'s task earned: the running sum's step.
 #[inline]
@@ -160,9 +172,7 @@ impl Instance {
             if touches[k] == 0 {
                 if !Arc::ptr_eq(&memo.lists[m], &pm.lists[m]) {
                     let old = std::mem::replace(&mut memo.lists[m], Arc::clone(&pm.lists[m]));
-                    if let Some(v) = Arc::into_inner(old).filter(|_| s.pool.len() < machines) {
-                        s.pool.push(v);
-                    }
+                    recycle(old, &mut s.pool, machines * POOL_PER_MACHINE);
                 }
                 memo.machine[m].utility = pm.machine[m].utility;
                 continue;
@@ -200,7 +210,13 @@ impl Instance {
             moved,
             other,
         } = step;
-        out.resize(parent.len() + ins.len() - leaving as usize, Slot::EMPTY);
+        let len = parent.len() + ins.len() - leaving as usize;
+        if out.capacity() < len {
+            // With room to spare: buffers pass between machines whose lists differ in length,
+            // and growing each by the few slots it lacks would reallocate again and again.
+            out.reserve(len + len / 2);
+        }
+        out.resize(len, Slot::EMPTY);
         // The parent's slots before the first change are the child's, as they are.
         let q = parent.partition_point(|p| order(p) < first);
         out[..q].copy_from_slice(&parent[..q]);
