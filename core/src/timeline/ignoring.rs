@@ -47,7 +47,9 @@ impl ClusterTimeline<'_> {
         }
         let cap = firsts.len().min(lasts.len());
         let key = |x: u64, g: u32| ((x - t.0) << SHIFT) | g as u64;
-        let mut v = 0usize;
+        // The voids open at t are counted at once, not sorted; and only the last starts
+        // before `before` are kept, since one at or past it is past every start asked about.
+        let (mut v, mut w, mut open) = (0usize, 0usize, 0u32);
         for &g in self.groups.live() {
             let bs = self.pool.list(g);
             // Only voids that reach past t matter.
@@ -64,34 +66,44 @@ impl ClusterTimeline<'_> {
                     break;
                 }
                 if b >= d.0 && first <= b - d.0 {
-                    if v >= cap {
+                    if v >= cap || w >= cap {
                         return None;
                     }
-                    // A last start at or past `before` is past every start asked about.
-                    firsts[v] = key(first, g);
-                    lasts[v] = key((b - d.0).min(before.0), g);
-                    v += 1;
+                    if first == t.0 {
+                        open += self.groups.size[g as usize];
+                    } else {
+                        firsts[v] = key(first, g);
+                        v += 1;
+                    }
+                    if b - d.0 < before.0 {
+                        lasts[w] = key(b - d.0, g);
+                        w += 1;
+                    }
                 }
                 if let Some(x) = bs.get(j) {
                     a = x.end.0;
                 }
             }
         }
+        if open >= k {
+            return Some(true);
+        }
         let firsts = &mut firsts[..v];
-        let lasts = &mut lasts[..v];
+        let lasts = &mut lasts[..w];
         firsts.sort_unstable();
         lasts.sort_unstable();
         let weight = |key: u64| self.groups.size[(key & NAME) as usize];
         // Coverage at s: the nodes of voids with first <= s less those with last < s; it can
         // only reach a new maximum at a first.
-        let (mut i, mut ended, mut covered) = (0usize, 0usize, 0u32);
+        let (mut i, mut ended, mut covered) = (0usize, 0usize, open);
         while i < v {
             let s = firsts[i] >> SHIFT;
             while i < v && firsts[i] >> SHIFT == s {
                 covered += weight(firsts[i]);
                 i += 1;
             }
-            while ended < v && lasts[ended] >> SHIFT < s {
+            // Each of these was counted in: its first is at or before its last.
+            while ended < w && lasts[ended] >> SHIFT < s {
                 covered -= weight(lasts[ended]);
                 ended += 1;
             }
