@@ -37,6 +37,9 @@ fn pass(ctl: &mut Planner<'_>, from: usize, sink: &mut dyn FnMut(&Decision)) -> 
         if comes_back_in_place(ctl, i as u32) {
             // What taking it back and placing it again first in the queue would do.
             ctl.keep_reservation(i as u32, sink)?;
+            if let Some(a) = ctl.assignment(i as u32) {
+                ctl.reserved_anew(i as u32, &a);
+            }
             reserved = true;
             if !free_now(ctl) {
                 return Ok(());
@@ -116,13 +119,15 @@ fn free_now(ctl: &Planner<'_>) -> bool {
 /// - it would be the first task of the queue (no waiting task before it), so the first one
 ///   asked, and it cannot start now (its earliest start is its start, after now);
 /// - its earliest start would be its start: one cluster, on which no time was freed since
-///   it was booked (`timeline/in_place.rs`), no energy filter to change its mind, and the
-///   energy it holds still affordable once given back;
+///   it was booked (`timeline/in_place.rs`) or, if some was, no earlier start fits once its
+///   own booking is counted as free (`timeline/ignoring.rs`); no energy filter to change its
+///   mind, and the energy it holds still affordable once given back;
 /// - node choice at that start would pick its nodes again (`timeline/in_place.rs`).
 ///
 /// Most passes of a busy log are arrivals, on which none of this changes: taking the head's
-/// reservation back and placing it again cost most of what such a pass did.
-fn comes_back_in_place(ctl: &Planner<'_>, i: u32) -> bool {
+/// reservation back and placing it again cost most of what such a pass did; after an early
+/// completion, most often it comes back where it was too.
+fn comes_back_in_place(ctl: &mut Planner<'_>, i: u32) -> bool {
     if ctl.cluster_count() != 1 || filtered(ctl) {
         return false;
     }
@@ -142,6 +147,8 @@ fn comes_back_in_place(ctl: &Planner<'_>, i: u32) -> bool {
         return false;
     };
     let task = crate::task::TaskId(i);
-    tl.unloosened_since_reserved(task)
-        && tl.rebooks_in_place(ctl.now(), task, a.start, a.end, a.nodes.0)
+    if !tl.rebooks_in_place(ctl.now(), task, a.start, a.end, a.nodes.0) {
+        return false;
+    }
+    tl.unloosened_since_reserved(task) || ctl.starts_no_earlier(i, &a)
 }

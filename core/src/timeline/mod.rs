@@ -79,6 +79,7 @@
 mod choice;
 mod earliest;
 mod groups;
+mod ignoring;
 mod in_place;
 mod node;
 mod pool;

@@ -18,6 +18,7 @@ use std::vec;
 use std::vec::Vec;
 
 mod examples;
+mod ignoring;
 mod in_place;
 mod pool;
 mod properties;
