@@ -21,6 +21,7 @@ mod examples;
 mod in_place;
 mod pool;
 mod properties;
+mod stays;
 
 fn m(x: u64) -> Micros {
     Micros(x)
