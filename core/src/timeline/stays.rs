@@ -182,7 +182,7 @@ impl ClusterTimeline<'_> {
         }
         let ranked = match least_other_key(ix, now, s, e) {
             Some(key) if key < last_mine => false,
-            Some(key) if key == last_mine => top < self.least_tied_node(now, s, e, key),
+            Some(key) if key == last_mine => !self.tied_below(now, s, e, key, top),
             _ => true,
         };
         if !ranked {
@@ -218,15 +218,14 @@ fn least_other_key(ix: &VoidIndex<'_>, now: Micros, s: Micros, e: Micros) -> Opt
 }
 
 impl ClusterTimeline<'_> {
-    /// The lowest node of the groups free over `[s, e)` whose node-choice key is `key` (ties
-    /// with the reservation's nodes, which node choice breaks by node index): a walk over
-    /// the groups, as node choice's.
-    fn least_tied_node(&self, now: Micros, s: Micros, e: Micros, key: u64) -> u32 {
+    /// Whether a group free over `[s, e)` whose node-choice key is `key` (a tie with the
+    /// reservation's nodes, which node choice breaks by node index) has a node below `top`:
+    /// a walk over the groups, as node choice's, that stops at the first.
+    fn tied_below(&self, now: Micros, s: Micros, e: Micros, key: u64, top: u32) -> bool {
         let gr = &self.groups;
         let live = gr.live();
         let (s0, e0, d) = (s.0, e.0, e.0 - s.0);
-        let mut least = u32::MAX;
-        for (p, x) in gr.entry_chunks().enumerate() {
+        gr.entry_chunks().enumerate().any(|(p, x)| {
             let (head, tail) = (groups::head(x), groups::tail(x));
             let void = if s0 >= tail {
                 Some((tail, u64::MAX))
@@ -240,13 +239,10 @@ impl ClusterTimeline<'_> {
                     None => self.void_in_bookings(live[p], s, e),
                 }
             };
-            if let Some((a, b)) = void {
-                if choice_key(now, s, e, a, b, 0) == key {
-                    least = least.min(gr.head[live[p] as usize]);
-                }
-            }
-        }
-        least
+            void.is_some_and(|(a, b)| {
+                choice_key(now, s, e, a, b, 0) == key && gr.head[live[p] as usize] < top
+            })
+        })
     }
 }
 
