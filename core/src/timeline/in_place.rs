@@ -87,7 +87,7 @@ impl ClusterTimeline<'_> {
 }
 
 /// The highest node of group `g`: the last node of its last run.
-fn last_member(gr: &super::groups::Groups<'_>, g: u32) -> u32 {
+pub(super) fn last_member(gr: &super::groups::Groups<'_>, g: u32) -> u32 {
     let mut r = gr.head[g as usize];
     while gr.run_next[r as usize] != NONE {
         r = gr.run_next[r as usize];

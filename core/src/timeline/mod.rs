@@ -40,6 +40,9 @@
 //! - `choice.rs`: node choice and booking: which nodes a booking takes, and adding it.
 //! - `in_place.rs`: whether a reservation taken back and booked again at the same start
 //!   would come back on the same nodes (EASY's head, kept instead of re-placed).
+//! - `stays.rs`: whether a reservation taken back, asked its earliest start and booked
+//!   again would come back at the same start on the same nodes (Conservative's compression
+//!   keeps it instead).
 //! - `release.rs`: bookings given back (place-holders cleared, tasks ended or taken back,
 //!   ended bookings pruned) and reservations that start running.
 //! - this file: the [`ClusterTimeline`] itself, its constructor and copy, the change counts
@@ -84,6 +87,7 @@ mod in_place;
 mod node;
 mod pool;
 mod release;
+mod stays;
 mod void_index;
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ mod ignoring;
 mod in_place;
 mod pool;
 mod properties;
+mod stays;
 
 fn m(x: u64) -> Micros {
     Micros(x)
