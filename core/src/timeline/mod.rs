@@ -43,6 +43,8 @@
 //! - `stays.rs`: whether a reservation taken back, asked its earliest start and booked
 //!   again would come back at the same start on the same nodes (Conservative's compression
 //!   keeps it instead).
+//! - `ignoring.rs`: whether a booked reservation could start earlier were its own booking
+//!   taken back, without taking it back (EASY's head after an early completion).
 //! - `release.rs`: bookings given back (place-holders cleared, tasks ended or taken back,
 //!   ended bookings pruned) and reservations that start running.
 //! - this file: the [`ClusterTimeline`] itself, its constructor and copy, the change counts
