@@ -198,6 +198,71 @@ fn arb_cluster() -> impl Strategy<Value = Vec<Vec<(u64, u64)>>> {
     )
 }
 
+/// A reservation of task 999 over `[s, s + d)` (the reservation `in_place`, `stays` and
+/// `ignoring` are asked about).
+fn reserved(s: u64, d: u64) -> Booking {
+    Booking {
+        kind: BookingKind::Reserved,
+        ..run(999, s, s + d)
+    }
+}
+
+/// Books `k` nodes at their earliest start from `t` for `d`, chosen with `now` `t`, as
+/// `b(start)`; returns the start, or `None` if there is none.
+fn book_at_earliest(
+    c: &mut ClusterTimeline<'_>,
+    t: u64,
+    k: u32,
+    d: u64,
+    b: impl Fn(u64) -> Booking,
+) -> Option<u64> {
+    let s = earliest(c, t, k, d)?;
+    let mut keys = vec![0u64; 2 * c.n];
+    c.book_chosen(m(t), k, b(s), &mut keys)
+        .unwrap()
+        .then_some(s)
+}
+
+/// The fixed sets of random cases (xorshift64 from a seed): the same cases on every run, so
+/// a test can require that each answer comes up among them.
+struct Cases(u64);
+
+impl Cases {
+    /// A draw in `0..n`.
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+
+    /// A cluster of 2 to 7 nodes, each with up to 3 sorted, disjoint bookings.
+    fn cluster(&mut self) -> Vec<Vec<(u64, u64)>> {
+        let n = 2 + self.next(6) as usize;
+        (0..n)
+            .map(|_| {
+                let mut t = 0;
+                (0..self.next(4))
+                    .map(|_| {
+                        let s = t + self.next(30);
+                        t = s + 1 + self.next(40);
+                        (s, t)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// A query over a cluster of `n` nodes: from `t`, `k` nodes for `d`.
+    fn query(&mut self, n: usize) -> (u64, u32, u64) {
+        (
+            self.next(60),
+            1 + self.next(n as u64) as u32,
+            1 + self.next(50),
+        )
+    }
+}
+
 fn build<'a>(
     store: &'a mut Store,
     nodes: &[Vec<(u64, u64)>],

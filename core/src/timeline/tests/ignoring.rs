@@ -4,29 +4,6 @@
 
 use super::*;
 
-/// A reservation of task 999 over `[s, s + d)`.
-fn reserved(s: u64, d: u64) -> Booking {
-    Booking {
-        kind: BookingKind::Reserved,
-        ..run(999, s, s + d)
-    }
-}
-
-/// Books `k` nodes at their earliest start from `t` for `d` as `b(start)`; the start.
-fn book_at_earliest(
-    c: &mut ClusterTimeline<'_>,
-    t: u64,
-    k: u32,
-    d: u64,
-    b: impl Fn(u64) -> Booking,
-) -> Option<u64> {
-    let s = earliest(c, t, k, d)?;
-    let mut keys = vec![0u64; 2 * c.n];
-    c.book_chosen(m(t), k, b(s), &mut keys)
-        .unwrap()
-        .then_some(s)
-}
-
 /// Whether `fits_before_ignoring` at `now` says what taking the reservation back does: an
 /// earliest start before `s`. Returns its answer.
 fn agrees(c: &mut ClusterTimeline<'_>, now: u64, s: u64, d: u64, k: u32) -> bool {
@@ -97,39 +74,22 @@ proptest! {
 /// Both answers come up over a fixed set of random cases (the property is not vacuous).
 #[test]
 fn both_answers_come_up() {
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    };
+    let mut g = Cases(0x9e37_79b9_7f4a_7c15);
     let (mut stays, mut earlier) = (0, 0);
     for _ in 0..400 {
-        let n = 2 + next(6) as usize;
-        let nodes: Vec<Vec<(u64, u64)>> = (0..n)
-            .map(|_| {
-                let mut t = 0;
-                (0..next(4))
-                    .map(|_| {
-                        let s = t + next(30);
-                        t = s + 1 + next(40);
-                        (s, t)
-                    })
-                    .collect()
-            })
+        let nodes = g.cluster();
+        let n = nodes.len();
+        let (t, k, d) = g.query(n);
+        let later: Vec<(u64, u32, u64)> = (0..g.next(3))
+            .map(|_| (g.next(40), 1 + g.next(3) as u32, 1 + g.next(30)))
             .collect();
-        let (t, k, d) = (next(60), 1 + next(n as u64) as u32, 1 + next(50));
-        let later: Vec<(u64, u32, u64)> = (0..next(3))
-            .map(|_| (next(40), 1 + next(3) as u32, 1 + next(30)))
-            .collect();
-        let gone = next(u64::MAX) & next(u64::MAX);
+        let gone = g.next(u64::MAX) & g.next(u64::MAX);
         let mut store = Store::new(n);
         let mut c = build(&mut store, &nodes, false);
         let Some(s) = history(&mut c, &nodes, t, k, d, &later, gone) else {
             continue;
         };
-        match agrees(&mut c, t + next(s - t + 1), s, d, k) {
+        match agrees(&mut c, t + g.next(s - t + 1), s, d, k) {
             true => earlier += 1,
             false => stays += 1,
         }

@@ -4,30 +4,6 @@
 
 use super::*;
 
-/// A reservation of task 999 over `[s, s + d)`.
-fn reserved(s: u64, d: u64) -> Booking {
-    Booking {
-        kind: BookingKind::Reserved,
-        ..run(999, s, s + d)
-    }
-}
-
-/// Books `k` nodes at their earliest start from `t` for `d`, chosen with `now` `t`, as
-/// `b(start)`; returns the start, or `None` if there is none.
-fn book_at_earliest(
-    c: &mut ClusterTimeline<'_>,
-    t: u64,
-    k: u32,
-    d: u64,
-    b: impl Fn(u64) -> Booking,
-) -> Option<u64> {
-    let s = earliest(c, t, k, d)?;
-    let mut keys = vec![0u64; 2 * c.n];
-    c.book_chosen(m(t), k, b(s), &mut keys)
-        .unwrap()
-        .then_some(s)
-}
-
 /// One case: the cluster `nodes` (task `j + 1` the `j`-th booking), reservation 999 of `k`
 /// nodes for `d` booked at its earliest start from `t`, the bookings `later` made after it,
 /// the bookings of `nodes` whose bit is set in `freed` taken away, and the question asked at
@@ -132,38 +108,21 @@ proptest! {
 /// vacuous, ties at the margin of the choice among them), and a stale index says no.
 #[test]
 fn both_answers_come_up_and_a_stale_index_says_no() {
-    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-    let mut next = |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    };
+    let mut g = Cases(0x2545_f491_4f6c_dd1d);
     let (mut kept, mut moved) = (0, 0);
     for _ in 0..600 {
-        let n = 2 + next(6) as usize;
-        let nodes: Vec<Vec<(u64, u64)>> = (0..n)
-            .map(|_| {
-                let mut t = 0;
-                (0..next(4))
-                    .map(|_| {
-                        let s = t + next(30);
-                        t = s + 1 + next(40);
-                        (s, t)
-                    })
-                    .collect()
-            })
+        let nodes = g.cluster();
+        let n = nodes.len();
+        let (t, k, d) = g.query(n);
+        let later: Vec<(u64, u32, u64)> = (0..g.next(3))
+            .map(|_| (g.next(40), 1 + g.next(n as u64) as u32, 1 + g.next(30)))
             .collect();
-        let (t, k, d) = (next(60), 1 + next(n as u64) as u32, 1 + next(50));
-        let later: Vec<(u64, u32, u64)> = (0..next(3))
-            .map(|_| (next(40), 1 + next(n as u64) as u32, 1 + next(30)))
-            .collect();
-        let freed = if next(2) == 0 {
+        let freed = if g.next(2) == 0 {
             0
         } else {
-            next(1 << 12) as u32
+            g.next(1 << 12) as u32
         };
-        match case(&nodes, t, k, d, &later, freed, next(100), next(2) == 0) {
+        match case(&nodes, t, k, d, &later, freed, g.next(100), g.next(2) == 0) {
             Some(true) => kept += 1,
             Some(false) => moved += 1,
             None => {}
