@@ -6,7 +6,7 @@
 use crate::config::Reservations;
 use crate::error::Error;
 use crate::limits::MAX_TASK_TYPES;
-use crate::plan::{Choice, Decision, Planner};
+use crate::plan::{Assignment, Choice, Decision, Planner};
 use crate::platform::{ClusterId, PState, TaskTypeId};
 
 /// A set of the platform's task types (tasks with their own tables belong to none).
@@ -83,6 +83,21 @@ pub(super) fn filtered(ctl: &Planner<'_>) -> bool {
     ctl.config().filter.kind != crate::energy::FilterKind::None
 }
 
+/// The reservation of task slot `i` when keeping it can stand for taking it back and
+/// asking again: one cluster and no energy filter (its earliest start is then the
+/// timeline's alone), and the energy it holds still affordable once given back. `None`
+/// otherwise (the caller takes it back).
+pub(super) fn keepable(ctl: &Planner<'_>, i: u32) -> Option<Assignment> {
+    if ctl.cluster_count() != 1 || filtered(ctl) {
+        return None;
+    }
+    let a = ctl.assignment(i)?;
+    if a.committed.0 > 0 && ctl.energy_available().0 == 0 {
+        return None;
+    }
+    Some(a)
+}
+
 /// The earliest-starting option of task slot `i` at P-state 0 over all clusters (ties: the
 /// earlier end, then the lower cluster index): what the FCFS heuristics use.
 pub(super) fn earliest_anywhere(ctl: &mut Planner<'_>, i: u32) -> Result<Option<Choice>, Error> {
@@ -125,13 +140,20 @@ pub(super) fn start_now_anywhere(ctl: &mut Planner<'_>, i: u32) -> Result<Option
 /// Moves every reservation that has not started to its earliest start, one at a time in
 /// slot order: taking one back frees its own slot, so it never starts later, and the
 /// others stay booked, so none is delayed (Conservative's compression after early ends).
+/// A reservation for which `stays` holds would come back at the same start on the same
+/// nodes: it is kept instead ([`Planner::keep_reservation`], the same decision).
 pub(super) fn compress(
     ctl: &mut Planner<'_>,
+    stays: impl Fn(&Planner<'_>, u32) -> bool,
     sink: &mut dyn FnMut(&Decision),
 ) -> Result<(), Error> {
     for k in 0..ctl.open_count() {
         let i = ctl.open_slot(k);
         if !ctl.reserved_after_now(i) {
+            continue;
+        }
+        if stays(ctl, i as u32) {
+            ctl.keep_reservation(i as u32, sink)?;
             continue;
         }
         let old = ctl.assignment(i as u32);

@@ -4,7 +4,7 @@
 //! At every event the reservation, if it has not started, is recomputed: taken back and
 //! given again in arrival order, which can only bring it earlier. P-state 0, no dropping.
 
-use super::common::{earliest_anywhere, filtered, start_now_anywhere, TypesSeen};
+use super::common::{earliest_anywhere, keepable, start_now_anywhere, TypesSeen};
 use crate::config::Reservations;
 use crate::error::Error;
 use crate::plan::{Decision, Planner, TaskState};
@@ -128,15 +128,9 @@ fn free_now(ctl: &Planner<'_>) -> bool {
 /// reservation back and placing it again cost most of what such a pass did; after an early
 /// completion, most often it comes back where it was too.
 fn comes_back_in_place(ctl: &mut Planner<'_>, i: u32) -> bool {
-    if ctl.cluster_count() != 1 || filtered(ctl) {
-        return false;
-    }
-    let Some(a) = ctl.assignment(i) else {
+    let Some(a) = keepable(ctl, i) else {
         return false;
     };
-    if a.committed.0 > 0 && ctl.energy_available().0 == 0 {
-        return false;
-    }
     let first = (0..ctl.open_count())
         .map(|k| ctl.open_slot(k) as u32)
         .find(|&j| j == i || ctl.slot(j).state == TaskState::Mappable);

@@ -36,7 +36,8 @@ pub(super) fn run(
     sink: &mut dyn FnMut(&Decision),
 ) -> Result<(), Error> {
     if early_completions {
-        compress(ctl, sink)?;
+        // No keep: its reservations are always taken back and asked again.
+        compress(ctl, |_, _| false, sink)?;
     }
     let platform = ctl.platform();
     // The reference: the platform's largest average; with no platform types (trace jobs
