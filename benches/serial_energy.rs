@@ -2,7 +2,8 @@
 //! 0.5, E = Chapter 3's calibrated budget:
 //!
 //! - `serial_energy_event/<heuristic>`: the mapping events of Chapter 3's two days (50k tasks
-//!   a day, queued, tuned filter L = 0.75; weighted: w = 0.5, no filter), in order; an
+//!   a day, queued, tuned filter L = 0.75, or none for `-unfiltered`; weighted: w = 0.5, no
+//!   filter), in order; an
 //!   iteration is the next event (`EnergySim::map`). Before each case it prints the median,
 //!   90th percentile and maximum of the two days' events, timed one by one.
 //! - `serial_energy_run/<heuristic>`: one whole two-day run (`EnergySim::run`).
@@ -25,24 +26,64 @@ use std::time::{Duration, Instant};
 /// Chapter 3's budget from `experiments/s002-energy-calibrate-ch3.toml`, in GJ.
 const BUDGET_GJ: f64 = 1.161;
 
-fn cases() -> Vec<(&'static str, EnergyHeuristic, bool)> {
+/// (name, heuristic, Chapter 3's setting, no filter).
+fn cases() -> Vec<(&'static str, EnergyHeuristic, bool, bool)> {
     let ao = |n, p, a| EnergyHeuristic::ArrivalOrder {
         newest_first: n,
         prioritized: p,
         all_pstates: a,
     };
     vec![
-        ("min-min-comp", EnergyHeuristic::MinMinComp, true),
-        ("max-max-util", EnergyHeuristic::MaxMaxUtil, true),
-        ("max-max-upt", EnergyHeuristic::MaxMaxUpt, true),
-        ("max-max-upe", EnergyHeuristic::MaxMaxUpe, true),
-        ("weighted-util", EnergyHeuristic::WeightedUtil(0.5), true),
-        ("weighted-upt", EnergyHeuristic::WeightedUpt(0.5), true),
-        ("weighted-upe", EnergyHeuristic::WeightedUpe(0.5), true),
-        ("fcfs-all", ao(false, false, true), false),
-        ("prio-lcfs-p0", ao(true, true, false), false),
-        ("random", EnergyHeuristic::Random, false),
-        ("max-upe-polled", EnergyHeuristic::MaxMaxUpe, false),
+        ("min-min-comp", EnergyHeuristic::MinMinComp, true, false),
+        ("max-max-util", EnergyHeuristic::MaxMaxUtil, true, false),
+        ("max-max-upt", EnergyHeuristic::MaxMaxUpt, true, false),
+        ("max-max-upe", EnergyHeuristic::MaxMaxUpe, true, false),
+        (
+            "min-min-comp-unfiltered",
+            EnergyHeuristic::MinMinComp,
+            true,
+            true,
+        ),
+        (
+            "max-max-util-unfiltered",
+            EnergyHeuristic::MaxMaxUtil,
+            true,
+            true,
+        ),
+        (
+            "max-max-upt-unfiltered",
+            EnergyHeuristic::MaxMaxUpt,
+            true,
+            true,
+        ),
+        (
+            "max-max-upe-unfiltered",
+            EnergyHeuristic::MaxMaxUpe,
+            true,
+            true,
+        ),
+        (
+            "weighted-util",
+            EnergyHeuristic::WeightedUtil(0.5),
+            true,
+            false,
+        ),
+        (
+            "weighted-upt",
+            EnergyHeuristic::WeightedUpt(0.5),
+            true,
+            false,
+        ),
+        (
+            "weighted-upe",
+            EnergyHeuristic::WeightedUpe(0.5),
+            true,
+            false,
+        ),
+        ("fcfs-all", ao(false, false, true), false, false),
+        ("prio-lcfs-p0", ao(true, true, false), false, false),
+        ("random", EnergyHeuristic::Random, false, false),
+        ("max-upe-polled", EnergyHeuristic::MaxMaxUpe, false, false),
     ]
 }
 
@@ -85,10 +126,10 @@ fn setup(ch3: bool) -> (EnergyTrial, EnergyConfig) {
     (et, cfg)
 }
 
-fn config(base: EnergyConfig, h: EnergyHeuristic) -> EnergyConfig {
+fn config(base: EnergyConfig, h: EnergyHeuristic, unfiltered: bool) -> EnergyConfig {
     EnergyConfig {
         heuristic: h,
-        filter: if h.weight().is_some() {
+        filter: if unfiltered || h.weight().is_some() {
             SerialFilter::None
         } else {
             base.filter
@@ -102,13 +143,13 @@ fn serial_energy(c: &mut Criterion) {
     let ch4 = setup(false);
     let mut events = c.benchmark_group("serial_energy_event");
     events.sample_size(20).warm_up_time(Duration::from_secs(1));
-    for (name, h, is3) in cases() {
+    for (name, h, is3, unfiltered) in cases() {
         let id = format!("serial_energy_event/{name}");
         if !selected(&id) {
             continue;
         }
         let (et, base) = if is3 { &ch3 } else { &ch4 };
-        let cfg = config(*base, h);
+        let cfg = config(*base, h, unfiltered);
         let tr = &et.trial;
         // One whole run, its events timed one by one.
         let mut ts = Vec::new();
@@ -151,13 +192,13 @@ fn serial_energy(c: &mut Criterion) {
     events.finish();
     let mut runs = c.benchmark_group("serial_energy_run");
     runs.sample_size(10).warm_up_time(Duration::from_secs(1));
-    for (name, h, is3) in cases() {
+    for (name, h, is3, unfiltered) in cases() {
         let id = format!("serial_energy_run/{name}");
         if !selected(&id) {
             continue;
         }
         let (et, base) = if is3 { &ch3 } else { &ch4 };
-        let cfg = config(*base, h);
+        let cfg = config(*base, h, unfiltered);
         let tr = &et.trial;
         runs.bench_function(name, |bch| {
             bch.iter(|| {
