@@ -207,6 +207,15 @@ fn reserved(s: u64, d: u64) -> Booking {
     }
 }
 
+/// The nodes that hold a booking of the reservation's task 999, in node order.
+fn reserved_nodes(c: &ClusterTimeline<'_>) -> Vec<u32> {
+    c.nodes()
+        .enumerate()
+        .filter(|(_, n)| n.bookings().iter().any(|b| b.task == TaskId(999)))
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
 /// Books `k` nodes at their earliest start from `t` for `d`, chosen with `now` `t`, as
 /// `b(start)`; returns the start, or `None` if there is none.
 fn book_at_earliest(

@@ -115,16 +115,7 @@ pub fn replay_file_pool(
     jobs_out: Option<&mut dyn Write>,
 ) -> anyhow::Result<StreamedReplay> {
     let clock = Instant::now();
-    let read = ReadOptions {
-        skip_bad_lines: options.skip_bad_lines,
-    };
-    let mut stream = SwfStream::open(path, &read)?;
-    let file = stream.file().to_owned();
-    let procs = stream.machine_procs(options.procs)?;
-    if options.clean_strong {
-        stream.clean_with(CleanOptions::strong(procs));
-    }
-    stream.strict(options.strict);
+    let (mut stream, file, procs) = open_stream(path, options)?;
     let mut pool = Pool::new(procs, policy)?;
     let mut out = jobs_out.map(|w| std::io::BufWriter::with_capacity(1 << 16, w));
     if let Some(w) = &mut out {
@@ -171,6 +162,26 @@ pub fn replay_file_pool(
 }
 
 /// Jobs tallied.
+/// Opens `path` as a stream with the load options applied (machine size, cleaning,
+/// strictness): the stream, the file's name for errors, and the machine's processors. Both
+/// streamed replays (the pool here, the nodes in `streamed_nodes.rs`) start this way.
+pub(super) fn open_stream(
+    path: &Path,
+    options: &LoadOptions,
+) -> anyhow::Result<(SwfStream, String, u32)> {
+    let read = ReadOptions {
+        skip_bad_lines: options.skip_bad_lines,
+    };
+    let mut stream = SwfStream::open(path, &read)?;
+    let file = stream.file().to_owned();
+    let procs = stream.machine_procs(options.procs)?;
+    if options.clean_strong {
+        stream.clean_with(CleanOptions::strong(procs));
+    }
+    stream.strict(options.strict);
+    Ok((stream, file, procs))
+}
+
 fn tally_jobs(t: &Tally) -> usize {
     t.summary(1, 0.0).jobs
 }

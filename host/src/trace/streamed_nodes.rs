@@ -30,11 +30,11 @@ use kairos_core::{Config, Controller, Decision, DecisionKind, Reservations};
 
 use super::load::{job_task, machine, run_time};
 use super::metrics::{write_job_line, JobRecord, JOBS_CSV_HEADER};
-use super::streamed::StreamedReplay;
+use super::streamed::{open_stream, StreamedReplay};
 use super::tally::{InOrder, Tally};
 use super::{LoadOptions, ReplayCounts, ReplayOptions, TraceError, TRACE_MEMO_ENTRIES};
 use crate::storage::{HostStorage, VOIDS_PER_NODE};
-use crate::swf::{CleanOptions, ReadOptions, ReplayJob, SwfStream};
+use crate::swf::{ReplayJob, SwfStream};
 
 /// Task slots of the first attempt's ring: more than the jobs in the system at once on
 /// KTH-SP2 and the Curie sample. Each attempt that falls short replays the log up to
@@ -139,16 +139,7 @@ fn attempt<'w>(
     header: &mut bool,
 ) -> anyhow::Result<Attempt> {
     let policy = replay.policy;
-    let read = ReadOptions {
-        skip_bad_lines: options.skip_bad_lines,
-    };
-    let mut stream = SwfStream::open(path, &read)?;
-    let file = stream.file().to_owned();
-    let procs = stream.machine_procs(options.procs)?;
-    if options.clean_strong {
-        stream.clean_with(CleanOptions::strong(procs));
-    }
-    stream.strict(options.strict);
+    let (mut stream, file, procs) = open_stream(path, options)?;
     let cannot = || format!("{file}: cannot replay");
     let need = crate::storage::bytes_for(procs as u64, procs as u64, slots as u64);
     let limit = crate::limits::MAX_REPLAY_STORAGE_BYTES;

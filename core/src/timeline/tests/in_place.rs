@@ -7,12 +7,7 @@ use super::*;
 /// node choice again does: the same nodes.
 fn agrees(c: &mut ClusterTimeline<'_>, now: u64, s: u64, d: u64, k: u32) -> bool {
     let got = c.rebooks_in_place(m(now), TaskId(999), m(s), m(s + d), k);
-    let mine: Vec<u32> = c
-        .nodes()
-        .enumerate()
-        .filter(|(_, n)| n.bookings().iter().any(|b| b.task == TaskId(999)))
-        .map(|(i, _)| i as u32)
-        .collect();
+    let mine = reserved_nodes(c);
     assert_eq!(c.remove_task_from(TaskId(999), m(s), k), k);
     let again = chosen_by_nodes(c, now, s, d, k as usize);
     assert_eq!(

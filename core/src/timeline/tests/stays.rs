@@ -45,12 +45,7 @@ fn case(
     }
     assert!(c.fresh_index());
     let got = c.stays_when_taken_back(m(now), TaskId(999), m(s), m(s + d), k);
-    let mine: Vec<u32> = c
-        .nodes()
-        .enumerate()
-        .filter(|(_, n)| n.bookings().iter().any(|b| b.task == TaskId(999)))
-        .map(|(i, _)| i as u32)
-        .collect();
+    let mine = reserved_nodes(&c);
     assert_eq!(c.remove_task_from(TaskId(999), m(s), k), k);
     let again = earliest(&mut c, now, k, d);
     let chosen = chosen_by_nodes(&c, now, s, d, k as usize);
