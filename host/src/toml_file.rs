@@ -55,6 +55,15 @@ pub(crate) fn read(path: &Path) -> Result<(String, String), TomlFileError> {
     }
 }
 
+/// Whether the file at `path` is TOML with a top-level `system = "<system>"`: how `kairos
+/// experiment` tells its formats apart before loading one. False when the file cannot be
+/// read or parsed, so that the loader tried last reports why.
+pub(crate) fn declares_system(path: &Path, system: &str) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| t.parse::<toml::Table>().ok())
+        .is_some_and(|t| t.get("system").and_then(|s| s.as_str()) == Some(system))
+}
 /// `text` as the format `T`; `file` names it in the error.
 pub(crate) fn parse<T: DeserializeOwned>(text: &str, file: &str) -> Result<T, TomlFileError> {
     toml::from_str(text).map_err(|e| TomlFileError::Syntax {
@@ -297,6 +306,26 @@ mod tests {
 
     fn line(key: &str) -> String {
         Checker::new("f.toml", TEXT).at(key)
+    }
+
+    #[test]
+    fn a_system_is_declared_only_by_a_top_level_string() {
+        let dir = std::env::temp_dir().join(format!("kairos-system-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let cases = [
+            ("top.toml", "system = \"serial\"\nseed = 1\n", true),
+            ("other.toml", "system = \"serial-energy\"\n", false),
+            ("nested.toml", "[x]\nsystem = \"serial\"\n", false),
+            ("number.toml", "system = 1\n", false),
+            ("broken.toml", "system = \"serial\n", false),
+        ];
+        for (name, text, want) in cases {
+            let path = dir.join(name);
+            std::fs::write(&path, text).unwrap();
+            assert_eq!(super::declares_system(&path, "serial"), want, "{name}");
+        }
+        assert!(!super::declares_system(&dir.join("absent.toml"), "serial"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

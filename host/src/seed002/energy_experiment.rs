@@ -98,14 +98,7 @@ pub struct EnergyExperiment {
 
 /// Whether the TOML at `path` is an energy file (`system = "serial-energy"`).
 pub fn is_energy(path: &Path) -> bool {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| t.parse::<toml::Table>().ok())
-        .and_then(|t| {
-            t.get("system")
-                .and_then(|s| s.as_str().map(|s| s == "serial-energy"))
-        })
-        .unwrap_or(false)
+    toml_file::declares_system(path, "serial-energy")
 }
 
 fn parse_filter(s: &str) -> Option<SerialFilter> {

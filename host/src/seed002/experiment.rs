@@ -111,14 +111,7 @@ pub struct SerialExperiment {
 /// Whether the TOML at `path` is a seed 002 file (`system = "serial"`); false if it cannot
 /// be read or parsed (the seed 000 loader then reports why).
 pub fn is_serial(path: &Path) -> bool {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| t.parse::<toml::Table>().ok())
-        .and_then(|t| {
-            t.get("system")
-                .and_then(|s| s.as_str().map(|s| s == "serial"))
-        })
-        .unwrap_or(false)
+    toml_file::declares_system(path, "serial")
 }
 
 impl SerialExperiment {

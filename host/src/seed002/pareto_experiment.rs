@@ -88,14 +88,7 @@ pub struct ParetoExperiment {
 
 /// Whether the TOML at `path` is a Pareto file (`system = "pareto"`).
 pub fn is_pareto(path: &Path) -> bool {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| t.parse::<toml::Table>().ok())
-        .and_then(|t| {
-            t.get("system")
-                .and_then(|s| s.as_str().map(|s| s == "pareto"))
-        })
-        .unwrap_or(false)
+    toml_file::declares_system(path, "pareto")
 }
 
 impl ParetoExperiment {

@@ -91,14 +91,7 @@ pub enum SeedKind {
 
 /// Whether the TOML at `path` is a Chapter 7 file.
 pub fn is_stochastic(path: &Path) -> bool {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| t.parse::<toml::Table>().ok())
-        .and_then(|t| {
-            t.get("system")
-                .and_then(|s| s.as_str().map(|s| s == "pareto-stochastic"))
-        })
-        .unwrap_or(false)
+    toml_file::declares_system(path, "pareto-stochastic")
 }
 
 impl StochasticExperiment {
