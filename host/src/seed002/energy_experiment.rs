@@ -36,7 +36,6 @@ use kairos_core::serial::{
 };
 use kairos_core::units::{Micros, MilliJoules, Utility};
 use kairos_core::utility::UtilityCurve;
-use rayon::prelude::*;
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -477,43 +476,29 @@ pub fn run(
     jobs: Option<usize>,
     progress: &(dyn Fn(u32) + Sync),
 ) -> anyhow::Result<Vec<Row>> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
-        .build()
-        .context("starting the worker threads")?;
-    let per_trial: Vec<Vec<Row>> = pool.install(|| {
-        (0..exp.trials)
-            .into_par_iter()
-            .map(|t| {
-                let et = EnergyTrial::new(&exp.workload, t, exp.affinity);
-                let rows = exp
-                    .configs
-                    .par_iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        let cfg = EnergyConfig {
-                            seed: exp.workload.seed ^ ((t as u64) << 32),
-                            ..c.cfg
-                        };
-                        let (report, trace, priority_share) = run_one(&et, cfg, exp.trace)
-                            .with_context(|| format!("{} on trial {t}", c.label))?;
-                        Ok(Row {
-                            config: i,
-                            trial: t,
-                            report,
-                            trace,
-                            priority_share,
-                        })
-                    })
-                    .collect::<anyhow::Result<Vec<Row>>>()?;
-                progress(t);
-                Ok(rows)
+    super::grid::run_grid(
+        exp.trials,
+        exp.configs.len(),
+        jobs,
+        progress,
+        |t| EnergyTrial::new(&exp.workload, t, exp.affinity),
+        |et, i, t| {
+            let c = &exp.configs[i];
+            let cfg = EnergyConfig {
+                seed: exp.workload.seed ^ ((t as u64) << 32),
+                ..c.cfg
+            };
+            let (report, trace, priority_share) =
+                run_one(et, cfg, exp.trace).with_context(|| format!("{} on trial {t}", c.label))?;
+            Ok(Row {
+                config: i,
+                trial: t,
+                report,
+                trace,
+                priority_share,
             })
-            .collect::<anyhow::Result<Vec<_>>>()
-    })?;
-    let mut rows: Vec<Row> = per_trial.into_iter().flatten().collect();
-    rows.sort_by_key(|r| (r.config, r.trial));
-    Ok(rows)
+        },
+    )
 }
 
 fn ci(m: &MeanCi) -> String {

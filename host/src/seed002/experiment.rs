@@ -31,7 +31,6 @@ use crate::toml_file::{self, Checker, TomlFileError};
 use anyhow::Context;
 use kairos_core::serial::{EventCost, Mode, SerialConfig, SerialHeuristic, SerialReport, Trigger};
 use kairos_core::units::{Micros, Utility};
-use rayon::prelude::*;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -280,45 +279,33 @@ pub fn run(
     jobs: Option<usize>,
     progress: &(dyn Fn(u32) + Sync),
 ) -> anyhow::Result<Vec<Row>> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.unwrap_or(0))
-        .build()
-        .context("starting the worker threads")?;
     let window = exp.workload.window();
-    let per_trial: Vec<Vec<Row>> = pool.install(|| {
-        (0..exp.trials)
-            .into_par_iter()
-            .map(|t| {
-                let tr = generate::trial(&exp.workload, t);
-                let bound = generate::bound(&tr, window);
-                let rows = exp
-                    .configs
-                    .par_iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        let cfg = SerialConfig {
-                            seed: exp.workload.seed ^ ((t as u64) << 32),
-                            window,
-                            ..c.cfg
-                        };
-                        let (report, by_priority) =
-                            super::run::run_split(&tr, cfg, &exp.workload.priorities)
-                                .with_context(|| format!("{} on trial {t}", c.label))?;
-                        Ok(Row {
-                            config: i,
-                            trial: t,
-                            bound,
-                            report,
-                            by_priority,
-                        })
-                    })
-                    .collect::<anyhow::Result<Vec<Row>>>()?;
-                progress(t);
-                Ok(rows)
+    super::grid::run_grid(
+        exp.trials,
+        exp.configs.len(),
+        jobs,
+        progress,
+        |t| {
+            let tr = generate::trial(&exp.workload, t);
+            let bound = generate::bound(&tr, window);
+            (tr, bound)
+        },
+        |(tr, bound), i, t| {
+            let c = &exp.configs[i];
+            let cfg = SerialConfig {
+                seed: exp.workload.seed ^ ((t as u64) << 32),
+                window,
+                ..c.cfg
+            };
+            let (report, by_priority) = super::run::run_split(tr, cfg, &exp.workload.priorities)
+                .with_context(|| format!("{} on trial {t}", c.label))?;
+            Ok(Row {
+                config: i,
+                trial: t,
+                bound: *bound,
+                report,
+                by_priority,
             })
-            .collect::<anyhow::Result<Vec<_>>>()
-    })?;
-    let mut rows: Vec<Row> = per_trial.into_iter().flatten().collect();
-    rows.sort_by_key(|r| (r.config, r.trial));
-    Ok(rows)
+        },
+    )
 }

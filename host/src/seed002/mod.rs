@@ -15,6 +15,7 @@ pub mod energy_env;
 pub mod energy_experiment;
 pub mod experiment;
 pub mod generate;
+mod grid;
 pub mod pareto;
 pub mod pareto_checkpoints;
 mod pareto_curve;
