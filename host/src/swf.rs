@@ -25,9 +25,11 @@
 //!
 //! Lines end in `\n` or `\r\n` (Gaia's header uses the latter). Job lines are split and
 //! parsed as bytes, with no allocation per line or field; only the header and errors
-//! allocate.
+//! allocate. A line of whole numbers and `-1`s, the common form, is read in one pass
+//! (`fast.rs`).
 
 mod clean;
+mod fast;
 mod header;
 mod number;
 mod order;
@@ -630,8 +632,18 @@ fn fields(text: &[u8]) -> Result<[&[u8]; FIELDS], LineError<'_>> {
     Ok(f)
 }
 
-/// Parses one job line (already trimmed, not a comment).
+/// Parses one job line (already trimmed, not a comment): in one pass when every field is
+/// a whole number or `-1` (`fast.rs`), else (and for every error) field by field.
 fn parse_job(line: usize, text: &[u8]) -> Result<SwfJob, LineError<'_>> {
+    match fast::job(line, text) {
+        Some(job) => Ok(job),
+        None => parse_job_by_field(line, text),
+    }
+}
+
+/// Parses one job line (already trimmed, not a comment) word by word: any decimal, and
+/// every error named.
+fn parse_job_by_field(line: usize, text: &[u8]) -> Result<SwfJob, LineError<'_>> {
     let f = fields(text)?;
     let at = |field: Field| f[field as usize];
     let bad = |field: Field| {

@@ -848,3 +848,142 @@ mod splitting {
         }
     }
 }
+
+/// The one-pass reader of whole-number lines (`fast.rs`) against the word-by-word one.
+mod one_pass {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A field as logs write it: digits or `-1`.
+    fn common_word() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => (0u64..100_000).prop_map(|v| v.to_string()),
+            1 => Just("-1".to_string()),
+        ]
+    }
+
+    /// A field's text the one-pass reader must read right or give up on: decimals, other
+    /// negatives, signs, garbage, digit runs around the 19 that always fit, values around
+    /// `u32`'s and `u64` microseconds' limits.
+    fn hard_word() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<u64>().prop_map(|v| v.to_string()),
+            (0u64..=u64::from(u32::MAX) + 2).prop_map(|v| v.to_string()),
+            (1usize..24).prop_map(|n| "9".repeat(n)),
+            (1usize..24).prop_map(|n| format!("1{}", "0".repeat(n))),
+            (0usize..22, 0u32..10).prop_map(|(n, d)| format!("{}{d}", "0".repeat(n))),
+            "-?[0-9]{0,3}(\\.[0-9]{0,8})?",
+            "[-+.0-9a-z]{1,4}",
+            prop::sample::select(vec![
+                "-1.0",
+                "-1.",
+                "-0",
+                "-2",
+                "--1",
+                "-",
+                "1-",
+                "-1x",
+                "+1",
+                "1e3",
+                "-10",
+                "18446744073709551615",
+                "18446744073709",
+                "18446744073710",
+                "4294967295",
+                "4294967296",
+                "\u{e9}",
+            ])
+            .prop_map(str::to_string),
+        ]
+    }
+
+    /// Separators: mostly spaces, sometimes tabs, form feeds, carriage returns, and the
+    /// vertical tab (not whitespace to the reader).
+    fn gap() -> impl Strategy<Value = String> {
+        prop_oneof![
+            8 => "[ ]{1,6}",
+            1 => "[ \t\x0c\r]{1,3}",
+            1 => Just("\x0b".to_string()),
+        ]
+    }
+
+    /// A line of 16 to 20 words (mostly 18), common ones with up to three hard ones put
+    /// anywhere.
+    fn job_line() -> impl Strategy<Value = String> {
+        let count = prop_oneof![8 => Just(FIELDS), 1 => 16usize..=20];
+        count
+            .prop_flat_map(|n| {
+                (
+                    prop::collection::vec(common_word(), n),
+                    prop::collection::vec((0..n, hard_word()), 0..=3),
+                    prop::collection::vec(gap(), n + 1),
+                )
+            })
+            .prop_map(|(mut words, hard, gaps)| {
+                for (at, w) in hard {
+                    words[at] = w;
+                }
+                let mut s = gaps[0].clone();
+                for (w, g) in words.iter().zip(&gaps[1..]) {
+                    s.push_str(w);
+                    s.push_str(g);
+                }
+                s
+            })
+    }
+
+    /// The outcome as comparable text: the job, or the error's message.
+    fn outcome(r: Result<SwfJob, LineError<'_>>) -> Result<SwfJob, String> {
+        r.map_err(|e| e.with_file("t.swf", 3).to_string())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+
+        /// Whenever the one-pass reader gives a job, it is the word-by-word reader's, and
+        /// the reader as a whole (either way) answers as the word-by-word one does, job or
+        /// error message.
+        #[test]
+        fn one_pass_jobs_are_the_word_by_word_ones(text in job_line()) {
+            let trimmed = text.as_bytes().trim_ascii();
+            let by_field = outcome(parse_job_by_field(3, trimmed));
+            if let Some(job) = fast::job(3, trimmed) {
+                prop_assert_eq!(Ok(job), by_field.clone());
+            }
+            prop_assert_eq!(outcome(parse_job(3, trimmed)), by_field);
+        }
+    }
+
+    /// The one-pass reader takes the common lines and leaves the others to the general one.
+    #[test]
+    fn one_pass_takes_whole_numbers_and_leaves_the_rest() {
+        let whole = "7 0 5 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1";
+        let job = fast::job(1, whole.as_bytes()).expect("a whole-number line");
+        assert_eq!(job.id, 7);
+        assert_eq!(job.run_us, Some(10_000_000));
+        assert_eq!(job.wait_us, Some(5_000_000));
+        assert_eq!(job.avg_cpu_us, None);
+        assert_eq!(
+            Ok(job),
+            outcome(parse_job_by_field(1, whole.as_bytes())).map_err(|_| ())
+        );
+        let nineteen = "9999999999999999999 0 5 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1";
+        assert_eq!(
+            fast::job(1, nineteen.as_bytes()).unwrap().id,
+            9_999_999_999_999_999_999
+        );
+        for other in [
+            "7 0 5 10.0 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1",
+            "7 0 5 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1",
+            "7 0 5 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1 0",
+            "-1 0 5 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1",
+            "7 0 5 10 4294967296 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1",
+            "7 0 5 18446744073710 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1",
+            "7 0 5 10 4 -2 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1",
+            "7 0 5 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -10",
+            "10000000000000000000 0 5 10 4 -1 -1 4 20 -1 1 1 1 -1 -1 -1 -1 -1",
+        ] {
+            assert_eq!(fast::job(1, other.as_bytes()), None, "{other}");
+        }
+    }
+}

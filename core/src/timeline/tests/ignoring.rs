@@ -96,3 +96,21 @@ fn both_answers_come_up() {
     }
     assert!(stays > 0 && earlier > 0, "stays {stays}, earlier {earlier}");
 }
+
+/// A group without the reservation whose longest void between bookings, freed by an early
+/// completion, is exactly the run: the reservation could start there, earlier (a void as
+/// long as the run holds it).
+#[test]
+fn a_void_between_bookings_as_long_as_the_run_counts() {
+    let nodes = vec![vec![(0, 40)], vec![(0, 10), (12, 18), (20, 100)]];
+    let mut store = Store::new(nodes.len());
+    let mut c = build(&mut store, &nodes, false);
+    let s = book_at_earliest(&mut c, 0, 1, 10, |s| reserved(s, 10)).expect("a start");
+    assert_eq!(s, 40);
+    assert!(!agrees(&mut c, 0, s, 10, 1));
+    let mut store = Store::new(nodes.len());
+    let mut c = build(&mut store, &nodes, false);
+    book_at_earliest(&mut c, 0, 1, 10, |s| reserved(s, 10));
+    assert_eq!(c.remove_task_from(TaskId(3), m(12), 1), 1);
+    assert!(agrees(&mut c, 0, s, 10, 1));
+}
