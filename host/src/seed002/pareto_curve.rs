@@ -29,8 +29,9 @@ use kairos_core::utility::{UtilityClasses, UtilityCurve};
 struct Class {
     /// Intervals.
     len: usize,
-    /// Their starts, after the first (flat) interval.
-    offset: [Micros; MAX_CLASS_INTERVALS],
+    /// Their starts, after the first (flat) interval; [`Micros::MAX`] from `len` on, so
+    /// that [`Curves::utility`]'s search stops there without counting.
+    offset: [Micros; MAX_CLASS_INTERVALS + 1],
     /// psi(k).
     psi: [f64; MAX_CLASS_INTERVALS],
     /// psi(k + 1) (0 after the last).
@@ -91,7 +92,7 @@ impl Curves {
                 let ivs = &c.intervals;
                 let mut out = Class {
                     len: ivs.len(),
-                    offset: [Micros::ZERO; MAX_CLASS_INTERVALS],
+                    offset: [Micros::MAX; MAX_CLASS_INTERVALS + 1],
                     psi: [0.0; MAX_CLASS_INTERVALS],
                     psi_next: [0.0; MAX_CLASS_INTERVALS],
                     delta: [0.0; MAX_CLASS_INTERVALS],
@@ -185,16 +186,17 @@ impl Curves {
             return Some(flat);
         }
         let d = dt - first;
+        if d == Micros::MAX {
+            // (Where the padding would count as an interval.)
+            return None;
+        }
         let c = &self.classes[class as usize];
         // The last interval starting at or before d, found from the first (the offsets
-        // rise, and most completions fall in the first intervals).
-        if c.len == 0 || c.offset[0] > d {
+        // rise, most completions fall in the first intervals, and the padding stops it).
+        if c.offset[0] > d {
             return Some(flat);
         }
-        let mut k = 0;
-        while k + 1 < c.len.min(MAX_CLASS_INTERVALS) && c.offset[k + 1] <= d {
-            k += 1;
-        }
+        let k = c.offset[1..].iter().take_while(|&&o| o <= d).count();
         let m = (d - c.offset[k]).0;
         if m >= 1 << 53 {
             return None;
