@@ -21,6 +21,7 @@ pub mod pareto_checkpoints;
 mod pareto_curve;
 pub mod pareto_data;
 pub mod pareto_dynamic_seeds;
+mod pareto_exp;
 pub mod pareto_experiment;
 pub mod pareto_report;
 pub mod pareto_seeds;
