@@ -296,7 +296,7 @@ struct Recall {
 }
 
 impl Recent {
-    const BITS: u32 = 16;
+    const BITS: u32 = 17;
 
     pub(super) fn new() -> Recent {
         let empty = Recall {
