@@ -296,7 +296,7 @@ struct Recall {
 }
 
 impl Recent {
-    const BITS: u32 = 17;
+    const BITS: u32 = 15;
 
     pub(super) fn new() -> Recent {
         let empty = Recall {
