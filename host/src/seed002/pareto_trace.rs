@@ -34,15 +34,6 @@ pub(crate) struct Slot {
     run: Utility,
 }
 
-impl Slot {
-    const EMPTY: Slot = Slot {
-        task: 0,
-        key: 0,
-        end: Micros::ZERO,
-        run: Utility::ZERO,
-    };
-}
-
 /// A machine's list, emptied for writing: the memo's own buffer when nothing else shares it,
 /// else one from `pool` (lists a memo stopped sharing, kept with their `Arc` so that neither
 /// the buffer nor its count is allocated again) or a new one.
@@ -166,7 +157,7 @@ impl Instance {
         }
         memo.lists.resize_with(machines, Default::default);
         for m in 0..machines {
-            let touches = [s.sides[0].touches[m], s.sides[1].touches[m]];
+            let touches = [s.sides[0].touches(m), s.sides[1].touches(m)];
             let k = usize::from(touches[1] < touches[0]);
             let (_, pm) = parents[k];
             if touches[k] == 0 {
@@ -177,17 +168,12 @@ impl Instance {
                 memo.machine[m].utility = pm.machine[m].utility;
                 continue;
             }
-            let side = &mut s.sides[k];
-            let here = side.start[m] as usize..side.start[m + 1] as usize;
-            side.ins[here.clone()].sort_unstable();
-            let ins = &side.ins[here];
+            let (ins, outs) = s.sides[k].places(m);
             let step = Step {
                 m,
                 parent: &pm.lists[m],
-                first: ins.first().map_or(u64::MAX, |&i| i).min(side.first[m]),
                 ins,
-                leaving: side.leaving[m],
-                moved: &side.moved,
+                outs,
                 other: &parents[1 - k].1.lists[m],
             };
             let out = list_mut(&mut memo.lists[m], &mut s.pool);
@@ -199,105 +185,93 @@ impl Instance {
         trace_point(&memo.machine)
     }
 
-    /// Writes machine `step.m`'s list for the child into `out` and returns its utility.
+    /// Writes machine `step.m`'s list for the child into `out` (emptied) and returns its
+    /// utility. The parent's slots between two changes are walked as one stretch: each is
+    /// scheduled after the child's free time, and earns what it did in the parent when it
+    /// completes when it did there (then, with no change ahead, the rest of the parent's
+    /// list is copied with the running utility shifted).
     fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>, recent: &mut Recent) -> Utility {
         let Step {
             m,
             parent,
-            first,
             ins,
-            mut leaving,
-            moved,
+            outs,
             other,
         } = step;
-        let len = parent.len() + ins.len() - leaving as usize;
+        let len = parent.len() + ins.len() - outs.len();
         if out.capacity() < len {
             // With room to spare: buffers pass between machines whose lists differ in length,
             // and growing each by the few slots it lacks would reallocate again and again.
             out.reserve(len + len / 2);
         }
-        out.resize(len, Slot::EMPTY);
+        let at = |places: &[u64], i: usize| places.get(i).copied().unwrap_or(u64::MAX);
+        let first = at(ins, 0).min(at(outs, 0));
         // The parent's slots before the first change are the child's, as they are.
-        let q = parent.partition_point(|p| order(p) < first);
-        out[..q].copy_from_slice(&parent[..q]);
-        let (free, run) = q.checked_sub(1).map_or((Micros::ZERO, Utility::ZERO), |p| {
+        let mut q = parent.partition_point(|p| order(p) < first);
+        out.extend_from_slice(&parent[..q]);
+        let (mut free, mut run) = q.checked_sub(1).map_or((Micros::ZERO, Utility::ZERO), |p| {
             (parent[p].end, parent[p].run)
         });
-        // The child's free time and running utility, and the parent's before `parent[q]`.
-        let (mut free, mut run) = (free, run);
-        let (mut pfree, mut prun) = (free, run);
-        // Next: parent slot, insert, output slot, other parent's slot (a cursor for
-        // looking tasks up there: they come in the lists' order, none before the first change).
-        let (mut q, mut i, mut j) = (q, 0, q);
+        // A cursor for looking tasks up in the other parent's list: they come in the lists'
+        // order, none before the first change.
         let mut o = other.partition_point(|p| order(p) < first);
+        let (mut i, mut l) = (0, 0);
         loop {
-            let next = ins.get(i).copied().unwrap_or(u64::MAX);
-            // The parent's slots before the next insert.
-            while let Some(&p) = parent.get(q) {
-                if order(&p) > next {
+            let (next_in, next_out) = (at(ins, i), at(outs, l));
+            let stop = next_in.min(next_out);
+            // The parent's slots before the next change: the stretch.
+            while let Some(p) = parent.get(q) {
+                if order(p) >= stop {
                     break;
                 }
-                q += 1;
-                let (was_free, was_run) = (pfree, prun);
-                (pfree, prun) = (p.end, p.run);
-                if moved[p.task as usize] {
-                    leaving -= 1;
-                    continue;
-                }
-                let earned = Utility(p.run.0 - was_run.0);
-                let end = if free == was_free {
-                    // In step: what the parent did.
-                    p.end
-                } else {
-                    let t = p.task as usize;
-                    let w = self.walk[t];
-                    let end = free.max(w.arrival) + self.cost[w.row + m].0;
-                    if end != p.end {
-                        let u = lookup(other, &mut o, order(&p), end)
-                            .unwrap_or_else(|| recent.utility(self, t, end, w.arrival));
-                        run += u;
-                        free = end;
-                        out[j] = Slot { end, run, ..p };
-                        j += 1;
-                        continue;
-                    }
-                    end
-                };
-                run += earned;
+                let w = self.walk[p.task as usize];
+                let end = free.max(w.arrival) + self.cost[w.row + m].0;
                 free = end;
-                out[j] = Slot { run, ..p };
-                j += 1;
-                if next == u64::MAX && leaving == 0 {
-                    // In step with no change ahead: the rest is the parent's, shifted.
-                    let shift = run.0.wrapping_sub(prun.0);
-                    for (slot, p) in out[j..].iter_mut().zip(&parent[q..]) {
-                        *slot = Slot {
+                if end == p.end {
+                    // In step: what the parent did.
+                    if stop == u64::MAX {
+                        // With no change ahead: the rest is the parent's, shifted.
+                        let before = if q == 0 { 0 } else { parent[q - 1].run.0 };
+                        let shift = run.0.wrapping_sub(before);
+                        out.extend(parent[q..].iter().map(|p| Slot {
                             run: Utility(p.run.0.wrapping_add(shift)),
                             ..*p
-                        };
+                        }));
+                        return out.last().map_or(Utility::ZERO, |p| p.run);
                     }
-                    return out.last().map_or(Utility::ZERO, |p| p.run);
+                    run += earned(parent, q);
+                } else {
+                    let t = p.task as usize;
+                    run += lookup(other, &mut o, order(p), end)
+                        .unwrap_or_else(|| recent.utility(self, t, end, w.arrival));
                 }
+                out.push(Slot { end, run, ..*p });
+                q += 1;
             }
-            if next == u64::MAX {
+            if stop == u64::MAX {
                 return run;
             }
+            if next_out < next_in {
+                // The parent's task here leaves (or moves).
+                debug_assert_eq!(parent.get(q).map(order), Some(next_out));
+                q += 1;
+                l += 1;
+                continue;
+            }
             i += 1;
-            let (key, task) = ((next >> 32) as u32, next as u32);
+            let (key, task) = ((next_in >> 32) as u32, next_in as u32);
             let t = task as usize;
             let w = self.walk[t];
             let end = free.max(w.arrival) + self.cost[w.row + m].0;
-            let u = lookup(other, &mut o, next, end)
+            run += lookup(other, &mut o, next_in, end)
                 .unwrap_or_else(|| recent.utility(self, t, end, w.arrival));
-            run += u;
             free = end;
-            out[j] = Slot {
+            out.push(Slot {
                 task,
                 key,
                 end,
                 run,
-            };
-            j += 1;
+            });
         }
     }
 }
@@ -308,28 +282,34 @@ impl Instance {
 /// Only saves work: a pair found here earns what the curve gives.
 #[derive(Clone, Debug)]
 pub(super) struct Recent {
-    slots: Vec<Recall>,
+    slots: Box<[Recall; 1 << Recent::BITS]>,
 }
 
+/// Sixteen bytes, so that the table is a quarter of the cache it would take at 24.
 #[derive(Clone, Copy, Debug)]
 struct Recall {
     end: Micros,
     /// `u32::MAX`: empty (tasks are fewer than 2^31).
     task: u32,
-    utility: Utility,
+    /// The utility in micro-units (one larger than this holds is not kept).
+    utility: u32,
 }
 
 impl Recent {
-    const BITS: u32 = 13;
+    const BITS: u32 = 15;
 
     pub(super) fn new() -> Recent {
         let empty = Recall {
             end: Micros::ZERO,
             task: u32::MAX,
-            utility: Utility::ZERO,
+            utility: 0,
         };
         Recent {
-            slots: vec![empty; 1 << Self::BITS],
+            // Built on the heap: the table is too large for a thread's stack.
+            slots: vec![empty; 1 << Self::BITS]
+                .into_boxed_slice()
+                .try_into()
+                .expect("the table's size"),
         }
     }
 
@@ -338,16 +318,32 @@ impl Recent {
     fn utility(&mut self, inst: &Instance, t: usize, end: Micros, arrival: Micros) -> Utility {
         const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
         let h = (end.0 ^ (t as u64).wrapping_mul(MIX)).wrapping_mul(MIX) >> (64 - Self::BITS);
-        let r = &mut self.slots[h as usize];
+        let r = &self.slots[h as usize];
         if r.task == t as u32 && r.end == end {
-            return r.utility;
+            return Utility(u64::from(r.utility));
         }
+        self.miss(inst, t, end, arrival, h as usize)
+    }
+
+    /// [`Recent::utility`] for a pair not in bucket `h`: kept out of the merge walk's loop,
+    /// which then saves no registers for the curve's work on a hit.
+    #[inline(never)]
+    fn miss(
+        &mut self,
+        inst: &Instance,
+        t: usize,
+        end: Micros,
+        arrival: Micros,
+        h: usize,
+    ) -> Utility {
         let utility = inst.curves.utility(t, end - arrival);
-        *r = Recall {
-            end,
-            task: t as u32,
-            utility,
-        };
+        if let Ok(u) = u32::try_from(utility.0) {
+            self.slots[h] = Recall {
+                end,
+                task: t as u32,
+                utility: u,
+            };
+        }
         utility
     }
 }
@@ -375,16 +371,12 @@ struct Step<'a> {
     m: usize,
     /// The base parent's list on the machine.
     parent: &'a [Slot],
-    /// The place ([`order`]) of the first change: the first differing gene that joins or
-    /// leaves the machine.
-    first: u64,
     /// The differing genes that run on the machine in the child, as places ([`order`]),
     /// ascending.
     ins: &'a [u64],
-    /// How many of the parent's tasks here are differing genes (they leave or move).
-    leaving: u32,
-    /// Per task, whether its gene differs from the base parent's.
-    moved: &'a [bool],
+    /// The differing genes that ran on the machine in the parent (they leave or move), as
+    /// their places there, ascending.
+    outs: &'a [u64],
     /// The other parent's list on the machine.
     other: &'a [Slot],
 }
@@ -395,32 +387,26 @@ struct Step<'a> {
 pub(super) struct Side {
     /// The genes that differ.
     diff: Vec<u32>,
-    /// Per task, whether its gene differs.
-    moved: Vec<bool>,
-    /// The differing genes' places in the child ([`order`]), by machine (sorted when used).
+    /// The differing genes' places in the child ([`order`]), by the machine they run on
+    /// there (each machine's sorted when used).
     ins: Vec<u64>,
     /// Where each machine's part of `ins` starts (and the end, last).
     start: Vec<u32>,
-    /// Per machine, how many differing genes leave or join it.
-    touches: Vec<u32>,
-    /// Per machine, how many of the parent's tasks there differ.
-    leaving: Vec<u32>,
-    /// Per machine, the first place ([`order`]) of a parent's task there that differs
-    /// (`u64::MAX`: none).
-    first: Vec<u64>,
+    /// The differing genes' places in the parent, by the machine they ran on there.
+    outs: Vec<u64>,
+    /// Where each machine's part of `outs` starts (and the end, last).
+    out_start: Vec<u32>,
 }
 
 impl Side {
     /// Cleared working memory for `tasks` and `machines`.
     pub(super) fn new(tasks: usize, machines: usize) -> Side {
         Side {
-            diff: Vec::new(),
-            moved: vec![false; tasks],
+            diff: Vec::with_capacity(tasks),
             ins: Vec::new(),
             start: vec![0; machines + 1],
-            touches: vec![0; machines],
-            leaving: vec![0; machines],
-            first: vec![u64::MAX; machines],
+            outs: Vec::new(),
+            out_start: vec![0; machines + 1],
         }
     }
 
@@ -434,7 +420,8 @@ impl Side {
         extra: impl Iterator<Item = usize>,
     ) {
         self.diff.clear();
-        // Joining counts first (in `start`, shifted by one), then a counting sort.
+        // Counts by machine first (in `start` and `out_start`, shifted by one), then a
+        // counting sort.
         for r in ranges {
             self.scan(c, p, r);
         }
@@ -443,7 +430,7 @@ impl Side {
                 self.record(t, c[t], p[t]);
             }
         }
-        self.sort_ins(c);
+        self.sort_places(c, p);
     }
 
     /// Records the genes of `range` where `c` and `p` differ. Sixteen genes are compared at
@@ -475,42 +462,55 @@ impl Side {
     #[inline]
     fn record(&mut self, t: usize, g: Gene, q: Gene) {
         self.diff.push(t as u32);
-        self.moved[t] = true;
-        let from = q.machine as usize;
-        self.touches[from] += 1;
-        self.touches[g.machine as usize] += 1;
-        self.leaving[from] += 1;
-        self.first[from] = self.first[from].min((q.key as u64) << 32 | t as u64);
         self.start[g.machine as usize + 1] += 1;
+        self.out_start[q.machine as usize + 1] += 1;
     }
 
-    /// Sorts the differing genes' places into `ins` by machine (counts already in `start`).
-    fn sort_ins(&mut self, c: &[Gene]) {
+    /// Sorts the differing genes' places into `ins` by the machine they join in `c` and into
+    /// `outs` by the machine they leave in `p` (counts already in `start` and `out_start`).
+    fn sort_places(&mut self, c: &[Gene], p: &[Gene]) {
         for m in 1..self.start.len() {
             self.start[m] += self.start[m - 1];
+            self.out_start[m] += self.out_start[m - 1];
         }
         self.ins.resize(self.diff.len(), 0);
+        self.outs.resize(self.diff.len(), 0);
         for &t in &self.diff {
-            let g = c[t as usize];
+            let (g, q) = (c[t as usize], p[t as usize]);
             let at = &mut self.start[g.machine as usize];
             self.ins[*at as usize] = (g.key as u64) << 32 | t as u64;
+            *at += 1;
+            let at = &mut self.out_start[q.machine as usize];
+            self.outs[*at as usize] = (q.key as u64) << 32 | t as u64;
             *at += 1;
         }
         // Each machine's part now ends where the next starts: shift back.
         let machines = self.start.len() - 1;
         self.start.copy_within(..machines, 1);
         self.start[0] = 0;
+        self.out_start.copy_within(..machines, 1);
+        self.out_start[0] = 0;
     }
 
-    /// Undoes [`Side::differ`]'s per-task and per-machine marks.
+    /// How many differing genes join or leave machine `m` (one that changes its key there
+    /// counts twice).
+    fn touches(&self, m: usize) -> u32 {
+        self.start[m + 1] - self.start[m] + self.out_start[m + 1] - self.out_start[m]
+    }
+
+    /// Machine `m`'s joining and leaving places, each sorted.
+    fn places(&mut self, m: usize) -> (&[u64], &[u64]) {
+        let ins = &mut self.ins[self.start[m] as usize..self.start[m + 1] as usize];
+        ins.sort_unstable();
+        let outs = &mut self.outs[self.out_start[m] as usize..self.out_start[m + 1] as usize];
+        outs.sort_unstable();
+        (ins, outs)
+    }
+
+    /// Undoes [`Side::differ_over`]'s per-machine counts.
     fn clear(&mut self) {
-        for &t in &self.diff {
-            self.moved[t as usize] = false;
-        }
-        self.touches.fill(0);
-        self.leaving.fill(0);
-        self.first.fill(u64::MAX);
         self.start.fill(0);
+        self.out_start.fill(0);
     }
 }
 
