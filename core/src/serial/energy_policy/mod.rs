@@ -30,6 +30,17 @@ pub(crate) struct EScratch<'s> {
     pub caps: &'s mut [two_stage::Cap],
 }
 
+impl EScratch<'_> {
+    /// Slot `s`'s bounds (`w` a slot) and its cap, where this event's scratch holds them;
+    /// else no bounds and no cap (the slot's re-choices then go over every type, uncapped).
+    pub(crate) fn kept(&mut self, s: usize, w: usize) -> (&mut [f32], Option<&mut two_stage::Cap>) {
+        match self.bounds.get_mut(s * w..(s + 1) * w) {
+            Some(b) if !b.is_empty() => (b, self.caps.get_mut(s)),
+            _ => (&mut [], None),
+        }
+    }
+}
+
 /// What a pass decided for one task.
 pub(crate) type Decision = Result<Opt, NoOption>;
 

@@ -794,12 +794,7 @@ pub(super) fn first_choices(
     for i in 0..n {
         let s = sc.tree[i] as usize;
         let t = sc.slots[s];
-        let b = slot_bounds(sc.bounds, s, w);
-        let cap = if b.is_empty() {
-            None
-        } else {
-            sc.caps.get_mut(s)
-        };
+        let (b, cap) = sc.kept(s, w);
         let (c, e) = choose_bounded(h, v, t, b, cap, Some(&mut scan));
         evals += e;
         match c {
@@ -811,12 +806,6 @@ pub(super) fn first_choices(
         }
     }
     evals
-}
-
-/// Slot `s`'s bounds, `w` a slot, if `bounds` holds them (else empty).
-#[inline]
-fn slot_bounds(bounds: &mut [f32], s: usize, w: usize) -> &mut [f32] {
-    bounds.get_mut(s * w..(s + 1) * w).unwrap_or(&mut [])
 }
 
 /// Re-chooses slot `s` (unlinked): links it under its new machine, or reports it as having
@@ -835,12 +824,7 @@ fn rechoose(
     out: &mut dyn FnMut(u32, Decision),
 ) -> (bool, u64) {
     let t = sc.slots[s];
-    let b = slot_bounds(sc.bounds, s, w);
-    let cap = if b.is_empty() {
-        None
-    } else {
-        sc.caps.get_mut(s)
-    };
+    let (b, cap) = sc.kept(s, w);
     let mut evals = 0u64;
     let again = match moved {
         Some(j) if !b.is_empty() => {

@@ -114,9 +114,8 @@ impl Lazy {
         sc: &'b mut EScratch<'_>,
         s: usize,
     ) -> (&'b mut [f32], Option<&'b mut Cap>) {
-        let w = self.types;
         if self.per_type {
-            (&mut sc.bounds[s * w..(s + 1) * w], sc.caps.get_mut(s))
+            sc.kept(s, self.types)
         } else {
             (&mut [], None)
         }
