@@ -75,15 +75,8 @@ fn whole_fields(text: &[u8]) -> Option<[u64; FIELDS]> {
             i += 1;
             UNKNOWN
         } else {
-            let mut v: u64 = 0;
-            while let Some(&b) = text.get(i) {
-                let digit = b.wrapping_sub(b'0');
-                if digit > 9 {
-                    break;
-                }
-                v = v.wrapping_mul(10).wrapping_add(u64::from(digit));
-                i += 1;
-            }
+            let (v, end) = super::number::digits(text, i);
+            i = end;
             if i == start || i - start > MOST_DIGITS {
                 return None;
             }

@@ -33,18 +33,26 @@ fn decimal(text: &[u8]) -> Result<Option<Decimal<'_>>, FieldProblem> {
     unsigned(text).map(Some)
 }
 
-/// Parses `digits[.digits]` (at least one digit on either side of the dot), in one pass.
-fn unsigned(text: &[u8]) -> Result<Decimal<'_>, FieldProblem> {
-    let mut int: u64 = 0;
-    let mut i = 0;
+/// The run of ASCII digits in `text` from `i`: its value (wrapping past `u64`; the callers
+/// bound the run's length) and the index after it. One digit loop for this reader and
+/// `fast`'s.
+#[inline]
+pub(super) fn digits(text: &[u8], mut i: usize) -> (u64, usize) {
+    let mut v: u64 = 0;
     while let Some(&b) = text.get(i) {
         let digit = b.wrapping_sub(b'0');
         if digit > 9 {
             break;
         }
-        int = int.wrapping_mul(10).wrapping_add(u64::from(digit));
+        v = v.wrapping_mul(10).wrapping_add(u64::from(digit));
         i += 1;
     }
+    (v, i)
+}
+
+/// Parses `digits[.digits]` (at least one digit on either side of the dot), in one pass.
+fn unsigned(text: &[u8]) -> Result<Decimal<'_>, FieldProblem> {
+    let (mut int, i) = digits(text, 0);
     let frac = match text.get(i) {
         None => &[][..],
         Some(b'.') => &text[i + 1..],
