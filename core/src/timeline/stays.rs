@@ -188,8 +188,19 @@ impl ClusterTimeline<'_> {
         if !ranked {
             return false;
         }
+        // A start whose run ends by `s0` counts the take-back's edits as nothing (the void
+        // it would leave and the side before the booking it loses both hold such a run, or
+        // neither does; the side after begins past it): the index alone answers there, by
+        // its own sweep, and the overlay is merged in only for the starts after.
+        let mut t = now.0;
+        if let Some(last) = s0.checked_sub(d).filter(|&last| last >= t) {
+            if fits_by(ix, t, k, d, last) {
+                return false;
+            }
+            t = last + 1;
+        }
         over.sort();
-        earliest_with(ix, &over, now.0, k, d) == Some(s0)
+        earliest_with(ix, &over, t, k, d) == Some(s0)
     }
 }
 
@@ -244,6 +255,39 @@ impl ClusterTimeline<'_> {
             })
         })
     }
+}
+
+/// Whether `k` nodes are free for `d` from some start in `[t, last]`, as the void index
+/// `ix` counts them: `indexed_earliest`'s sweep (`earliest.rs`), stopped past `last`.
+fn fits_by(ix: &VoidIndex<'_>, t: u64, k: u32, d: u64, last: u64) -> bool {
+    let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
+    let (mut i, mut e, mut opened, mut ended) = ix.count_over(t, t.saturating_add(d));
+    if opened - ended >= k {
+        return true;
+    }
+    while let Some(x) = starts.get(i) {
+        let s = x.start;
+        if s > last {
+            return false;
+        }
+        while i < starts.len() && starts[i].start == s {
+            if starts[i].end - starts[i].start >= d {
+                opened += starts[i].weight;
+            }
+            i += 1;
+        }
+        let sd = s.saturating_add(d);
+        while e < ends.len() && ends[e].end < sd {
+            if ends[e].end - ends[e].start >= d {
+                ended += ends[e].weight;
+            }
+            e += 1;
+        }
+        if opened - ended >= k {
+            return true;
+        }
+    }
+    false
 }
 
 /// The earliest start at or after `t` of `k` nodes free for `d`, as the void index `ix`
