@@ -236,11 +236,18 @@ impl ClusterTimeline<'_> {
         let gr = &self.groups;
         let live = gr.live();
         let (s0, e0, d) = (s.0, e.0, e.0 - s.0);
+        // A group free for good by `s` has one of two keys, as its void opens before `s` or
+        // at it: both known before the walk, so such a group costs a comparison.
+        let free_before = choice_key(now, s, e, 0, u64::MAX, 0) == key;
+        let free_at = choice_key(now, s, e, s0, u64::MAX, 0) == key;
         gr.entry_chunks().enumerate().any(|(p, x)| {
-            let (head, tail) = (groups::head(x), groups::tail(x));
-            let void = if s0 >= tail {
-                Some((tail, u64::MAX))
-            } else if e0 <= head {
+            let tail = groups::tail(x);
+            if s0 >= tail {
+                let tied = if s0 > tail { free_before } else { free_at };
+                return tied && gr.head[live[p] as usize] < top;
+            }
+            let head = groups::head(x);
+            let void = if e0 <= head {
                 Some((0, head))
             } else if groups::gap(x) < d {
                 None
