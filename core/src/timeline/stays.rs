@@ -14,14 +14,16 @@
 //!   (its own nodes are booked then), so the least of their keys is read from the index.
 //!   Only a tie on the key (node choice then goes by node index) needs a walk over the
 //!   groups.
-//! - Would its earliest start be its start? The void index is asked with the edits the
-//!   take-back would make laid over it (a few signed entries, merged into the sweep): the
-//!   counts are sums of weights, so the index and the overlay together count what the index
-//!   would after the take-back, at every instant, and the first instant the sweep finds
-//!   enough nodes at is the same.
+//! - Would its earliest start be its start? The void index is asked as the take-back would
+//!   leave it: the counts are sums of weights, and up to the start the take-back's edits
+//!   add to the index's count at an instant only the nodes whose void it opens by then, and
+//!   nothing to the runs that end by the start (`Opens`). So the index's own sweep answers
+//!   up to `s - d`, and a sweep with those few weights merged in answers from there to `s`:
+//!   the first instant found with enough nodes is the one the index would give after the
+//!   take-back.
 //!
-//! Either answer in doubt (a stale index, more edits than the overlay holds) says no, and
-//! the caller takes the reservation back as before.
+//! Either answer in doubt (a stale index, more voids opened than the list holds) says no,
+//! and the caller takes the reservation back as before.
 //!
 //! Data flow: reads the groups, their spans and bookings, and a fresh void index; changes
 //! nothing.
@@ -34,55 +36,42 @@ use super::ClusterTimeline;
 use crate::task::TaskId;
 use crate::units::Micros;
 
-/// Most edits of the void index a take-back may make for the check to answer (three for
-/// each group holding the booking, fewer where groups share their void).
-const MAX_OVERLAY: usize = 24;
+/// Most voids a take-back may open (one for each group holding the booking, fewer where
+/// groups share their void's start) for the check to answer.
+const MAX_OPENS: usize = 24;
 
-/// A change of the void index: `weight` nodes gain (positive) or lose (negative) the void
-/// `[start, end)`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Delta {
-    start: u64,
-    end: u64,
-    weight: i64,
-}
-
-/// The edits a take-back would make, as a short list (equal voids joined), in the order
-/// of their starts, and the same entries' positions in the order of their ends.
-struct Overlay {
-    by_start: [Delta; MAX_OVERLAY],
-    by_end: [u8; MAX_OVERLAY],
+/// The voids a take-back would open, as what the earliest start reads of them: where each
+/// opens and how many nodes get it (equal starts joined), in the order of their starts.
+///
+/// A take-back edits three voids a group: the void its nodes get, `[lo, hi)` around the
+/// booking's `[s, e)`, comes, and its sides `[lo, s)` and `[e, hi)` go. A start `t` of a run
+/// of `d` counts a void that holds `[t, t + d)`. If `t + d <= s`, `[lo, hi)` and `[lo, s)`
+/// both hold the run or neither does (as `lo <= t`), and `[e, hi)` begins past it: the edits
+/// count nothing. If `s - d < t <= s`, only `[lo, hi)` can hold it (`hi >= e >= t + d`), and
+/// does when `lo <= t`. So up to `s`, the take-back adds the weights of the voids opened by
+/// `t` to the index's count at `t`, and nothing before `s - d`.
+struct Opens {
+    at: [(u64, u32); MAX_OPENS],
     len: usize,
 }
 
-impl Overlay {
-    fn new() -> Overlay {
-        Overlay {
-            by_start: [Delta::default(); MAX_OVERLAY],
-            by_end: [0; MAX_OVERLAY],
+impl Opens {
+    fn new() -> Opens {
+        Opens {
+            at: [(0, 0); MAX_OPENS],
             len: 0,
         }
     }
 
-    /// Adds `weight` nodes to void `[start, end)` (negative: takes them away), unless the
-    /// void ends by `horizon` (the index leaves those out); false if there is no room.
-    fn add(&mut self, horizon: u64, start: u64, end: u64, weight: i64) -> bool {
-        if end <= horizon {
+    /// Adds `weight` nodes whose void would open at `lo`; false if there is no room.
+    fn add(&mut self, lo: u64, weight: u32) -> bool {
+        if let Some(x) = self.at[..self.len].last_mut().filter(|x| x.0 == lo) {
+            x.1 += weight;
             return true;
         }
-        let held = &mut self.by_start[..self.len];
-        if let Some(x) = held
-            .iter_mut()
-            .rev()
-            .take(3)
-            .find(|x| x.start == start && x.end == end)
-        {
-            x.weight += weight;
-            return true;
-        }
-        match self.by_start.get_mut(self.len) {
+        match self.at.get_mut(self.len) {
             Some(slot) => {
-                *slot = Delta { start, end, weight };
+                *slot = (lo, weight);
                 self.len += 1;
                 true
             }
@@ -90,21 +79,11 @@ impl Overlay {
         }
     }
 
-    /// Sorts the edits both ways (after the last [`add`](Self::add)).
-    fn sort(&mut self) {
-        let n = self.len;
-        let deltas = &mut self.by_start[..n];
-        deltas.sort_unstable_by_key(|x| (x.start, x.end));
-        let order = &mut self.by_end[..n];
-        for (j, x) in order.iter_mut().enumerate() {
-            *x = j as u8;
-        }
-        order.sort_unstable_by_key(|&j| (deltas[j as usize].end, deltas[j as usize].start));
-    }
-
-    /// The `j`-th edit in the order of ends.
-    fn by_end(&self, j: usize) -> &Delta {
-        &self.by_start[self.by_end[j] as usize]
+    /// The voids, in the order of their starts.
+    fn sorted(&mut self) -> &[(u64, u32)] {
+        let held = &mut self.at[..self.len];
+        held.sort_unstable_by_key(|x| x.0);
+        held
     }
 }
 
@@ -128,11 +107,10 @@ impl ClusterTimeline<'_> {
         let Some(ix) = self.index.as_ref() else {
             return false;
         };
-        let horizon = self.horizon.0;
         let gr = &self.groups;
         let (word, mask) = groups::holds_word(task_bit(task));
-        let (s0, e0, d) = (s.0, e.0, e.0 - s.0);
-        let mut over = Overlay::new();
+        let (s0, d) = (s.0, e.0 - s.0);
+        let mut opens = Opens::new();
         let mut found = 0u32;
         // The booking's groups, as a removal finds them; the greatest of their keys, and the
         // highest node of those that have it (for a tie, node choice's last key).
@@ -165,15 +143,7 @@ impl ClusterTimeline<'_> {
                 top = if key > last_mine { high } else { top.max(high) };
                 last_mine = key;
             }
-            let w = w as i64;
-            let mut room = over.add(horizon, lo, hi, w);
-            if lo < s0 {
-                room &= over.add(horizon, lo, s0, -w);
-            }
-            if hi > e0 {
-                room &= over.add(horizon, e0, hi, -w);
-            }
-            if !room {
+            if !opens.add(lo, w) {
                 return false;
             }
         }
@@ -188,10 +158,9 @@ impl ClusterTimeline<'_> {
         if !ranked {
             return false;
         }
-        // A start whose run ends by `s0` counts the take-back's edits as nothing (the void
-        // it would leave and the side before the booking it loses both hold such a run, or
-        // neither does; the side after begins past it): the index alone answers there, by
-        // its own sweep, and the overlay is merged in only for the starts after.
+        // A start whose run ends by `s0` counts the take-back's edits as nothing (`Opens`):
+        // the index alone answers there, by its own sweep; the voids opened are counted
+        // only for the starts after.
         let mut t = now.0;
         if let Some(last) = s0.checked_sub(d).filter(|&last| last >= t) {
             if fits_by(ix, t, k, d, last) {
@@ -199,8 +168,7 @@ impl ClusterTimeline<'_> {
             }
             t = last + 1;
         }
-        over.sort();
-        earliest_with(ix, &over, t, k, d) == Some(s0)
+        earliest_is(ix, opens.sorted(), t, k, d, s0)
     }
 }
 
@@ -297,70 +265,48 @@ fn fits_by(ix: &VoidIndex<'_>, t: u64, k: u32, d: u64, last: u64) -> bool {
     false
 }
 
-/// The earliest start at or after `t` of `k` nodes free for `d`, as the void index `ix`
-/// would answer with the edits `over` applied (`indexed_earliest` in `earliest.rs`, with a
-/// second pair of sorted arrays merged into its sweep; the weights are counted signed).
-fn earliest_with(ix: &VoidIndex<'_>, over: &Overlay, t: u64, k: u32, d: u64) -> Option<u64> {
+/// Whether the earliest start at or after `t` (with `t > s0 - d`) of `k` nodes free for `d`
+/// is `s0`, as the void index `ix` would answer with the voids `opens` (by start) opened
+/// (`Opens`): `fits_by`'s sweep with the opened voids' weights added from their starts on,
+/// which are candidate starts too. No count falls between two candidates, so a start found
+/// before `s0` is found at a candidate; `s0`, where every opened void counts, has `k`.
+fn earliest_is(ix: &VoidIndex<'_>, opens: &[(u64, u32)], t: u64, k: u32, d: u64, s0: u64) -> bool {
     let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
-    let os = &over.by_start[..over.len];
-    let on = os.len();
-    let k = k as i64;
-    let e0 = t.saturating_add(d);
-    let (mut i, mut e, opened, ended) = ix.count_over(t, e0);
-    let (mut opened, mut ended) = (opened as i64, ended as i64);
-    // The overlay's share of the same counts at t.
-    let mut oi = os.partition_point(|x| x.start <= t);
-    opened += os[..oi].iter().map(|x| x.weight).sum::<i64>();
-    opened += os[oi..]
-        .iter()
-        .take_while(|x| x.start < e0)
-        .filter(|x| x.end < e0)
-        .map(|x| x.weight)
-        .sum::<i64>();
-    let mut oj = 0;
-    while oj < on && over.by_end(oj).end < e0 {
-        ended += over.by_end(oj).weight;
-        oj += 1;
+    let (mut i, mut e, mut opened, mut ended) = ix.count_over(t, t.saturating_add(d));
+    let mut o = opens.partition_point(|x| x.0 <= t);
+    let mut own: u32 = opens[..o].iter().map(|x| x.1).sum();
+    if opened - ended + own >= k {
+        return t == s0;
     }
-    if opened - ended >= k {
-        return Some(t);
-    }
-    let admits = |start: u64, end: u64| end - start >= d;
     loop {
-        let s = match (starts.get(i), os.get(oi)) {
-            (Some(a), Some(b)) => a.start.min(b.start),
+        let s = match (starts.get(i), opens.get(o)) {
+            (Some(a), Some(b)) => a.start.min(b.0),
             (Some(a), None) => a.start,
-            (None, Some(b)) => b.start,
-            (None, None) => return None,
+            (None, Some(b)) => b.0,
+            (None, None) => return false,
         };
+        if s > s0 {
+            return false;
+        }
         while i < starts.len() && starts[i].start == s {
-            if admits(starts[i].start, starts[i].end) {
-                opened += starts[i].weight as i64;
+            if starts[i].end - starts[i].start >= d {
+                opened += starts[i].weight;
             }
             i += 1;
         }
-        while oi < os.len() && os[oi].start == s {
-            if admits(os[oi].start, os[oi].end) {
-                opened += os[oi].weight;
-            }
-            oi += 1;
+        while o < opens.len() && opens[o].0 == s {
+            own += opens[o].1;
+            o += 1;
         }
         let sd = s.saturating_add(d);
         while e < ends.len() && ends[e].end < sd {
-            if admits(ends[e].start, ends[e].end) {
-                ended += ends[e].weight as i64;
+            if ends[e].end - ends[e].start >= d {
+                ended += ends[e].weight;
             }
             e += 1;
         }
-        while oj < on && over.by_end(oj).end < sd {
-            let x = over.by_end(oj);
-            if admits(x.start, x.end) {
-                ended += x.weight;
-            }
-            oj += 1;
-        }
-        if opened - ended >= k {
-            return Some(s);
+        if opened - ended + own >= k {
+            return s == s0;
         }
     }
 }
