@@ -38,7 +38,7 @@ use crate::units::Micros;
 
 /// Most voids a take-back may open (one for each group holding the booking, fewer where
 /// groups share their void's start) for the check to answer.
-const MAX_OPENS: usize = 24;
+const MAX_OPENS: usize = 128;
 
 /// The voids a take-back would open, as what the earliest start reads of them: where each
 /// opens and how many nodes get it (equal starts joined), in the order of their starts.
