@@ -194,6 +194,7 @@ impl Instance {
     /// scheduled after the child's free time, and earns what it did in the parent when it
     /// completes when it did there (then, with no change ahead, the rest of the parent's
     /// list is copied with the running utility shifted).
+    #[inline(never)]
     fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>, recent: &mut Recent) -> Utility {
         let Step {
             m,
@@ -375,10 +376,16 @@ impl Side {
         let mut at = 0;
         for (cc, pp) in cw.chunks_exact(16).zip(pw.chunks_exact(16)) {
             if cc != pp {
-                for k in 0..16 {
-                    if cc[k] != pp[k] {
-                        self.record(base + at + k, c[at + k], p[at + k]);
-                    }
+                // Which of the sixteen differ, as bits (no branch per gene: most are equal),
+                // then each set bit.
+                let mut mask = 0u32;
+                for (k, (a, b)) in cc.iter().zip(pp).enumerate() {
+                    mask |= u32::from(a != b) << k;
+                }
+                while mask != 0 {
+                    let k = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    self.record(base + at + k, c[at + k], p[at + k]);
                 }
             }
             at += 16;
