@@ -320,15 +320,12 @@ struct Step<'a> {
 pub(super) struct Side {
     /// The genes that differ.
     diff: Vec<u32>,
-    /// The differing genes' places in the child ([`order`]), by the machine they run on
-    /// there (each machine's sorted when used).
-    ins: Vec<u64>,
-    /// Where each machine's part of `ins` starts (and the end, last).
-    start: Vec<u32>,
-    /// The differing genes' places in the parent, by the machine they ran on there.
-    outs: Vec<u64>,
-    /// Where each machine's part of `outs` starts (and the end, last).
-    out_start: Vec<u32>,
+    /// Per machine, the differing genes that run on it in the child, as their places there
+    /// ([`order`]; sorted when used).
+    ins: Vec<Vec<u64>>,
+    /// Per machine, the differing genes that ran on it in the parent (they leave or move), as
+    /// their places there.
+    outs: Vec<Vec<u64>>,
 }
 
 impl Side {
@@ -336,10 +333,8 @@ impl Side {
     pub(super) fn new(tasks: usize, machines: usize) -> Side {
         Side {
             diff: Vec::with_capacity(tasks),
-            ins: Vec::new(),
-            start: vec![0; machines + 1],
-            outs: Vec::new(),
-            out_start: vec![0; machines + 1],
+            ins: vec![Vec::new(); machines],
+            outs: vec![Vec::new(); machines],
         }
     }
 
@@ -353,8 +348,6 @@ impl Side {
         extra: impl Iterator<Item = usize>,
     ) {
         self.diff.clear();
-        // Counts by machine first (in `start` and `out_start`, shifted by one), then a
-        // counting sort.
         for r in ranges {
             self.scan(c, p, r);
         }
@@ -363,7 +356,6 @@ impl Side {
                 self.record(t, c[t], p[t]);
             }
         }
-        self.sort_places(c, p);
     }
 
     /// Records the genes of `range` where `c` and `p` differ. Sixteen genes are compared at
@@ -397,59 +389,35 @@ impl Side {
         }
     }
 
-    /// Records that gene `t` is `g` in the child and `q` in the parent (`g != q`).
+    /// Records that gene `t` is `g` in the child and `q` in the parent (`g != q`): its place
+    /// joins the child's machine's `ins` and the parent's machine's `outs` (a bucket per
+    /// machine, so that nothing is sorted by machine afterwards).
     #[inline]
     fn record(&mut self, t: usize, g: Gene, q: Gene) {
         self.diff.push(t as u32);
-        self.start[g.machine as usize + 1] += 1;
-        self.out_start[q.machine as usize + 1] += 1;
-    }
-
-    /// Sorts the differing genes' places into `ins` by the machine they join in `c` and into
-    /// `outs` by the machine they leave in `p` (counts already in `start` and `out_start`).
-    fn sort_places(&mut self, c: &[Gene], p: &[Gene]) {
-        for m in 1..self.start.len() {
-            self.start[m] += self.start[m - 1];
-            self.out_start[m] += self.out_start[m - 1];
-        }
-        self.ins.resize(self.diff.len(), 0);
-        self.outs.resize(self.diff.len(), 0);
-        for &t in &self.diff {
-            let (g, q) = (c[t as usize], p[t as usize]);
-            let at = &mut self.start[g.machine as usize];
-            self.ins[*at as usize] = (g.key as u64) << 32 | t as u64;
-            *at += 1;
-            let at = &mut self.out_start[q.machine as usize];
-            self.outs[*at as usize] = (q.key as u64) << 32 | t as u64;
-            *at += 1;
-        }
-        // Each machine's part now ends where the next starts: shift back.
-        let machines = self.start.len() - 1;
-        self.start.copy_within(..machines, 1);
-        self.start[0] = 0;
-        self.out_start.copy_within(..machines, 1);
-        self.out_start[0] = 0;
+        self.ins[g.machine as usize].push((g.key as u64) << 32 | t as u64);
+        self.outs[q.machine as usize].push((q.key as u64) << 32 | t as u64);
     }
 
     /// How many differing genes join or leave machine `m` (one that changes its key there
     /// counts twice).
-    fn touches(&self, m: usize) -> u32 {
-        self.start[m + 1] - self.start[m] + self.out_start[m + 1] - self.out_start[m]
+    fn touches(&self, m: usize) -> usize {
+        self.ins[m].len() + self.outs[m].len()
     }
 
     /// Machine `m`'s joining and leaving places, each sorted.
     fn places(&mut self, m: usize) -> (&[u64], &[u64]) {
-        let ins = &mut self.ins[self.start[m] as usize..self.start[m + 1] as usize];
-        ins.sort_unstable();
-        let outs = &mut self.outs[self.out_start[m] as usize..self.out_start[m + 1] as usize];
-        outs.sort_unstable();
-        (ins, outs)
+        self.ins[m].sort_unstable();
+        self.outs[m].sort_unstable();
+        (&self.ins[m], &self.outs[m])
     }
 
-    /// Undoes [`Side::differ_over`]'s per-machine counts.
+    /// Empties the per-machine buckets [`Side::differ_over`] filled.
     fn clear(&mut self) {
-        self.start.fill(0);
-        self.out_start.fill(0);
+        for (ins, outs) in self.ins.iter_mut().zip(&mut self.outs) {
+            ins.clear();
+            outs.clear();
+        }
     }
 }
 
