@@ -193,7 +193,8 @@ impl Instance {
     /// utility. The parent's slots between two changes are walked as one stretch: each is
     /// scheduled after the child's free time, and earns what it did in the parent when it
     /// completes when it did there (then, with no change ahead, the rest of the parent's
-    /// list is copied with the running utility shifted).
+    /// list is copied with the running utility shifted). Out of line: inlined into
+    /// `trace_sides`, the walk shared registers with the loop over the machines and spilled.
     #[inline(never)]
     fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>, recent: &mut Recent) -> Utility {
         let Step {
@@ -359,8 +360,9 @@ impl Side {
     }
 
     /// Records the genes of `range` where `c` and `p` differ. Sixteen genes are compared at
-    /// a time as words (a slice comparison of integers, i.e. `memcmp`), and gene by gene
-    /// only where they differ (once a population converges most are equal).
+    /// a time as words (a slice comparison of integers, i.e. `memcmp`: once a population
+    /// converges most blocks are equal), and a block that differs by a mask of its differing
+    /// words (no branch per gene), whose set bits are recorded.
     fn scan(&mut self, c: &[Gene], p: &[Gene], range: std::ops::Range<usize>) {
         let base = range.start;
         let (c, p) = (&c[range.clone()], &p[range]);
