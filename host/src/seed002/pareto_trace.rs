@@ -193,7 +193,9 @@ impl Instance {
     /// utility. The parent's slots between two changes are walked as one stretch: each is
     /// scheduled after the child's free time, and earns what it did in the parent when it
     /// completes when it did there (then, with no change ahead, the rest of the parent's
-    /// list is copied with the running utility shifted).
+    /// list is copied with the running utility shifted). Out of line: inlined into
+    /// `trace_sides`, the walk shared registers with the loop over the machines and spilled.
+    #[inline(never)]
     fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>, recent: &mut Recent) -> Utility {
         let Step {
             m,
@@ -319,15 +321,12 @@ struct Step<'a> {
 pub(super) struct Side {
     /// The genes that differ.
     diff: Vec<u32>,
-    /// The differing genes' places in the child ([`order`]), by the machine they run on
-    /// there (each machine's sorted when used).
-    ins: Vec<u64>,
-    /// Where each machine's part of `ins` starts (and the end, last).
-    start: Vec<u32>,
-    /// The differing genes' places in the parent, by the machine they ran on there.
-    outs: Vec<u64>,
-    /// Where each machine's part of `outs` starts (and the end, last).
-    out_start: Vec<u32>,
+    /// Per machine, the differing genes that run on it in the child, as their places there
+    /// ([`order`]; sorted when used).
+    ins: Vec<Vec<u64>>,
+    /// Per machine, the differing genes that ran on it in the parent (they leave or move), as
+    /// their places there.
+    outs: Vec<Vec<u64>>,
 }
 
 impl Side {
@@ -335,10 +334,8 @@ impl Side {
     pub(super) fn new(tasks: usize, machines: usize) -> Side {
         Side {
             diff: Vec::with_capacity(tasks),
-            ins: Vec::new(),
-            start: vec![0; machines + 1],
-            outs: Vec::new(),
-            out_start: vec![0; machines + 1],
+            ins: vec![Vec::new(); machines],
+            outs: vec![Vec::new(); machines],
         }
     }
 
@@ -352,8 +349,6 @@ impl Side {
         extra: impl Iterator<Item = usize>,
     ) {
         self.diff.clear();
-        // Counts by machine first (in `start` and `out_start`, shifted by one), then a
-        // counting sort.
         for r in ranges {
             self.scan(c, p, r);
         }
@@ -362,12 +357,12 @@ impl Side {
                 self.record(t, c[t], p[t]);
             }
         }
-        self.sort_places(c, p);
     }
 
     /// Records the genes of `range` where `c` and `p` differ. Sixteen genes are compared at
-    /// a time as words (a slice comparison of integers, i.e. `memcmp`), and gene by gene
-    /// only where they differ (once a population converges most are equal).
+    /// a time as words (a slice comparison of integers, i.e. `memcmp`: once a population
+    /// converges most blocks are equal), and a block that differs by a mask of its differing
+    /// words (no branch per gene), whose set bits are recorded.
     fn scan(&mut self, c: &[Gene], p: &[Gene], range: std::ops::Range<usize>) {
         let base = range.start;
         let (c, p) = (&c[range.clone()], &p[range]);
@@ -375,10 +370,16 @@ impl Side {
         let mut at = 0;
         for (cc, pp) in cw.chunks_exact(16).zip(pw.chunks_exact(16)) {
             if cc != pp {
-                for k in 0..16 {
-                    if cc[k] != pp[k] {
-                        self.record(base + at + k, c[at + k], p[at + k]);
-                    }
+                // Which of the sixteen differ, as bits (no branch per gene: most are equal),
+                // then each set bit.
+                let mut mask = 0u32;
+                for (k, (a, b)) in cc.iter().zip(pp).enumerate() {
+                    mask |= u32::from(a != b) << k;
+                }
+                while mask != 0 {
+                    let k = mask.trailing_zeros() as usize;
+                    mask &= mask - 1;
+                    self.record(base + at + k, c[at + k], p[at + k]);
                 }
             }
             at += 16;
@@ -390,59 +391,35 @@ impl Side {
         }
     }
 
-    /// Records that gene `t` is `g` in the child and `q` in the parent (`g != q`).
+    /// Records that gene `t` is `g` in the child and `q` in the parent (`g != q`): its place
+    /// joins the child's machine's `ins` and the parent's machine's `outs` (a bucket per
+    /// machine, so that nothing is sorted by machine afterwards).
     #[inline]
     fn record(&mut self, t: usize, g: Gene, q: Gene) {
         self.diff.push(t as u32);
-        self.start[g.machine as usize + 1] += 1;
-        self.out_start[q.machine as usize + 1] += 1;
-    }
-
-    /// Sorts the differing genes' places into `ins` by the machine they join in `c` and into
-    /// `outs` by the machine they leave in `p` (counts already in `start` and `out_start`).
-    fn sort_places(&mut self, c: &[Gene], p: &[Gene]) {
-        for m in 1..self.start.len() {
-            self.start[m] += self.start[m - 1];
-            self.out_start[m] += self.out_start[m - 1];
-        }
-        self.ins.resize(self.diff.len(), 0);
-        self.outs.resize(self.diff.len(), 0);
-        for &t in &self.diff {
-            let (g, q) = (c[t as usize], p[t as usize]);
-            let at = &mut self.start[g.machine as usize];
-            self.ins[*at as usize] = (g.key as u64) << 32 | t as u64;
-            *at += 1;
-            let at = &mut self.out_start[q.machine as usize];
-            self.outs[*at as usize] = (q.key as u64) << 32 | t as u64;
-            *at += 1;
-        }
-        // Each machine's part now ends where the next starts: shift back.
-        let machines = self.start.len() - 1;
-        self.start.copy_within(..machines, 1);
-        self.start[0] = 0;
-        self.out_start.copy_within(..machines, 1);
-        self.out_start[0] = 0;
+        self.ins[g.machine as usize].push((g.key as u64) << 32 | t as u64);
+        self.outs[q.machine as usize].push((q.key as u64) << 32 | t as u64);
     }
 
     /// How many differing genes join or leave machine `m` (one that changes its key there
     /// counts twice).
-    fn touches(&self, m: usize) -> u32 {
-        self.start[m + 1] - self.start[m] + self.out_start[m + 1] - self.out_start[m]
+    fn touches(&self, m: usize) -> usize {
+        self.ins[m].len() + self.outs[m].len()
     }
 
     /// Machine `m`'s joining and leaving places, each sorted.
     fn places(&mut self, m: usize) -> (&[u64], &[u64]) {
-        let ins = &mut self.ins[self.start[m] as usize..self.start[m + 1] as usize];
-        ins.sort_unstable();
-        let outs = &mut self.outs[self.out_start[m] as usize..self.out_start[m + 1] as usize];
-        outs.sort_unstable();
-        (ins, outs)
+        self.ins[m].sort_unstable();
+        self.outs[m].sort_unstable();
+        (&self.ins[m], &self.outs[m])
     }
 
-    /// Undoes [`Side::differ_over`]'s per-machine counts.
+    /// Empties the per-machine buckets [`Side::differ_over`] filled.
     fn clear(&mut self) {
-        self.start.fill(0);
-        self.out_start.fill(0);
+        for (ins, outs) in self.ins.iter_mut().zip(&mut self.outs) {
+            ins.clear();
+            outs.clear();
+        }
     }
 }
 

@@ -170,6 +170,69 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// A side's buckets hold, for every machine, exactly the places in the child of the
+    /// differing genes that run on it there and the places in the parent of those that ran on
+    /// it there (so a gene that changes machine is in two machines' buckets and one that
+    /// changes only its key twice in one), whether the genes are compared as whole ranges or
+    /// as two ranges and extra genes; and clearing empties every bucket for the next child.
+    #[test]
+    fn a_side_buckets_each_differing_gene_by_its_machines(
+        seed in 0u64..1_000_000,
+        apart in 0usize..200,
+        lo in 0usize..60,
+        len in 0usize..60,
+    ) {
+        let inst = instance(60, 0);
+        let mut r = Stream::new(seed, 0, "test-side", 0);
+        let p = inst.random(&mut r);
+        let mut c = p.clone();
+        for _ in 0..apart {
+            inst.mutate(&mut c, &mut r);
+        }
+        let place = |g: Gene, t: usize| (g.key as u64) << 32 | t as u64;
+        let hi = (lo + len).min(59);
+        let mut side = Side::new(60, inst.machines());
+        // The whole, then the range's outside and the differing genes inside it as extras.
+        let inside: Vec<usize> = (lo..=hi).filter(|&t| c[t] != p[t]).collect();
+        let splits = [
+            ([0..60, 0..0], Vec::new()),
+            ([0..lo, hi + 1..60], inside),
+        ];
+        for (ranges, extra) in splits {
+            side.differ_over(&c, &p, ranges, extra.into_iter());
+            let differ: Vec<usize> = (0..60).filter(|&t| c[t] != p[t]).collect();
+            let mut diff = side.diff.clone();
+            diff.sort_unstable();
+            prop_assert_eq!(diff, differ.iter().map(|&t| t as u32).collect::<Vec<_>>());
+            for m in 0..inst.machines() {
+                let mut ins: Vec<u64> = differ
+                    .iter()
+                    .filter(|&&t| c[t].machine as usize == m)
+                    .map(|&t| place(c[t], t))
+                    .collect();
+                let mut outs: Vec<u64> = differ
+                    .iter()
+                    .filter(|&&t| p[t].machine as usize == m)
+                    .map(|&t| place(p[t], t))
+                    .collect();
+                ins.sort_unstable();
+                outs.sort_unstable();
+                prop_assert_eq!(side.touches(m), ins.len() + outs.len());
+                let (got_ins, got_outs) = side.places(m);
+                prop_assert_eq!(got_ins, &ins[..]);
+                prop_assert_eq!(got_outs, &outs[..]);
+            }
+            side.clear();
+            for m in 0..inst.machines() {
+                prop_assert_eq!(side.touches(m), 0);
+            }
+        }
+    }
+}
+
 /// The recent utilities give what the curve gives, whether a pair is new, repeated, or
 /// evicted by another pair of its bucket (many more pairs than buckets, completions near
 /// each other and far apart, every task).
