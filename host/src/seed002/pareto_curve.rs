@@ -69,11 +69,28 @@ enum Curve {
     General(UtilityCurve),
 }
 
+/// What [`Curves::utility`]'s faster value reads of a task, in one record with no variant
+/// to match: a [`Curve::Exp`]'s fields, `class` [`NOT_FAST`] where the faster value does not
+/// apply (its `fast` is false, or the curve is not `Exp`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Fast {
+    first: Micros,
+    priority: f64,
+    urgency_per_min: f64,
+    flat: Utility,
+    class: u8,
+}
+
+/// [`Fast::class`] of a task the faster value does not apply to.
+const NOT_FAST: u8 = u8::MAX;
+
 /// Every task's curve, prepared.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Curves {
     classes: Vec<Class>,
     tasks: Vec<Curve>,
+    /// Per task, what the faster value reads (from `tasks`).
+    fast: Vec<Fast>,
     /// The scenario's classes, for the general path.
     all: UtilityClasses,
 }
@@ -113,7 +130,7 @@ impl Curves {
                 out
             })
             .collect();
-        let tasks = curves
+        let tasks: Vec<Curve> = curves
             .map(|curve| match *curve {
                 UtilityCurve::PiecewiseExp {
                     priority,
@@ -135,9 +152,36 @@ impl Curves {
                 _ => Curve::General(*curve),
             })
             .collect();
+        let fast = tasks
+            .iter()
+            .map(|curve| match *curve {
+                Curve::Exp {
+                    first,
+                    priority,
+                    urgency_per_min,
+                    class,
+                    flat,
+                    fast: true,
+                } => Fast {
+                    first,
+                    priority,
+                    urgency_per_min,
+                    flat,
+                    class,
+                },
+                _ => Fast {
+                    first: Micros::ZERO,
+                    priority: 0.0,
+                    urgency_per_min: 0.0,
+                    flat: Utility(0),
+                    class: NOT_FAST,
+                },
+            })
+            .collect();
         Curves {
             classes: prepared,
             tasks,
+            fast,
             all: classes.clone(),
         }
     }
@@ -171,23 +215,23 @@ impl Curves {
     /// rounding edge (and the curve's bound holds); `None` if the exact value must decide.
     #[inline(always)]
     fn utility_near(&self, t: usize, dt: Micros, margin: f64) -> Option<Utility> {
-        let Curve::Exp {
+        let Fast {
             first,
             priority,
             urgency_per_min,
-            class,
             flat,
-            fast: true,
-        } = self.tasks[t]
-        else {
+            class,
+        } = self.fast[t];
+        if class == NOT_FAST {
             return None;
-        };
+        }
         if dt < first {
             return Some(flat);
         }
         let d = dt - first;
-        if d == Micros::MAX {
-            // (Where the padding would count as an interval.)
+        if d.0 >= 1 << 53 {
+            // (So that the microseconds into the interval, at most d, convert exactly, and
+            // the padding, `Micros::MAX`, never counts as an interval.)
             return None;
         }
         let c = &self.classes[class as usize];
@@ -198,9 +242,6 @@ impl Curves {
         }
         let k = c.offset[1..].iter().take_while(|&&o| o <= d).count();
         let m = (d - c.offset[k]).0;
-        if m >= 1 << 53 {
-            return None;
-        }
         let big_k = c.psi[k] * priority;
         let big_next = c.psi_next[k] * priority;
         // Exact as a signed conversion (m < 2^53), which is one instruction.

@@ -54,6 +54,9 @@ proptest! {
         let fast = Curves::new([curve].iter(), &classes);
         let prepared = matches!(fast.tasks[0], Curve::Exp { fast: true, .. });
         prop_assert!(prepared);
+        // The faster value's record is the curve's.
+        prop_assert_eq!(fast.fast[0].class, class);
+        prop_assert_eq!(fast.fast[0].first, first);
         let c = &classes.classes[class as usize];
         for _ in 0..500 {
             let dt = completion(&mut rng, first, c);
@@ -180,6 +183,7 @@ fn classes_the_bound_does_not_cover_keep_the_exact_path() {
         };
         let fast = Curves::new([curve].iter(), &classes);
         assert!(matches!(fast.tasks[0], Curve::Exp { fast: false, .. }));
+        assert_eq!(fast.fast[0].class, NOT_FAST);
         for s in [0, 1, 30, 59, 60, 61, 1_000, 100_000] {
             let dt = Micros(s * 1_000_000 + 1_000);
             assert_eq!(fast.utility_near(0, dt, MARGIN), None);
