@@ -18,6 +18,7 @@
 //!   time: under 1 min, 1-10 min, 10 min-1 h, 1-10 h, 10 h+. Empty classes are left out.
 
 pub mod plots;
+mod radix;
 #[cfg(test)]
 mod tests;
 
@@ -224,7 +225,9 @@ pub fn analyse(records: &[JobRecord], procs: u32, o: &AnalysisOptions) -> Analys
                 (total_key(value(j)), s as u8, l as u8)
             })
             .collect();
-        keyed.sort_unstable();
+        // By the value's key alone: the classes of equal values are never told apart
+        // (each class takes its values in this order, and equal values are the same bits).
+        radix::sort_by_u64(&mut keyed, &mut Vec::new(), |k| k.0);
         let all: Vec<f64> = keyed.iter().map(|k| from_total_key(k.0)).collect();
         let mut by_size = vec![Vec::new(); SIZE.len()];
         let mut by_length = vec![Vec::new(); LENGTH.len()];
