@@ -18,7 +18,6 @@
 //!   time: under 1 min, 1-10 min, 10 min-1 h, 1-10 h, 10 h+. Empty classes are left out.
 
 pub mod plots;
-mod radix;
 #[cfg(test)]
 mod tests;
 
@@ -225,9 +224,7 @@ pub fn analyse(records: &[JobRecord], procs: u32, o: &AnalysisOptions) -> Analys
                 (total_key(value(j)), s as u8, l as u8)
             })
             .collect();
-        // By the value's key alone: the classes of equal values are never told apart
-        // (each class takes its values in this order, and equal values are the same bits).
-        radix::sort_by_u64(&mut keyed, &mut Vec::new(), |k| k.0);
+        keyed.sort_unstable();
         let all: Vec<f64> = keyed.iter().map(|k| from_total_key(k.0)).collect();
         let mut by_size = vec![Vec::new(); SIZE.len()];
         let mut by_length = vec![Vec::new(); LENGTH.len()];

@@ -176,3 +176,25 @@ fn a_void_between_bookings_as_long_as_the_run_counts() {
     assert_eq!(c.remove_task_from(TaskId(3), m(12), 1), 1);
     assert!(agrees(&mut c, 0, s, 10, 1));
 }
+
+/// A reservation kept, then asked again with nothing changed after another node's void,
+/// open now, shrank below its own nodes' (node choice would now take that node): it is not
+/// kept again, since that node is free from now to the reservation's end.
+#[test]
+fn a_void_open_now_that_shrinks_past_the_reservations_is_seen() {
+    // Nodes 0 and 1 busy until 20 and from 40; node 2 free until 30. Two nodes for 10 start
+    // at 20 at the earliest, on nodes 0 and 1 (their void, 20 long, before node 2's, 30).
+    let nodes = vec![
+        vec![(0, 20), (40, 50)],
+        vec![(0, 20), (40, 50)],
+        vec![(30, 50)],
+    ];
+    let mut store = Store::new(nodes.len());
+    let mut c = build(&mut store, &nodes, false);
+    let s = book_at_earliest(&mut c, 0, 2, 10, |s| reserved(s, 10)).expect("a start");
+    assert_eq!((s, reserved_nodes(&c)), (20, vec![0, 1]));
+    assert!(one_walk_agrees(&c, 0, s, 10, 2));
+    c.reserved_anew(TaskId(999));
+    // At 15 node 2's void is 15 long from now, shorter than theirs.
+    assert!(!one_walk_agrees(&c, 15, s, 10, 2));
+}
