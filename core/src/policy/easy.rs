@@ -122,7 +122,8 @@ fn free_now(ctl: &Planner<'_>) -> bool {
 ///   it was booked (`timeline/in_place.rs`) or, if some was, no earlier start fits once its
 ///   own booking is counted as free (`timeline/ignoring.rs`); no energy filter to change its
 ///   mind, and the energy it holds still affordable once given back;
-/// - node choice at that start would pick its nodes again (`timeline/in_place.rs`).
+/// - node choice at that start would pick its nodes again (`timeline/in_place.rs`, which
+///   asks this and the earliest start in one walk over the groups).
 ///
 /// Most passes of a busy log are arrivals, on which none of this changes: taking the head's
 /// reservation back and placing it again cost most of what such a pass did; after an early
@@ -137,12 +138,5 @@ fn comes_back_in_place(ctl: &mut Planner<'_>, i: u32) -> bool {
     if first != Some(i) {
         return false;
     }
-    let Some(tl) = ctl.timeline(a.cluster) else {
-        return false;
-    };
-    let task = crate::task::TaskId(i);
-    if !tl.rebooks_in_place(ctl.now(), task, a.start, a.end, a.nodes.0) {
-        return false;
-    }
-    tl.unloosened_since_reserved(task) || ctl.starts_no_earlier(i, &a)
+    ctl.comes_back_in_place(i, &a)
 }

@@ -321,7 +321,7 @@ impl<'a> Groups<'a> {
 
     /// Whether group `g` may hold a booking of `task`: false means it holds none (its filter
     /// lacks the task's bit), true only that it may.
-    #[inline]
+    #[cfg(test)]
     pub(super) fn may_hold(&self, g: u32, task: TaskId) -> bool {
         holds(self.entry(g)) & task_bit(task) != 0
     }

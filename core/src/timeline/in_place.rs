@@ -15,10 +15,22 @@
 //!   ([`ClusterTimeline::rebooks_in_place`]). The keys move with `now` and with the
 //!   bookings made since, which is why this is asked anew at every event.
 //!
+//! Both answers, asked at every event, seldom change while nothing is booked or freed: an
+//! event that neither booked nor freed anything since the reservation was last kept, at
+//! which no node is free over the whole time from now to its end, keeps it again without
+//! the walk. The keys move with `now` only through the voids open at `now` (a void's key
+//! counts its length from `max(start, now)`, so it can only come down as `now` passes).
+//! Every other node's void the walk reads holds the reservation's run; one open at `now`
+//! would leave its node free from now to the run's end. With none, the other nodes' keys
+//! are as they were when it was kept, and its own nodes' keys are as they were or lower:
+//! all of them still come first. No earlier start can have appeared either, with nothing
+//! freed.
+//!
 //! Data flow: reads the groups, their spans and bookings; changes nothing.
 
 use super::choice::choice_key;
-use super::groups::NONE;
+use super::groups::{holds, task_bit, Span, NONE};
+use super::ignoring::Sweep;
 use super::ClusterTimeline;
 use crate::task::TaskId;
 use crate::units::Micros;
@@ -35,6 +47,10 @@ impl ClusterTimeline<'_> {
     /// same nodes: node choice ranks them all before every other node free then (see the
     /// module doc). One walk over the groups, reading the bookings only of the groups whose
     /// span can hold the booking or does not decide whether they are free.
+    ///
+    /// The replay asks it through [`comes_back_in_place`](Self::comes_back_in_place); the
+    /// tests ask it alone.
+    #[cfg(test)]
     pub(crate) fn rebooks_in_place(
         &self,
         now: Micros,
@@ -43,17 +59,71 @@ impl ClusterTimeline<'_> {
         e: Micros,
         k: u32,
     ) -> bool {
+        self.keeps(now, task, s, e, k, None, (&mut [], &mut []))
+    }
+
+    /// Whether `task`'s reservation over `[s, e)` on `k` nodes, taken back and booked again
+    /// at its earliest start from `now`, would come back where it is: node choice at its
+    /// start would pick its nodes again ([`rebooks_in_place`](Self::rebooks_in_place)) and
+    /// its earliest start would be its start (no time freed since it was booked, or no
+    /// earlier start once its own bookings are counted as free,
+    /// [`fits_before_ignoring`](Self::fits_before_ignoring)). Both questions are asked in
+    /// the same walk over the groups; `scratch` is the sweep's (one entry a group's void).
+    /// `false` when it cannot tell.
+    pub(crate) fn comes_back_in_place(
+        &self,
+        now: Micros,
+        task: TaskId,
+        s: Micros,
+        e: Micros,
+        k: u32,
+        scratch: (&mut [u64], &mut [u64]),
+    ) -> bool {
+        if self.kept == Some((task, self.version)) && self.free_over(now, e, 1) == 0 {
+            // Kept at an earlier event, nothing booked, freed or regrouped since, and no
+            // node free from now until its end: every other node's void the walk would read
+            // begins after now, its key as it was; its own nodes' keys can only have come
+            // down (see the module doc).
+            return true;
+        }
+        if self.unloosened_since_reserved(task) {
+            return self.keeps(now, task, s, e, k, None, scratch);
+        }
+        match Sweep::new(now, Micros(e.0.saturating_sub(s.0)), s) {
+            Ok(sweep) => self.keeps(now, task, s, e, k, Some(sweep), scratch),
+            // No start before its own to sweep over: node choice alone decides.
+            Err(Some(false)) => self.keeps(now, task, s, e, k, None, scratch),
+            Err(_) => false,
+        }
+    }
+
+    /// The walk of [`rebooks_in_place`](Self::rebooks_in_place), gathering `sweep` too when
+    /// given: then also whether it finds no earlier start.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn keeps(
+        &self,
+        now: Micros,
+        task: TaskId,
+        s: Micros,
+        e: Micros,
+        k: u32,
+        mut sweep: Option<Sweep>,
+        (firsts, lasts): (&mut [u64], &mut [u64]),
+    ) -> bool {
         let gr = &self.groups;
+        let bit = task_bit(task);
         let mut found = 0u32;
         // The last of the booking's nodes in choice order, and the first of the others, as
         // (key without the group's id, node index).
         let mut last_mine = (0u64, 0u32);
         let mut first_other = (u64::MAX, u32::MAX);
-        for &g in gr.live() {
-            let sp = gr.span(g);
+        // The spans and filters are read by position, beside the ids.
+        for (&g, x) in gr.live().iter().zip(gr.entry_chunks()) {
+            let sp = Span::at(x);
+            let bs = self.pool.list(g);
             let mut mine = None;
-            if gr.may_hold(g, task) && sp.may_start(s.0) {
-                let bs = self.pool.list(g);
+            if holds(x) & bit != 0 && sp.may_start(s.0) {
                 let j = bs.partition_point(|x| x.start < s);
                 if bs
                     .get(j)
@@ -81,8 +151,25 @@ impl ClusterTimeline<'_> {
                     }
                 }
             }
+            if let Some(sweep) = &mut sweep {
+                sweep.group(
+                    bs,
+                    sp.last_end(),
+                    g,
+                    gr.size[g as usize],
+                    task,
+                    firsts,
+                    lasts,
+                );
+            }
         }
-        found == k && last_mine < first_other
+        if found != k || last_mine >= first_other {
+            return false;
+        }
+        match sweep {
+            Some(sweep) => sweep.answer(k, gr.size, firsts, lasts) == Some(false),
+            None => true,
+        }
     }
 }
 

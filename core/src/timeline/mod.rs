@@ -179,6 +179,9 @@ pub struct ClusterTimeline<'a> {
     merged_at: usize,
     /// The task of the latest reservation booked and `loosened` then (`in_place.rs`).
     reserved: Option<(TaskId, u32)>,
+    /// The task whose reservation a policy last kept in place and `version` then
+    /// (`in_place.rs`).
+    kept: Option<(TaskId, u32)>,
 }
 
 impl<'a> ClusterTimeline<'a> {
@@ -214,6 +217,7 @@ impl<'a> ClusterTimeline<'a> {
             overflowed: None,
             merged_at: 1,
             reserved: None,
+            kept: None,
         };
         if n > 0 {
             c.sync(0);
@@ -323,6 +327,8 @@ impl<'a> ClusterTimeline<'a> {
         self.horizon = from.horizon;
         self.merged_at = from.merged_at;
         self.reserved = from.reserved;
+        // `from`'s versions are not this cluster's.
+        self.kept = None;
         Ok(())
     }
 
