@@ -1,7 +1,8 @@
 //! Keeping a reservation: whether a reserved task, were its booking taken back, would be
 //! booked again at the same start on the same nodes ([`Planner::comes_back_in_place`]),
-//! and marking it booked anew when the policy keeps it ([`Planner::reserved_anew`]). EASY's head after an early completion: taking it back and
-//! booking it again most often gives it the same start on the same nodes.
+//! and marking it booked anew when the policy keeps it ([`Planner::reserved_anew`]). EASY's
+//! head after an early completion: taking it back and booking it again most often gives it
+//! the same start on the same nodes.
 
 use super::planner::Planner;
 use super::slots::Assignment;
