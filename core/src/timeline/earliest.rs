@@ -13,7 +13,6 @@
 //! index, which it rebuilds.
 
 use super::groups;
-use super::void_index::Void;
 use super::ClusterTimeline;
 use crate::error::{full, Capacity, Error};
 use crate::limits::MAX_BOOKINGS_PER_NODE;
@@ -93,43 +92,11 @@ impl<'a> ClusterTimeline<'a> {
     /// the merge then goes on from the two positions that count leaves.
     fn indexed_earliest(&self, t: Micros, k: u32, d: Micros) -> Option<Fit> {
         let ix = self.index.as_ref()?;
-        let (t, d) = (t.0, d.0);
-        let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
-        let (mut i, mut e, mut opened, mut ended) = ix.count_over(t, t.saturating_add(d));
-        if opened - ended >= k {
-            return Some(Fit {
-                start: Micros(t),
-                free: opened - ended,
-            });
-        }
-        // Past t, a void is admissible if it is long enough for d; the weights counted so
-        // far (at t) are all of admissible voids, so the two counts go on from there.
-        let admits = |x: &Void| x.end - x.start >= d;
-        while i < starts.len() {
-            let s = starts[i].start;
-            // Every admissible void whose first admissible start is s.
-            while i < starts.len() && starts[i].start == s {
-                if admits(&starts[i]) {
-                    opened += starts[i].weight;
-                }
-                i += 1;
-            }
-            // Every admissible void whose last admissible start is before s.
-            let sd = s.saturating_add(d);
-            while e < ends.len() && ends[e].end < sd {
-                if admits(&ends[e]) {
-                    ended += ends[e].weight;
-                }
-                e += 1;
-            }
-            if opened - ended >= k {
-                return Some(Fit {
-                    start: Micros(s),
-                    free: opened - ended,
-                });
-            }
-        }
-        None
+        let (start, free) = ix.first_fit(t.0, k, d.0, u64::MAX)?;
+        Some(Fit {
+            start: Micros(start),
+            free,
+        })
     }
 
     /// The earliest start by collecting and sorting the admissible voids in `scratch`: one

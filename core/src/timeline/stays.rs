@@ -163,7 +163,7 @@ impl ClusterTimeline<'_> {
         // only for the starts after.
         let mut t = now.0;
         if let Some(last) = s0.checked_sub(d).filter(|&last| last >= t) {
-            if fits_by(ix, t, k, d, last) {
+            if ix.first_fit(t, k, d, last).is_some() {
                 return false;
             }
             t = last + 1;
@@ -232,42 +232,9 @@ impl ClusterTimeline<'_> {
     }
 }
 
-/// Whether `k` nodes are free for `d` from some start in `[t, last]`, as the void index
-/// `ix` counts them: `indexed_earliest`'s sweep (`earliest.rs`), stopped past `last`.
-fn fits_by(ix: &VoidIndex<'_>, t: u64, k: u32, d: u64, last: u64) -> bool {
-    let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);
-    let (mut i, mut e, mut opened, mut ended) = ix.count_over(t, t.saturating_add(d));
-    if opened - ended >= k {
-        return true;
-    }
-    while let Some(x) = starts.get(i) {
-        let s = x.start;
-        if s > last {
-            return false;
-        }
-        while i < starts.len() && starts[i].start == s {
-            if starts[i].end - starts[i].start >= d {
-                opened += starts[i].weight;
-            }
-            i += 1;
-        }
-        let sd = s.saturating_add(d);
-        while e < ends.len() && ends[e].end < sd {
-            if ends[e].end - ends[e].start >= d {
-                ended += ends[e].weight;
-            }
-            e += 1;
-        }
-        if opened - ended >= k {
-            return true;
-        }
-    }
-    false
-}
-
 /// Whether the earliest start at or after `t` (with `t > s0 - d`) of `k` nodes free for `d`
 /// is `s0`, as the void index `ix` would answer with the voids `opens` (by start) opened
-/// (`Opens`): `fits_by`'s sweep with the opened voids' weights added from their starts on,
+/// (`Opens`): `VoidIndex::first_fit`'s sweep with the opened voids' weights added from their starts on,
 /// which are candidate starts too. No count falls between two candidates, so a start found
 /// before `s0` is found at a candidate; `s0`, where every opened void counts, has `k`.
 fn earliest_is(ix: &VoidIndex<'_>, opens: &[(u64, u32)], t: u64, k: u32, d: u64, s0: u64) -> bool {

@@ -76,6 +76,46 @@ impl VoidIndex<'_> {
         (i, closed, opened, weight_before(ends, closed, self.total))
     }
 
+    /// The first start in `[t, last]` at which `k` nodes are free for `d`, as the index
+    /// counts them, and how many are free then: from the counts at `t`, a sweep over the
+    /// voids' starts (the candidate starts), adding the admissible voids that open there and
+    /// taking away those whose last admissible start is before it.
+    pub(super) fn first_fit(&self, t: u64, k: u32, d: u64, last: u64) -> Option<(u64, u32)> {
+        let (starts, ends) = (&self.by_start[..self.len], &self.by_end[..self.len]);
+        let (mut i, mut e, mut opened, mut ended) = self.count_over(t, t.saturating_add(d));
+        if opened - ended >= k {
+            return Some((t, opened - ended));
+        }
+        // Past t, a void is admissible if it is long enough for d; the weights counted so
+        // far (at t) are all of admissible voids, so the two counts go on from there.
+        let admits = |x: &Void| x.end - x.start >= d;
+        while i < starts.len() {
+            let s = starts[i].start;
+            if s > last {
+                return None;
+            }
+            // Every admissible void whose first admissible start is s.
+            while i < starts.len() && starts[i].start == s {
+                if admits(&starts[i]) {
+                    opened += starts[i].weight;
+                }
+                i += 1;
+            }
+            // Every admissible void whose last admissible start is before s.
+            let sd = s.saturating_add(d);
+            while e < ends.len() && ends[e].end < sd {
+                if admits(&ends[e]) {
+                    ended += ends[e].weight;
+                }
+                e += 1;
+            }
+            if opened - ended >= k {
+                return Some((s, opened - ended));
+            }
+        }
+        None
+    }
+
     /// Adds an edit of the change being made (see [`ClusterTimeline::edit`]), unless the
     /// void ends by `horizon` (the index leaves those out); more than fit make the change a
     /// rebuild.
