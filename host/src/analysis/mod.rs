@@ -196,6 +196,46 @@ pub fn bounded_slowdown(j: &JobRecord, bound: u64) -> f64 {
     x.max(1.0)
 }
 
+/// A metric's sorted values split by class, each class's in the sorted order: one vector,
+/// class after class, written once (no class's vector grows as its values come).
+struct Groups {
+    values: Vec<f64>,
+    /// Where each class's values start in `values`, and their end.
+    starts: Vec<usize>,
+}
+
+impl Groups {
+    /// The values `all` of `keyed` (sorted, in the same order) by the class `class` gives
+    /// each (below `classes`).
+    fn of(
+        keyed: &[(u64, u8, u8)],
+        all: &[f64],
+        classes: usize,
+        class: impl Fn(&(u64, u8, u8)) -> u8,
+    ) -> Groups {
+        let mut starts = vec![0; classes + 1];
+        for k in keyed {
+            starts[class(k) as usize + 1] += 1;
+        }
+        for c in 0..classes {
+            starts[c + 1] += starts[c];
+        }
+        let mut next = starts.clone();
+        let mut values = vec![0.0; all.len()];
+        for (k, &v) in keyed.iter().zip(all) {
+            let c = class(k) as usize;
+            values[next[c]] = v;
+            next[c] += 1;
+        }
+        Groups { values, starts }
+    }
+
+    /// Class `c`'s values, sorted.
+    fn class(&self, c: usize) -> &[f64] {
+        &self.values[self.starts[c]..self.starts[c + 1]]
+    }
+}
+
 /// The metrics of `records` on `procs` processors (module doc).
 pub fn analyse(records: &[JobRecord], procs: u32, o: &AnalysisOptions) -> Analysis {
     let first = records.iter().map(|j| j.submit).min().unwrap_or(0);
@@ -226,27 +266,23 @@ pub fn analyse(records: &[JobRecord], procs: u32, o: &AnalysisOptions) -> Analys
             .collect();
         keyed.sort_unstable();
         let all: Vec<f64> = keyed.iter().map(|k| from_total_key(k.0)).collect();
-        let mut by_size = vec![Vec::new(); SIZE.len()];
-        let mut by_length = vec![Vec::new(); LENGTH.len()];
-        for (&(_, s, l), &v) in keyed.iter().zip(&all) {
-            by_size[s as usize].push(v);
-            by_length[l as usize].push(v);
-        }
+        let by_size = Groups::of(&keyed, &all, SIZE.len(), |k| k.1);
+        let by_length = Groups::of(&keyed, &all, LENGTH.len(), |k| k.2);
         (all, by_size, by_length)
     };
     let (wait, wait_size, wait_length) = sorted(&|j| j.wait() as f64 / 1e6);
     let (bsld, bsld_size, bsld_length) = sorted(&|j| bounded_slowdown(j, o.bsld_bound));
-    let classes = |names: &[&'static str], wait: &[Vec<f64>], bsld: &[Vec<f64>]| {
+    let classes = |names: &[&'static str], wait: &Groups, bsld: &Groups| {
         let mut out = Vec::new();
         for (c, &name) in names.iter().enumerate() {
-            if wait[c].is_empty() {
+            if wait.class(c).is_empty() {
                 continue;
             }
             out.push(ClassMetrics {
                 class: name,
-                jobs: wait[c].len(),
-                wait_s: Distribution::of_sorted(&wait[c]),
-                bsld: Distribution::of_sorted(&bsld[c]),
+                jobs: wait.class(c).len(),
+                wait_s: Distribution::of_sorted(wait.class(c)),
+                bsld: Distribution::of_sorted(bsld.class(c)),
             });
         }
         out

@@ -34,23 +34,20 @@ pub const RING_SLOTS: usize = 1 << 13;
 /// (`jobs[order[k]]`; `order` sorts by submission) is in the system through every arrival
 /// at or before its submit time plus its run time.
 pub fn no_wait_span(jobs: &[ReplayJob], order: &[u32]) -> usize {
-    let submit = |k: usize| jobs[order[k] as usize].submit;
+    let job = |k: usize| &jobs[order[k] as usize];
+    // The oldest task in the system only moves on: one that has left at an arrival has
+    // left at every later one, whose submit time is no earlier.
+    let mut oldest = 0;
     let mut widest = 0;
-    for (k, &i) in order.iter().enumerate() {
-        let job = &jobs[i as usize];
-        let end = job.submit.saturating_add(run_time(job));
-        // The arrivals from `k` on at or before `end`, found by halving: submit times
-        // are sorted in `order`.
-        let (mut lo, mut hi) = (k, order.len());
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if submit(mid) <= end {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
+    for n in 0..order.len() {
+        let now = job(n).submit;
+        while oldest < n && {
+            let j = job(oldest);
+            j.submit.saturating_add(run_time(j)) < now
+        } {
+            oldest += 1;
         }
-        widest = widest.max(lo - k);
+        widest = widest.max(n - oldest + 1);
     }
     widest
 }
