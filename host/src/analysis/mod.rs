@@ -196,43 +196,57 @@ pub fn bounded_slowdown(j: &JobRecord, bound: u64) -> f64 {
     x.max(1.0)
 }
 
-/// A metric's sorted values split by class, each class's in the sorted order: one vector,
-/// class after class, written once (no class's vector grows as its values come).
-struct Groups {
-    values: Vec<f64>,
-    /// Where each class's values start in `values`, and their end.
-    starts: Vec<usize>,
+/// [`Distribution::of_sorted`] of a sorted sequence whose length is known ahead, taking its
+/// values one at a time: the same sum in the same order, the same ranks, with no vector of
+/// the values (the analysis keeps one per metric and class otherwise).
+#[derive(Clone, Copy)]
+struct Running {
+    len: usize,
+    seen: usize,
+    /// As `Iterator::sum` adds: in order, from -0.0.
+    sum: f64,
+    /// The positions of the 50th, 90th and 99th percentiles, and their values once seen.
+    at: [usize; 3],
+    got: [f64; 3],
+    last: f64,
 }
 
-impl Groups {
-    /// The values `all` of `keyed` (sorted, in the same order) by the class `class` gives
-    /// each (below `classes`).
-    fn of(
-        keyed: &[(u64, u8, u8)],
-        all: &[f64],
-        classes: usize,
-        class: impl Fn(&(u64, u8, u8)) -> u8,
-    ) -> Groups {
-        let mut starts = vec![0; classes + 1];
-        for k in keyed {
-            starts[class(k) as usize + 1] += 1;
+impl Running {
+    fn new(len: usize) -> Running {
+        let rank = |p: f64| (libm::ceil(p * len as f64) as usize).clamp(1, len.max(1)) - 1;
+        Running {
+            len,
+            seen: 0,
+            sum: -0.0,
+            at: [rank(0.5), rank(0.9), rank(0.99)],
+            got: [0.0; 3],
+            last: 0.0,
         }
-        for c in 0..classes {
-            starts[c + 1] += starts[c];
-        }
-        let mut next = starts.clone();
-        let mut values = vec![0.0; all.len()];
-        for (k, &v) in keyed.iter().zip(all) {
-            let c = class(k) as usize;
-            values[next[c]] = v;
-            next[c] += 1;
-        }
-        Groups { values, starts }
     }
 
-    /// Class `c`'s values, sorted.
-    fn class(&self, c: usize) -> &[f64] {
-        &self.values[self.starts[c]..self.starts[c + 1]]
+    #[inline]
+    fn push(&mut self, v: f64) {
+        self.sum += v;
+        for (at, got) in self.at.iter().zip(&mut self.got) {
+            if *at == self.seen {
+                *got = v;
+            }
+        }
+        self.seen += 1;
+        self.last = v;
+    }
+
+    fn finish(&self) -> Distribution {
+        if self.len == 0 {
+            return Distribution::default();
+        }
+        Distribution {
+            mean: self.sum / self.len as f64,
+            p50: self.got[0],
+            p90: self.got[1],
+            p99: self.got[2],
+            max: self.last,
+        }
     }
 }
 
@@ -265,34 +279,42 @@ pub fn analyse(records: &[JobRecord], procs: u32, o: &AnalysisOptions) -> Analys
             })
             .collect();
         keyed.sort_unstable();
-        let all: Vec<f64> = keyed.iter().map(|k| from_total_key(k.0)).collect();
-        let by_size = Groups::of(&keyed, &all, SIZE.len(), |k| k.1);
-        let by_length = Groups::of(&keyed, &all, LENGTH.len(), |k| k.2);
+        let (mut sizes, mut lengths) = ([0; SIZE.len()], [0; LENGTH.len()]);
+        for &(_, s, l) in &keyed {
+            sizes[s as usize] += 1;
+            lengths[l as usize] += 1;
+        }
+        let mut all = Running::new(keyed.len());
+        let mut by_size = sizes.map(Running::new);
+        let mut by_length = lengths.map(Running::new);
+        for &(k, s, l) in &keyed {
+            let v = from_total_key(k);
+            all.push(v);
+            by_size[s as usize].push(v);
+            by_length[l as usize].push(v);
+        }
         (all, by_size, by_length)
     };
     let (wait, wait_size, wait_length) = sorted(&|j| j.wait() as f64 / 1e6);
     let (bsld, bsld_size, bsld_length) = sorted(&|j| bounded_slowdown(j, o.bsld_bound));
-    let classes = |names: &[&'static str], wait: &Groups, bsld: &Groups| {
+    let classes = |names: &[&'static str], wait: &[Running], bsld: &[Running]| {
         let mut out = Vec::new();
         for (c, &name) in names.iter().enumerate() {
-            if wait.class(c).is_empty() {
+            if wait[c].len == 0 {
                 continue;
             }
             out.push(ClassMetrics {
                 class: name,
-                jobs: wait.class(c).len(),
-                wait_s: Distribution::of_sorted(wait.class(c)),
-                bsld: Distribution::of_sorted(bsld.class(c)),
+                jobs: wait[c].len,
+                wait_s: wait[c].finish(),
+                bsld: bsld[c].finish(),
             });
         }
         out
     };
     let by_size = classes(&size_names, &wait_size, &bsld_size);
     let by_length = classes(&length_names, &wait_length, &bsld_length);
-    let (wait_s, bsld) = (
-        Distribution::of_sorted(&wait),
-        Distribution::of_sorted(&bsld),
-    );
+    let (wait_s, bsld) = (wait.finish(), bsld.finish());
     // Busy processor-time inside [w0, w1]; an empty window (one submit instant) measures
     // from the first submit to the last end instead.
     let (u0, u1) = if w1 > w0 {
