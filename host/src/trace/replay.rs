@@ -233,7 +233,9 @@ pub(super) fn replay_from(
     // decisions either way: a task's slot is only where the table keeps it). The node log
     // and the power model read the table by task id, so they keep a slot a task.
     let ring = match first {
-        First::Fitted if !placed && energy.is_none() => super::ring::first_ring(jobs, &order),
+        First::Fitted if !placed && energy.is_none() => {
+            super::ring::first_ring(jobs, &order, policy)
+        }
         First::Fitted => None,
         #[cfg(test)]
         First::Slots(n) => Some(n),

@@ -14,11 +14,20 @@
 //! sized for the log's load rather than its length spares most of that memory.
 
 use super::load::run_time;
+use super::Policy;
 use crate::swf::ReplayJob;
 
-/// How many times the no-wait bound the first ring holds: waits widen the stretch of tasks
-/// in the system, most under strict FCFS, whose queue stalls behind its head.
-const HEADROOM: usize = 4;
+/// How many times the no-wait bound the first ring holds under `policy`: waits widen the
+/// stretch of tasks in the system, most under strict FCFS, whose queue stalls behind its
+/// head (KTH-SP2's is 2.8 times its bound); backfilling keeps the queue moving (EASY's and
+/// Conservative's stretches are within 1.4 times the bound on the shared logs), and the
+/// utility-aware policies are given FCFS's room.
+fn headroom(policy: Policy) -> usize {
+    match policy {
+        Policy::Easy | Policy::Conservative => 2,
+        _ => 4,
+    }
+}
 
 /// The shortest ring tried: below it the table is too small to matter.
 pub const MIN_RING: usize = 1 << 10;
@@ -53,13 +62,13 @@ pub fn no_wait_span(jobs: &[ReplayJob], order: &[u32]) -> usize {
 }
 
 /// The first attempt's ring for `jobs` (`order` sorts them by submission), or `None` for
-/// a slot a task: a power of two (the table then finds a slot with a mask) [`HEADROOM`]
-/// times the no-wait bound, at least [`MIN_RING`], and no longer than half a slot a job
+/// a slot a task, under `policy`: a power of two (the table then finds a slot with a mask)
+/// [`headroom`] times the no-wait bound, at least [`MIN_RING`], and no longer than half a slot a job
 /// (or [`RING_SLOTS`]) as the replay tried before.
-pub fn first_ring(jobs: &[ReplayJob], order: &[u32]) -> Option<usize> {
+pub fn first_ring(jobs: &[ReplayJob], order: &[u32], policy: Policy) -> Option<usize> {
     let bound = no_wait_span(jobs, order);
     let ring = bound
-        .saturating_mul(HEADROOM)
+        .saturating_mul(headroom(policy))
         .checked_next_power_of_two()
         .unwrap_or(usize::MAX)
         .max(MIN_RING)
@@ -147,12 +156,25 @@ mod tests {
         // 40,000 one-at-a-time jobs: the shortest ring.
         let jobs: Vec<ReplayJob> = (0..40_000).map(|i| job(i + 1, 10 * i as u64, 1)).collect();
         let order: Vec<u32> = (0..jobs.len() as u32).collect();
-        assert_eq!(first_ring(&jobs, &order), Some(MIN_RING));
+        assert_eq!(first_ring(&jobs, &order, Policy::Fcfs), Some(MIN_RING));
         // All at once: no ring is shorter than the log.
         let jobs: Vec<ReplayJob> = (0..40_000).map(|i| job(i + 1, 0, 1)).collect();
-        assert_eq!(first_ring(&jobs, &order), Some(20_000));
+        assert_eq!(first_ring(&jobs, &order, Policy::Easy), Some(20_000));
         // A short log keeps a slot a task.
-        assert_eq!(first_ring(&jobs[..1000], &order[..1000]), None);
+        assert_eq!(
+            first_ring(&jobs[..1000], &order[..1000], Policy::Fcfs),
+            None
+        );
+        // 600 jobs in the system at once without waits: strict FCFS gets four times the
+        // room (2,400, to a power of two), backfilling twice.
+        let jobs: Vec<ReplayJob> = (0..40_000)
+            .map(|i| job(i + 1, 10 * i as u64, 5_999))
+            .collect();
+        assert_eq!(no_wait_span(&jobs, &order), 600);
+        assert_eq!(first_ring(&jobs, &order, Policy::Fcfs), Some(4096));
+        assert_eq!(first_ring(&jobs, &order, Policy::MaxValue), Some(4096));
+        assert_eq!(first_ring(&jobs, &order, Policy::Easy), Some(2048));
+        assert_eq!(first_ring(&jobs, &order, Policy::Conservative), Some(2048));
         assert_eq!(next_ring(1024, 40_000), Some(4096));
         assert_eq!(next_ring(16_384, 40_000), None);
     }
