@@ -30,7 +30,9 @@
 
 mod clean;
 mod fast;
+mod for_replay;
 mod header;
+mod lines;
 mod number;
 mod order;
 mod stream;
@@ -41,6 +43,7 @@ use std::path::{Path, PathBuf};
 pub use clean::{
     clean, replay_jobs, CleanOptions, CleanReport, MissingRequest, ReplayError, ReplayJob,
 };
+pub use for_replay::{read_for_replay, ReplayLog};
 pub use header::{HeaderComment, HeaderEntry, SwfHeader};
 pub use order::{OrderPlace, OrderReport};
 pub use stream::{read_maybe_gzip, StreamError, SwfStream};
@@ -418,14 +421,19 @@ pub fn read(path: impl AsRef<Path>, options: &ReadOptions) -> Result<SwfLog, Swf
     if memory_for(size) > limit {
         return Err(too_large(size));
     }
-    // The largest text within the limit (memory_for is linear, floored): a gzip file's text
-    // is read no further.
-    let line = TYPICAL_LINE_BYTES as u128;
-    let most = (limit * line / (line + std::mem::size_of::<SwfJob>() as u128)) as u64;
+    let most = text_limit();
     let bytes = stream::read_maybe_gzip_within(path, most)
         .map_err(io)?
         .ok_or_else(|| too_large(most + 1))?;
     parse(&file, &bytes, options)
+}
+
+/// The largest text within [`crate::limits::MAX_STORAGE_BYTES`] ([`memory_for`] is linear,
+/// floored): a gzip file's text is read no further.
+pub(crate) fn text_limit() -> u64 {
+    let line = TYPICAL_LINE_BYTES as u128;
+    let limit = crate::limits::MAX_STORAGE_BYTES;
+    (limit * line / (line + std::mem::size_of::<SwfJob>() as u128)) as u64
 }
 
 /// The memory, in bytes, that reading a log of `text_bytes` bytes of text takes (the text
@@ -448,75 +456,25 @@ pub fn parse(
     let text = text.as_ref();
     // A byte-order mark some editors write: not part of the first line.
     let text = text.strip_prefix(BOM).unwrap_or(text);
-    let mut order = order::OrderCheck::exact();
-    let mut header = header::HeaderBuilder::default();
+    let mut lines = lines::Lines::new(file, options);
     // One allocation for the typical file ([`TYPICAL_LINE_BYTES`]).
     let mut jobs = Vec::with_capacity(text.len() / TYPICAL_LINE_BYTES);
-    let mut skipped = 0;
-    let mut skipped_examples = Vec::new();
-    // Builds the error only when it is returned or kept as an example.
-    let bad = |e: &dyn Fn() -> SwfError, skipped: &mut usize, examples: &mut Vec<SwfError>| {
-        if !options.skip_bad_lines {
-            return Err(e());
-        }
-        *skipped += 1;
-        if examples.len() < SKIPPED_EXAMPLES {
-            examples.push(e());
-        }
-        Ok(())
-    };
     // The lines as `split(b'\n')` gives them (the piece after the last newline too), found
     // with `memchr`'s wide compares rather than a byte at a time.
     let ends = memchr::memchr_iter(b'\n', text).chain(std::iter::once(text.len()));
     let mut from = 0;
-    for (i, end) in ends.enumerate() {
-        let raw = &text[from..end];
+    for end in ends {
+        lines.take(&text[from..end], &mut |job| jobs.push(job))?;
         from = end + 1;
-        let line = i + 1;
-        let trimmed = raw.trim_ascii();
-        match trimmed.first() {
-            None => header.close(),
-            Some(b';') => header.line(line, &trimmed[1..]),
-            Some(_) => {
-                header.close();
-                match parse_job(line, trimmed) {
-                    Ok(job) => {
-                        order.job(line, job.id, job.submit_us);
-                        jobs.push(job)
-                    }
-                    Err(e) => bad(
-                        &|| e.with_file(file, line),
-                        &mut skipped,
-                        &mut skipped_examples,
-                    )?,
-                }
-            }
-        }
     }
-    let (header, header_errors) = header.finish();
-    for e in header_errors {
-        let error = || SwfError::BadHeader {
-            file: file.to_owned(),
-            line: e.line,
-            key: e.key.clone(),
-            text: e.text.clone(),
-            problem: e.problem,
-        };
-        bad(&error, &mut skipped, &mut skipped_examples)?;
-    }
-    if jobs.is_empty() {
-        return Err(SwfError::NoJobs {
-            file: file.to_owned(),
-            skipped,
-        });
-    }
+    let read = lines.finish()?;
     Ok(SwfLog {
         file: file.to_owned(),
-        header,
+        header: read.header,
         jobs,
-        skipped,
-        skipped_examples,
-        order: order.report(),
+        skipped: read.skipped,
+        skipped_examples: read.skipped_examples,
+        order: read.order,
     })
 }
 

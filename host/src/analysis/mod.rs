@@ -196,6 +196,60 @@ pub fn bounded_slowdown(j: &JobRecord, bound: u64) -> f64 {
     x.max(1.0)
 }
 
+/// [`Distribution::of_sorted`] of a sorted sequence whose length is known ahead, taking its
+/// values one at a time: the same sum in the same order, the same ranks, with no vector of
+/// the values (the analysis keeps one per metric and class otherwise).
+#[derive(Clone, Copy)]
+struct Running {
+    len: usize,
+    seen: usize,
+    /// As `Iterator::sum` adds: in order, from -0.0.
+    sum: f64,
+    /// The positions of the 50th, 90th and 99th percentiles, and their values once seen.
+    at: [usize; 3],
+    got: [f64; 3],
+    last: f64,
+}
+
+impl Running {
+    fn new(len: usize) -> Running {
+        let rank = |p: f64| (libm::ceil(p * len as f64) as usize).clamp(1, len.max(1)) - 1;
+        Running {
+            len,
+            seen: 0,
+            sum: -0.0,
+            at: [rank(0.5), rank(0.9), rank(0.99)],
+            got: [0.0; 3],
+            last: 0.0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, v: f64) {
+        self.sum += v;
+        for (at, got) in self.at.iter().zip(&mut self.got) {
+            if *at == self.seen {
+                *got = v;
+            }
+        }
+        self.seen += 1;
+        self.last = v;
+    }
+
+    fn finish(&self) -> Distribution {
+        if self.len == 0 {
+            return Distribution::default();
+        }
+        Distribution {
+            mean: self.sum / self.len as f64,
+            p50: self.got[0],
+            p90: self.got[1],
+            p99: self.got[2],
+            max: self.last,
+        }
+    }
+}
+
 /// The metrics of `records` on `procs` processors (module doc).
 pub fn analyse(records: &[JobRecord], procs: u32, o: &AnalysisOptions) -> Analysis {
     let first = records.iter().map(|j| j.submit).min().unwrap_or(0);
@@ -225,10 +279,17 @@ pub fn analyse(records: &[JobRecord], procs: u32, o: &AnalysisOptions) -> Analys
             })
             .collect();
         keyed.sort_unstable();
-        let all: Vec<f64> = keyed.iter().map(|k| from_total_key(k.0)).collect();
-        let mut by_size = vec![Vec::new(); SIZE.len()];
-        let mut by_length = vec![Vec::new(); LENGTH.len()];
-        for (&(_, s, l), &v) in keyed.iter().zip(&all) {
+        let (mut sizes, mut lengths) = ([0; SIZE.len()], [0; LENGTH.len()]);
+        for &(_, s, l) in &keyed {
+            sizes[s as usize] += 1;
+            lengths[l as usize] += 1;
+        }
+        let mut all = Running::new(keyed.len());
+        let mut by_size = sizes.map(Running::new);
+        let mut by_length = lengths.map(Running::new);
+        for &(k, s, l) in &keyed {
+            let v = from_total_key(k);
+            all.push(v);
             by_size[s as usize].push(v);
             by_length[l as usize].push(v);
         }
@@ -236,27 +297,24 @@ pub fn analyse(records: &[JobRecord], procs: u32, o: &AnalysisOptions) -> Analys
     };
     let (wait, wait_size, wait_length) = sorted(&|j| j.wait() as f64 / 1e6);
     let (bsld, bsld_size, bsld_length) = sorted(&|j| bounded_slowdown(j, o.bsld_bound));
-    let classes = |names: &[&'static str], wait: &[Vec<f64>], bsld: &[Vec<f64>]| {
+    let classes = |names: &[&'static str], wait: &[Running], bsld: &[Running]| {
         let mut out = Vec::new();
         for (c, &name) in names.iter().enumerate() {
-            if wait[c].is_empty() {
+            if wait[c].len == 0 {
                 continue;
             }
             out.push(ClassMetrics {
                 class: name,
-                jobs: wait[c].len(),
-                wait_s: Distribution::of_sorted(&wait[c]),
-                bsld: Distribution::of_sorted(&bsld[c]),
+                jobs: wait[c].len,
+                wait_s: wait[c].finish(),
+                bsld: bsld[c].finish(),
             });
         }
         out
     };
     let by_size = classes(&size_names, &wait_size, &bsld_size);
     let by_length = classes(&length_names, &wait_length, &bsld_length);
-    let (wait_s, bsld) = (
-        Distribution::of_sorted(&wait),
-        Distribution::of_sorted(&bsld),
-    );
+    let (wait_s, bsld) = (wait.finish(), bsld.finish());
     // Busy processor-time inside [w0, w1]; an empty window (one submit instant) measures
     // from the first submit to the last end instead.
     let (u0, u1) = if w1 > w0 {

@@ -50,21 +50,27 @@ pub fn load(path: &Path, options: &LoadOptions) -> anyhow::Result<LoadedTrace> {
     let read = ReadOptions {
         skip_bad_lines: options.skip_bad_lines,
     };
-    let log = swf::read(path, &read)?;
+    // The jobs as the replay takes them, read and cleaned line by line: neither the text
+    // nor a full record of every line is held (`swf`'s `for_replay.rs`).
+    let clean = options
+        .clean_strong
+        .then(|| CleanOptions::strong(0))
+        .map(|o| CleanOptions {
+            drop_larger_than_machine: None,
+            ..o
+        });
+    let log = swf::read_for_replay(path, &read, clean)?;
     if options.strict {
         log.order.strict(&log.file)?;
     }
     let procs = log.machine_procs(options.procs)?;
-    let (jobs, clean) = if options.clean_strong {
-        let (jobs, report) = swf::clean(log.jobs, &CleanOptions::strong(procs));
-        (jobs, Some(report))
-    } else {
-        (log.jobs, None)
-    };
-    let jobs = swf::replay_jobs(&jobs).with_context(|| {
+    let file = log.file.clone();
+    let skipped = log.skipped;
+    let order = log.order;
+    let (jobs, clean) = log.jobs(Some(procs));
+    let jobs = jobs.with_context(|| {
         format!(
-            "{}: cannot replay{}",
-            log.file,
+            "{file}: cannot replay{}",
             if options.clean_strong {
                 ""
             } else {
@@ -72,17 +78,17 @@ pub fn load(path: &Path, options: &LoadOptions) -> anyhow::Result<LoadedTrace> {
             }
         )
     })?;
-    fit_machine(&jobs, procs).with_context(|| format!("{}: cannot replay", log.file))?;
+    fit_machine(&jobs, procs).with_context(|| format!("{file}: cannot replay"))?;
     if jobs.is_empty() {
-        anyhow::bail!("{}: no jobs left to replay after cleaning", log.file);
+        anyhow::bail!("{file}: no jobs left to replay after cleaning");
     }
     Ok(LoadedTrace {
-        file: log.file,
+        file,
         procs,
         jobs,
-        skipped_bad_lines: log.skipped,
+        skipped_bad_lines: skipped,
         clean,
-        order: log.order,
+        order,
     })
 }
 

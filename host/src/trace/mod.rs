@@ -13,6 +13,8 @@
 //! - `power.rs`: energy on traces ([`PowerModel`], [`TraceEnergy`], [`EnergyOutcome`]): a
 //!   machine that draws power, a budget and seed 000's filters over it;
 //!   `energy_replay.rs` ([`replay_trace_energy`]) runs the replay with them.
+//! - `ring.rs`: how long a ring of task slots the replay tries first, from a bound on the
+//!   jobs in the system that the log gives before it is run.
 //! - `streamed_nodes.rs` ([`replay_file_nodes`]): the node allocation with the log
 //!   streamed, the task table a ring.
 //! - `metrics.rs`: what the records say ([`JobRecord`], [`summarize`], [`peak_procs`]) and
@@ -66,6 +68,7 @@ mod pool;
 mod power;
 mod profile;
 mod replay;
+mod ring;
 mod streamed;
 mod streamed_nodes;
 mod tally;

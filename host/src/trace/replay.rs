@@ -131,6 +131,19 @@ pub(super) fn replay_inner(
     placed: bool,
     energy: Option<&TraceEnergy>,
 ) -> Result<Replayed, TraceError> {
+    replay_from(jobs, procs, options, curves, placed, energy, First::Fitted)
+}
+
+/// As [`replay_inner`], with the first attempt's task table as `first` says.
+pub(super) fn replay_from(
+    jobs: &[ReplayJob],
+    procs: u32,
+    options: &ReplayOptions,
+    curves: Option<Vec<UtilityCurve>>,
+    placed: bool,
+    energy: Option<&TraceEnergy>,
+    first: First,
+) -> Result<Replayed, TraceError> {
     let policy = options.policy;
     options.knapsack.validate()?;
     if !policy.is_utility_aware() && options.reservations == Reservations::PlaceHolder {
@@ -213,14 +226,22 @@ pub(super) fn replay_inner(
     // Conservative only: it pays where reservations pile up far ahead, as Conservative's do
     // (one for every waiting job), and costs more upkeep than it saves under the others.
     let index = policy == Policy::Conservative;
-    // The task table as a ring of slots a task holds only while it is not done with, when
-    // the log is long: a slot a task would be most of the replay's memory. A
-    // ring too short for the tasks in the system at some point fails the run with a
-    // capacity error, and it runs again with a slot a task (the same decisions either
-    // way: a task's slot is only where the table keeps it). The node log and the power
-    // model read the table by task id, so they keep a slot a task.
-    let ring = (jobs.len() > 2 * RING_SLOTS && !placed && energy.is_none())
-        .then_some((jobs.len() / 2).max(RING_SLOTS));
+    // The task table as a ring of slots a task holds only while it is not done with, as
+    // long as the log's load needs (`ring.rs`): a slot a task would be most of the
+    // replay's memory. A ring too short for the tasks in the system at some point fails
+    // the run with a capacity error, and it runs again with a longer one (the same
+    // decisions either way: a task's slot is only where the table keeps it). The node log
+    // and the power model read the table by task id, so they keep a slot a task.
+    let ring = match first {
+        First::Fitted if !placed && energy.is_none() => {
+            super::ring::first_ring(jobs, &order, policy)
+        }
+        First::Fitted => None,
+        #[cfg(test)]
+        First::Slots(n) => Some(n),
+        #[cfg(test)]
+        First::Whole => None,
+    };
     let attempt = |ring: Option<usize>| -> Result<Option<Replayed>, TraceError> {
         let mut storage = HostStorage::with_ring(
             &platform,
@@ -384,19 +405,39 @@ pub(super) fn replay_inner(
             energy_run,
         )))
     };
-    match attempt(ring)? {
-        Some(done) => Ok(done),
-        None => Ok(attempt(None)?.expect("a slot a task is never too short")),
+    let mut ring = ring;
+    loop {
+        if let Some(done) = attempt(ring)? {
+            #[cfg(test)]
+            LAST_RING.with(|r| r.set(ring));
+            return Ok(done);
+        }
+        // Only a ring comes back short: a slot a task never does.
+        ring = super::ring::next_ring(ring.expect("a slot a task is never too short"), jobs.len());
     }
+}
+
+/// The first attempt's task table ([`replay_inner`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum First {
+    /// A ring fitted to the log ([`super::ring::first_ring`]), where the replay may ring.
+    Fitted,
+    /// A ring of this many slots (tests: one too short must come to the same results).
+    #[cfg(test)]
+    Slots(usize),
+    /// A slot a task (tests).
+    #[cfg(test)]
+    Whole,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The task table of this thread's last replay that finished (`None`: a slot a task).
+    pub(super) static LAST_RING: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
 }
 
 /// What [`replay_inner`] yields.
 type Replayed = (TraceResult, Option<Placed>, Option<EnergyRun>);
-
-/// Task slots of the ring a long log's replay tries first, at least ([`replay_inner`]: half
-/// a slot a job, or this many): more than the jobs in the system at once on every shared
-/// log, UniLu-Gaia's long waits included, so that none of them runs twice.
-pub const RING_SLOTS: usize = 1 << 13;
 
 /// Whether `e` says a ring of task slots was too short: the task table, the open list or
 /// the pending completions, each sized by the ring.
