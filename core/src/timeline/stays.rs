@@ -29,7 +29,7 @@
 //! nothing.
 
 use super::choice::choice_key;
-use super::groups::{self, task_bit, Span};
+use super::groups::{self, task_bit, Holding, Span};
 use super::in_place::last_member;
 use super::void_index::{Void, VoidIndex};
 use super::ClusterTimeline;
@@ -108,21 +108,17 @@ impl ClusterTimeline<'_> {
             return false;
         };
         let gr = &self.groups;
-        let (word, mask) = groups::holds_word(task_bit(task));
         let (s0, d) = (s.0, e.0 - s.0);
+        let mut walk = Holding::new(task_bit(task), s0);
         let mut opens = Opens::new();
         let mut found = 0u32;
         // The booking's groups, as a removal finds them; the greatest of their keys, and the
         // highest node of those that have it (for a tie, node choice's last key).
         let (mut last_mine, mut top) = (0u64, 0u32);
-        let mut next = 0;
         while found < k {
-            let Some(p) = gr.find_from(next, |x| {
-                x[word] & mask != 0 && groups::head(x) <= s0 && s0 < groups::tail(x)
-            }) else {
+            let Some(p) = walk.next(gr) else {
                 break;
             };
-            next = p + 1;
             let g = gr.live[p];
             let bs = self.pool.list(g);
             let j = bs.partition_point(|b| b.start < s);
