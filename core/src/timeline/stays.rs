@@ -51,39 +51,31 @@ const MAX_OPENS: usize = 128;
 /// does when `lo <= t`. So up to `s`, the take-back adds the weights of the voids opened by
 /// `t` to the index's count at `t`, and nothing before `s - d`.
 struct Opens {
-    at: [(u64, u32); MAX_OPENS],
-    len: usize,
+    /// A fixed-capacity list: its room is not written before use (the check runs for every
+    /// reservation at every compression, and most need a few entries of the room).
+    at: heapless::Vec<(u64, u32), MAX_OPENS>,
 }
 
 impl Opens {
     fn new() -> Opens {
         Opens {
-            at: [(0, 0); MAX_OPENS],
-            len: 0,
+            at: heapless::Vec::new(),
         }
     }
 
     /// Adds `weight` nodes whose void would open at `lo`; false if there is no room.
     fn add(&mut self, lo: u64, weight: u32) -> bool {
-        if let Some(x) = self.at[..self.len].last_mut().filter(|x| x.0 == lo) {
+        if let Some(x) = self.at.last_mut().filter(|x| x.0 == lo) {
             x.1 += weight;
             return true;
         }
-        match self.at.get_mut(self.len) {
-            Some(slot) => {
-                *slot = (lo, weight);
-                self.len += 1;
-                true
-            }
-            None => false,
-        }
+        self.at.push((lo, weight)).is_ok()
     }
 
     /// The voids, in the order of their starts.
     fn sorted(&mut self) -> &[(u64, u32)] {
-        let held = &mut self.at[..self.len];
-        held.sort_unstable_by_key(|x| x.0);
-        held
+        self.at.sort_unstable_by_key(|x| x.0);
+        &self.at
     }
 }
 
