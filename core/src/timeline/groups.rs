@@ -420,6 +420,7 @@ impl<'a> Groups<'a> {
     }
 
     /// Sets group `g`'s span and task filter.
+    #[inline(always)]
     fn set_entry(&mut self, g: u32, sp: Span, f: u64) {
         let p = self.pos[g as usize] as usize;
         let x = &mut self.span[p * SPAN..][..SPAN];
