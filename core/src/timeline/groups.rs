@@ -99,8 +99,8 @@ pub(super) fn gap(x: &[u32]) -> u64 {
     word(x, 4)
 }
 
-/// Where filter bit `bit` (one bit set) sits: which of [`Groups::holds`]' two words (0 the
-/// low one) and its mask there.
+/// Where a task's filter bits `bit` ([`task_bit`]: in one half) sit: which of
+/// [`Groups::holds`]' two words (0 the low one) and their mask there.
 #[inline(always)]
 pub(super) fn holds_word(bit: u64) -> (usize, u32) {
     if bit as u32 != 0 {
@@ -213,7 +213,7 @@ impl Holding {
             let bits = match rest.first_chunk::<FIND_STEP>() {
                 Some(step) => {
                     // Most steps hold no group with the bit: one test of them all.
-                    if step.iter().fold(0, |a, &x| a | x) & self.mask == 0 {
+                    if step.iter().fold(0, |a, &x| a | x) & self.mask != self.mask {
                         self.next += FIND_STEP;
                         continue;
                     }
@@ -245,9 +245,9 @@ fn step_bits(step: &[u32], mask: u32) -> u32 {
         }
         b
     };
-    step.iter()
-        .zip(BIT)
-        .fold(0, |bits, (&x, b)| bits | if x & mask != 0 { b } else { 0 })
+    step.iter().zip(BIT).fold(0, |bits, (&x, b)| {
+        bits | if x & mask == mask { b } else { 0 }
+    })
 }
 
 /// The partition of a cluster's nodes into groups with equal bookings, as runs of
@@ -416,7 +416,8 @@ impl<'a> Groups<'a> {
     /// lacks the task's bit), true only that it may.
     #[cfg(test)]
     pub(super) fn may_hold(&self, g: u32, task: TaskId) -> bool {
-        self.holds_at(self.pos[g as usize] as usize) & task_bit(task) != 0
+        let bits = task_bit(task);
+        self.holds_at(self.pos[g as usize] as usize) & bits == bits
     }
 
     /// Sets group `g`'s span and task filter.
@@ -719,11 +720,16 @@ impl<'a> ClusterTimeline<'a> {
     }
 }
 
-/// The bit of `task` in a group's task filter ([`Groups::holds`]): one of 64, by a
-/// multiplicative hash, so that tasks numbered close together (a queue's) spread.
+/// The bits of `task` in a group's task filter ([`Groups::holds`]), by a multiplicative
+/// hash, so that tasks numbered close together (a queue's) spread: a half of the 64 and two
+/// of its 32 bits (one, should they coincide). A group may hold the task only if its filter
+/// has both: with a group's few bookings, a group without the task seldom has both (two
+/// bits in one word keep a walk's test to that word).
 #[inline]
 pub(super) fn task_bit(task: TaskId) -> u64 {
-    1 << (task.0.wrapping_mul(0x9E37_79B9) >> 26)
+    let h = task.0.wrapping_mul(0x9E37_79B9);
+    let two = (1u32 << (h >> 27)) | (1u32 << ((h >> 22) & 31));
+    (two as u64) << ((h >> 21 & 1) * 32)
 }
 
 /// Joins the groups `list[i..j]` (equal bookings) into the first: one run list in node

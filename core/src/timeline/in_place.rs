@@ -124,7 +124,7 @@ impl ClusterTimeline<'_> {
             let sp = Span::at(x);
             let bs = self.pool.list(g);
             let mut mine = None;
-            if h & mask != 0 && sp.may_start(s.0) {
+            if h & mask == mask && sp.may_start(s.0) {
                 let j = bs.partition_point(|x| x.start < s);
                 if bs
                     .get(j)

@@ -801,7 +801,8 @@ fn holding_one_by_one(c: &ClusterTimeline<'_>, task: TaskId, s: u64) -> Vec<usiz
     let gr = &c.groups;
     (0..gr.count)
         .filter(|&p| {
-            gr.holds_at(p) & super::groups::task_bit(task) != 0 && gr.span(gr.live[p]).may_start(s)
+            let bits = super::groups::task_bit(task);
+            gr.holds_at(p) & bits == bits && gr.span(gr.live[p]).may_start(s)
         })
         .collect()
 }
