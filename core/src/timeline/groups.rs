@@ -21,7 +21,7 @@
 //! sequential pass, a few words a group, and look up the id only for the groups the span
 //! does not rule out. A merge keeps the order of the groups it keeps. The filter's two
 //! words sit in two arrays of their own, one word a position: a search for a task's groups
-//! reads the one word its bit is in, a few bytes a group and several groups a step
+//! reads the one word its bits are in, a few bytes a group and several groups a step
 //! ([`Holding`]), instead of striding over the spans.
 //!
 //! All of it lives in the `members` storage the caller gives the cluster ([`GROUP_ARRAYS`]
@@ -165,10 +165,10 @@ impl Span {
 }
 
 /// A walk over the positions of the groups that may hold a booking of one task that starts
-/// at one instant: their filter has the task's bit and their span
-/// [may start](Span::may_start) a booking then. The filter's word is tested [`FIND_STEP`]
-/// positions a step into a mask of those with the bit (most steps find none), the span only
-/// where it has it. The walk holds no borrow: a caller may change the entry of a position
+/// at one instant: their filter has the task's bits ([`task_bit`], both in one word) and
+/// their span [may start](Span::may_start) a booking then. The filter's word is tested
+/// [`FIND_STEP`] positions a step into a mask of those with the bits (most steps find
+/// none), the span only where it has them. The walk holds no borrow: a caller may change the entry of a position
 /// it was given (a removal does) between two steps.
 pub(super) struct Holding {
     word: usize,
@@ -176,14 +176,15 @@ pub(super) struct Holding {
     s: u64,
     /// The first position of the step whose mask is `bits`.
     base: usize,
-    /// The positions of the step at `base` with the bit not yet given.
+    /// The positions of the step at `base` with the bits not yet given.
     bits: u32,
     /// The first position of the next step.
     next: usize,
 }
 
 impl Holding {
-    /// The walk for filter bit `bit` (one bit set) and start `s`, from the first position.
+    /// The walk for a task's filter bits `bit` ([`task_bit`]) and start `s`, from the first
+    /// position.
     pub(super) fn new(bit: u64, s: u64) -> Holding {
         let (word, mask) = holds_word(bit);
         Holding {
@@ -212,7 +213,7 @@ impl Holding {
             let rest = words.get(self.next..)?;
             let bits = match rest.first_chunk::<FIND_STEP>() {
                 Some(step) => {
-                    // Most steps hold no group with the bit: one test of them all.
+                    // Most steps hold no group with the bits: one test of them all.
                     if step.iter().fold(0, |a, &x| a | x) & self.mask != self.mask {
                         self.next += FIND_STEP;
                         continue;
@@ -278,9 +279,9 @@ pub(super) struct Groups<'a> {
     /// [`ClusterTimeline::sync`]).
     pub(super) span: &'a mut [u32],
     /// Per position in `live[..count]`, the low and the high word of a 64-bit filter of the
-    /// tasks the group holds, the bit [`task_bit`] of each (kept by
+    /// tasks the group holds, the bits [`task_bit`] of each (kept by
     /// [`ClusterTimeline::sync`]). A removal looks for a task's booking only in the groups
-    /// whose filter has its bit: the others cannot hold it, and a group holds a few
+    /// whose filter has its bits: the others cannot hold it, and a group holds a few
     /// bookings, so most have not.
     pub(super) holds: [&'a mut [u32]; 2],
     pub(super) stamp: u32,
@@ -413,7 +414,7 @@ impl<'a> Groups<'a> {
     }
 
     /// Whether group `g` may hold a booking of `task`: false means it holds none (its filter
-    /// lacks the task's bit), true only that it may.
+    /// lacks one of the task's bits), true only that it may.
     #[cfg(test)]
     pub(super) fn may_hold(&self, g: u32, task: TaskId) -> bool {
         let bits = task_bit(task);

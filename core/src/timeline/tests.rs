@@ -771,7 +771,7 @@ fn a_span_knows_its_longest_void() {
     assert_eq!(Span::of(&bs[..1]).decides(5, 6), Some(None));
 }
 
-/// A group's task filter has the bit of every task it holds, through bookings, a split and
+/// A group's task filter has the bits of every task it holds, through bookings, a split and
 /// a removal; a removal still finds the task (the filter only skips groups).
 #[test]
 fn a_groups_task_filter_follows_its_bookings() {
@@ -809,7 +809,7 @@ fn holding_one_by_one(c: &ClusterTimeline<'_>, task: TaskId, s: u64) -> Vec<usiz
 
 proptest! {
     /// The walk over the groups that may hold a task's booking gives, in position order,
-    /// exactly the positions whose filter has the task's bit and whose span may start the
+    /// exactly the positions whose filter has the task's bits and whose span may start the
     /// booking, over clusters of more groups than one step tests (a booking of its own on
     /// each of a random set of nodes, several tasks a filter bit), for every task and start
     /// and for tasks and starts that are nowhere.
