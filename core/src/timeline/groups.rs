@@ -168,8 +168,8 @@ impl Span {
 /// at one instant: their filter has the task's bits ([`task_bit`], both in one word) and
 /// their span [may start](Span::may_start) a booking then. The filter's word is tested
 /// [`FIND_STEP`] positions a step into a mask of those with the bits (most steps find
-/// none), the span only where it has them. The walk holds no borrow: a caller may change the entry of a position
-/// it was given (a removal does) between two steps.
+/// none), the span only where it has them. The walk holds no borrow: a caller may change
+/// the entry of a position it was given (a removal does) between two steps.
 pub(super) struct Holding {
     word: usize,
     mask: u32,
