@@ -19,7 +19,10 @@
 //! A group's span and task filter, what the walks over every group read first, are kept by
 //! its *position* in `live[..count]` (`pos`), not by its id: the walks then read them in one
 //! sequential pass, a few words a group, and look up the id only for the groups the span
-//! does not rule out. A merge keeps the order of the groups it keeps.
+//! does not rule out. A merge keeps the order of the groups it keeps. The filter's two
+//! words sit in two arrays of their own, one word a position: a search for a task's groups
+//! reads the one word its bits are in, a few bytes a group and several groups a step
+//! ([`Holding`]), instead of striding over the spans.
 //!
 //! All of it lives in the `members` storage the caller gives the cluster ([`GROUP_ARRAYS`]
 //! `u32`s a node).
@@ -41,11 +44,14 @@ pub(super) const NONE: u32 = u32::MAX;
 
 /// Arrays of `u32` a cluster needs per node: the groups' ([`Groups`]) and the booking
 /// pool's.
-pub(super) const GROUP_ARRAYS: usize = 10 + SPAN + POOL_ARRAYS;
+pub(super) const GROUP_ARRAYS: usize = 12 + SPAN + POOL_ARRAYS;
 
-/// `u32`s of a group's entry in [`Groups::span`]: its [`Span`] (7) and task filter (2), each
-/// `u64` low word first.
-pub(super) const SPAN: usize = 9;
+/// `u32`s of a group's entry in [`Groups::span`]: its [`Span`], each `u64` low word first.
+/// Its task filter is in [`Groups::holds`].
+pub(super) const SPAN: usize = 7;
+
+/// Positions a step of [`Holding`] tests at once (the bits of a `u32`).
+const FIND_STEP: usize = 16;
 
 /// Removals merge the groups again once they outnumber those after the last merge by this
 /// fraction of them ([`ClusterTimeline::merge_if_grown`]) ...
@@ -93,20 +99,14 @@ pub(super) fn gap(x: &[u32]) -> u64 {
     word(x, 4)
 }
 
-/// The task filter in a group's entry.
-#[inline(always)]
-pub(super) fn holds(x: &[u32]) -> u64 {
-    word(x, 7)
-}
-
-/// Where filter bit `bit` (one bit set) sits in an entry: the index of its `u32` and its
-/// mask there.
+/// Where a task's filter bits `bit` ([`task_bit`]: in one half) sit: which of
+/// [`Groups::holds`]' two words (0 the low one) and their mask there.
 #[inline(always)]
 pub(super) fn holds_word(bit: u64) -> (usize, u32) {
     if bit as u32 != 0 {
-        (7, bit as u32)
+        (0, bit as u32)
     } else {
-        (8, (bit >> 32) as u32)
+        (1, (bit >> 32) as u32)
     }
 }
 
@@ -164,6 +164,93 @@ impl Span {
     }
 }
 
+/// A walk over the positions of the groups that may hold a booking of one task that starts
+/// at one instant: their filter has the task's bits ([`task_bit`], both in one word) and
+/// their span [may start](Span::may_start) a booking then. The filter's word is tested
+/// [`FIND_STEP`] positions a step into a mask of those with the bits (most steps find
+/// none), the span only where it has them. The walk holds no borrow: a caller may change
+/// the entry of a position it was given (a removal does) between two steps.
+pub(super) struct Holding {
+    word: usize,
+    mask: u32,
+    s: u64,
+    /// The first position of the step whose mask is `bits`.
+    base: usize,
+    /// The positions of the step at `base` with the bits not yet given.
+    bits: u32,
+    /// The first position of the next step.
+    next: usize,
+}
+
+impl Holding {
+    /// The walk for a task's filter bits `bit` ([`task_bit`]) and start `s`, from the first
+    /// position.
+    pub(super) fn new(bit: u64, s: u64) -> Holding {
+        let (word, mask) = holds_word(bit);
+        Holding {
+            word,
+            mask,
+            s,
+            base: 0,
+            bits: 0,
+            next: 0,
+        }
+    }
+
+    /// The next such position of `gr`'s groups, in position order.
+    #[inline(always)]
+    pub(super) fn next(&mut self, gr: &Groups<'_>) -> Option<usize> {
+        let words = &gr.holds[self.word][..gr.count];
+        loop {
+            while self.bits != 0 {
+                let p = self.base + self.bits.trailing_zeros() as usize;
+                self.bits &= self.bits - 1;
+                let x = &gr.span[p * SPAN..][..SPAN];
+                if head(x) <= self.s && self.s < tail(x) {
+                    return Some(p);
+                }
+            }
+            let rest = words.get(self.next..)?;
+            let bits = match rest.first_chunk::<FIND_STEP>() {
+                Some(step) => {
+                    // Most steps hold no group with the bits: one test of them all.
+                    if step.iter().fold(0, |a, &x| a | x) & self.mask != self.mask {
+                        self.next += FIND_STEP;
+                        continue;
+                    }
+                    step_bits(step, self.mask)
+                }
+                None if rest.is_empty() => return None,
+                None => step_bits(rest, self.mask),
+            };
+            let len = rest.len().min(FIND_STEP);
+            self.base = self.next;
+            self.next += len;
+            self.bits = bits;
+        }
+    }
+}
+
+/// The positions of `step` (at most [`FIND_STEP`] words) whose word has a bit of `mask`, as
+/// the bits of a mask.
+#[inline(always)]
+fn step_bits(step: &[u32], mask: u32) -> u32 {
+    // Each position's bit from a table, not a shift by its index: the compiler then tests a
+    // whole step with a few vector instructions.
+    const BIT: [u32; FIND_STEP] = {
+        let mut b = [0; FIND_STEP];
+        let mut i = 0;
+        while i < FIND_STEP {
+            b[i] = 1 << i;
+            i += 1;
+        }
+        b
+    };
+    step.iter().zip(BIT).fold(0, |bits, (&x, b)| {
+        bits | if x & mask == mask { b } else { 0 }
+    })
+}
+
 /// The partition of a cluster's nodes into groups with equal bookings, as runs of
 /// consecutive nodes, over the caller's storage.
 pub(super) struct Groups<'a> {
@@ -188,12 +275,15 @@ pub(super) struct Groups<'a> {
     pub(super) list: &'a mut [u32],
     /// Per group id in use: its position in `live`.
     pub(super) pos: &'a mut [u32],
-    /// Per position in `live[..count]`, [`SPAN`] entries: the group's [`Span`] and a 64-bit
-    /// filter of the tasks it holds, the bit [`task_bit`] of each (both kept by
-    /// [`ClusterTimeline::sync`]). A removal looks for a task's booking only in the groups
-    /// whose filter has its bit: the others cannot hold it, and a group holds a few
-    /// bookings, so most have not.
+    /// Per position in `live[..count]`, [`SPAN`] entries: the group's [`Span`] (kept by
+    /// [`ClusterTimeline::sync`]).
     pub(super) span: &'a mut [u32],
+    /// Per position in `live[..count]`, the low and the high word of a 64-bit filter of the
+    /// tasks the group holds, the bits [`task_bit`] of each (kept by
+    /// [`ClusterTimeline::sync`]). A removal looks for a task's booking only in the groups
+    /// whose filter has its bits: the others cannot hold it, and a group holds a few
+    /// bookings, so most have not.
+    pub(super) holds: [&'a mut [u32]; 2],
     pub(super) stamp: u32,
 }
 
@@ -215,6 +305,8 @@ impl<'a> Groups<'a> {
         // as they are, so that a caller whose storage is mapped as touched pays for the
         // groups used only.
         let (span, rest) = rest.split_at_mut(SPAN * n);
+        let (holds_lo, rest) = rest.split_at_mut(n);
+        let (holds_hi, rest) = rest.split_at_mut(n);
         size.fill(0);
         mark.fill(0);
         taken.fill(0);
@@ -242,6 +334,7 @@ impl<'a> Groups<'a> {
             list,
             pos,
             span,
+            holds: [holds_lo, holds_hi],
             stamp: 0,
         };
         (groups, rest)
@@ -258,6 +351,8 @@ impl<'a> Groups<'a> {
         self.live.copy_from_slice(&b.live[..n]);
         self.pos.copy_from_slice(&b.pos[..n]);
         self.span.copy_from_slice(&b.span[..SPAN * n]);
+        self.holds[0].copy_from_slice(&b.holds[0][..n]);
+        self.holds[1].copy_from_slice(&b.holds[1][..n]);
         self.count = b.count;
     }
 
@@ -312,23 +407,25 @@ impl<'a> Groups<'a> {
         self.span[..self.count * SPAN].chunks_exact(SPAN)
     }
 
-    /// The first position at or after `from` whose entry passes `pred`.
+    /// The task filter of the group at position `p` of `live[..count]`.
     #[inline]
-    pub(super) fn find_from(&self, from: usize, pred: impl Fn(&[u32]) -> bool) -> Option<usize> {
-        let rest = self.span[..self.count * SPAN].get(from * SPAN..)?;
-        rest.chunks_exact(SPAN).position(pred).map(|p| from + p)
+    pub(super) fn holds_at(&self, p: usize) -> u64 {
+        self.holds[0][p] as u64 | (self.holds[1][p] as u64) << 32
     }
 
     /// Whether group `g` may hold a booking of `task`: false means it holds none (its filter
-    /// lacks the task's bit), true only that it may.
+    /// lacks one of the task's bits), true only that it may.
     #[cfg(test)]
     pub(super) fn may_hold(&self, g: u32, task: TaskId) -> bool {
-        holds(self.entry(g)) & task_bit(task) != 0
+        let bits = task_bit(task);
+        self.holds_at(self.pos[g as usize] as usize) & bits == bits
     }
 
     /// Sets group `g`'s span and task filter.
+    #[inline(always)]
     fn set_entry(&mut self, g: u32, sp: Span, f: u64) {
-        let x = &mut self.span[self.pos[g as usize] as usize * SPAN..][..SPAN];
+        let p = self.pos[g as usize] as usize;
+        let x = &mut self.span[p * SPAN..][..SPAN];
         x.copy_from_slice(&[
             sp.head as u32,
             (sp.head >> 32) as u32,
@@ -337,9 +434,9 @@ impl<'a> Groups<'a> {
             sp.gap as u32,
             (sp.gap >> 32) as u32,
             sp.len,
-            f as u32,
-            (f >> 32) as u32,
         ]);
+        self.holds[0][p] = f as u32;
+        self.holds[1][p] = (f >> 32) as u32;
     }
 
     /// The group of node `i` (a walk over the runs in node order: for the tests and the
@@ -541,7 +638,7 @@ impl<'a> ClusterTimeline<'a> {
         gr.touch(id, t);
         gr.taken[id as usize] = c;
         gr.taken[g as usize] = 0;
-        let (sp, f) = (gr.span(g), holds(gr.entry(g)));
+        let (sp, f) = (gr.span(g), gr.holds_at(gr.pos[g as usize] as usize));
         gr.set_entry(id, sp, f);
         self.pool
             .copy(g, id, 1, &self.groups.live[..self.groups.count])
@@ -594,6 +691,8 @@ impl<'a> ClusterTimeline<'a> {
                 if w != x {
                     gr.live[w] = g;
                     gr.span.copy_within(x * SPAN..(x + 1) * SPAN, w * SPAN);
+                    gr.holds[0][w] = gr.holds[0][x];
+                    gr.holds[1][w] = gr.holds[1][x];
                     gr.pos[g as usize] = w as u32;
                 }
                 w += 1;
@@ -622,11 +721,16 @@ impl<'a> ClusterTimeline<'a> {
     }
 }
 
-/// The bit of `task` in a group's task filter ([`Groups::holds`]): one of 64, by a
-/// multiplicative hash, so that tasks numbered close together (a queue's) spread.
+/// The bits of `task` in a group's task filter ([`Groups::holds`]), by a multiplicative
+/// hash, so that tasks numbered close together (a queue's) spread: a half of the 64 and two
+/// of its 32 bits (one, should they coincide). A group may hold the task only if its filter
+/// has both: with a group's few bookings, a group without the task seldom has both (two
+/// bits in one word keep a walk's test to that word).
 #[inline]
 pub(super) fn task_bit(task: TaskId) -> u64 {
-    1 << (task.0.wrapping_mul(0x9E37_79B9) >> 26)
+    let h = task.0.wrapping_mul(0x9E37_79B9);
+    let two = (1u32 << (h >> 27)) | (1u32 << ((h >> 22) & 31));
+    (two as u64) << ((h >> 21 & 1) * 32)
 }
 
 /// Joins the groups `list[i..j]` (equal bookings) into the first: one run list in node

@@ -29,7 +29,7 @@
 //! Data flow: reads the groups, their spans and bookings; changes nothing.
 
 use super::choice::choice_key;
-use super::groups::{holds, task_bit, Span, NONE};
+use super::groups::{holds_word, task_bit, Span, NONE};
 use super::ignoring::Sweep;
 use super::ClusterTimeline;
 use crate::task::TaskId;
@@ -112,18 +112,19 @@ impl ClusterTimeline<'_> {
         (firsts, lasts): (&mut [u64], &mut [u64]),
     ) -> bool {
         let gr = &self.groups;
-        let bit = task_bit(task);
+        let (word, mask) = holds_word(task_bit(task));
+        let holds = &gr.holds[word][..gr.count];
         let mut found = 0u32;
         // The last of the booking's nodes in choice order, and the first of the others, as
         // (key without the group's id, node index).
         let mut last_mine = (0u64, 0u32);
         let mut first_other = (u64::MAX, u32::MAX);
         // The spans and filters are read by position, beside the ids.
-        for (&g, x) in gr.live().iter().zip(gr.entry_chunks()) {
+        for ((&g, x), &h) in gr.live().iter().zip(gr.entry_chunks()).zip(holds) {
             let sp = Span::at(x);
             let bs = self.pool.list(g);
             let mut mine = None;
-            if holds(x) & bit != 0 && sp.may_start(s.0) {
+            if h & mask == mask && sp.may_start(s.0) {
                 let j = bs.partition_point(|x| x.start < s);
                 if bs
                     .get(j)

@@ -15,7 +15,7 @@
 //!
 //! Data flow: writes bookings, groups, index edits and the counts of `mod.rs`.
 
-use super::groups::{self, task_bit};
+use super::groups::{task_bit, Holding};
 use super::node::{Booking, BookingKind};
 use super::ClusterTimeline;
 use crate::task::TaskId;
@@ -127,10 +127,8 @@ impl<'a> ClusterTimeline<'a> {
     /// booking (its start has come).
     pub(crate) fn mark_running_from(&mut self, task: TaskId, start: Micros) -> u32 {
         let mut found = 0;
-        let bit = task_bit(task);
-        let mut next = 0;
-        while let Some(x) = self.groups.find_from(next, |e| may_hold(e, bit, start.0)) {
-            next = x + 1;
+        let mut walk = Holding::new(task_bit(task), start.0);
+        while let Some(x) = walk.next(&self.groups) {
             let g = self.groups.live[x];
             let bs = self.pool.list_mut(g);
             let j = bs.partition_point(|b| b.start < start);
@@ -150,14 +148,12 @@ impl<'a> ClusterTimeline<'a> {
         self.changed();
         self.begin_edits(fresh);
         let mut gone = Removed::default();
-        let bit = task_bit(task);
-        let mut next = 0;
+        let mut walk = Holding::new(task_bit(task), start.0);
         while gone.found < nodes {
             // A removal changes this group's entry only, in place: the walk goes on.
-            let Some(x) = self.groups.find_from(next, |e| may_hold(e, bit, start.0)) else {
+            let Some(x) = walk.next(&self.groups) else {
                 break;
             };
-            next = x + 1;
             let g = self.groups.live[x];
             let bs = self.pool.list(g);
             let j = bs.partition_point(|b| b.start < start);
@@ -234,16 +230,6 @@ impl<'a> ClusterTimeline<'a> {
             self.merge();
         }
     }
-}
-
-/// Whether the group of entry `e` may hold a booking of the task whose filter bit is `bit`
-/// that starts at `s`: its filter has the bit, and its span can hold a booking starting then
-/// ([`Span::may_start`](groups::Span::may_start)). The filter's bit is read from the one
-/// word that holds it: most groups are passed over on that word alone.
-#[inline(always)]
-fn may_hold(e: &[u32], bit: u64, s: u64) -> bool {
-    let (word, mask) = groups::holds_word(bit);
-    e[word] & mask != 0 && groups::head(e) <= s && s < groups::tail(e)
 }
 
 /// What a removal took away: bookings, place-holders among them, and whether they freed

@@ -29,7 +29,7 @@
 //! nothing.
 
 use super::choice::choice_key;
-use super::groups::{self, task_bit, Span};
+use super::groups::{self, task_bit, Holding, Span};
 use super::in_place::last_member;
 use super::void_index::{Void, VoidIndex};
 use super::ClusterTimeline;
@@ -51,39 +51,31 @@ const MAX_OPENS: usize = 128;
 /// does when `lo <= t`. So up to `s`, the take-back adds the weights of the voids opened by
 /// `t` to the index's count at `t`, and nothing before `s - d`.
 struct Opens {
-    at: [(u64, u32); MAX_OPENS],
-    len: usize,
+    /// A fixed-capacity list: its room is not written before use (the check runs for every
+    /// reservation at every compression, and most need a few entries of the room).
+    at: heapless::Vec<(u64, u32), MAX_OPENS>,
 }
 
 impl Opens {
     fn new() -> Opens {
         Opens {
-            at: [(0, 0); MAX_OPENS],
-            len: 0,
+            at: heapless::Vec::new(),
         }
     }
 
     /// Adds `weight` nodes whose void would open at `lo`; false if there is no room.
     fn add(&mut self, lo: u64, weight: u32) -> bool {
-        if let Some(x) = self.at[..self.len].last_mut().filter(|x| x.0 == lo) {
+        if let Some(x) = self.at.last_mut().filter(|x| x.0 == lo) {
             x.1 += weight;
             return true;
         }
-        match self.at.get_mut(self.len) {
-            Some(slot) => {
-                *slot = (lo, weight);
-                self.len += 1;
-                true
-            }
-            None => false,
-        }
+        self.at.push((lo, weight)).is_ok()
     }
 
     /// The voids, in the order of their starts.
     fn sorted(&mut self) -> &[(u64, u32)] {
-        let held = &mut self.at[..self.len];
-        held.sort_unstable_by_key(|x| x.0);
-        held
+        self.at.sort_unstable_by_key(|x| x.0);
+        &self.at
     }
 }
 
@@ -108,21 +100,17 @@ impl ClusterTimeline<'_> {
             return false;
         };
         let gr = &self.groups;
-        let (word, mask) = groups::holds_word(task_bit(task));
         let (s0, d) = (s.0, e.0 - s.0);
+        let mut walk = Holding::new(task_bit(task), s0);
         let mut opens = Opens::new();
         let mut found = 0u32;
         // The booking's groups, as a removal finds them; the greatest of their keys, and the
         // highest node of those that have it (for a tie, node choice's last key).
         let (mut last_mine, mut top) = (0u64, 0u32);
-        let mut next = 0;
         while found < k {
-            let Some(p) = gr.find_from(next, |x| {
-                x[word] & mask != 0 && groups::head(x) <= s0 && s0 < groups::tail(x)
-            }) else {
+            let Some(p) = walk.next(gr) else {
                 break;
             };
-            next = p + 1;
             let g = gr.live[p];
             let bs = self.pool.list(g);
             let j = bs.partition_point(|b| b.start < s);

@@ -771,7 +771,7 @@ fn a_span_knows_its_longest_void() {
     assert_eq!(Span::of(&bs[..1]).decides(5, 6), Some(None));
 }
 
-/// A group's task filter has the bit of every task it holds, through bookings, a split and
+/// A group's task filter has the bits of every task it holds, through bookings, a split and
 /// a removal; a removal still finds the task (the filter only skips groups).
 #[test]
 fn a_groups_task_filter_follows_its_bookings() {
@@ -793,4 +793,49 @@ fn a_groups_task_filter_follows_its_bookings() {
         !c.groups.may_hold(g2, TaskId(9)),
         "the filter follows the removal"
     );
+}
+
+/// The positions whose groups may hold a booking of `task` starting at `s`, one by one:
+/// what [`Holding`](super::groups::Holding)'s steps must give.
+fn holding_one_by_one(c: &ClusterTimeline<'_>, task: TaskId, s: u64) -> Vec<usize> {
+    let gr = &c.groups;
+    (0..gr.count)
+        .filter(|&p| {
+            let bits = super::groups::task_bit(task);
+            gr.holds_at(p) & bits == bits && gr.span(gr.live[p]).may_start(s)
+        })
+        .collect()
+}
+
+proptest! {
+    /// The walk over the groups that may hold a task's booking gives, in position order,
+    /// exactly the positions whose filter has the task's bits and whose span may start the
+    /// booking, over clusters of more groups than one step tests (a booking of its own on
+    /// each of a random set of nodes, several tasks a filter bit), for every task and start
+    /// and for tasks and starts that are nowhere.
+    #[test]
+    fn the_walk_over_a_tasks_groups_is_the_filter(
+        n in 1usize..80,
+        books in prop::collection::vec((any::<u64>(), 0u64..6, 1u64..4, 0u32..200), 0..60),
+    ) {
+        let mut store = Store::new(n);
+        let mut c = store.cluster();
+        let mut asked = vec![(TaskId(1_000), 0u64), (TaskId(7), 35)];
+        for &(mask, a, len, task) in &books {
+            let nodes: Vec<u32> = (0..n as u32).filter(|&j| mask >> (j % 64) & 1 == 1).collect();
+            let (s, e) = (a * 10, (a + len) * 10);
+            if c.book(&nodes, run(task, s, e)).is_ok() {
+                asked.push((TaskId(task), s));
+                asked.push((TaskId(task), s + 5));
+            }
+        }
+        for (task, s) in asked {
+            let mut walk = super::groups::Holding::new(super::groups::task_bit(task), s);
+            let mut got = Vec::new();
+            while let Some(p) = walk.next(&c.groups) {
+                got.push(p);
+            }
+            prop_assert_eq!(got, holding_one_by_one(&c, task, s), "task {:?} at {}", task, s);
+        }
+    }
 }
