@@ -11,8 +11,7 @@
 //! completes when it did there and earns what it did: its slot is the parent's with the
 //! running utility shifted. Only the tasks after a change, until the machine falls back
 //! into step (a task completing when it did in the parent), are scheduled; their utility
-//! is the parent's (or the other parent's) where the completion matches, else the prepared
-//! curve's. After the last change, once in step, the rest of the parent's list is copied.
+//! is the prepared curve's. After the last change, once in step, the rest of the parent's list is copied.
 //! A machine no differing gene leaves or joins shares its parent's list (an `Arc`).
 //! Energy and busy time are order-free sums, moved gene by gene as for a bag.
 
@@ -20,10 +19,6 @@ use super::{Gene, Instance, MachineSums, Memo, Scratch, NONE};
 use crate::nsga2::Point;
 use kairos_core::units::{Micros, Utility};
 use std::sync::Arc;
-
-#[path = "pareto_recent.rs"]
-mod recent;
-pub(super) use recent::Recent;
 
 /// One task in a machine's run order, as a trace's memo keeps it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,8 +122,7 @@ impl Instance {
     /// `c`'s length). Each machine starts from the parent whose list there the child's
     /// differs from by fewer genes: none (the child shares that list; after a crossover
     /// most machines share one parent's or the other's), or some (the list is merged from
-    /// that parent's, reusing the other parent's utility for a moved task that completes
-    /// when it did there).
+    /// that parent's).
     pub(super) fn trace_child(
         &self,
         c: &[Gene],
@@ -178,10 +172,9 @@ impl Instance {
                 parent: &pm.lists[m],
                 ins,
                 outs,
-                other: &parents[1 - k].1.lists[m],
             };
             let out = list_mut(&mut memo.lists[m], &mut s.pool);
-            memo.machine[m].utility = self.merge(step, out, &mut s.recent);
+            memo.machine[m].utility = self.merge(step, out);
         }
         for side in &mut s.sides {
             side.clear();
@@ -193,16 +186,23 @@ impl Instance {
     /// utility. The parent's slots between two changes are walked as one stretch: each is
     /// scheduled after the child's free time, and earns what it did in the parent when it
     /// completes when it did there (then, with no change ahead, the rest of the parent's
-    /// list is copied with the running utility shifted). Out of line: inlined into
+    /// list is copied with the running utility shifted); a slot that completes at another
+    /// time earns its curve's utility, computed afresh. Out of line: inlined into
     /// `trace_sides`, the walk shared registers with the loop over the machines and spilled.
+    ///
+    /// Why the curve is not looked up in a table of recent utilities or in the other
+    /// parent's list (earlier rounds did both): either read lands in memory the walk does
+    /// not otherwise touch, mostly outside the nearest caches (a table shared by the
+    /// threads also passes its lines between the cores on every write), and the lookup's
+    /// hit-or-miss branch is unpredictable; the curve reads only the task's record and its
+    /// class, which stay cached, and costs fewer cycles than the reads it would save.
     #[inline(never)]
-    fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>, recent: &mut Recent) -> Utility {
+    fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>) -> Utility {
         let Step {
             m,
             parent,
             ins,
             outs,
-            other,
         } = step;
         let len = parent.len() + ins.len() - outs.len();
         if out.capacity() < len {
@@ -218,9 +218,6 @@ impl Instance {
         let (mut free, mut run) = q.checked_sub(1).map_or((Micros::ZERO, Utility::ZERO), |p| {
             (parent[p].end, parent[p].run)
         });
-        // A cursor for looking tasks up in the other parent's list: they come in the lists'
-        // order, none before the first change.
-        let mut o = other.partition_point(|p| order(p) < first);
         let (mut i, mut l) = (0, 0);
         loop {
             let (next_in, next_out) = (at(ins, i), at(outs, l));
@@ -247,9 +244,7 @@ impl Instance {
                     }
                     run += earned(parent, q);
                 } else {
-                    let t = p.task as usize;
-                    run += lookup(other, &mut o, order(p), end)
-                        .unwrap_or_else(|| recent.utility(self, t, end, w.arrival));
+                    run += self.curves.utility(p.task as usize, end - w.arrival);
                 }
                 out.push(Slot { end, run, ..*p });
                 q += 1;
@@ -269,8 +264,7 @@ impl Instance {
             let t = task as usize;
             let w = self.walk[t];
             let end = free.max(w.arrival) + self.cost[w.row + m].0;
-            run += lookup(other, &mut o, next_in, end)
-                .unwrap_or_else(|| recent.utility(self, t, end, w.arrival));
+            run += self.curves.utility(t, end - w.arrival);
             free = end;
             out.push(Slot {
                 task,
@@ -288,17 +282,6 @@ fn order(s: &Slot) -> u64 {
     (s.key as u64) << 32 | s.task as u64
 }
 
-/// The utility the task at place `at` earned in list `other` if it completed at `end` there,
-/// moving cursor `o` (places are looked up in increasing order).
-#[inline]
-fn lookup(other: &[Slot], o: &mut usize, at: u64, end: Micros) -> Option<Utility> {
-    while other.get(*o).is_some_and(|s| order(s) < at) {
-        *o += 1;
-    }
-    let s = other.get(*o)?;
-    (order(s) == at && s.end == end).then(|| earned(other, *o))
-}
-
 /// What [`Instance::merge`] reads for one machine.
 struct Step<'a> {
     /// The machine.
@@ -311,8 +294,6 @@ struct Step<'a> {
     /// The differing genes that ran on the machine in the parent (they leave or move), as
     /// their places there, ascending.
     outs: &'a [u64],
-    /// The other parent's list on the machine.
-    other: &'a [Slot],
 }
 
 /// How a child differs from one parent: working memory of [`Instance::trace_child`], left
