@@ -109,6 +109,11 @@ pub struct Instance {
     walk: Vec<Walk>,
     /// ETC and EEC per (task type, machine): the walk's one table read per task.
     cost: Vec<(Micros, u64)>,
+    /// [`trace::Recent::keys`] for this instance's task count.
+    recent_keys: (u32, u64),
+    /// The recent utilities, one table shared by every evaluation of this instance (each
+    /// scratch holds a handle): so each thread finds what the others computed.
+    recent: trace::Recent,
 }
 
 /// What the trace walk reads of a task, together: it visits tasks in key order, i.e.
@@ -225,7 +230,10 @@ impl Instance {
                 })
             })
             .collect();
+        let recent_keys = trace::Recent::keys(tasks.len());
         Ok(Instance {
+            recent_keys,
+            recent: trace::Recent::new(),
             walk,
             cost,
             curves,
@@ -353,6 +361,8 @@ pub struct Scratch {
     sides: [trace::Side; 2],
     /// Machine lists no memo holds any more, for reuse.
     pool: Vec<Arc<Vec<trace::Slot>>>,
+    /// Utilities lately computed (a trace's).
+    recent: trace::Recent,
 }
 
 const NONE: u32 = u32::MAX;
@@ -375,6 +385,7 @@ impl Problem for Instance {
             free: vec![Micros::ZERO; self.machines()],
             sides: [0, 1].map(|_| trace::Side::new(self.tasks.len(), self.machines())),
             pool: Vec::new(),
+            recent: self.recent.clone(),
         }
     }
 

@@ -11,7 +11,8 @@
 //! completes when it did there and earns what it did: its slot is the parent's with the
 //! running utility shifted. Only the tasks after a change, until the machine falls back
 //! into step (a task completing when it did in the parent), are scheduled; their utility
-//! is the prepared curve's. After the last change, once in step, the rest of the parent's list is copied.
+//! is the parent's where the completion matches, else the prepared curve's (through the
+//! recent utilities). After the last change, once in step, the rest of the parent's list is copied.
 //! A machine no differing gene leaves or joins shares its parent's list (an `Arc`).
 //! Energy and busy time are order-free sums, moved gene by gene as for a bag.
 
@@ -19,6 +20,10 @@ use super::{Gene, Instance, MachineSums, Memo, Scratch, NONE};
 use crate::nsga2::Point;
 use kairos_core::units::{Micros, Utility};
 use std::sync::Arc;
+
+#[path = "pareto_recent.rs"]
+mod recent;
+pub(super) use recent::Recent;
 
 /// One task in a machine's run order, as a trace's memo keeps it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,7 +179,7 @@ impl Instance {
                 outs,
             };
             let out = list_mut(&mut memo.lists[m], &mut s.pool);
-            memo.machine[m].utility = self.merge(step, out);
+            memo.machine[m].utility = self.merge(step, out, &mut s.recent);
         }
         for side in &mut s.sides {
             side.clear();
@@ -186,18 +191,17 @@ impl Instance {
     /// utility. The parent's slots between two changes are walked as one stretch: each is
     /// scheduled after the child's free time, and earns what it did in the parent when it
     /// completes when it did there (then, with no change ahead, the rest of the parent's
-    /// list is copied with the running utility shifted); a slot that completes at another
-    /// time earns its curve's utility, computed afresh. Out of line: inlined into
+    /// list is copied with the running utility shifted). A slot that completes at another
+    /// time asks the recent utilities (then the curve). Out of line: inlined into
     /// `trace_sides`, the walk shared registers with the loop over the machines and spilled.
     ///
-    /// Why the curve is not looked up in a table of recent utilities or in the other
-    /// parent's list (earlier rounds did both): either read lands in memory the walk does
-    /// not otherwise touch, mostly outside the nearest caches (a table shared by the
-    /// threads also passes its lines between the cores on every write), and the lookup's
-    /// hit-or-miss branch is unpredictable; the curve reads only the task's record and its
-    /// class, which stay cached, and costs fewer cycles than the reads it would save.
+    /// Why the other parent's list is not searched for the slot's utility (earlier rounds
+    /// did, with a cursor): it seldom holds the task completing at the same time, and the
+    /// search reads a list the walk does not otherwise touch (the cursor's binary search
+    /// and steps, mostly cache misses, and a branch per step), costing more than the
+    /// recent table and the curve it would save.
     #[inline(never)]
-    fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>) -> Utility {
+    fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>, recent: &mut Recent) -> Utility {
         let Step {
             m,
             parent,
@@ -244,7 +248,7 @@ impl Instance {
                     }
                     run += earned(parent, q);
                 } else {
-                    run += self.curves.utility(p.task as usize, end - w.arrival);
+                    run += recent.utility(self, p.task as usize, end, w.arrival);
                 }
                 out.push(Slot { end, run, ..*p });
                 q += 1;
@@ -264,7 +268,7 @@ impl Instance {
             let t = task as usize;
             let w = self.walk[t];
             let end = free.max(w.arrival) + self.cost[w.row + m].0;
-            run += self.curves.utility(t, end - w.arrival);
+            run += recent.utility(self, t, end, w.arrival);
             free = end;
             out.push(Slot {
                 task,

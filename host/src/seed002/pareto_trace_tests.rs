@@ -232,3 +232,69 @@ proptest! {
         }
     }
 }
+
+/// The recent utilities give what the curve gives, whether a pair is new, repeated, or
+/// evicted by another pair of its bucket (many more pairs than buckets, completions near
+/// each other and far apart, every task).
+#[test]
+fn recent_utilities_are_the_curves() {
+    let inst = instance(60, 2_000);
+    let mut recent = Recent::new();
+    let mut r = Stream::new(4, 0, "test-recent", 0);
+    for _ in 0..50_000 {
+        let t = r.int(0, 59) as usize;
+        let arrival = inst.walk[t].arrival;
+        let scale = [1, 1_000, 1_000_000][r.int(0, 2) as usize];
+        let end = arrival + Micros(r.int(0, 3_000) * scale);
+        let want = inst.curves.utility(t, end - arrival);
+        assert_eq!(recent.utility(&inst, t, end, arrival), want);
+        assert_eq!(recent.utility(&inst, t, end, arrival), want);
+    }
+}
+
+/// A utility too large for a bucket's 32 bits is not kept, and still earns what the curve
+/// gives, first time and again.
+#[test]
+fn recent_utilities_too_large_to_keep_are_the_curves() {
+    use crate::seed002::pareto::Task;
+    use kairos_core::utility::{Urgency, UtilityClasses, UtilityCurve};
+    let tables =
+        crate::seed002::pareto_data::cov_method(6, 3, (10.0, 0.3, 0.3), (200.0, 0.2, 0.3), 5);
+    let tasks = (0..20)
+        .map(|i| Task {
+            ty: (i % 6) as u16,
+            arrival: Micros(i as u64 * 1_000_000),
+            // Up to 50,000 units: 5e10 micro-units, above `u32::MAX`.
+            curve: UtilityCurve::essc(
+                50_000.0,
+                Urgency::High,
+                Micros::from_secs(10),
+                (i % 4) as u8,
+            ),
+        })
+        .collect();
+    let inst = Instance::new(
+        vec![0, 1, 2],
+        tables,
+        tasks,
+        UtilityClasses::essc20(),
+        Objective::UtilityEnergy,
+    )
+    .unwrap();
+    let mut recent = Recent::new();
+    let mut large = 0;
+    for t in 0..20 {
+        let arrival = inst.walk[t].arrival;
+        for late_ms in [0, 10, 1_000, 30_000, 600_000] {
+            let end = arrival + Micros(late_ms * 1_000);
+            let want = inst.curves.utility(t, end - arrival);
+            large += usize::from(want.0 > u64::from(u32::MAX));
+            assert_eq!(recent.utility(&inst, t, end, arrival), want);
+            assert_eq!(recent.utility(&inst, t, end, arrival), want);
+        }
+    }
+    assert!(
+        large > 0,
+        "no utility above 32 bits: the test tests nothing"
+    );
+}
