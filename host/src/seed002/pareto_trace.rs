@@ -11,8 +11,8 @@
 //! completes when it did there and earns what it did: its slot is the parent's with the
 //! running utility shifted. Only the tasks after a change, until the machine falls back
 //! into step (a task completing when it did in the parent), are scheduled; their utility
-//! is the parent's (or the other parent's) where the completion matches, else the prepared
-//! curve's. After the last change, once in step, the rest of the parent's list is copied.
+//! is the parent's where the completion matches, else the prepared curve's (through the
+//! recent utilities). After the last change, once in step, the rest of the parent's list is copied.
 //! A machine no differing gene leaves or joins shares its parent's list (an `Arc`).
 //! Energy and busy time are order-free sums, moved gene by gene as for a bag.
 
@@ -127,8 +127,7 @@ impl Instance {
     /// `c`'s length). Each machine starts from the parent whose list there the child's
     /// differs from by fewer genes: none (the child shares that list; after a crossover
     /// most machines share one parent's or the other's), or some (the list is merged from
-    /// that parent's, reusing the other parent's utility for a moved task that completes
-    /// when it did there).
+    /// that parent's).
     pub(super) fn trace_child(
         &self,
         c: &[Gene],
@@ -178,7 +177,6 @@ impl Instance {
                 parent: &pm.lists[m],
                 ins,
                 outs,
-                other: &parents[1 - k].1.lists[m],
             };
             let out = list_mut(&mut memo.lists[m], &mut s.pool);
             memo.machine[m].utility = self.merge(step, out, &mut s.recent);
@@ -193,8 +191,15 @@ impl Instance {
     /// utility. The parent's slots between two changes are walked as one stretch: each is
     /// scheduled after the child's free time, and earns what it did in the parent when it
     /// completes when it did there (then, with no change ahead, the rest of the parent's
-    /// list is copied with the running utility shifted). Out of line: inlined into
+    /// list is copied with the running utility shifted). A slot that completes at another
+    /// time asks the recent utilities (then the curve). Out of line: inlined into
     /// `trace_sides`, the walk shared registers with the loop over the machines and spilled.
+    ///
+    /// Why the other parent's list is not searched for the slot's utility (earlier rounds
+    /// did, with a cursor): it seldom holds the task completing at the same time, and the
+    /// search reads a list the walk does not otherwise touch (the cursor's binary search
+    /// and steps, mostly cache misses, and a branch per step), costing more than the
+    /// recent table and the curve it would save.
     #[inline(never)]
     fn merge(&self, step: Step<'_>, out: &mut Vec<Slot>, recent: &mut Recent) -> Utility {
         let Step {
@@ -202,7 +207,6 @@ impl Instance {
             parent,
             ins,
             outs,
-            other,
         } = step;
         let len = parent.len() + ins.len() - outs.len();
         if out.capacity() < len {
@@ -218,9 +222,6 @@ impl Instance {
         let (mut free, mut run) = q.checked_sub(1).map_or((Micros::ZERO, Utility::ZERO), |p| {
             (parent[p].end, parent[p].run)
         });
-        // A cursor for looking tasks up in the other parent's list: they come in the lists'
-        // order, none before the first change.
-        let mut o = other.partition_point(|p| order(p) < first);
         let (mut i, mut l) = (0, 0);
         loop {
             let (next_in, next_out) = (at(ins, i), at(outs, l));
@@ -247,9 +248,7 @@ impl Instance {
                     }
                     run += earned(parent, q);
                 } else {
-                    let t = p.task as usize;
-                    run += lookup(other, &mut o, order(p), end)
-                        .unwrap_or_else(|| recent.utility(self, t, end, w.arrival));
+                    run += recent.utility(self, p.task as usize, end, w.arrival);
                 }
                 out.push(Slot { end, run, ..*p });
                 q += 1;
@@ -269,8 +268,7 @@ impl Instance {
             let t = task as usize;
             let w = self.walk[t];
             let end = free.max(w.arrival) + self.cost[w.row + m].0;
-            run += lookup(other, &mut o, next_in, end)
-                .unwrap_or_else(|| recent.utility(self, t, end, w.arrival));
+            run += recent.utility(self, t, end, w.arrival);
             free = end;
             out.push(Slot {
                 task,
@@ -288,17 +286,6 @@ fn order(s: &Slot) -> u64 {
     (s.key as u64) << 32 | s.task as u64
 }
 
-/// The utility the task at place `at` earned in list `other` if it completed at `end` there,
-/// moving cursor `o` (places are looked up in increasing order).
-#[inline]
-fn lookup(other: &[Slot], o: &mut usize, at: u64, end: Micros) -> Option<Utility> {
-    while other.get(*o).is_some_and(|s| order(s) < at) {
-        *o += 1;
-    }
-    let s = other.get(*o)?;
-    (order(s) == at && s.end == end).then(|| earned(other, *o))
-}
-
 /// What [`Instance::merge`] reads for one machine.
 struct Step<'a> {
     /// The machine.
@@ -311,8 +298,6 @@ struct Step<'a> {
     /// The differing genes that ran on the machine in the parent (they leave or move), as
     /// their places there, ascending.
     outs: &'a [u64],
-    /// The other parent's list on the machine.
-    other: &'a [Slot],
 }
 
 /// How a child differs from one parent: working memory of [`Instance::trace_child`], left
