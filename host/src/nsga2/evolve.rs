@@ -6,7 +6,8 @@ use crate::generate::rng::Stream;
 use rayon::prelude::*;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Mutex, PoisonError, RwLock, TryLockError};
+use std::sync::{Mutex, OnceLock, PoisonError, RwLock, TryLockError};
+use std::thread::Thread;
 
 /// What NSGA-II optimises: chromosomes of a fixed number of genes, a random one, the
 /// mutation, and the evaluation to two minimised objectives.
@@ -206,8 +207,9 @@ impl<'p, P: Problem> Nsga2<'p, P> {
     ///
     /// The generations run on a team that lasts the whole call: the calling thread (the
     /// master) and one helper per other thread of the rayon pool, if a thread is free to
-    /// take it. Between generations a helper waits by spinning (then yielding) rather than
-    /// going back to the pool, so that no generation pays for waking a sleeping thread; a
+    /// take it. Between generations a helper waits by spinning (parking only when the wait
+    /// runs long) rather than going back to the pool, so that a generation seldom pays for
+    /// waking a sleeping thread; a
     /// generation's work (its children, and drawing the next generation's plan) is claimed
     /// item by item from one counter by whoever is there, and the master alone ranks and
     /// selects. The master never waits for a helper to arrive, only for the items a helper
@@ -243,6 +245,8 @@ impl<'p, P: Problem> Nsga2<'p, P> {
                 draw_ahead: false,
             }),
             slots: &self.slots,
+            master: OnceLock::new(),
+            helpers: Mutex::new(Vec::new()),
         };
         let scratch = &self.scratch;
         let (obj, generation) = (&mut self.obj, &mut self.generation);
@@ -290,6 +294,10 @@ struct Team<'a, P: Problem> {
     /// What a generation's items read: written by the master only between generations.
     parents: RwLock<Parents<P>>,
     slots: &'a [Padded<Mutex<Child<P>>>],
+    /// The master's thread, woken when the last item finishes.
+    master: OnceLock<Thread>,
+    /// The helpers' threads, woken when a generation opens.
+    helpers: Mutex<Vec<Thread>>,
 }
 
 /// The run's random stream, and the next generation's plan if drawn ahead.
@@ -344,6 +352,7 @@ impl<P: Problem> Team<'_, P> {
             only_panicking: false,
         };
         let was = IN_TEAM.with(|t| t.replace(true));
+        let _ = self.master.set(std::thread::current());
         let mut s = scratch.lock().unwrap_or_else(PoisonError::into_inner);
         let n = self.params.population;
         let mut all_obj: Vec<Point> = Vec::with_capacity(2 * n);
@@ -367,6 +376,14 @@ impl<P: Problem> Team<'_, P> {
                 self.done.store(0, Ordering::Relaxed);
             }
             self.phase.store(*generation + 1, Ordering::Release);
+            for h in self
+                .helpers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+            {
+                h.unpark();
+            }
             {
                 let r = self.parents.read().unwrap_or_else(PoisonError::into_inner);
                 self.work(&r, &mut s);
@@ -425,6 +442,15 @@ impl<P: Problem> Team<'_, P> {
             *generation += 1;
             tick(*generation);
         }
+        self.stop.store(true, Ordering::Release);
+        for h in self
+            .helpers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+        {
+            h.unpark();
+        }
         IN_TEAM.with(|t| t.set(was));
     }
 
@@ -437,6 +463,10 @@ impl<P: Problem> Team<'_, P> {
             return;
         };
         IN_TEAM.with(|t| t.set(true));
+        self.helpers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(std::thread::current());
         let _failed = SetOnDrop {
             flag: &self.failed,
             only_panicking: true,
@@ -462,7 +492,7 @@ impl<P: Problem> Team<'_, P> {
     /// The parents for the master alone (a helper may still be leaving its read).
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Parents<P>> {
         let mut guard = None;
-        wait_until(|| match self.parents.try_write() {
+        spin_until(|| match self.parents.try_write() {
             Ok(g) => {
                 guard = Some(g);
                 true
@@ -519,7 +549,11 @@ impl<P: Problem> Team<'_, P> {
                     s,
                 );
             }
-            self.done.fetch_add(1, Ordering::Release);
+            if self.done.fetch_add(1, Ordering::Release) == n {
+                if let Some(m) = self.master.get() {
+                    m.unpark();
+                }
+            }
         }
     }
 }
@@ -562,12 +596,30 @@ fn draw_plan<P: Problem>(
     }
 }
 
-/// Spins (then yields) until `ready`: a team's waits are short (a selection, a child's
-/// evaluation), shorter than a sleeping thread takes to wake.
+/// Spins (then parks) until `ready`: a team's waits are short (a selection, a child's
+/// evaluation), shorter than a sleeping thread takes to wake, so they spin first; a longer
+/// one (the machine busy with other work, the thread waited on not running) parks the
+/// thread, as spinning or yielding then only takes the CPU from the thread waited on. The
+/// other side unparks it (the master when a generation opens, the last item's thread when
+/// the generation's items are done); the timeout covers the rest (the end of a call).
 fn wait_until(mut ready: impl FnMut() -> bool) {
     let mut spins = 0u32;
     while !ready() {
-        if spins < SPINS_BEFORE_YIELDING {
+        if spins < SPINS_BEFORE_PARKING {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::park_timeout(PARK_AT_MOST);
+        }
+    }
+}
+
+/// Spins (then yields) until `ready`: for the master's wait on a helper leaving its read of
+/// the parents, which takes no longer than the helper's last failed claim.
+fn spin_until(mut ready: impl FnMut() -> bool) {
+    let mut spins = 0u32;
+    while !ready() {
+        if spins < SPINS_BEFORE_PARKING {
             spins += 1;
             std::hint::spin_loop();
         } else {
@@ -576,8 +628,11 @@ fn wait_until(mut ready: impl FnMut() -> bool) {
     }
 }
 
-/// Spins before a wait starts yielding its thread (a few tens of microseconds).
-const SPINS_BEFORE_YIELDING: u32 = 1 << 12;
+/// Spins before a wait parks its thread (a few tens of microseconds).
+const SPINS_BEFORE_PARKING: u32 = 1 << 12;
+
+/// The longest a parked member sleeps before looking again.
+const PARK_AT_MOST: std::time::Duration = std::time::Duration::from_micros(500);
 
 /// A value aligned to 128 bytes (two cache lines, as adjacent-line prefetching pairs them),
 /// so that values side by side in a vector never share a line.
