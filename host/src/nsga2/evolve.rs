@@ -4,7 +4,10 @@ use super::sort::{non_dominated, select, Ranking};
 use super::Point;
 use crate::generate::rng::Stream;
 use rayon::prelude::*;
-use std::sync::{Mutex, TryLockError};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError, RwLock, TryLockError};
+use std::thread::Thread;
 
 /// What NSGA-II optimises: chromosomes of a fixed number of genes, a random one, the
 /// mutation, and the evaluation to two minimised objectives.
@@ -22,9 +25,9 @@ pub trait Problem: Sync {
     fn scratch(&self) -> Self::Scratch;
     /// A uniformly random chromosome.
     fn random(&self, rng: &mut Stream) -> Vec<Self::Gene>;
-    /// A mutation's random draws: made on the calling thread, in the run's one stream, before
-    /// the children are made (in parallel); so a mutation's draws must not depend on the
-    /// chromosome it will change.
+    /// A mutation's random draws: made in the run's one stream, in a fixed order, before the
+    /// children are made (in parallel; possibly a generation ahead, on another thread); so a
+    /// mutation's draws must not depend on the chromosome it will change.
     type Mutation: Copy + Send + Sync;
     /// Draws one mutation (called with probability `p_m` per child).
     fn draw_mutation(&self, rng: &mut Stream) -> Self::Mutation;
@@ -108,23 +111,28 @@ pub struct Params {
 pub struct Nsga2<'p, P: Problem> {
     problem: &'p P,
     params: Params,
-    rng: Stream,
+    /// The run's stream (lent to the team during [`Nsga2::evolve`]).
+    rng: Option<Stream>,
     /// The population's chromosomes.
     pop: Vec<Vec<P::Gene>>,
     /// Their objectives, by index.
     obj: Vec<Point>,
     /// Their memos, by index.
     memo: Vec<P::Memo>,
-    /// Children's buffers, kept between generations.
-    spare: Vec<Vec<P::Gene>>,
-    /// Children's memo buffers, likewise.
-    spare_memo: Vec<P::Memo>,
-    /// Working memory, one per worker thread (and one for a caller outside the pool), kept
-    /// between generations so that what it holds for reuse outlives a generation; each on
-    /// its own cache lines, so that one thread's writes to its scratch (the lock, the
-    /// buffers' lengths) do not evict the other's.
+    /// The children, one slot each, kept between generations (their buffers are reused);
+    /// each on its own cache lines, as the threads write them side by side.
+    slots: Vec<Padded<Mutex<Child<P>>>>,
+    /// Working memory, one per member of a generation's team, kept between generations so
+    /// that what it holds for reuse outlives a generation; each on its own cache lines.
     scratch: Vec<Padded<Mutex<P::Scratch>>>,
     generation: u64,
+}
+
+/// One child: its genes, memo and objectives.
+struct Child<P: Problem> {
+    genes: Vec<P::Gene>,
+    memo: P::Memo,
+    obj: Point,
 }
 
 impl<'p, P: Problem> Nsga2<'p, P> {
@@ -147,15 +155,23 @@ impl<'p, P: Problem> Nsga2<'p, P> {
                 |s, (c, m)| problem.evaluate_memo(c, m, s),
             )
             .collect();
+        let slots = (0..params.population)
+            .map(|_| {
+                Padded(Mutex::new(Child {
+                    genes: Vec::with_capacity(problem.genes()),
+                    memo: P::Memo::default(),
+                    obj: [0.0; 2],
+                }))
+            })
+            .collect();
         Nsga2 {
             problem,
             params,
-            rng,
+            rng: Some(rng),
             pop,
             obj,
             memo,
-            spare: Vec::new(),
-            spare_memo: Vec::new(),
+            slots,
             scratch: Vec::new(),
             generation: 0,
         }
@@ -183,112 +199,440 @@ impl<'p, P: Problem> Nsga2<'p, P> {
 
     /// Runs one generation.
     pub fn step(&mut self) {
-        let n = self.params.population;
-        let len = self.problem.genes();
-        let mut children = std::mem::take(&mut self.spare);
-        children.truncate(n);
-        while children.len() < n {
-            children.push(Vec::with_capacity(len));
+        self.evolve(self.generation + 1, |_| {});
+    }
+
+    /// Runs generations until `until` have run, calling `tick` with the generation after
+    /// each (on the calling thread, between generations).
+    ///
+    /// The generations run on a team that lasts the whole call: the calling thread (the
+    /// master) and one helper per other thread of the rayon pool, if a thread is free to
+    /// take it. Between generations a helper waits by spinning (parking only when the wait
+    /// runs long) rather than going back to the pool, so that a generation seldom pays for
+    /// waking a sleeping thread; a
+    /// generation's work (its children, and drawing the next generation's plan) is claimed
+    /// item by item from one counter by whoever is there, and the master alone ranks and
+    /// selects. The master never waits for a helper to arrive, only for the items a helper
+    /// has claimed to finish, so a run with no free thread (other populations on the other
+    /// threads) is a one-thread run.
+    pub fn evolve(&mut self, until: u64, tick: impl FnMut(u64) + Send) {
+        if self.generation >= until {
+            return;
         }
-        let mut child_memo = std::mem::take(&mut self.spare_memo);
-        child_memo.truncate(n);
-        child_memo.resize_with(n, P::Memo::default);
-        // Every draw first, in the run's stream and its fixed order (each pair's parents and
-        // range, then each child's mutation); the children are then made and evaluated in
-        // parallel, each from its own plan, so the thread count changes nothing.
-        let mut plan: Vec<Breed<P::Mutation>> = Vec::with_capacity(n);
-        for _ in 0..n.div_ceil(2) {
-            let a = self.rng.int(0, n as u64 - 1) as usize;
-            let b = self.rng.int(0, n as u64 - 1) as usize;
-            let i = self.rng.int(0, len as u64 - 1) as usize;
-            let j = self.rng.int(0, len as u64 - 1) as usize;
-            let cross = Cross {
-                lo: i.min(j),
-                hi: i.max(j),
-            };
-            // The second child of a pair copies the second parent outside the range first.
-            for parents in [(a, b), (b, a)] {
-                if plan.len() < n {
-                    plan.push(Breed {
-                        parents,
-                        cross,
-                        mutation: None,
-                    });
-                }
-            }
-        }
-        for breed in plan.iter_mut() {
-            if self.rng.unit() < self.params.mutation {
-                breed.mutation = Some(self.problem.draw_mutation(&mut self.rng));
-            }
-        }
-        let threads = rayon::current_num_threads();
-        while self.scratch.len() <= threads {
+        let threads = rayon::current_num_threads().max(1);
+        while self.scratch.len() < threads {
             self.scratch
                 .push(Padded(Mutex::new(self.problem.scratch())));
         }
-        let (problem, memo, pop) = (self.problem, &self.memo, &self.pop);
+        let n = self.params.population;
+        let team = Team {
+            problem: self.problem,
+            params: self.params,
+            phase: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            failed: AtomicBool::new(false),
+            next: AtomicUsize::new(usize::MAX),
+            done: AtomicUsize::new(0),
+            draws: Mutex::new(Draws {
+                rng: self.rng.take().expect("the stream is back after each call"),
+                plan: Vec::with_capacity(n),
+                ready: false,
+            }),
+            parents: RwLock::new(Parents {
+                pop: std::mem::take(&mut self.pop),
+                memo: std::mem::take(&mut self.memo),
+                plan: Vec::with_capacity(n),
+                draw_ahead: false,
+            }),
+            slots: &self.slots,
+            master: OnceLock::new(),
+            helpers: Mutex::new(Vec::new()),
+        };
         let scratch = &self.scratch;
-        let child_obj: Vec<Point> = children
-            .par_iter_mut()
-            .zip(child_memo.par_iter_mut())
-            .zip(plan.par_iter())
-            // Pieces of a few children: a thread that runs out of work can then take one
-            // from the other until the very end of the generation, rather than waiting on
-            // a quarter of the children (rayon's own split) run on one thread.
-            .with_max_len(CHILDREN_PER_PIECE)
-            .map(|((c, m), breed)| {
-                // Each thread its own; outside a pool, the last. Held only by this thread
-                // unless an evaluation itself waits on rayon work (then a fresh one).
-                let i = rayon::current_thread_index().map_or(threads, |i| i.min(threads));
-                let mut fresh = None;
-                let mut guard = match scratch[i].0.try_lock() {
-                    Ok(g) => Some(g),
-                    Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
-                    Err(TryLockError::WouldBlock) => None,
-                };
-                let s = match guard.as_deref_mut() {
-                    Some(s) => s,
-                    None => fresh.insert(problem.scratch()),
-                };
-                {
-                    let (a, b) = breed.parents;
-                    let Cross { lo, hi } = breed.cross;
-                    c.clear();
-                    c.extend_from_slice(&pop[a]);
-                    c[lo..=hi].copy_from_slice(&pop[b][lo..=hi]);
-                    if let Some(mu) = &breed.mutation {
-                        problem.apply_mutation(c, mu);
-                    }
-                    let parents = [(&pop[a][..], &memo[a]), (&pop[b][..], &memo[b])];
-                    problem.evaluate_bred(c, parents, breed.cross, breed.mutation.as_ref(), m, s)
-                }
-            })
-            .collect();
-        let mut all_obj = std::mem::take(&mut self.obj);
-        all_obj.extend_from_slice(&child_obj);
-        let keep = select(&all_obj, n, self.params.ranking);
-        let mut all: Vec<Option<Vec<P::Gene>>> =
-            self.pop.drain(..).chain(children).map(Some).collect();
-        let mut all_memo: Vec<Option<P::Memo>> =
-            self.memo.drain(..).chain(child_memo).map(Some).collect();
-        self.obj = keep.iter().map(|&k| all_obj[k]).collect();
-        self.pop = keep
-            .iter()
-            .map(|&k| all[k].take().expect("each survivor once"))
-            .collect();
-        self.memo = keep
-            .iter()
-            .map(|&k| all_memo[k].take().expect("each survivor once"))
-            .collect();
-        self.spare = all.into_iter().flatten().collect();
-        self.spare_memo = all_memo.into_iter().flatten().collect();
-        self.generation += 1;
+        let (obj, generation) = (&mut self.obj, &mut self.generation);
+        rayon::scope(|s| {
+            for helper in &scratch[1..threads] {
+                let team = &team;
+                s.spawn(move |_| team.help(&helper.0));
+            }
+            team.master(obj, generation, until, &scratch[0].0, tick);
+        });
+        let draws = team
+            .draws
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        debug_assert!(
+            !draws.ready,
+            "a plan is drawn ahead only for a generation to run"
+        );
+        self.rng = Some(draws.rng);
+        let parents = team
+            .parents
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner);
+        self.pop = parents.pop;
+        self.memo = parents.memo;
     }
 }
 
-/// At most this many children to a piece of parallel work (see [`Nsga2::step`]).
-const CHILDREN_PER_PIECE: usize = 2;
+/// One call of [`Nsga2::evolve`]: what its members share.
+struct Team<'a, P: Problem> {
+    problem: &'a P,
+    params: Params,
+    /// The generation being run (its number plus one once its items are open).
+    phase: AtomicU64,
+    /// Set when the master is done (or has panicked): helpers leave.
+    stop: AtomicBool,
+    /// Set when a helper panicked: the master stops waiting for it.
+    failed: AtomicBool,
+    /// The next item to claim: 0 draws the next generation's plan, 1..=N are the children.
+    next: AtomicUsize,
+    /// Items finished this generation.
+    done: AtomicUsize,
+    /// The run's stream and the plan drawn ahead from it.
+    draws: Mutex<Draws<P::Mutation>>,
+    /// What a generation's items read: written by the master only between generations.
+    parents: RwLock<Parents<P>>,
+    slots: &'a [Padded<Mutex<Child<P>>>],
+    /// The master's thread, woken when the last item finishes.
+    master: OnceLock<Thread>,
+    /// The helpers' threads, woken when a generation opens.
+    helpers: Mutex<Vec<Thread>>,
+}
+
+/// The run's random stream, and the next generation's plan if drawn ahead.
+struct Draws<M> {
+    rng: Stream,
+    plan: Vec<Breed<M>>,
+    ready: bool,
+}
+
+/// The parents and this generation's plan.
+struct Parents<P: Problem> {
+    pop: Vec<Vec<P::Gene>>,
+    memo: Vec<P::Memo>,
+    plan: Vec<Breed<P::Mutation>>,
+    /// Whether item 0 draws the next generation's plan (there is a next generation).
+    draw_ahead: bool,
+}
+
+thread_local! {
+    /// Whether this thread is a member of a team: it then joins no other (an evaluation
+    /// that waited on rayon work could otherwise be handed a helper's job, and wait on it).
+    static IN_TEAM: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Sets `flag` when dropped: the master's stop (however it leaves), a helper's failure
+/// (when it leaves by a panic).
+struct SetOnDrop<'a> {
+    flag: &'a AtomicBool,
+    only_panicking: bool,
+}
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        if !self.only_panicking || std::thread::panicking() {
+            self.flag.store(true, Ordering::Release);
+        }
+    }
+}
+
+impl<P: Problem> Team<'_, P> {
+    /// The master's loop: per generation, the plan, the items, then the selection.
+    fn master(
+        &self,
+        obj: &mut Vec<Point>,
+        generation: &mut u64,
+        until: u64,
+        scratch: &Mutex<P::Scratch>,
+        mut tick: impl FnMut(u64),
+    ) {
+        let _stop = SetOnDrop {
+            flag: &self.stop,
+            only_panicking: false,
+        };
+        let was = IN_TEAM.with(|t| t.replace(true));
+        let _ = self.master.set(std::thread::current());
+        let mut s = scratch.lock().unwrap_or_else(PoisonError::into_inner);
+        let n = self.params.population;
+        let mut all_obj: Vec<Point> = Vec::with_capacity(2 * n);
+        let mut next_pop: Vec<Vec<P::Gene>> = Vec::with_capacity(n);
+        let mut next_memo: Vec<P::Memo> = Vec::with_capacity(n);
+        let mut next_obj: Vec<Point> = Vec::with_capacity(n);
+        let mut dead: Vec<usize> = Vec::with_capacity(n);
+        while *generation < until {
+            {
+                let mut w = self.write();
+                let w = &mut *w;
+                let mut d = self.draws.lock().unwrap_or_else(PoisonError::into_inner);
+                if d.ready {
+                    std::mem::swap(&mut d.plan, &mut w.plan);
+                    d.ready = false;
+                } else {
+                    draw_plan(self.problem, &self.params, &mut d.rng, &mut w.plan);
+                }
+                w.draw_ahead = *generation + 1 < until;
+                self.next.store(0, Ordering::Relaxed);
+                self.done.store(0, Ordering::Relaxed);
+            }
+            self.phase.store(*generation + 1, Ordering::Release);
+            for h in self
+                .helpers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+            {
+                h.unpark();
+            }
+            {
+                let r = self.parents.read().unwrap_or_else(PoisonError::into_inner);
+                self.work(&r, &mut s);
+            }
+            wait_until(|| {
+                assert!(
+                    !self.failed.load(Ordering::Acquire),
+                    "a helper of the generation panicked"
+                );
+                self.done.load(Ordering::Acquire) == n + 1
+            });
+            let mut w = self.write();
+            let w = &mut *w;
+            all_obj.clear();
+            all_obj.extend_from_slice(obj);
+            for slot in self.slots {
+                all_obj.push(slot.0.lock().unwrap_or_else(PoisonError::into_inner).obj);
+            }
+            let keep = select(&all_obj, n, self.params.ranking);
+            // The parents that do not survive give their buffers to the children that do.
+            dead.clear();
+            let mut kept = keep.iter().peekable();
+            for i in 0..n {
+                if kept.next_if_eq(&&i).is_none() {
+                    dead.push(i);
+                }
+            }
+            let mut dead = dead.iter();
+            next_pop.clear();
+            next_memo.clear();
+            next_obj.clear();
+            for &k in &keep {
+                next_obj.push(all_obj[k]);
+                if k < n {
+                    next_pop.push(std::mem::take(&mut w.pop[k]));
+                    next_memo.push(std::mem::take(&mut w.memo[k]));
+                } else {
+                    let mut c = self.slots[k - n]
+                        .0
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner);
+                    let &d = dead.next().expect("a parent dies for each child kept");
+                    next_pop.push(std::mem::replace(
+                        &mut c.genes,
+                        std::mem::take(&mut w.pop[d]),
+                    ));
+                    next_memo.push(std::mem::replace(
+                        &mut c.memo,
+                        std::mem::take(&mut w.memo[d]),
+                    ));
+                }
+            }
+            std::mem::swap(&mut w.pop, &mut next_pop);
+            std::mem::swap(&mut w.memo, &mut next_memo);
+            std::mem::swap(obj, &mut next_obj);
+            *generation += 1;
+            tick(*generation);
+        }
+        self.stop.store(true, Ordering::Release);
+        for h in self
+            .helpers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+        {
+            h.unpark();
+        }
+        IN_TEAM.with(|t| t.set(was));
+    }
+
+    /// A helper's loop: joins each generation's items until the master is done.
+    fn help(&self, scratch: &Mutex<P::Scratch>) {
+        if IN_TEAM.with(|t| t.get()) {
+            return;
+        }
+        let Ok(mut s) = scratch.try_lock() else {
+            return;
+        };
+        IN_TEAM.with(|t| t.set(true));
+        self.helpers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(std::thread::current());
+        let _failed = SetOnDrop {
+            flag: &self.failed,
+            only_panicking: true,
+        };
+        let mut seen = 0;
+        loop {
+            wait_until(|| {
+                self.stop.load(Ordering::Acquire) || self.phase.load(Ordering::Acquire) != seen
+            });
+            if self.stop.load(Ordering::Acquire) {
+                break;
+            }
+            seen = self.phase.load(Ordering::Acquire);
+            // Refused only while the master selects or prepares: that generation's items
+            // are all claimed, or not yet open (the phase will move).
+            if let Ok(r) = self.parents.try_read() {
+                self.work(&r, &mut s);
+            }
+        }
+        IN_TEAM.with(|t| t.set(false));
+    }
+
+    /// The parents for the master alone (a helper may still be leaving its read).
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Parents<P>> {
+        let mut guard = None;
+        spin_until(|| match self.parents.try_write() {
+            Ok(g) => {
+                guard = Some(g);
+                true
+            }
+            Err(TryLockError::Poisoned(e)) => {
+                guard = Some(e.into_inner());
+                true
+            }
+            Err(TryLockError::WouldBlock) => false,
+        });
+        guard.expect("taken")
+    }
+
+    /// Claims and runs items of the open generation until none is left.
+    fn work(&self, r: &Parents<P>, s: &mut P::Scratch) {
+        let n = self.params.population;
+        loop {
+            let item = self.next.fetch_add(1, Ordering::Relaxed);
+            if item > n {
+                return;
+            }
+            if item == 0 {
+                if r.draw_ahead {
+                    let mut d = self.draws.lock().unwrap_or_else(PoisonError::into_inner);
+                    let d = &mut *d;
+                    draw_plan(self.problem, &self.params, &mut d.rng, &mut d.plan);
+                    d.ready = true;
+                }
+            } else {
+                let breed = &r.plan[item - 1];
+                let mut slot = self.slots[item - 1]
+                    .0
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                let slot = &mut *slot;
+                let (a, b) = breed.parents;
+                let Cross { lo, hi } = breed.cross;
+                let (pa, pb) = (&r.pop[a], &r.pop[b]);
+                let c = &mut slot.genes;
+                c.clear();
+                c.extend_from_slice(&pa[..lo]);
+                c.extend_from_slice(&pb[lo..=hi]);
+                c.extend_from_slice(&pa[hi + 1..]);
+                if let Some(mu) = &breed.mutation {
+                    self.problem.apply_mutation(c, mu);
+                }
+                let parents = [(&pa[..], &r.memo[a]), (&pb[..], &r.memo[b])];
+                slot.obj = self.problem.evaluate_bred(
+                    c,
+                    parents,
+                    breed.cross,
+                    breed.mutation.as_ref(),
+                    &mut slot.memo,
+                    s,
+                );
+            }
+            if self.done.fetch_add(1, Ordering::Release) == n {
+                if let Some(m) = self.master.get() {
+                    m.unpark();
+                }
+            }
+        }
+    }
+}
+
+/// One generation's plan, drawn from `rng` in the run's fixed order: each pair's parents
+/// and range, then each child's mutation (with probability `p_m`).
+fn draw_plan<P: Problem>(
+    problem: &P,
+    params: &Params,
+    rng: &mut Stream,
+    plan: &mut Vec<Breed<P::Mutation>>,
+) {
+    let n = params.population;
+    let len = problem.genes();
+    plan.clear();
+    for _ in 0..n.div_ceil(2) {
+        let a = rng.int(0, n as u64 - 1) as usize;
+        let b = rng.int(0, n as u64 - 1) as usize;
+        let i = rng.int(0, len as u64 - 1) as usize;
+        let j = rng.int(0, len as u64 - 1) as usize;
+        let cross = Cross {
+            lo: i.min(j),
+            hi: i.max(j),
+        };
+        // The second child of a pair copies the second parent outside the range first.
+        for parents in [(a, b), (b, a)] {
+            if plan.len() < n {
+                plan.push(Breed {
+                    parents,
+                    cross,
+                    mutation: None,
+                });
+            }
+        }
+    }
+    for breed in plan.iter_mut() {
+        if rng.unit() < params.mutation {
+            breed.mutation = Some(problem.draw_mutation(rng));
+        }
+    }
+}
+
+/// Spins (then parks) until `ready`: a team's waits are short (a selection, a child's
+/// evaluation), shorter than a sleeping thread takes to wake, so they spin first; a longer
+/// one (the machine busy with other work, the thread waited on not running) parks the
+/// thread, as spinning or yielding then only takes the CPU from the thread waited on. The
+/// other side unparks it (the master when a generation opens, the last item's thread when
+/// the generation's items are done); the timeout covers the rest (the end of a call).
+fn wait_until(mut ready: impl FnMut() -> bool) {
+    let mut spins = 0u32;
+    while !ready() {
+        if spins < SPINS_BEFORE_PARKING {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::park_timeout(PARK_AT_MOST);
+        }
+    }
+}
+
+/// Spins (then yields) until `ready`: for the master's wait on a helper leaving its read of
+/// the parents, which takes no longer than the helper's last failed claim.
+fn spin_until(mut ready: impl FnMut() -> bool) {
+    let mut spins = 0u32;
+    while !ready() {
+        if spins < SPINS_BEFORE_PARKING {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// Spins before a wait parks its thread (a few tens of microseconds).
+const SPINS_BEFORE_PARKING: u32 = 1 << 12;
+
+/// The longest a parked member sleeps before looking again.
+const PARK_AT_MOST: std::time::Duration = std::time::Duration::from_micros(500);
 
 /// A value aligned to 128 bytes (two cache lines, as adjacent-line prefetching pairs them),
 /// so that values side by side in a vector never share a line.
@@ -301,3 +645,7 @@ pub fn evaluate_all<P: Problem>(problem: &P, pop: &[Vec<P::Gene>]) -> Vec<Point>
         .map_init(|| problem.scratch(), |s, c| problem.evaluate(c, s))
         .collect()
 }
+
+#[cfg(test)]
+#[path = "evolve_tests.rs"]
+mod tests;

@@ -11,11 +11,12 @@
 //!   may keep a memo per chromosome (`Problem::Memo`) that its children's evaluations reuse
 //!   (each child is evaluated knowing its two parents and their memos); results never depend on it.
 //!
-//! Determinism: every random draw is made on the calling thread from one ChaCha stream, in a
-//! fixed order (a mutation's draws do not depend on the chromosome it changes, so they are
-//! made before the children exist); the children are then made and evaluated in parallel
-//! (rayon), each a pure function of its parents and its draws, collected by index. So a run
-//! gives the same population on any thread count.
+//! Determinism: every random draw is made from one ChaCha stream, in a fixed order (each
+//! generation's plan: the pairs' parents and ranges, then each child's mutation; a mutation's
+//! draws do not depend on the chromosome it changes, so a plan never depends on the
+//! population and the next generation's is drawn while this one's children are evaluated);
+//! the children are then made and evaluated in parallel, each a pure function of its parents
+//! and its plan, collected by index. So a run gives the same population on any thread count.
 //! Ties (equal crowding distances, equal objective values) are broken by index, never by
 //! the order a sort happens to leave.
 

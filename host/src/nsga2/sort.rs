@@ -197,11 +197,19 @@ pub fn crowding(points: &[Point], members: &[usize]) -> Vec<f64> {
 /// index).
 pub fn select(points: &[Point], n: usize, how: Ranking) -> Vec<usize> {
     let rank = ranks(points, how);
-    // (rank, index) packed.
-    let mut order: Vec<u64> = (0..points.len())
-        .map(|i| (rank[i] as u64) << 32 | i as u64)
-        .collect();
-    order.sort_unstable();
+    // (rank, index) packed, ascending: a counting sort, as ranks run from 1 to the count.
+    let mut order: Vec<u64> = vec![0; points.len()];
+    let mut start = vec![0usize; points.len() + 2];
+    for &r in &rank {
+        start[r as usize + 1] += 1;
+    }
+    for r in 1..start.len() {
+        start[r] += start[r - 1];
+    }
+    for (i, &r) in rank.iter().enumerate() {
+        order[start[r as usize]] = (r as u64) << 32 | i as u64;
+        start[r as usize] += 1;
+    }
     let mut chosen = Vec::with_capacity(n);
     let mut at = 0;
     while chosen.len() < n && at < order.len() {

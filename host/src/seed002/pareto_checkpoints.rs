@@ -48,20 +48,11 @@ impl Progress {
     }
 }
 
-/// Runs generations with `step` (one generation; returns how many have run) from `from`
-/// until `until` have run, calling `progress` with the generation every
-/// [`PROGRESS_EVERY`] after `start`.
-pub(crate) fn run_to(
-    from: u64,
-    until: u64,
-    mut step: impl FnMut() -> u64,
-    mut progress: impl FnMut(u64),
-    start: Instant,
-) {
+/// A generation's tick: calls `progress` with the generation every [`PROGRESS_EVERY`]
+/// after `start`.
+pub(crate) fn ticker(mut progress: impl FnMut(u64), start: Instant) -> impl FnMut(u64) {
     let mut next = start + PROGRESS_EVERY;
-    let mut g = from;
-    while g < until {
-        g = step();
+    move |g| {
         let now = Instant::now();
         if now >= next {
             progress(g);
@@ -91,16 +82,9 @@ pub(crate) fn evolve_to_checkpoints<P: Problem, F>(
     };
     let mut out = Vec::new();
     for &cp in checkpoints {
-        let from = ga.generation();
-        run_to(
-            from,
+        ga.evolve(
             cp,
-            || {
-                ga.step();
-                ga.generation()
-            },
-            |g| (watch.progress)(&at(g, false)),
-            Instant::now(),
+            ticker(|g| (watch.progress)(&at(g, false)), Instant::now()),
         );
         let f = front(ga, cp);
         (watch.front)(&f)?;
@@ -220,32 +204,19 @@ mod tests {
     }
 
     #[test]
-    fn run_to_stops_at_the_checkpoint_and_reports_after_the_interval() {
-        let mut g = 0;
-        let mut calls = 0;
-        run_to(
-            0,
-            7,
-            || {
-                g += 1;
-                g
-            },
-            |_| calls += 1,
-            Instant::now(),
-        );
-        assert_eq!((g, calls), (7, 0));
-        run_to(7, 7, || unreachable!(), |_| {}, Instant::now());
+    fn the_ticker_reports_after_the_interval_only() {
+        let mut calls = Vec::new();
+        let mut tick = ticker(|g| calls.push(g), Instant::now());
+        for g in 1..=7 {
+            tick(g);
+        }
+        drop(tick);
+        assert!(calls.is_empty());
         let start = Instant::now().checked_sub(PROGRESS_EVERY).unwrap();
-        run_to(
-            7,
-            9,
-            || {
-                g += 1;
-                g
-            },
-            |_| calls += 1,
-            start,
-        );
-        assert_eq!((g, calls), (9, 1));
+        let mut tick = ticker(|g| calls.push(g), start);
+        tick(8);
+        tick(9);
+        drop(tick);
+        assert_eq!(calls, vec![8]);
     }
 }
