@@ -406,26 +406,41 @@ pub fn resolve_machine_procs(
 pub fn read(path: impl AsRef<Path>, options: &ReadOptions) -> Result<SwfLog, SwfError> {
     let path = path.as_ref();
     let file = path.display().to_string();
-    let io = |error| SwfError::Io {
-        path: path.to_owned(),
-        error,
-    };
-    let limit = crate::limits::MAX_STORAGE_BYTES;
-    let too_large = |size: u64| SwfError::TooLarge {
-        file: file.clone(),
-        size,
-        need: crate::limits::bytes_text(memory_for(size)),
-        limit: crate::limits::bytes_text(limit),
-    };
-    let size = std::fs::metadata(path).map_err(io)?.len();
-    if memory_for(size) > limit {
-        return Err(too_large(size));
-    }
+    check_size(path, &file)?;
     let most = text_limit();
     let bytes = stream::read_maybe_gzip_within(path, most)
-        .map_err(io)?
-        .ok_or_else(|| too_large(most + 1))?;
+        .map_err(|error| SwfError::Io {
+            path: path.to_owned(),
+            error,
+        })?
+        .ok_or_else(|| too_large(&file, most + 1))?;
     parse(&file, &bytes, options)
+}
+
+/// The size in bytes of the log at `path` (named `file` in messages), refused before it is
+/// read if its size alone asks for more memory than [`crate::limits::MAX_STORAGE_BYTES`]
+/// ([`memory_for`]).
+pub(crate) fn check_size(path: &Path, file: &str) -> Result<u64, SwfError> {
+    let size = std::fs::metadata(path)
+        .map_err(|error| SwfError::Io {
+            path: path.to_owned(),
+            error,
+        })?
+        .len();
+    if memory_for(size) > crate::limits::MAX_STORAGE_BYTES {
+        return Err(too_large(file, size));
+    }
+    Ok(size)
+}
+
+/// The error of a log (`file`) whose text of `size` bytes is more than it may hold.
+pub(crate) fn too_large(file: &str, size: u64) -> SwfError {
+    SwfError::TooLarge {
+        file: file.to_owned(),
+        size,
+        need: crate::limits::bytes_text(memory_for(size)),
+        limit: crate::limits::bytes_text(crate::limits::MAX_STORAGE_BYTES),
+    }
 }
 
 /// The largest text within [`crate::limits::MAX_STORAGE_BYTES`] ([`memory_for`] is linear,

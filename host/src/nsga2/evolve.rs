@@ -376,14 +376,7 @@ impl<P: Problem> Team<'_, P> {
                 self.done.store(0, Ordering::Relaxed);
             }
             self.phase.store(*generation + 1, Ordering::Release);
-            for h in self
-                .helpers
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .iter()
-            {
-                h.unpark();
-            }
+            self.wake_helpers();
             {
                 let r = self.parents.read().unwrap_or_else(PoisonError::into_inner);
                 self.work(&r, &mut s);
@@ -443,6 +436,12 @@ impl<P: Problem> Team<'_, P> {
             tick(*generation);
         }
         self.stop.store(true, Ordering::Release);
+        self.wake_helpers();
+        IN_TEAM.with(|t| t.set(was));
+    }
+
+    /// Wakes the helpers parked on a long wait: a generation opened, or the team is done.
+    fn wake_helpers(&self) {
         for h in self
             .helpers
             .lock()
@@ -451,7 +450,6 @@ impl<P: Problem> Team<'_, P> {
         {
             h.unpark();
         }
-        IN_TEAM.with(|t| t.set(was));
     }
 
     /// A helper's loop: joins each generation's items until the master is done.

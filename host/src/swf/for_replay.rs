@@ -19,7 +19,7 @@ use super::clean::clean_one;
 use super::lines::Lines;
 use super::order::OrderReport;
 use super::{
-    memory_for, resolve_machine_procs, text_limit, CleanOptions, CleanReport, Field,
+    check_size, resolve_machine_procs, text_limit, too_large, CleanOptions, CleanReport, Field,
     MachineSizeError, ReadOptions, ReplayError, ReplayJob, SwfError, SwfHeader, SwfJob, BOM,
     TYPICAL_LINE_BYTES,
 };
@@ -164,17 +164,7 @@ fn read_in_chunks(
         path: path.to_owned(),
         error,
     };
-    let limit = crate::limits::MAX_STORAGE_BYTES;
-    let too_large = |size: u64| SwfError::TooLarge {
-        file: file.clone(),
-        size,
-        need: crate::limits::bytes_text(memory_for(size)),
-        limit: crate::limits::bytes_text(limit),
-    };
-    let size = std::fs::metadata(path).map_err(io)?.len();
-    if memory_for(size) > limit {
-        return Err(too_large(size));
-    }
+    let size = check_size(path, &file)?;
     let most = text_limit();
     let steps = clean.map(|c| CleanOptions {
         drop_larger_than_machine: None,
@@ -194,7 +184,7 @@ fn read_in_chunks(
     };
     match read_lines(path, most, chunk, &mut lines, &mut keep) {
         Ok(Ok(true)) => {}
-        Ok(Ok(false)) => return Err(too_large(most + 1)),
+        Ok(Ok(false)) => return Err(too_large(&file, most + 1)),
         Ok(Err(e)) => return Err(e),
         Err(e) => return Err(io(e)),
     }
