@@ -222,8 +222,8 @@ impl ClusterTimeline<'_> {
 
 /// Whether the earliest start at or after `t` (with `t > s0 - d`) of `k` nodes free for `d`
 /// is `s0`, as the void index `ix` would answer with the voids `opens` (by start) opened
-/// (`Opens`): `VoidIndex::first_fit`'s sweep with the opened voids' weights added from their starts on,
-/// which are candidate starts too. No count falls between two candidates, so a start found
+/// (`Opens`): `VoidIndex::first_fit`'s sweep with the opened voids' weights added from
+/// their starts on, which are candidate starts too. No count falls between two candidates, so a start found
 /// before `s0` is found at a candidate; `s0`, where every opened void counts, has `k`.
 fn earliest_is(ix: &VoidIndex<'_>, opens: &[(u64, u32)], t: u64, k: u32, d: u64, s0: u64) -> bool {
     let (starts, ends) = (&ix.by_start[..ix.len], &ix.by_end[..ix.len]);

@@ -476,9 +476,15 @@ mod tests {
     proptest! {
         /// The galloping search finds what the binary search finds, wherever the prefix ends.
         #[test]
-        fn gallop_is_partition_point(mut starts in prop::collection::vec(0u64..50, 0..70), k in 0u64..55) {
+        fn gallop_is_partition_point(
+            mut starts in prop::collection::vec(0u64..50, 0..70),
+            k in 0u64..55,
+        ) {
             starts.sort_unstable();
-            let arr: Vec<Void> = starts.iter().map(|&s| Void { start: s, end: s + 1, weight: 1, before: 0 }).collect();
+            let arr: Vec<Void> = starts
+                .iter()
+                .map(|&s| Void { start: s, end: s + 1, weight: 1, before: 0 })
+                .collect();
             prop_assert_eq!(gallop(&arr, |x| x.start < k), arr.partition_point(|x| x.start < k));
         }
     }

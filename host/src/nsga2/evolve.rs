@@ -600,28 +600,25 @@ fn draw_plan<P: Problem>(
 /// thread, as spinning or yielding then only takes the CPU from the thread waited on. The
 /// other side unparks it (the master when a generation opens, the last item's thread when
 /// the generation's items are done); the timeout covers the rest (the end of a call).
-fn wait_until(mut ready: impl FnMut() -> bool) {
-    let mut spins = 0u32;
-    while !ready() {
-        if spins < SPINS_BEFORE_PARKING {
-            spins += 1;
-            std::hint::spin_loop();
-        } else {
-            std::thread::park_timeout(PARK_AT_MOST);
-        }
-    }
+fn wait_until(ready: impl FnMut() -> bool) {
+    spin_then(ready, || std::thread::park_timeout(PARK_AT_MOST));
 }
 
 /// Spins (then yields) until `ready`: for the master's wait on a helper leaving its read of
 /// the parents, which takes no longer than the helper's last failed claim.
-fn spin_until(mut ready: impl FnMut() -> bool) {
+fn spin_until(ready: impl FnMut() -> bool) {
+    spin_then(ready, std::thread::yield_now);
+}
+
+/// Spins [`SPINS_BEFORE_PARKING`] times, then calls `long` between each look, until `ready`.
+fn spin_then(mut ready: impl FnMut() -> bool, mut long: impl FnMut()) {
     let mut spins = 0u32;
     while !ready() {
         if spins < SPINS_BEFORE_PARKING {
             spins += 1;
             std::hint::spin_loop();
         } else {
-            std::thread::yield_now();
+            long();
         }
     }
 }

@@ -63,8 +63,8 @@ pub fn no_wait_span(jobs: &[ReplayJob], order: &[u32]) -> usize {
 
 /// The first attempt's ring for `jobs` (`order` sorts them by submission), or `None` for
 /// a slot a task, under `policy`: a power of two (the table then finds a slot with a mask)
-/// [`headroom`] times the no-wait bound, at least [`MIN_RING`], and no longer than half a slot a job
-/// (or [`RING_SLOTS`]) as the replay tried before.
+/// [`headroom`] times the no-wait bound, at least [`MIN_RING`], and no longer than half a
+/// slot a job (or [`RING_SLOTS`]) as the replay tried before.
 pub fn first_ring(jobs: &[ReplayJob], order: &[u32], policy: Policy) -> Option<usize> {
     let bound = no_wait_span(jobs, order);
     let ring = bound
