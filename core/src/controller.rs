@@ -11,6 +11,7 @@
 use crate::config::Config;
 use crate::energy::{Budget, EnergyLedger, FilterInputs, FilterKind};
 use crate::error::Error;
+use crate::external::External;
 use crate::plan::Planner;
 use crate::plan::{Decision, DecisionKind, Storage, TaskSlot};
 use crate::platform::{ClusterId, Platform};
@@ -56,6 +57,9 @@ pub struct Controller<'a> {
     /// Completions before their planned end since the last event (Conservative compresses
     /// after them, the multiple queues re-plan).
     early_completions: u32,
+    /// The policy outside the core that makes the mapping events' decisions, if any
+    /// ([`Controller::set_external`]).
+    external: Option<&'a mut dyn External>,
 }
 
 impl<'a> Controller<'a> {
@@ -71,7 +75,15 @@ impl<'a> Controller<'a> {
             utility: Utility::ZERO,
             counts: Counts::default(),
             early_completions: 0,
+            external: None,
         })
+    }
+
+    /// From now on, every mapping event's decisions come from `external`, each checked
+    /// before it is applied ([`crate::external`]), instead of from the configured heuristic
+    /// (and no task is dropped but by its decision); arrivals and completions are told to it.
+    pub fn set_external(&mut self, external: &'a mut dyn External) {
+        self.external = Some(external);
     }
 
     /// A copy of this controller over `storage`: the tasks, every node's bookings, the
@@ -92,12 +104,15 @@ impl<'a> Controller<'a> {
             utility,
             counts,
             early_completions,
+            external: _,
         } = self;
+        // An external policy is one process: the copy has none (give it one to map).
         Ok(Controller {
             planner: planner.clone_into(storage)?,
             utility: *utility,
             counts: *counts,
             early_completions: *early_completions,
+            external: None,
         })
     }
 
@@ -178,13 +193,26 @@ impl<'a> Controller<'a> {
     pub fn on_arrival(&mut self, task: Task) -> Result<TaskId, Error> {
         let id = self.planner.arrive(task)?;
         self.counts.arrived += 1;
+        if let Some(ext) = self.external.as_deref_mut() {
+            if let Some(slot) = self.planner.task(id) {
+                ext.arrived(id, &slot.task)?;
+            }
+        }
         Ok(id)
     }
 
     /// A task finished at `at` (at or before its planned end): its nodes are free from then,
     /// its utility (prorated to the day) and its energy go to the ledgers.
     pub fn on_completion(&mut self, id: TaskId, at: Micros) -> Result<Utility, Error> {
+        let seq = self
+            .planner
+            .task(id)
+            .and_then(|s| s.assignment)
+            .map_or(0, |a| a.seq);
         let done = self.planner.complete(id, at)?;
+        if let Some(ext) = self.external.as_deref_mut() {
+            ext.completed(id, at, seq)?;
+        }
         self.utility += done.earned;
         self.counts.completed += 1;
         if done.early {
@@ -207,6 +235,10 @@ impl<'a> Controller<'a> {
             sink(d)
         };
         let config = *self.planner.config();
+        if let Some(ext) = self.external.as_deref_mut() {
+            let planner = &mut self.planner;
+            return ext.map(now, &mut |d| planner.propose(d, &mut sink));
+        }
         if let Some(threshold) = config.drop_threshold {
             self.planner.drop_hopeless(threshold, &mut sink)?;
         }

@@ -192,6 +192,10 @@ pub enum Error {
     Capacity(CapacityError),
     /// An input is inconsistent.
     Input(InputError),
+    /// A decision of an external policy was refused ([`crate::external`]).
+    Refused(crate::external::Refusal),
+    /// An external policy failed (it died, hung or spoke garbage); its caller holds why.
+    External,
 }
 
 impl fmt::Display for Error {
@@ -199,6 +203,8 @@ impl fmt::Display for Error {
         match self {
             Error::Capacity(e) => e.fmt(f),
             Error::Input(e) => e.fmt(f),
+            Error::Refused(r) => write!(f, "decision refused: {r}"),
+            Error::External => f.write_str("the external controller failed"),
         }
     }
 }

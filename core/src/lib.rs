@@ -70,6 +70,7 @@ mod dropping;
 pub mod energy;
 pub mod engine;
 pub mod error;
+pub mod external;
 mod heap;
 pub mod limits;
 pub mod packed;

@@ -14,6 +14,7 @@
 //! - `planner.rs`: the state itself and what a heuristic reads of the tasks.
 //! - `options.rs`: a task's options (memo, timeline, filter, energy left) and its utility.
 //! - `assign.rs`: booking an option, or taking a reservation back.
+//! - `propose.rs`: a decision proposed from outside the core, checked and booked.
 //! - `keep.rs`: whether a reservation would come back at its start after time was freed.
 //! - `events.rs`: what an arrival, a completion and the start of a mapping event do.
 //! - `day.rs`: the energy day rolling over, for a controller that runs for ever.
@@ -26,6 +27,7 @@ mod keep;
 mod memo;
 mod options;
 mod planner;
+mod propose;
 mod slots;
 mod storage;
 

@@ -1,0 +1,118 @@
+//! A decision proposed from outside the core ([`crate::external`]): checked against the
+//! task, the cluster's timeline and the day's energy, then booked as a heuristic's choice
+//! would be (so the nodes it gets are the ones the core's own node choice picks).
+
+use super::choice::Choice;
+use super::planner::Planner;
+use super::slots::{Decision, DecisionKind, TaskState};
+use crate::config::Reservations;
+use crate::energy::window_share;
+use crate::error::Error;
+use crate::external::Refusal;
+use crate::platform::{ClusterId, PState};
+use crate::task::TaskId;
+use crate::units::NodeCount;
+
+impl Planner<'_> {
+    /// Applies decision `d` of the event under way, or says why not; an applied decision
+    /// goes to `sink` (a start, a reservation or a drop, as the core's heuristics emit
+    /// them). A refusal is [`Error::Refused`]; any other error is the core's own (a full
+    /// buffer while booking).
+    pub(crate) fn propose(
+        &mut self,
+        d: &Decision,
+        sink: &mut dyn FnMut(&Decision),
+    ) -> Result<(), Error> {
+        let i = d.task.0;
+        let Some(at) = self.held(TaskId(i)) else {
+            return Err(refused(Refusal::NotArrived));
+        };
+        let state = self.tasks[at].state;
+        if state != TaskState::Mappable {
+            return Err(refused(Refusal::NotWaiting(state)));
+        }
+        let now = self.now;
+        if d.kind == DecisionKind::Drop {
+            self.tasks[at].state = TaskState::Dropped;
+            self.unsettled += 1;
+            sink(&Decision {
+                task: d.task,
+                kind: DecisionKind::Drop,
+                cluster: ClusterId(0),
+                nodes: NodeCount(0),
+                pstate: PState(0),
+                start: now,
+                end: now,
+            });
+            return Ok(());
+        }
+        match d.kind {
+            DecisionKind::PlaceHold => return Err(refused(Refusal::PlaceHold)),
+            DecisionKind::Start if d.start != now => {
+                return Err(refused(Refusal::WrongTime { now }))
+            }
+            DecisionKind::Reserve if d.start <= now => {
+                return Err(refused(Refusal::WrongTime { now }))
+            }
+            _ => {}
+        }
+        let Some(pl) = self.placement(i, d.cluster) else {
+            return Err(refused(Refusal::WrongPartition));
+        };
+        if d.pstate.0 >= self.platform.pstates() {
+            return Err(refused(Refusal::NoSuchPState {
+                pstates: self.platform.pstates(),
+            }));
+        }
+        let duration = pl.etc[d.pstate.0 as usize];
+        let end = d.start.saturating_add(duration);
+        if d.nodes != pl.nodes || d.end != end {
+            return Err(refused(Refusal::WrongShape {
+                nodes: pl.nodes,
+                end,
+            }));
+        }
+        if d.start >= self.config.day_end {
+            return Err(refused(Refusal::AfterDay {
+                day_end: self.config.day_end,
+            }));
+        }
+        let tl = &self.clusters[d.cluster.0 as usize];
+        let free = tl.free_over(d.start, end, pl.nodes.0);
+        if free < pl.nodes.0 {
+            return Err(refused(Refusal::Busy { free }));
+        }
+        let energy = pl.energy(d.pstate);
+        let day_energy = window_share(
+            energy,
+            d.start,
+            end,
+            self.config.day_start,
+            self.config.day_end,
+        );
+        let left = self.energy_available();
+        if day_energy > left {
+            return Err(refused(Refusal::OverBudget {
+                need: day_energy,
+                left,
+            }));
+        }
+        let choice = Choice {
+            cluster: d.cluster,
+            pstate: d.pstate,
+            start: d.start,
+            duration,
+            nodes: pl.nodes,
+            energy,
+            day_energy,
+            value: 0.0,
+            memo: u32::MAX,
+            gen: 0,
+        };
+        self.assign(i, &choice, Reservations::Permanent, sink)
+    }
+}
+
+fn refused(r: Refusal) -> Error {
+    Error::Refused(r)
+}
