@@ -28,9 +28,17 @@ pub struct Args {
     /// The log: an SWF file (plain or gzip-compressed) or a Batsim workload (JSON), told
     /// apart by content.
     pub swf: PathBuf,
-    /// The scheduling policy.
-    #[arg(long, value_enum)]
-    pub policy: Policy,
+    /// The scheduling policy (or --controller).
+    #[arg(long, value_enum, required_unless_present = "controller")]
+    pub policy: Option<Policy>,
+    /// Take every decision from a policy in another process: exec:COMMAND (run by sh),
+    /// speaking JSON lines on its stdin and stdout (docs/protocol.md); each decision is
+    /// checked before it is applied. Not with --policy.
+    #[arg(long, value_name = "exec:COMMAND", conflicts_with = "policy")]
+    pub controller: Option<crate::live::ControllerSpec>,
+    /// Seconds to wait for each answer of the --controller before giving up.
+    #[arg(long, value_name = "S", default_value = "10", value_parser = super::run::parse_timeout)]
+    pub controller_timeout: std::time::Duration,
     /// permanent or place-holder (utility-aware policies; default place-holder). The others
     /// only reserve permanently.
     #[arg(long, value_parser = super::parse_reservations)]
@@ -165,6 +173,9 @@ struct Printed<'a> {
     analysis: crate::analysis::Analysis,
     #[serde(skip_serializing_if = "Option::is_none")]
     energy: Option<&'a trace::EnergyOutcome>,
+    /// What the exec controller served, with --controller.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    controller: Option<&'a crate::live::exec::ExecStats>,
 }
 
 /// The power model, budget and filter the flags ask for (`None` without --busy-watts).
@@ -212,6 +223,11 @@ fn energy_options(args: &Args) -> anyhow::Result<Option<trace::TraceEnergy>> {
 }
 
 impl Args {
+    /// The policy: `--policy`'s, or [`Policy::Exec`] with `--controller`.
+    pub fn policy(&self) -> Policy {
+        self.policy.unwrap_or(Policy::Exec)
+    }
+
     /// The knapsack parameters: the flags given, the defaults for the others.
     pub fn knapsack(&self) -> KnapsackParams {
         let d = KnapsackParams::default();
@@ -226,13 +242,13 @@ impl Args {
 
 /// The replay options of `args`: the policy's defaults, then the flags.
 pub fn replay_options(args: &Args) -> anyhow::Result<ReplayOptions> {
-    let mut o = ReplayOptions::new(args.policy);
+    let mut o = ReplayOptions::new(args.policy());
     if let Some(r) = args.reservations {
-        if !args.policy.is_utility_aware() && r == Reservations::PlaceHolder {
+        if !args.policy().is_utility_aware() && r == Reservations::PlaceHolder {
             return Err(super::usage(format!(
                 "--reservations place-holder: {} only reserves permanently (place-holders are \
                  for max-util, max-value, max-upt, max-upr and max-upe)",
-                args.policy
+                args.policy()
             )));
         }
         o.reservations = r;
@@ -240,7 +256,7 @@ pub fn replay_options(args: &Args) -> anyhow::Result<ReplayOptions> {
     if args.value_seed.is_some() {
         o.value_seed = args.value_seed;
     }
-    if args.policy != Policy::Knapsack
+    if args.policy() != Policy::Knapsack
         && (args.alpha.is_some() || args.beta.is_some() || args.gamma.is_some())
     {
         return Err(super::usage(
@@ -275,6 +291,19 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         return Err(super::usage("--procs must be at least 1"));
     }
     let replay = replay_options(&args)?;
+    if args.controller.is_some()
+        && (args.stream
+            || args.allocation != Allocation::Nodes
+            || args.busy_watts.is_some()
+            || args.value_seed.is_some()
+            || args.reservations.is_some())
+    {
+        return Err(super::usage(
+            "--controller replays the whole log through the node allocation without value \
+             functions or a power model: drop --stream, --allocation pool, --busy-watts, \
+             --value-seed and --reservations",
+        ));
+    }
     if args.leniency.is_some() && args.busy_watts.is_none() {
         return Err(super::usage(
             "--leniency applies to an energy filter, which needs a power model (--busy-watts)",
@@ -381,7 +410,12 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         None => {}
     }
     let mut energy_outcome = None;
-    let (result, placed) = if let Some(e) = &energy {
+    let mut served = None;
+    let (result, placed) = if let Some(spec) = &args.controller {
+        let (r, p, stats) = replay_exec(&args, &loaded, &replay, spec)?;
+        served = Some(stats);
+        (r, p)
+    } else if let Some(e) = &energy {
         let (r, p, o) = trace::replay_trace_energy(
             &loaded.jobs,
             loaded.procs,
@@ -389,7 +423,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             e,
             args.batsim_out.is_some(),
         )
-        .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
+        .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy()))?;
         if o.unfinished > 0 {
             crate::diag!(
                 "note: {}: {} jobs not started by the day's end at {} s (an energy budget \
@@ -403,11 +437,11 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         (r, p)
     } else if args.batsim_out.is_some() {
         let (r, p) = trace::replay_trace_placed(&loaded.jobs, loaded.procs, &replay)
-            .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
+            .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy()))?;
         (r, Some(p))
     } else {
         let r = trace::replay_trace_with(&loaded.jobs, loaded.procs, &replay)
-            .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy))?;
+            .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy()))?;
         (r, None)
     };
     if let (Some(prefix), Some(placed)) = (&args.batsim_out, &placed) {
@@ -441,7 +475,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         f.finish()?;
     }
     let mut summary = SummaryFile::new(&loaded, &result);
-    if args.policy == Policy::Knapsack {
+    if args.policy() == Policy::Knapsack {
         let k = args.knapsack();
         summary.knapsack = Some(trace::KnapsackSummary {
             alpha: k.alpha,
@@ -462,11 +496,12 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         summary: &summary,
         analysis,
         energy: energy_outcome.as_ref(),
+        controller: served.as_ref(),
     })?;
     if let Some(path) = &args.summary_out {
         crate::output::write_atomic(path, format!("{json}\n"))?;
         let stem = path.with_extension("");
-        let title = format!("{} under {}", loaded.file, args.policy);
+        let title = format!("{} under {}", loaded.file, args.policy());
         for (name, svg) in [
             (
                 "utilisation",
@@ -483,6 +518,49 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     }
     writeln!(super::pipe::stdout(), "{json}")?;
     Ok(())
+}
+
+/// The replay with every decision from the exec controller `spec` (`--controller`).
+fn replay_exec(
+    args: &Args,
+    loaded: &trace::LoadedTrace,
+    replay: &ReplayOptions,
+    spec: &crate::live::ControllerSpec,
+) -> anyhow::Result<(
+    trace::TraceResult,
+    Option<trace::Placed>,
+    crate::live::exec::ExecStats,
+)> {
+    let crate::live::ControllerSpec::Exec(command) = spec else {
+        return Err(super::usage(
+            "kairos replay takes --controller exec:COMMAND (the serial controllers run              scenarios: kairos run --controller)",
+        ));
+    };
+    let mut exec = crate::live::exec::Exec::spawn(command, args.controller_timeout)?;
+    let placed = args.batsim_out.is_some();
+    let run = trace::replay_trace_exec(&loaded.jobs, loaded.procs, replay, placed, &mut exec);
+    let (r, p) = match run {
+        Ok(x) => x,
+        Err(e) => match exec.failure() {
+            Some(f) => anyhow::bail!("{}: replay under --controller failed: {f}", loaded.file),
+            None => {
+                return Err(anyhow::Error::new(e).context(format!(
+                    "{}: replay under --controller exec:{command} failed",
+                    loaded.file
+                )))
+            }
+        },
+    };
+    let stats = exec
+        .finish()
+        .with_context(|| format!("{}: ending the controller's session", loaded.file))?;
+    crate::diag!(
+        "controller: {} requests served, {} decisions applied, {:.3} s waiting for answers",
+        stats.requests,
+        stats.decisions,
+        stats.wait_s
+    );
+    Ok((r, p, stats))
 }
 
 /// `kairos replay --allocation nodes --stream`: the log streamed through the node
@@ -505,7 +583,7 @@ fn main_stream(
              cannot go with --stream",
         ));
     }
-    if args.policy.is_utility_aware() || args.value_seed.is_some() {
+    if args.policy().is_utility_aware() || args.value_seed.is_some() {
         return Err(super::usage(
             "value functions are drawn against the whole log: --stream replays fcfs, easy, \
              conservative and knapsack without --value-seed",
@@ -527,7 +605,7 @@ fn main_stream(
         replay,
         file.as_mut().map(|f| f as &mut dyn std::io::Write),
     )
-    .with_context(|| format!("replay under {} failed", args.policy))?;
+    .with_context(|| format!("replay under {} failed", args.policy()))?;
     if let Some(f) = file {
         f.finish()?;
     }
@@ -555,11 +633,11 @@ fn print_streamed(args: &Args, result: &trace::StreamedReplay) -> anyhow::Result
 
 /// `kairos replay --allocation pool`: the log streamed through the processor pool.
 fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
-    if !Policy::ALL.contains(&args.policy) {
+    if !Policy::ALL.contains(&args.policy()) {
         anyhow::bail!(
             "--allocation pool schedules fcfs, easy and conservative, not {} (use \
              --allocation nodes)",
-            args.policy
+            args.policy()
         );
     }
     if args.reservations.is_some() || args.value_seed.is_some() {
@@ -574,10 +652,10 @@ fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
     let result = trace::replay_file_pool(
         &args.swf,
         options,
-        args.policy,
+        args.policy(),
         file.as_mut().map(|f| f as &mut dyn std::io::Write),
     )
-    .with_context(|| format!("replay under {} failed", args.policy))?;
+    .with_context(|| format!("replay under {} failed", args.policy()))?;
     if let Some(f) = file {
         f.finish()?;
     }

@@ -77,6 +77,16 @@ fn parse_heuristic(s: &str) -> Result<Heuristic, String> {
     })
 }
 
+/// A timeout in seconds (above 0, at most a day).
+pub(crate) fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
+    let x = super::finite(s)?;
+    if x > 0.0 && x <= 86_400.0 {
+        Ok(std::time::Duration::from_secs_f64(x))
+    } else {
+        Err(format!("{s:?} must be above 0 and at most 86400 seconds"))
+    }
+}
+
 /// A leniency in the range a scenario file allows (`simulation.leniency.*`).
 pub(crate) fn parse_leniency(s: &str) -> Result<f64, String> {
     let x = super::finite(s)?;

@@ -60,6 +60,11 @@ impl Link {
         self.out.flush()
     }
 
+    /// Closes the sending direction (a child's stdin: it reads its end).
+    pub fn close(&mut self) {
+        self.out = Box::new(io::sink());
+    }
+
     /// Bytes that arrive within `timeout`.
     pub fn recv(&mut self, timeout: Duration) -> Received {
         match self.inbox.recv_timeout(timeout) {

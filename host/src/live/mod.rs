@@ -7,10 +7,13 @@
 //!   and duplicates frames on purpose (seeded).
 //! - [`client`]: requests numbered, sent again until answered, the cost counted.
 //! - [`drive`](mod@drive): the engine's event loop with the decisions from the link.
+//! - [`exec`]: a controller in another process speaking JSON lines, whose decisions the
+//!   host's own controller checks and applies ([`kairos_core::external`]).
 //! - Here: where the controller is ([`ControllerSpec`]) and how to reach it ([`connect`]).
 
 pub mod client;
 pub mod drive;
+pub mod exec;
 pub mod faults;
 pub mod link;
 
@@ -43,6 +46,9 @@ pub enum ControllerSpec {
     Qemu,
     /// A real board's UART at this device path (`serial:/dev/ttyACM0`).
     Serial(PathBuf),
+    /// A policy in another process, this command, over JSON lines on its stdin and stdout
+    /// (`exec:python3 clients/python/examples/fcfs.py`).
+    Exec(String),
 }
 
 impl std::str::FromStr for ControllerSpec {
@@ -51,10 +57,11 @@ impl std::str::FromStr for ControllerSpec {
         match s {
             "inline" => Ok(ControllerSpec::Inline),
             "qemu" => Ok(ControllerSpec::Qemu),
-            _ => match s.strip_prefix("serial:") {
-                Some(p) if !p.is_empty() => Ok(ControllerSpec::Serial(PathBuf::from(p))),
+            _ => match (s.strip_prefix("serial:"), s.strip_prefix("exec:")) {
+                (Some(p), _) if !p.is_empty() => Ok(ControllerSpec::Serial(PathBuf::from(p))),
+                (_, Some(c)) if !c.trim().is_empty() => Ok(ControllerSpec::Exec(c.to_string())),
                 _ => Err(format!(
-                    "controller {s:?}: expected inline, qemu or serial:/dev/PATH"
+                    "controller {s:?}: expected inline, qemu, serial:/dev/PATH or exec:COMMAND"
                 )),
             },
         }
@@ -88,6 +95,10 @@ pub fn connect(
         ControllerSpec::Inline => Ok(inline(header, tasks.max(INLINE_TASKS))),
         ControllerSpec::Qemu => qemu(image),
         ControllerSpec::Serial(path) => serial(path),
+        ControllerSpec::Exec(_) => bail!(
+            "an exec controller proposes decisions for the host's controller to check: it is \
+             run by run_trial_exec, not over the serial protocol"
+        ),
     }
 }
 

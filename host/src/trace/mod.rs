@@ -82,7 +82,7 @@ pub use metrics::{
 pub use pool::Allocation;
 pub use power::{EnergyOutcome, PStateFactors, PowerModel, TraceEnergy};
 pub use replay::{replay_trace, replay_trace_curves, replay_trace_with, TRACE_MEMO_ENTRIES};
-pub use replay::{replay_trace_placed, Placed};
+pub use replay::{replay_trace_exec, replay_trace_placed, Placed};
 pub use streamed::{replay_file_pool, replay_pool, StreamedReplay};
 pub use streamed_nodes::{replay_file_nodes, replay_file_nodes_from, STREAM_RING_SLOTS};
 
@@ -109,6 +109,9 @@ pub enum Policy {
     MaxUpr,
     /// Max Utility-per-Energy (energy is 0 W here: it ranks as Max Utility per millijoule).
     MaxUpe,
+    /// A controller in another process (`--controller exec:CMD`), not a `--policy`.
+    #[value(skip)]
+    Exec,
 }
 
 impl Policy {
@@ -136,12 +139,17 @@ impl Policy {
             Policy::MaxUpt => Heuristic::MaxUpt,
             Policy::MaxUpr => Heuristic::MaxUpr,
             Policy::MaxUpe => Heuristic::MaxUpe,
+            // Never run: the exec controller makes the decisions (`live::exec`).
+            Policy::Exec => Heuristic::Fcfs,
         }
     }
 
     /// The command-line name.
     pub fn name(self) -> &'static str {
-        self.heuristic().name()
+        match self {
+            Policy::Exec => "exec",
+            p => p.heuristic().name(),
+        }
     }
 
     /// Whether it schedules by value (and so needs value functions, and drops).

@@ -16,7 +16,9 @@ use super::load::{fit_machine, job_task, job_task_valued, job_values, machine, r
 use super::metrics::{summarize, JobRecord};
 use super::power::{PowerModel, TraceEnergy};
 use super::{Policy, ReplayCounts, ReplayOptions, TraceError, TraceResult, ValueOutcome};
+use crate::live::exec::Exec;
 use crate::placement::NodeLog;
+use kairos_core::packed::PackedHeader;
 use crate::storage::{HostStorage, VOIDS_PER_NODE};
 use crate::swf::ReplayJob;
 
@@ -86,6 +88,20 @@ pub fn replay_trace_placed(
     Ok((r, placed.unwrap_or_default()))
 }
 
+/// As [`replay_trace_placed`] (with `placed`) or [`replay_trace_with`], every decision from
+/// the exec controller `exec` (started, not yet greeted), each checked before it is applied
+/// (`--controller exec:CMD`). On an error, [`Exec::failure`] says what the controller did.
+pub fn replay_trace_exec(
+    jobs: &[ReplayJob],
+    procs: u32,
+    options: &ReplayOptions,
+    placed: bool,
+    exec: &mut Exec,
+) -> Result<(TraceResult, Option<Placed>), TraceError> {
+    let (r, p, _) = replay_from(jobs, procs, options, None, placed, None, First::Fitted, Some(exec))?;
+    Ok((r, p))
+}
+
 /// Seed 001 value functions for `jobs` (in their order), drawn in submission order, so that
 /// the file's line order does not matter.
 pub(super) fn drawn_curves(jobs: &[ReplayJob], seed: u64) -> Vec<UtilityCurve> {
@@ -131,10 +147,12 @@ pub(super) fn replay_inner(
     placed: bool,
     energy: Option<&TraceEnergy>,
 ) -> Result<Replayed, TraceError> {
-    replay_from(jobs, procs, options, curves, placed, energy, First::Fitted)
+    replay_from(jobs, procs, options, curves, placed, energy, First::Fitted, None)
 }
 
-/// As [`replay_inner`], with the first attempt's task table as `first` says.
+/// As [`replay_inner`], with the first attempt's task table as `first` says, and the
+/// decisions from `exec` if given.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn replay_from(
     jobs: &[ReplayJob],
     procs: u32,
@@ -143,6 +161,7 @@ pub(super) fn replay_from(
     placed: bool,
     energy: Option<&TraceEnergy>,
     first: First,
+    mut exec: Option<&mut Exec>,
 ) -> Result<Replayed, TraceError> {
     let policy = options.policy;
     options.knapsack.validate()?;
@@ -233,7 +252,8 @@ pub(super) fn replay_from(
     // decisions either way: a task's slot is only where the table keeps it). The node log
     // and the power model read the table by task id, so they keep a slot a task.
     let ring = match first {
-        First::Fitted if !placed && energy.is_none() => {
+        // An exec controller sees each event once: the replay runs once, a slot a task.
+        First::Fitted if !placed && energy.is_none() && exec.is_none() => {
             super::ring::first_ring(jobs, &order, policy)
         }
         First::Fitted => None,
@@ -242,7 +262,7 @@ pub(super) fn replay_from(
         #[cfg(test)]
         First::Whole => None,
     };
-    let attempt = |ring: Option<usize>| -> Result<Option<Replayed>, TraceError> {
+    let mut attempt = |ring: Option<usize>| -> Result<Option<Replayed>, TraceError> {
         let mut storage = HostStorage::with_ring(
             &platform,
             ring.unwrap_or(jobs.len()),
@@ -254,6 +274,16 @@ pub(super) fn replay_from(
         let mut ctl = Controller::new(&platform, &classes, config, parts.controller)?;
         if ring.is_some() {
             ctl.recycle_slots();
+        }
+        if let Some(x) = exec.as_deref_mut() {
+            x.hello(&PackedHeader {
+                platform: platform.clone(),
+                classes: classes.clone(),
+                config,
+                schedule: Schedule::on_events(),
+                tasks: jobs.len() as u32,
+            })?;
+            ctl.set_external(x);
         }
 
         let mut rec = Recorder::new(jobs, &order);
