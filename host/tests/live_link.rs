@@ -229,6 +229,7 @@ fn kairos_run_with_an_inline_controller_equals_in_process() {
             &opts,
             &live::ControllerSpec::Inline,
             std::path::Path::new("unused"),
+            live::exec::DEFAULT_TIMEOUT,
         )
         .unwrap();
         assert_eq!(got.digest, want.digest, "{h}");

@@ -15,15 +15,23 @@ from kairos_client import Decision, serve  # noqa: E402
 
 class Fcfs:
     def decide(self, state):
-        out = []
+        now, out = state.now, []
+        if now >= state.platform.day_end:
+            return out
         free = {c: state.free_now(c) for c in range(len(state.platform.nodes))}
+        energy = state.energy_left_mj()
         for task in state.queue():
-            # The first cluster (by index) it may run on with enough free nodes, P-state 0.
-            c = next((c for c in task.clusters() if task.nodes(c) <= free[c]), None)
-            if c is None:
+            # Of the clusters with enough free nodes now and energy left, the one where it
+            # ends first at P-state 0 (ties: the lower index), as kairos's FCFS.
+            fits = [c for c in task.clusters()
+                    if 0 < task.nodes(c) <= free[c]
+                    and state.day_energy_mj(task, c, 0, now) <= energy]
+            if not fits:
                 break
+            c = min(fits, key=lambda c: (task.duration(c), c))
             free[c] -= task.nodes(c)
-            out.append(Decision.start_now(task, state.now, c))
+            energy -= state.day_energy_mj(task, c, 0, now)
+            out.append(Decision.start_now(task, now, c))
         return out
 
 

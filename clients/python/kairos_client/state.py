@@ -83,6 +83,23 @@ class State:
                 return t
         return None
 
+    def day_energy_mj(self, task: Task, cluster: int, pstate: int, start: int) -> int:
+        """The share of a run's energy inside the day, millijoules: what the budget is
+        charged (kairos's ``energy::window_share``)."""
+        p = task.placements[cluster]
+        if p is None:
+            return 0
+        total, end = p.energy_mj(pstate), start + p.etc[pstate]
+        w0, w1 = self.platform.day_start, self.platform.day_end
+        if end <= start:
+            return total if w0 <= end < w1 else 0
+        if w0 <= start and end <= w1:
+            return total
+        lo, hi = max(start, w0), min(end, w1)
+        if hi <= lo:
+            return 0
+        return total * (hi - start) // (end - start) - total * (lo - start) // (end - start)
+
     def energy_left_mj(self) -> int:
         """What the day's budget has left for new commitments, millijoules."""
         return max(0, self.platform.budget_mj - self.committed_mj - self.spent_mj)
@@ -105,7 +122,6 @@ class State:
         task = self.waiting.pop(d.task, None)
         if task is None or d.kind == "Drop":
             return
-        p = task.placements[d.cluster]
-        energy = p.energy_mj(d.pstate) if p is not None else 0
+        energy = self.day_energy_mj(task, d.cluster, d.pstate, d.start)
         self.held[d.task] = Held(task, d.cluster, d.nodes, d.start, d.end, energy)
         self.committed_mj += energy

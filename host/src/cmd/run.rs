@@ -16,8 +16,8 @@ pub struct Args {
     pub scenario: PathBuf,
     /// random, conservative, easy, multi-queue, max-util, max-upt, max-upr, max-upe, fcfs,
     /// knapsack or max-value.
-    #[arg(long, value_parser = parse_heuristic)]
-    pub heuristic: Heuristic,
+    #[arg(long, value_parser = parse_heuristic, required_unless_present = "controller")]
+    pub heuristic: Option<Heuristic>,
     /// permanent or place-holder (default: place-holder for the utility-aware heuristics;
     /// the others always reserve permanently).
     #[arg(long, value_parser = super::parse_reservations)]
@@ -55,9 +55,14 @@ pub struct Args {
     pub full_plan: bool,
     /// Take every decision from a live controller over a serial link: inline (the core's
     /// serve loop in a thread), qemu (the firmware's live image under QEMU) or
-    /// serial:/dev/ttyACM0 (a real board at 115200 baud). Default: in process.
+    /// serial:/dev/ttyACM0 (a real board at 115200 baud); or exec:COMMAND, a policy in
+    /// another process over JSON lines (docs/protocol.md), instead of --heuristic. Default:
+    /// in process.
     #[arg(long, value_name = "WHERE")]
     pub controller: Option<crate::live::ControllerSpec>,
+    /// Seconds to wait for each answer of an exec controller before giving up.
+    #[arg(long, value_name = "S", default_value = "10", value_parser = parse_timeout)]
+    pub controller_timeout: std::time::Duration,
     /// The live firmware image for --controller qemu (default: what firmware/live.sh builds).
     #[arg(long, value_name = "ELF")]
     pub image: Option<PathBuf>,
@@ -115,7 +120,8 @@ impl Args {
     /// The run the flags ask for (everything but the scenario).
     pub fn options(&self) -> RunOptions {
         RunOptions {
-            heuristic: self.heuristic,
+            // An exec controller makes the decisions: the heuristic is never run.
+            heuristic: self.heuristic.unwrap_or(Heuristic::Fcfs),
             reservations: self.reservations,
             filter: self.filter,
             leniency: self.leniency,
@@ -142,6 +148,20 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         );
     }
     let scenario = Scenario::load(&args.scenario)?;
+    let exec = matches!(args.controller, Some(crate::live::ControllerSpec::Exec(_)));
+    if exec == args.heuristic.is_some() {
+        return Err(super::usage(if exec {
+            "--controller exec:COMMAND makes the decisions: drop --heuristic"
+        } else {
+            "--heuristic is needed (but with --controller exec:COMMAND)"
+        }));
+    }
+    if exec && (args.reservations.is_some() || args.filter != FilterKind::None || args.full_plan) {
+        return Err(super::usage(
+            "--reservations, --filter and --full-plan shape a built-in heuristic, not an exec \
+             controller",
+        ));
+    }
     if args.batsim_out.is_some() && args.controller.is_some() {
         return Err(super::usage(
             "--batsim-out reads the nodes off the in-process controller: drop --controller",
@@ -153,11 +173,11 @@ pub fn main(args: Args) -> anyhow::Result<()> {
              adaptive",
         ));
     }
-    if args.reservations == Some(Reservations::PlaceHolder) && !args.heuristic.is_utility_aware() {
+    if args.reservations == Some(Reservations::PlaceHolder) && !args.options().heuristic.is_utility_aware() {
         return Err(super::usage(format!(
             "--reservations place-holder: {} only reserves permanently (place-holders are for \
              the utility-aware heuristics)",
-            args.heuristic
+            args.options().heuristic
         )));
     }
     let summary = match &args.controller {
@@ -183,7 +203,13 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                 .image
                 .clone()
                 .unwrap_or_else(|| crate::live::default_image(&root));
-            let (summary, link) = crate::live::run_trial(&scenario, &args.options(), spec, &image)?;
+            let (summary, link) = crate::live::run_trial(
+                &scenario,
+                &args.options(),
+                spec,
+                &image,
+                args.controller_timeout,
+            )?;
             crate::diag!(
                 "link: {} requests, {} retries, {} bytes sent, {} received",
                 link.requests,

@@ -387,6 +387,35 @@ impl Drop for Exec {
     }
 }
 
+/// Runs `tasks` (in arrival order) on `platform` under `config` with every decision from
+/// `exec` (started, not yet greeted): the in-process engine and controller, the controller
+/// checking each decision ([`kairos_core::Controller::set_external`]). On an error,
+/// [`Exec::failure`] says what the controller did.
+pub fn simulate(
+    exec: &mut Exec,
+    platform: &kairos_core::platform::Platform,
+    classes: &kairos_core::utility::UtilityClasses,
+    config: kairos_core::Config,
+    schedule: kairos_core::engine::Schedule,
+    tasks: &[Task],
+    observer: &mut dyn kairos_core::engine::Observer,
+) -> Result<kairos_core::engine::Report, Error> {
+    exec.hello(&PackedHeader {
+        platform: platform.clone(),
+        classes: classes.clone(),
+        config,
+        schedule,
+        tasks: tasks.len() as u32,
+    })?;
+    let mut storage = crate::storage::HostStorage::new(platform, tasks.len());
+    let parts = storage.split();
+    let mut ctl = kairos_core::Controller::new(platform, classes, config, parts.controller)?;
+    ctl.set_external(exec);
+    kairos_core::engine::Engine::new(schedule, parts.pending)
+        .with_pending_ends(parts.ends)
+        .run(&mut ctl, tasks.iter().cloned().map(Ok), observer)
+}
+
 /// A decision in words, for errors.
 pub fn decision_name(d: &Decision) -> String {
     match d.kind {

@@ -287,7 +287,8 @@ pub fn serial(path: &Path) -> anyhow::Result<Link> {
 }
 
 /// `kairos run --controller`: generates trial `opts.trial` of `scenario` and simulates it with
-/// every decision from the controller `spec` says; the summary is the in-process run's
+/// every decision from the controller `spec` says (an exec controller's each checked by the
+/// in-process controller, waiting `timeout` for each answer); the summary is the in-process run's
 /// (the mapping events' wall times are not measured: they are the link's), and the link's
 /// cost comes with it.
 pub fn run_trial(
@@ -295,12 +296,36 @@ pub fn run_trial(
     opts: &crate::run::RunOptions,
     spec: &ControllerSpec,
     image: &Path,
+    timeout: Duration,
 ) -> anyhow::Result<(crate::run::RunSummary, LinkStats)> {
     let t0 = Instant::now();
     let trial = crate::generate::generate(scenario, opts.trial)
         .with_context(|| format!("generating trial {} of {}", opts.trial, scenario.name))?;
     let generate_s = t0.elapsed().as_secs_f64();
     let mut stats = LinkStats::default();
+    if let ControllerSpec::Exec(command) = spec {
+        let mut exec = exec::Exec::spawn(command, timeout)?;
+        let run = crate::run::run_generated_with(
+            scenario,
+            opts,
+            &trial,
+            generate_s,
+            &mut |platform, classes, config, schedule, tasks, watch| {
+                exec::simulate(&mut exec, platform, classes, config, schedule, tasks, watch)
+                    .map_err(anyhow::Error::new)
+            },
+        );
+        let mut summary = match (run, exec.failure()) {
+            (Err(e), Some(f)) => return Err(e.context(f.to_string())),
+            (r, _) => r?,
+        };
+        summary.heuristic = "exec".to_string();
+        let served = exec.finish()?;
+        stats.requests = served.requests;
+        stats.bytes_sent = served.bytes_sent;
+        stats.bytes_received = served.bytes_received;
+        return Ok((summary, stats));
+    }
     let summary = crate::run::run_generated_with(
         scenario,
         opts,
