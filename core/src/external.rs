@@ -104,7 +104,11 @@ impl fmt::Display for Refusal {
             ),
             Refusal::Busy { free } => write!(f, "nodes busy: {free} free over the run"),
             Refusal::AfterDay { day_end } => {
-                write!(f, "the start is at or after the day's end ({} us)", day_end.0)
+                write!(
+                    f,
+                    "the start is at or after the day's end ({} us)",
+                    day_end.0
+                )
             }
             Refusal::OverBudget { need, left } => write!(
                 f,

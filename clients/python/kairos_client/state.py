@@ -86,7 +86,7 @@ class State:
     def day_energy_mj(self, task: Task, cluster: int, pstate: int, start: int) -> int:
         """The share of a run's energy inside the day, millijoules: what the budget is
         charged (kairos's ``energy::window_share``)."""
-        p = task.placements[cluster]
+        p = task.placements[cluster] if 0 <= cluster < len(task.placements) else None
         if p is None:
             return 0
         total, end = p.energy_mj(pstate), start + p.etc[pstate]

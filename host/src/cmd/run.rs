@@ -173,7 +173,9 @@ pub fn main(args: Args) -> anyhow::Result<()> {
              adaptive",
         ));
     }
-    if args.reservations == Some(Reservations::PlaceHolder) && !args.options().heuristic.is_utility_aware() {
+    if args.reservations == Some(Reservations::PlaceHolder)
+        && !args.options().heuristic.is_utility_aware()
+    {
         return Err(super::usage(format!(
             "--reservations place-holder: {} only reserves permanently (place-holders are for \
              the utility-aware heuristics)",

@@ -247,9 +247,9 @@ impl Exec {
                     ))
                 }
                 Received::Closed => {
-                    let msg = self
-                        .gone(what)
-                        .unwrap_or_else(|| format!("the controller `{}` closed its stdout", self.stats.command));
+                    let msg = self.gone(what).unwrap_or_else(|| {
+                        format!("the controller `{}` closed its stdout", self.stats.command)
+                    });
                     return self.fail(msg);
                 }
             }
@@ -379,9 +379,17 @@ impl External for Exec {
 }
 
 impl Drop for Exec {
+    /// Closes the controller's stdin and gives it a moment to read what it was last told
+    /// (a refusal) and exit; then ends it.
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
+        self.link.close();
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while let Ok(None) = self.child.try_wait() {
+            if Instant::now() >= deadline {
+                let _ = self.child.kill();
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
         }
         let _ = self.child.wait();
     }

@@ -316,7 +316,11 @@ pub fn run_trial(
             },
         );
         let mut summary = match (run, exec.failure()) {
-            (Err(e), Some(f)) => return Err(e.context(f.to_string())),
+            (Err(_), Some(f)) => bail!(
+                "simulating trial {} of {} under --controller: {f}",
+                opts.trial,
+                scenario.name
+            ),
             (r, _) => r?,
         };
         summary.heuristic = "exec".to_string();

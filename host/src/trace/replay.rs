@@ -18,9 +18,9 @@ use super::power::{PowerModel, TraceEnergy};
 use super::{Policy, ReplayCounts, ReplayOptions, TraceError, TraceResult, ValueOutcome};
 use crate::live::exec::Exec;
 use crate::placement::NodeLog;
-use kairos_core::packed::PackedHeader;
 use crate::storage::{HostStorage, VOIDS_PER_NODE};
 use crate::swf::ReplayJob;
+use kairos_core::packed::PackedHeader;
 
 /// Entries of the controller's fit memo, a cache size only (decisions do not depend on it).
 /// Trace jobs each carry their own size and request, so the questions that repeat are few
@@ -98,7 +98,16 @@ pub fn replay_trace_exec(
     placed: bool,
     exec: &mut Exec,
 ) -> Result<(TraceResult, Option<Placed>), TraceError> {
-    let (r, p, _) = replay_from(jobs, procs, options, None, placed, None, First::Fitted, Some(exec))?;
+    let (r, p, _) = replay_from(
+        jobs,
+        procs,
+        options,
+        None,
+        placed,
+        None,
+        First::Fitted,
+        Some(exec),
+    )?;
     Ok((r, p))
 }
 
@@ -147,7 +156,16 @@ pub(super) fn replay_inner(
     placed: bool,
     energy: Option<&TraceEnergy>,
 ) -> Result<Replayed, TraceError> {
-    replay_from(jobs, procs, options, curves, placed, energy, First::Fitted, None)
+    replay_from(
+        jobs,
+        procs,
+        options,
+        curves,
+        placed,
+        energy,
+        First::Fitted,
+        None,
+    )
 }
 
 /// As [`replay_inner`], with the first attempt's task table as `first` says, and the

@@ -215,7 +215,8 @@ mod tests {
         for policy in [Policy::Fcfs, Policy::Easy, Policy::Conservative] {
             let options = ReplayOptions::new(policy);
             let run = |first| {
-                let (r, _, _) = replay_from(&jobs, 64, &options, None, false, None, first, None).unwrap();
+                let (r, _, _) =
+                    replay_from(&jobs, 64, &options, None, false, None, first, None).unwrap();
                 (r.jobs, r.counts, LAST_RING.with(|r| r.get()))
             };
             // A slot a task: no ring at all.

@@ -1,0 +1,295 @@
+//! `--controller exec:CMD` through the real binary and python3: the Python client's
+//! examples give the built-in policies' schedules, and every fault of a controller (a
+//! decision on busy nodes, for a task that has not arrived, on a partition it cannot use,
+//! of the wrong shape, over the energy budget; a controller that dies, hangs, writes
+//! garbage, lies about an id or a request number) ends the run with a clear error, never a
+//! panic. CI has python3: these tests run there, none is skipped.
+
+mod common;
+use common::{kairos, swf};
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// `exec:python3 PATH ARGS`, PATH under the repository.
+fn exec(path: &str, args: &str) -> String {
+    format!("exec:python3 {} {args}", root().join(path).display())
+}
+
+fn faulty(mode: &str) -> String {
+    exec("host/tests/data/exec/faulty.py", mode)
+}
+
+/// Runs kairos with `args`, expecting exit 1 with no summary and no panic; returns stderr.
+fn fails(args: &[&str]) -> String {
+    let out = kairos(args);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.stdout.is_empty(), "{args:?}: printed a summary");
+    stderr
+}
+
+/// `kairos replay` of the hand-made easy_backfills.swf (4 processors: job 1 on 3 from 0 s,
+/// job 2 on 4 from 1 s) under `controller`, expected to fail.
+fn replay_fails(controller: &str) -> String {
+    let log = swf("easy_backfills.swf");
+    fails(&[
+        "replay",
+        log.to_str().unwrap(),
+        "--controller",
+        controller,
+        "--controller-timeout",
+        "2",
+    ])
+}
+
+#[test]
+fn exec_refuses_a_start_on_busy_nodes_and_tells_the_controller() {
+    let e = replay_fails(&faulty("busy"));
+    assert!(
+        e.contains(
+            "made decision 0 of the mapping event at 1000000 us (start task 1 on cluster 0, 4 \
+             nodes, P-state 0, from 1000000 us to 11000000 us), refused: nodes busy: 1 free \
+             over the run"
+        ),
+        "{e}"
+    );
+    // The controller heard the fault (its client logs it to stderr, which is kairos's).
+    assert!(
+        e.contains(r#"kairos refused: {"Core": {"Refused": {"Busy": {"free": 1}}}}"#),
+        "{e}"
+    );
+}
+
+#[test]
+fn exec_refuses_a_task_before_its_arrival() {
+    let e = replay_fails(&faulty("unarrived"));
+    assert!(
+        e.contains("(start task 1000000 on cluster 0, 1 nodes, P-state 0, from 0 us to 1 us), refused: the task has not arrived"),
+        "{e}"
+    );
+}
+
+#[test]
+fn exec_refuses_a_partition_the_task_cannot_use() {
+    let e = replay_fails(&faulty("partition"));
+    assert!(
+        e.contains("(start task 0 on cluster 1, 3 nodes, P-state 0, from 0 us to 10000000 us), refused: the task cannot run on that cluster"),
+        "{e}"
+    );
+}
+
+#[test]
+fn exec_refuses_a_decision_of_the_wrong_shape() {
+    let e = replay_fails(&faulty("shape"));
+    assert!(
+        e.contains("refused: the task needs 3 nodes there and would end at 10000000 us"),
+        "{e}"
+    );
+}
+
+#[test]
+fn exec_refuses_a_start_over_the_energy_budget() {
+    let scenario = root().join("host/tests/data/essc_small.toml");
+    let e = fails(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--budget-joules",
+        "1",
+        "--controller",
+        &faulty("budget"),
+    ]);
+    assert!(
+        e.contains("refused: over the energy budget: it needs 184247473 mJ inside the day, 1000 mJ are left"),
+        "{e}"
+    );
+}
+
+#[test]
+fn exec_controller_that_dies() {
+    let e = replay_fails(&faulty("dies"));
+    assert!(
+        e.contains("exited (exit status: 3) after answering 1 requests, while kairos waited for its answer to the arrival of task 0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn exec_controller_that_hangs() {
+    let t0 = std::time::Instant::now();
+    let e = replay_fails(&faulty("hangs"));
+    assert!(
+        e.contains("did not answer the arrival of task 0 (request 2) within 2 s (it answered 1 requests before)"),
+        "{e}"
+    );
+    // The timeout, the moment given to exit, and no more.
+    assert!(t0.elapsed().as_secs() < 10, "{:?}", t0.elapsed());
+}
+
+#[test]
+fn exec_controller_that_writes_garbage() {
+    let e = replay_fails(&faulty("garbage"));
+    assert!(
+        e.contains(r#"answered the arrival of task 0 (request 2) with a line that is not a response: expected ident at line 1 column 2: "this is not a response" (its stdout is the protocol: write logs to stderr)"#),
+        "{e}"
+    );
+}
+
+#[test]
+fn exec_controller_that_lies_about_an_id_or_a_request() {
+    let e = replay_fails(&faulty("wrong-id"));
+    assert!(
+        e.contains(r#"answered the arrival of task 0 with {"Arrived":1}"#),
+        "{e}"
+    );
+    let e = replay_fails(&faulty("wrong-seq"));
+    assert!(
+        e.contains("answered request 7 while kairos asked request 2 (the arrival of task 0)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn exec_controller_that_cannot_start() {
+    let e = replay_fails("exec:/nonexistent/controller");
+    assert!(e.contains("the controller `/nonexistent/controller` exited (exit status: 127) after answering 0 requests, while kairos waited for its answer to the hello"), "{e}");
+}
+
+#[test]
+fn exec_flags_that_do_not_go_together() {
+    let log = swf("easy_backfills.swf");
+    let out = kairos(&[
+        "replay",
+        log.to_str().unwrap(),
+        "--controller",
+        &faulty("busy"),
+        "--policy",
+        "fcfs",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = kairos(&[
+        "replay",
+        log.to_str().unwrap(),
+        "--controller",
+        &faulty("busy"),
+        "--stream",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("--controller replays the whole log"), "{e}");
+}
+
+/// A log of `n` one-processor jobs all submitted at 0 s, on 64 processors: one mapping
+/// event starts more decisions than a page holds.
+fn burst(dir: &std::path::Path, n: usize) -> PathBuf {
+    let mut s = String::from("; MaxProcs: 64\n");
+    for i in 1..=n {
+        s += &format!(
+            "{i} 0 -1 {} 1 -1 -1 1 {} -1 1 1 1 -1 -1 -1 -1 -1\n",
+            10 + i,
+            20 + i
+        );
+    }
+    let p = dir.join("burst.swf");
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+/// The Batsim jobs file (and the --jobs-out file) of `kairos replay LOG --controller`
+/// against the built-in's, with `policy_flags` for the built-in.
+fn same_files(log: &std::path::Path, extra: &[&str], policy_flags: &[&str], controller: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |flags: &[&str], name: &str| {
+        let prefix = dir.path().join(name);
+        let jobs = dir.path().join(format!("{name}.csv"));
+        let mut args = vec![
+            "replay",
+            log.to_str().unwrap(),
+            "--jobs-out",
+            jobs.to_str().unwrap(),
+        ];
+        let batsim = !flags.contains(&"pool");
+        if batsim {
+            args.extend(["--batsim-out", prefix.to_str().unwrap()]);
+        }
+        args.extend_from_slice(extra);
+        args.extend_from_slice(flags);
+        let out = kairos(&args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let batsim = batsim
+            .then(|| std::fs::read_to_string(dir.path().join(format!("{name}_jobs.csv"))).unwrap());
+        (std::fs::read_to_string(jobs).unwrap(), batsim, out.stdout)
+    };
+    let (want_jobs, want_batsim, _) = run(policy_flags, "builtin");
+    let (got_jobs, got_batsim, stdout) = run(&["--controller", controller], "exec");
+    assert_eq!(got_jobs, want_jobs);
+    if want_batsim.is_some() {
+        assert_eq!(got_batsim, want_batsim);
+    }
+    let summary: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(summary["policy"], "exec");
+    assert!(summary["controller"]["requests"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn python_fcfs_gives_the_builtin_fcfs_schedule() {
+    let fcfs = exec("clients/python/examples/fcfs.py", "");
+    for log in [
+        "easy_backfills.swf",
+        "easy_node_choice.swf",
+        "early_completion.swf",
+    ] {
+        same_files(&swf(log), &["--procs", "4"], &["--policy", "fcfs"], &fcfs);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    same_files(&burst(dir.path(), 150), &[], &["--policy", "fcfs"], &fcfs);
+}
+
+#[test]
+fn python_easy_gives_the_processor_count_easy_schedule() {
+    let easy = exec("clients/python/examples/easy.py", "");
+    for log in [
+        "easy_backfills.swf",
+        "easy_node_choice.swf",
+        "early_completion.swf",
+        "conservative_vs_easy.swf",
+    ] {
+        same_files(
+            &swf(log),
+            &["--procs", "4"],
+            &["--policy", "easy", "--allocation", "pool"],
+            &easy,
+        );
+    }
+}
+
+#[test]
+fn python_fcfs_on_a_scenario_gives_the_builtin_digest() {
+    let scenario = root().join("host/tests/data/essc_small.toml");
+    let run = |flags: &[&str]| {
+        let mut args = vec!["run", scenario.to_str().unwrap(), "--json"];
+        args.extend_from_slice(flags);
+        let out = kairos(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let want = run(&["--heuristic", "fcfs"]);
+    let got = run(&["--controller", &exec("clients/python/examples/fcfs.py", "")]);
+    assert_eq!(got["digest"], want["digest"]);
+    assert_eq!(got["completed"], want["completed"]);
+    assert_eq!(got["heuristic"], "exec");
+}
