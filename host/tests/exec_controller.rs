@@ -293,3 +293,107 @@ fn python_fcfs_on_a_scenario_gives_the_builtin_digest() {
     assert_eq!(got["completed"], want["completed"]);
     assert_eq!(got["heuristic"], "exec");
 }
+
+/// docs/protocol.schema.json against every message of real runs, both ways: a replay whose
+/// one mapping event pages its 60 decisions, a scenario run (typed tasks, P-states, a
+/// budget), and a refused decision's fault; each kind of message at least once, and a
+/// message the schema must reject.
+#[test]
+fn the_protocol_schema_holds_for_real_messages() {
+    let text = std::fs::read_to_string(root().join("docs/protocol.schema.json")).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let direction = |to: &str| {
+        let mut s = schema.clone();
+        s.as_object_mut().unwrap().remove("anyOf");
+        s["$ref"] = serde_json::Value::String(format!("#/$defs/to_{to}"));
+        jsonschema::validator_for(&s).unwrap()
+    };
+    let (to_controller, to_kairos) = (direction("controller"), direction("kairos"));
+    let dir = tempfile::tempdir().unwrap();
+    let record = |name: &str, busy: bool| {
+        let log = dir.path().join(name);
+        let flag = if busy { "--busy" } else { "" };
+        (
+            exec(
+                "host/tests/data/exec/record.py",
+                &format!("{} {flag}", log.display()),
+            ),
+            log,
+        )
+    };
+    let burst_log = burst(dir.path(), 60);
+    let (c1, l1) = record("replay.jsonl", false);
+    assert!(
+        kairos(&["replay", burst_log.to_str().unwrap(), "--controller", &c1])
+            .status
+            .success()
+    );
+    let scenario = root().join("host/tests/data/essc_small.toml");
+    let (c2, l2) = record("run.jsonl", false);
+    let out = kairos(&[
+        "run",
+        scenario.to_str().unwrap(),
+        "--budget-joules",
+        "1e9",
+        "--controller",
+        &c2,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (c3, l3) = record("refused.jsonl", true);
+    let log = swf("easy_backfills.swf");
+    assert_eq!(
+        kairos(&["replay", log.to_str().unwrap(), "--controller", &c3])
+            .status
+            .code(),
+        Some(1)
+    );
+    let mut kinds = std::collections::BTreeSet::new();
+    for path in [l1, l2, l3] {
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            let m: serde_json::Value = serde_json::from_str(line).unwrap();
+            let (to, msg) = (m["to"].as_str().unwrap(), &m["message"]);
+            let v = if to == "controller" {
+                &to_controller
+            } else {
+                &to_kairos
+            };
+            let errors: Vec<String> = v.iter_errors(msg).map(|e| e.to_string()).collect();
+            assert!(errors.is_empty(), "{to}: {msg}: {errors:?}");
+            let body = &msg["body"];
+            let kind = match body.as_str() {
+                Some(s) => s.to_string(),
+                None => body.as_object().unwrap().keys().next().unwrap().clone(),
+            };
+            kinds.insert(format!("{to}:{kind}"));
+        }
+    }
+    let want = [
+        "controller:Arrival",
+        "controller:Completion",
+        "controller:Fault",
+        "controller:Hello",
+        "controller:Map",
+        "controller:Page",
+        "controller:Reset",
+        "kairos:Arrived",
+        "kairos:Completed",
+        "kairos:Hello",
+        "kairos:Mapped",
+        "kairos:Reset",
+    ];
+    assert_eq!(kinds.iter().map(String::as_str).collect::<Vec<_>>(), want);
+    // And it can fail: a decision with a kind the protocol does not have, a page too long.
+    let bad = serde_json::json!({"seq": 3, "body": {"Mapped": {"total": 1, "from": 0,
+        "utility": 0, "consumed": 0, "decisions": [{"decision": {"task": 0, "kind": "Launch",
+        "cluster": 0, "nodes": 1, "pstate": 0, "start": 0, "end": 1}, "fate": "None"}]}}});
+    assert!(!to_kairos.is_valid(&bad));
+    let long = serde_json::json!({"seq": 3, "body": {"Mapped": {"total": 49, "from": 0,
+        "utility": 0, "consumed": 0, "decisions": vec![serde_json::json!({"decision": {"task": 0,
+        "kind": "Start", "cluster": 0, "nodes": 1, "pstate": 0, "start": 0, "end": 1},
+        "fate": "None"}); 49]}}});
+    assert!(!to_kairos.is_valid(&long));
+}
