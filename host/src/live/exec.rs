@@ -58,7 +58,8 @@ enum JsonHello<'a> {
 
 /// A running exec controller.
 pub struct Exec {
-    child: Child,
+    /// The process (none for a controller over channels: [`Exec::over`]).
+    child: Option<Child>,
     link: Link,
     /// How long to wait for each answer.
     timeout: Duration,
@@ -88,19 +89,27 @@ impl Exec {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             anyhow::bail!("the controller `{command}` has no stdin or stdout");
         };
-        Ok(Exec {
-            child,
-            link: Link::over(stdout, stdin),
+        let mut exec = Exec::over(Link::over(stdout, stdin), command, timeout);
+        exec.child = Some(child);
+        Ok(exec)
+    }
+
+    /// An exec controller at the other end of `link` (a thread of this process, for
+    /// measurements and tests), called `name` in errors.
+    pub fn over(link: Link, name: &str, timeout: Duration) -> Exec {
+        Exec {
+            child: None,
+            link,
             timeout,
             seq: 0,
             inbuf: Vec::new(),
             stats: ExecStats {
-                command: command.to_string(),
+                command: name.to_string(),
                 ..ExecStats::default()
             },
             failure: None,
             event: (Micros::ZERO, 0),
-        })
+        }
     }
 
     /// What the exchange carried so far.
@@ -144,15 +153,15 @@ impl Exec {
         }
         self.link.close();
         let deadline = Instant::now() + self.timeout;
-        loop {
-            match self.child.try_wait() {
+        while let Some(child) = self.child.as_mut() {
+            match child.try_wait() {
                 Ok(Some(_)) => break,
                 Ok(None) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(5))
                 }
                 _ => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
+                    let _ = child.kill();
+                    let _ = child.wait();
                     break;
                 }
             }
@@ -260,8 +269,9 @@ impl Exec {
     /// how, and what kairos was waiting for.
     fn gone(&mut self, what: &str) -> Option<String> {
         let deadline = Instant::now() + Duration::from_millis(500);
+        let child = self.child.as_mut()?;
         loop {
-            match self.child.try_wait() {
+            match child.try_wait() {
                 Ok(Some(status)) => {
                     return Some(format!(
                         "the controller `{}` exited ({status}) after answering {} requests, \
@@ -383,15 +393,18 @@ impl Drop for Exec {
     /// (a refusal) and exit; then ends it.
     fn drop(&mut self) {
         self.link.close();
+        let Some(child) = self.child.as_mut() else {
+            return;
+        };
         let deadline = Instant::now() + Duration::from_secs(1);
-        while let Ok(None) = self.child.try_wait() {
+        while let Ok(None) = child.try_wait() {
             if Instant::now() >= deadline {
-                let _ = self.child.kill();
+                let _ = child.kill();
                 break;
             }
             std::thread::sleep(Duration::from_millis(5));
         }
-        let _ = self.child.wait();
+        let _ = child.wait();
     }
 }
 
