@@ -397,3 +397,33 @@ fn the_protocol_schema_holds_for_real_messages() {
         "fate": "None"}); 49]}}});
     assert!(!to_kairos.is_valid(&long));
 }
+
+/// The one-page utility-and-energy-aware example runs a budgeted scenario with none of its
+/// decisions refused (its energy sums are kairos's), and earns more than FCFS does there.
+#[test]
+fn python_utility_per_joule_keeps_to_the_budget() {
+    let scenario = root().join("host/tests/data/essc_small.toml");
+    let run = |flags: &[&str]| {
+        let mut args = vec![
+            "run",
+            scenario.to_str().unwrap(),
+            "--json",
+            "--budget-joules",
+            "30e6",
+        ];
+        args.extend_from_slice(flags);
+        let out = kairos(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let upj = run(&[
+        "--controller",
+        &exec("clients/python/examples/utility_energy.py", ""),
+    ]);
+    let fcfs = run(&["--heuristic", "fcfs"]);
+    assert!(upj["energy_joules"].as_f64().unwrap() <= 30e6);
+    assert!(
+        upj["utility"].as_f64().unwrap() > fcfs["utility"].as_f64().unwrap(),
+        "{upj} {fcfs}"
+    );
+}

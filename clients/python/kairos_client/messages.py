@@ -5,6 +5,7 @@ task's id is its index in arrival order. Only what a policy reads is turned into
 the rest of each message stays in ``raw``.
 """
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional
 
@@ -49,6 +50,9 @@ class Platform:
     #: The day, microseconds.
     day_start: int
     day_end: int
+    #: The utility classes piecewise-exponential curves name: per class, its intervals
+    #: after the first as (offset in microseconds, psi, delta).
+    classes: List[List[tuple]] = field(default_factory=list)
     raw: Dict[str, Any] = field(repr=False, default_factory=dict)
 
     @staticmethod
@@ -66,6 +70,8 @@ class Platform:
             budget_mj=cfg["budget"],
             day_start=cfg["day_start"],
             day_end=cfg["day_end"],
+            classes=[[(i["offset"], i["psi"], i["delta"]) for i in c["intervals"]]
+                     for c in header["classes"]["classes"]],
             raw=header,
         )
 
@@ -97,6 +103,34 @@ class Task:
             curve=raw["curve"],
             raw=raw,
         )
+
+    def value(self, since_us: int, platform: Platform) -> float:
+        """What completing ``since_us`` microseconds after its arrival is worth (kairos's
+        ``UtilityCurve::value_at``, in floats: for ranking, not for the ledger)."""
+        (kind, c), = self.curve.items()
+        if kind == "Linear":
+            if since_us > c["hard"]:
+                return 0.0
+            if since_us == c["hard"]:
+                return c["final_value"]
+            if since_us <= c["soft"]:
+                return c["start"]
+            frac = (since_us - c["soft"]) / (c["hard"] - c["soft"])
+            return min(max(c["start"] - (c["start"] - c["final_value"]) * frac,
+                           c["final_value"]), c["start"])
+        if kind == "PiecewiseExp":
+            p, first = c["priority"], c["first"]
+            if since_us < first:
+                return p
+            dt, ivs = since_us - first, platform.classes[c["class"]]
+            k = max((i for i, iv in enumerate(ivs) if iv[0] <= dt), default=None)
+            if k is None:
+                return p
+            offset, psi, delta = ivs[k]
+            hi, lo = psi * p, (ivs[k + 1][1] if k + 1 < len(ivs) else 0.0) * p
+            u = (hi - lo) * math.exp(-(delta * c["urgency_per_min"]) * (dt - offset) / 60e6) + lo
+            return min(max(u, lo), hi)
+        raise ValueError(f"unknown utility curve {kind!r}")
 
     def clusters(self) -> List[int]:
         """The clusters it may run on, by index."""
