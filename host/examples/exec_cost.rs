@@ -103,7 +103,9 @@ fn fcfs(input: Receiver<Vec<u8>>, output: Sender<Vec<u8>>) {
                 ));
                 json!({"Arrived": id})
             } else if let Some(c) = body.get("Completion") {
-                free += running.remove(&c["task"].as_u64().unwrap_or(0)).unwrap_or(0);
+                free += running
+                    .remove(&c["task"].as_u64().unwrap_or(0))
+                    .unwrap_or(0);
                 json!({"Completed": 0})
             } else if let Some(m) = body.get("Map") {
                 let now = m["now"].as_u64().unwrap_or(0);
@@ -115,9 +117,11 @@ fn fcfs(input: Receiver<Vec<u8>>, output: Sender<Vec<u8>>) {
                     queue.pop_front();
                     free -= nodes;
                     running.insert(id, nodes);
-                    decided.push(json!({"decision": {"task": id, "kind": "Start", "cluster": 0,
+                    decided.push(
+                        json!({"decision": {"task": id, "kind": "Start", "cluster": 0,
                         "nodes": nodes, "pstate": 0, "start": now, "end": now + d},
-                        "fate": "None"}));
+                        "fate": "None"}),
+                    );
                 }
                 page(&decided, 0)
             } else if let Some(p) = body.get("Page") {
@@ -125,8 +129,8 @@ fn fcfs(input: Receiver<Vec<u8>>, output: Sender<Vec<u8>>) {
             } else {
                 json!("Reset")
             };
-            let mut out = serde_json::to_vec(&json!({"seq": msg["seq"], "body": answer}))
-                .unwrap_or_default();
+            let mut out =
+                serde_json::to_vec(&json!({"seq": msg["seq"], "body": answer})).unwrap_or_default();
             out.push(b'\n');
             if output.send(out).is_err() {
                 return;

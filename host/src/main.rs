@@ -24,7 +24,8 @@ enum Command {
     /// Run an experiment file: heuristics x filters x trials, with reports and plots.
     Experiment(kairos_host::cmd::experiment::Args),
     /// Replay a Standard Workload Format trace.
-    Replay(kairos_host::cmd::replay::Args),
+    // Boxed: its flags are many, and the enum is only as large as its largest variant.
+    Replay(Box<kairos_host::cmd::replay::Args>),
     /// Seed 004's exhaustive (alpha, beta, gamma) knapsack sweep and its Pareto fronts.
     SweepKnapsack(kairos_host::cmd::sweep_knapsack::Args),
     /// Join the shard files of a sharded experiment or knapsack sweep into its reports.
@@ -48,7 +49,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(a) => kairos_host::cmd::run::main(a),
         Command::Experiment(a) => kairos_host::cmd::experiment::main(a),
-        Command::Replay(a) => kairos_host::cmd::replay::main(a),
+        Command::Replay(a) => kairos_host::cmd::replay::main(*a),
         Command::SweepKnapsack(a) => kairos_host::cmd::sweep_knapsack::main(a),
         Command::Merge(a) => kairos_host::cmd::merge::main(a),
         Command::Slurm(a) => kairos_host::cmd::slurm::main(a),

@@ -413,7 +413,11 @@ fn python_utility_per_joule_keeps_to_the_budget() {
         ];
         args.extend_from_slice(flags);
         let out = kairos(&args);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
     let upj = run(&[
