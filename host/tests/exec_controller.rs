@@ -431,3 +431,26 @@ fn python_utility_per_joule_keeps_to_the_budget() {
         "{upj} {fcfs}"
     );
 }
+
+/// The tutorial's policy (docs/tutorial.md) runs: on easy_backfills.swf the 1-processor job 3
+/// starts at its arrival, 2.5 s, beside job 1, and the 4-processor job 2 waits for job 1.
+#[test]
+fn the_tutorial_policy_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let jobs = dir.path().join("sjf.csv");
+    let log = swf("easy_backfills.swf");
+    let out = kairos(&[
+        "replay",
+        log.to_str().unwrap(),
+        "--controller",
+        &exec("clients/python/examples/sjf.py", ""),
+        "--jobs-out",
+        jobs.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(jobs).unwrap(),
+        "job_id,submit,start,end,procs\n1,0.000000,0.000000,10.000000,3\n\
+         2,1.000000,10.000000,20.000000,4\n3,2.500000,2.500000,6.750000,1\n"
+    );
+}
