@@ -1,5 +1,6 @@
 //! The core's error types: a full buffer or an inconsistent input is an `Err`, never a panic.
 
+use crate::units::{Micros, MilliJoules, NodeCount};
 use core::fmt;
 use serde::{Deserialize, Serialize};
 
@@ -184,6 +185,95 @@ impl fmt::Display for InputError {
 
 impl core::error::Error for InputError {}
 
+/// Why a decision proposed by an external policy was refused ([`crate::external`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Refusal {
+    /// The task has not arrived (or its id was never given).
+    NotArrived,
+    /// The task is not waiting: it was started, reserved, completed or dropped.
+    NotWaiting,
+    /// A start that is not at the event's time, or a reservation that is not after it.
+    WrongTime {
+        /// The event's time.
+        now: Micros,
+    },
+    /// A place-holder: an external policy starts, reserves or drops.
+    PlaceHold,
+    /// The task cannot run on that cluster (it is not one of its partitions).
+    WrongPartition,
+    /// A P-state the platform does not have.
+    NoSuchPState {
+        /// P-states the platform has.
+        pstates: u8,
+    },
+    /// Nodes or planned end other than the task's on that cluster and P-state.
+    WrongShape {
+        /// The nodes it needs there.
+        nodes: NodeCount,
+        /// Its planned end from that start.
+        end: Micros,
+    },
+    /// Not enough nodes of the cluster are free over the run.
+    Busy {
+        /// Nodes free over the whole run.
+        free: u32,
+    },
+    /// A start at or after the end of the day.
+    AfterDay {
+        /// The day's end.
+        day_end: Micros,
+    },
+    /// Its energy inside the day is more than the budget has left.
+    OverBudget {
+        /// Its energy inside the day.
+        need: MilliJoules,
+        /// What the day's budget has left.
+        left: MilliJoules,
+    },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::NotArrived => f.write_str("the task has not arrived"),
+            Refusal::NotWaiting => f.write_str(
+                "the task is not waiting (it was started, reserved, completed or dropped)",
+            ),
+            Refusal::WrongTime { now } => write!(
+                f,
+                "a start must be at the event's time ({} us) and a reservation after it",
+                now.0
+            ),
+            Refusal::PlaceHold => {
+                f.write_str("a place-holder (an external policy starts, reserves or drops)")
+            }
+            Refusal::WrongPartition => f.write_str("the task cannot run on that cluster"),
+            Refusal::NoSuchPState { pstates } => {
+                write!(f, "no such P-state (the platform has {pstates})")
+            }
+            Refusal::WrongShape { nodes, end } => write!(
+                f,
+                "the task needs {} nodes there and would end at {} us",
+                nodes.0, end.0
+            ),
+            Refusal::Busy { free } => write!(f, "nodes busy: {free} free over the run"),
+            Refusal::AfterDay { day_end } => {
+                write!(
+                    f,
+                    "the start is at or after the day's end ({} us)",
+                    day_end.0
+                )
+            }
+            Refusal::OverBudget { need, left } => write!(
+                f,
+                "over the energy budget: it needs {} mJ inside the day, {} mJ are left",
+                need.0, left.0
+            ),
+        }
+    }
+}
+
 /// Any error the core returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -193,7 +283,7 @@ pub enum Error {
     /// An input is inconsistent.
     Input(InputError),
     /// A decision of an external policy was refused ([`crate::external`]).
-    Refused(crate::external::Refusal),
+    Refused(Refusal),
     /// An external policy failed (it died, hung or spoke garbage); its caller holds why.
     External,
 }

@@ -447,7 +447,11 @@ fn the_tutorial_policy_runs() {
         "--jobs-out",
         jobs.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         std::fs::read_to_string(jobs).unwrap(),
         "job_id,submit,start,end,procs\n1,0.000000,0.000000,10.000000,3\n\

@@ -29,7 +29,7 @@ impl Planner<'_> {
         };
         let state = self.tasks[at].state;
         if state != TaskState::Mappable {
-            return Err(refused(Refusal::NotWaiting(state)));
+            return Err(refused(Refusal::NotWaiting));
         }
         let now = self.now;
         if d.kind == DecisionKind::Drop {
