@@ -277,7 +277,7 @@ fn bad_controller_flags_are_clear_errors() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("expected inline, qemu or serial:/dev/PATH"),
+        err.contains("expected inline, qemu, serial:/dev/PATH or exec:COMMAND"),
         "{err}"
     );
     let out = run(&[
