@@ -28,7 +28,7 @@ mod workload;
 mod tests;
 
 pub use essc::{run_trial_jobs, EsscJobs};
-pub use input::{is_experiment, sniff, toml_table, InputKind};
+pub use input::{check_kind, is_experiment, sniff, toml_table, FileKind, InputKind};
 pub use jobs::{interval_set, replay_rows, write_jobs, BatsimJob, FinalState, JOBS_COLUMNS};
 pub use order::{WorkloadOrder, WorkloadPlace};
 pub use schedule::{write_schedule, ScheduleRow, SCHEDULE_COLUMNS};

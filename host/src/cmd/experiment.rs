@@ -113,6 +113,11 @@ impl Progress for Bar {
 
 /// Runs `kairos experiment`.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    crate::batsim::check_kind(
+        &args.file,
+        "experiment",
+        &[crate::batsim::FileKind::Experiment],
+    )?;
     if crate::seed002::experiment::is_serial(&args.file) {
         if args.shard.is_some() {
             bail!(

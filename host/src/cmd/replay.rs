@@ -86,7 +86,7 @@ pub struct Args {
     /// queue-length plots beside it (STEM-utilisation.svg, STEM-queue.svg).
     #[arg(long, value_name = "FILE.json")]
     pub summary_out: Option<PathBuf>,
-    /// Overwrite an existing --jobs-out or --summary-out file.
+    /// Overwrite an existing --jobs-out, --summary-out (and its plots) or --batsim-out file.
     #[arg(long)]
     pub force: bool,
     /// Print the summary as JSON (it always is: accepted so that every command that prints a

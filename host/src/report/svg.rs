@@ -84,7 +84,9 @@ fn decimals(step: f64) -> usize {
     d
 }
 
-/// An axis: [lo, hi] with ticks every `step`.
+/// An axis: [lo, hi] with ticks every `step`. Every constructor gives a usable axis whatever
+/// it is given (NaN, infinities, a zero or a huge range): finite ends, `lo < hi`, a positive
+/// step and at most [`MAX_TICKS`] ticks, so that no plot panics on its data.
 #[derive(Clone, Copy, Debug)]
 struct Axis {
     lo: f64,
@@ -92,14 +94,44 @@ struct Axis {
     step: f64,
 }
 
+/// The most ticks an axis draws (round steps give 5 to 11; the cap is for degenerate input).
+const MAX_TICKS: usize = 50;
+
+/// The largest magnitude an axis end takes: far enough inside `f64::MAX` that differences
+/// and a padding stay finite.
+const LIMIT: f64 = 1e300;
+
+/// `lo` and `hi` made a finite, non-empty span: NaN as 0 (or as the other end), infinities
+/// and huge values clamped to [`LIMIT`], an empty span widened around its value.
+fn finite_span(lo: f64, hi: f64) -> (f64, f64) {
+    let clamp = |v: f64| {
+        if v.is_nan() {
+            v
+        } else {
+            v.clamp(-LIMIT, LIMIT)
+        }
+    };
+    let (lo, hi) = match (clamp(lo), clamp(hi)) {
+        (a, b) if a.is_nan() && b.is_nan() => (0.0, 1.0),
+        (a, b) if a.is_nan() => (b, b),
+        (a, b) if b.is_nan() => (a, a),
+        (a, b) => (a.min(b), a.max(b)),
+    };
+    // Wide enough that the ticks, a step apart, are distinct numbers.
+    let min_width = (1e-9 * lo.abs().max(hi.abs())).max(1e-300);
+    if hi - lo >= min_width {
+        (lo, hi)
+    } else {
+        let mid = lo / 2.0 + hi / 2.0;
+        let half = (0.05 * mid.abs()).max(1.0);
+        (mid - half, mid + half)
+    }
+}
+
 impl Axis {
     /// An axis from `lo` (kept if `from_zero`) to just above `hi`, on round ticks.
     fn new(lo: f64, hi: f64, from_zero: bool) -> Axis {
-        let (lo, hi) = if hi > lo {
-            (lo, hi)
-        } else {
-            (lo - 1.0, lo + 1.0)
-        };
+        let (lo, hi) = finite_span(lo, hi);
         let pad = if from_zero { 0.0 } else { 0.05 * (hi - lo) };
         let step = nice_step(hi - lo + 2.0 * pad, 5.0);
         let lo = if from_zero {
@@ -107,27 +139,67 @@ impl Axis {
         } else {
             libm::floor((lo - pad) / step) * step
         };
-        let hi = libm::ceil((hi + if from_zero { 0.02 * hi } else { pad }) / step) * step;
-        Axis { lo, hi, step }
+        let hi = libm::ceil((hi + if from_zero { 0.02 * hi.abs() } else { pad }) / step) * step;
+        Axis { lo, hi, step }.checked()
     }
 
     /// An axis over [lo, hi] on round ticks, without padding.
     fn exact(lo: f64, hi: f64) -> Axis {
-        let (lo, hi) = if hi > lo {
-            (lo, hi)
-        } else {
-            (lo - 1.0, lo + 1.0)
-        };
+        let (lo, hi) = finite_span(lo, hi);
         let step = nice_step(hi - lo, 5.0);
         Axis {
             lo: libm::floor(lo / step) * step,
             hi: libm::ceil(hi / step) * step,
             step,
         }
+        .checked()
+    }
+
+    /// Whole decades from `lo` to `hi` (base-10 logarithms), one a tick, at least one.
+    fn decades(lo: f64, hi: f64) -> Axis {
+        let (lo, hi) = finite_span(lo, hi);
+        let lo = libm::floor(lo);
+        let hi = libm::ceil(hi).max(lo + 1.0);
+        Axis { lo, hi, step: 1.0 }.checked()
+    }
+
+    /// This axis if it is usable; else one over the same span with a plain step (a span
+    /// too wide or too narrow for round ticks to be distinct numbers).
+    fn checked(self) -> Axis {
+        let Axis { lo, hi, step } = self;
+        let ok = lo.is_finite()
+            && hi.is_finite()
+            && (hi - lo).is_finite()
+            && step.is_finite()
+            && step > 0.0
+            && lo < hi
+            && (hi - lo) / step <= MAX_TICKS as f64
+            && lo + step > lo
+            && hi - step < hi;
+        if ok {
+            return self;
+        }
+        let (lo, hi) = finite_span(lo, hi);
+        let (lo, hi) = if (hi - lo).is_finite() {
+            (lo, hi)
+        } else {
+            (-LIMIT, LIMIT)
+        };
+        Axis {
+            lo,
+            hi,
+            step: (hi - lo) / 4.0,
+        }
     }
 
     fn ticks(&self) -> Vec<f64> {
-        let n = libm::round((self.hi - self.lo) / self.step) as i64;
+        let n = libm::round((self.hi - self.lo) / self.step);
+        // `checked` bounds n; this bound keeps a hand-made axis from allocating without end.
+        let n = if n.is_finite() && n >= 0.0 {
+            (n as usize).min(MAX_TICKS)
+        } else {
+            0
+        };
         (0..=n).map(|i| self.lo + i as f64 * self.step).collect()
     }
 }
@@ -827,9 +899,7 @@ fn scatter_axes(
         .collect();
     let y = if log_y {
         // Whole decades, one a tick.
-        let lo = libm::floor(y_lo);
-        let hi = libm::ceil(y_hi).max(lo + 1.0);
-        Axis { lo, hi, step: 1.0 }
+        Axis::decades(y_lo, y_hi)
     } else {
         // From zero when nothing is negative (expansion factors, their logarithms).
         Axis::new(y_lo, y_hi, y_lo >= 0.0)
@@ -974,6 +1044,8 @@ fn continue_front(
 mod tests {
     use super::*;
     use crate::report::stats::MeanCi;
+    use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
 
     /// The tick labels of the y axis (right-aligned numbers; bar labels are not numbers).
     fn y_ticks(svg: &str) -> Vec<f64> {
@@ -1104,6 +1176,89 @@ mod tests {
             "{} bytes, {dots} dots",
             svg.len()
         );
+    }
+
+    /// Any f64, the awkward ones often: NaN, the infinities, zero, the extremes, subnormals.
+    fn any_value() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(0.0),
+            Just(f64::MAX),
+            Just(f64::MIN),
+            Just(f64::MIN_POSITIVE),
+            Just(5e-324),
+            Just(1e17),
+            -1e6..1e6f64,
+            proptest::num::f64::ANY,
+        ]
+    }
+
+    /// An axis is usable: finite ends in order, a positive step, a bounded number of
+    /// distinct increasing finite ticks, and pixels that are numbers.
+    fn assert_usable(a: &Axis) -> Result<(), TestCaseError> {
+        prop_assert!(a.lo.is_finite() && a.hi.is_finite() && a.lo < a.hi, "{a:?}");
+        prop_assert!(a.step.is_finite() && a.step > 0.0, "{a:?}");
+        let t = a.ticks();
+        prop_assert!(
+            t.len() >= 2 && t.len() <= MAX_TICKS + 1,
+            "{a:?}: {} ticks",
+            t.len()
+        );
+        prop_assert!(t.iter().all(|v| v.is_finite()), "{a:?}");
+        prop_assert!(t.windows(2).all(|w| w[0] < w[1]), "{a:?}: {t:?}");
+        let f = Frame {
+            left: 0.0,
+            top: 0.0,
+            width: 100.0,
+            height: 100.0,
+            y: *a,
+        };
+        prop_assert!(t.iter().all(|&v| f.py(v).is_finite()), "{a:?}");
+        Ok(())
+    }
+
+    proptest! {
+        /// Issue 48's `capacity overflow`: no input makes an axis panic or allocate without
+        /// end, and a finite range of ordinary size is covered.
+        #[test]
+        fn axes_never_panic(lo in any_value(), hi in any_value(), from_zero: bool) {
+            for a in [Axis::new(lo, hi, from_zero), Axis::exact(lo, hi), Axis::decades(lo, hi)] {
+                assert_usable(&a)?;
+            }
+            if lo.is_finite() && hi.is_finite() && lo.abs() < 1e15 && hi.abs() < 1e15 {
+                let a = Axis::new(lo, hi, from_zero);
+                prop_assert!(a.lo <= lo.min(hi) && a.hi >= lo.max(hi), "{a:?}");
+            }
+        }
+    }
+
+    /// The plots themselves on data that is all NaN, infinite or huge.
+    #[test]
+    fn plots_of_degenerate_data_are_drawn() {
+        for v in [f64::NAN, f64::INFINITY, 1e300, -1e300, 0.0] {
+            let series = [ScatterSeries {
+                label: "s".into(),
+                points: vec![(v, v), (0.0, v), (v, 1.0)],
+                front: vec![(v, v)],
+            }];
+            for svg in [
+                scatter("t", "s", "x", "y", &series),
+                scatter_log_y("t", "s", "x", "y", &series),
+            ] {
+                assert!(svg.ends_with("</svg>\n"));
+            }
+            let bars = [Bar {
+                label: "a",
+                mean: v,
+                ci: Some(v),
+                color: GREY,
+                opacity: 1.0,
+            }];
+            let svg = bar_chart("t", "s", "y", 2, &bars, Vec::new(), Some(v), (0.0, 100.0));
+            assert!(svg.ends_with("</svg>\n"));
+        }
     }
 
     #[test]
