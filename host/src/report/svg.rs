@@ -139,8 +139,10 @@ impl Axis {
         } else {
             libm::floor((lo - pad) / step) * step
         };
-        let hi = libm::ceil((hi + if from_zero { 0.02 * hi.abs() } else { pad }) / step) * step;
-        Axis { lo, hi, step }.checked()
+        let top = libm::ceil((hi + if from_zero { 0.02 * hi.abs() } else { pad }) / step) * step;
+        // A quotient that underflows (a subnormal `hi`) must not leave `hi` off the axis.
+        let top = if top < hi { top + step } else { top };
+        Axis { lo, hi: top, step }.checked()
     }
 
     /// An axis over [lo, hi] on round ticks, without padding.
