@@ -37,7 +37,8 @@ enum Command {
     Pareto(kairos_host::cmd::pareto::Args),
     /// Write a scenario's trial, an SWF log or a Batsim workload as SWF or Batsim JSON.
     Export(kairos_host::cmd::export::Args),
-    /// Print the digest the firmware must reach for a scenario.
+    /// Print the digest the firmware must reach for a firmware scenario (ph, upe, overcap or
+    /// an encoded .bin; a scenario TOML runs with `kairos run`).
     Digest(kairos_host::cmd::digest::Args),
     /// Regenerate the firmware's embedded reference scenario.
     FirmwareScenario(kairos_host::cmd::firmware::Args),
