@@ -400,10 +400,20 @@ fn subtitle(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
         .unwrap_or(0);
     // With 2 trials Student's t has one degree of freedom (t = 12.7): the interval spans
     // far past what the metric can take, and says little.
+    let source = match &exp.trace {
+        Some(t) => format!(
+            "log {}",
+            std::path::Path::new(&t.key)
+                .file_name()
+                .map_or(t.key.clone(), |n| n.to_string_lossy().into_owned())
+        ),
+        None => format!("scenario {}", exp.scenario.name),
+    };
+    if n <= 1 {
+        return format!("{source}, {n} trial: its values (no interval: it needs 2 trials or more)");
+    }
     format!(
-        "scenario {}, {n} trial{}: mean and 95% confidence interval (Student t){}",
-        exp.scenario.name,
-        if n == 1 { "" } else { "s" },
+        "{source}, {n} trials: bars the mean, error bars its 95% confidence interval (Student t){}",
         if n == 2 {
             "; 2 trials: the intervals say little"
         } else {
@@ -507,11 +517,19 @@ fn bar_chart(
             }
             None => b.mean,
         };
+        // Above the bar (or its error bar); where the budget line would run through it,
+        // below the line instead, inside the bar.
+        let mut label_y = f.py(top_of_bar.max(0.0)) - 4.0;
+        if let Some(v) = reference {
+            let line_y = f.py(v);
+            if (label_y - 3.5 - line_y).abs() < 9.0 {
+                label_y = line_y + 12.0;
+            }
+        }
         let _ = writeln!(
             svg,
-            "<text x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"9\" text-anchor=\"middle\" \
-             fill=\"#333\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">{:.2$}</text>",
-            f.py(top_of_bar.max(0.0)) - 4.0,
+            "<text x=\"{cx:.1}\" y=\"{label_y:.1}\" font-size=\"9\" text-anchor=\"middle\" \
+             fill=\"#333\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">{:.1$}</text>",
             b.mean,
             value_decimals
         );
@@ -561,12 +579,25 @@ fn bars_and_legend<'a>(
             }
         })
         .collect::<Vec<_>>();
-    if summaries
+    // The comparison heuristics that are there, by name (a fixed list named ones a run did
+    // not have).
+    let mut comparison: Vec<String> = Vec::new();
+    for s in summaries
         .iter()
-        .any(|s| !s.config.heuristic.is_utility_aware())
+        .filter(|s| !s.config.heuristic.is_utility_aware())
     {
-        add(GREY, 1.0, "comparison (FCFS-based, Random)");
+        let name = s.config.heuristic.name().to_string();
+        if !comparison.contains(&name) {
+            comparison.push(name);
+        }
     }
+    if !comparison.is_empty() {
+        add(GREY, 1.0, &format!("comparison: {}", comparison.join(", ")));
+    }
+    // Filters are named only when some configuration has one.
+    let filtered = summaries
+        .iter()
+        .any(|s| s.config.filter != FilterKind::None);
     for f in FilterKind::ALL {
         for (r, o, what) in [
             (Reservations::PlaceHolder, 1.0, "place-holders"),
@@ -577,7 +608,11 @@ fn bars_and_legend<'a>(
                     && s.config.filter == f
                     && s.config.reservations == r
             }) {
-                add(filter_color(f), o, &format!("{what}, {}", filter_name(f)));
+                if filtered {
+                    add(filter_color(f), o, &format!("{what}, {}", filter_name(f)));
+                } else {
+                    add(filter_color(f), o, what);
+                }
             }
         }
     }
