@@ -225,6 +225,8 @@ impl Frame {
 fn open(svg: &mut String, width: f64, height: f64, title: &str, subtitle: &str) {
     // Bold 17 px text: ~10 px a character; shrink a long title to fit.
     let size = 17.0_f64.min((width - 20.0) / (0.6 * title.chars().count().max(1) as f64));
+    // The subtitle too (12 px, ~0.55 em a character), so neither is cut at the edges.
+    let sub_size = 12.0_f64.min((width - 20.0) / (0.55 * subtitle.chars().count().max(1) as f64));
     let _ = writeln!(
         svg,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" \
@@ -235,7 +237,7 @@ fn open(svg: &mut String, width: f64, height: f64, title: &str, subtitle: &str) 
         "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
          <text x=\"{:.1}\" y=\"24\" font-size=\"{size:.1}\" font-weight=\"bold\" \
          text-anchor=\"middle\">{}</text>\n\
-         <text x=\"{:.1}\" y=\"44\" font-size=\"12\" fill=\"#444\" \
+         <text x=\"{:.1}\" y=\"44\" font-size=\"{sub_size:.1}\" fill=\"#444\" \
          text-anchor=\"middle\">{}</text>",
         width / 2.0,
         esc(title),
@@ -989,7 +991,10 @@ fn scatter_axes(
             }
             svg.push_str("</g>\n");
         }
-        continue_front(&mut svg, color, s, &px, &f, log_y);
+    }
+    // Every front over every series' dots (a later series' dots hid an earlier front).
+    for (i, s) in series.iter().enumerate() {
+        continue_front(&mut svg, PALETTE[i % PALETTE.len()], s, &px, &f, log_y);
     }
     frame_box(&mut svg, &f);
     legend(&mut svg, left + width_plot + 20.0, top + 4.0, &rows);
@@ -1057,17 +1062,19 @@ fn continue_front(
         })
         .collect();
     if !path.is_empty() {
+        // A white casing under the line keeps it apart from the dots and the other fronts.
+        let d = path.join("");
         let _ = writeln!(
             svg,
-            "<path d=\"{}\" stroke=\"{color}\" stroke-width=\"2\" fill=\"none\"/>",
-            path.join("")
+            "<path d=\"{d}\" stroke=\"white\" stroke-width=\"4.5\" fill=\"none\"/>\n\
+             <path d=\"{d}\" stroke=\"{color}\" stroke-width=\"2\" fill=\"none\"/>"
         );
     }
     for p in &s.front {
         let _ = writeln!(
             svg,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"{color}\"><title>{}: \
-             {:.3}, {:.3}</title></circle>",
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"{color}\" stroke=\"white\" \
+             stroke-width=\"1\"><title>{}: {:.3}, {:.3}</title></circle>",
             px(p.0),
             f.py(p.1),
             esc(&s.label),
