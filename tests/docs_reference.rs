@@ -52,6 +52,7 @@ const BRANCHES_DISTINCT: &[&str] = &[
     "scale8b",
     "scale8c",
     "scale9a",
+    "scale9b",
     "scale10a",
     "scale10b",
     "scale11a",
