@@ -91,14 +91,33 @@ fn root() -> PathBuf {
 }
 
 /// A line's words, lower case: runs of letters, digits and hyphens (so `scale7b`,
-/// `round-trip` and `kth-easy` are one word each, and backticks and quotes fall away).
-fn words(line: &str) -> Vec<String> {
-    line.to_lowercase()
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-        .map(|w| w.trim_matches('-'))
-        .filter(|w| !w.is_empty())
-        .map(str::to_string)
-        .collect()
+/// `round-trip` and `kth-easy` are one word each), each with whether it runs on into the
+/// next: only spaces, backticks and quotes between them ("branch `energy`" runs on;
+/// "`merge`, `pareto`" and "round; §7" do not).
+fn words(line: &str) -> Vec<(String, bool)> {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '-';
+    let mut out: Vec<(String, bool)> = Vec::new();
+    let mut word = String::new();
+    let mut joined = true;
+    for c in line.to_lowercase().chars().chain([' ']) {
+        if is_word(c) {
+            if word.is_empty() {
+                if let Some(last) = out.last_mut() {
+                    last.1 = joined;
+                }
+                joined = true;
+            }
+            word.push(c);
+        } else {
+            let w = word.trim_matches('-');
+            if !w.is_empty() {
+                out.push((w.to_string(), false));
+            }
+            word.clear();
+            joined &= matches!(c, ' ' | '`' | '\'' | '"');
+        }
+    }
+    out
 }
 
 fn is_number(w: &str) -> bool {
@@ -112,9 +131,11 @@ fn findings(line: &str) -> Vec<String> {
         out.push("\"this session\"".to_string());
     }
     let w = words(line);
-    for (i, word) in w.iter().enumerate() {
-        let next = w.get(i + 1).map(String::as_str);
-        let after = w.get(i + 2).map(String::as_str);
+    for (i, (word, runs_on)) in w.iter().enumerate() {
+        // The next word and the one after it, where the text runs on to them.
+        let next = w.get(i + 1).filter(|_| *runs_on);
+        let after = w.get(i + 2).filter(|_| next.is_some_and(|n| n.1));
+        let (next, after) = (next.map(|n| n.0.as_str()), after.map(|a| a.0.as_str()));
         if BRANCHES_DISTINCT.contains(&word.as_str()) {
             out.push(format!("the branch name `{word}`"));
         }
