@@ -91,11 +91,14 @@ measure s002-pareto-set2-2000-t1 "$k" pareto benches/inputs/pareto-set2-random.t
 [[ "$mode" == cpu ]] || exit 0
 measure s002-pareto-set2-2000-t2 "$k" pareto benches/inputs/pareto-set2-random.toml \
     --checkpoints 2000 --threads 2 --out "$tmp/pareto2" --force
+measure knapsack-kth-batch "$k" sweep-knapsack "$traces/KTH-SP2-1996-2.1.swf" --batch \
+    --out "$tmp/knapsack" --force
 if wanted fig9-5k; then
     measure fig9-5k "$k" experiment experiments/fig9-5k.toml --threads 2 --out "$tmp/fig9" --force
 fi
 lublin=target/trace-scale/lublin99-5000k-163840.swf
 if wanted lublin; then
+    mkdir -p "$(dirname "$lublin")"
     [[ -f "$lublin" ]] || "$k" generate-swf --model lublin99 --procs 163840 --jobs 5000000 \
         --load 0.8 --seed 1 -o "$lublin"
     measure lublin-5000k-nodes-easy-stream "$k" replay "$lublin" --policy easy \
