@@ -114,6 +114,10 @@ fn table() -> Vec<(&'static str, Short)> {
             Run("experiment experiments/seed003-rates.toml --trials 1 --out {T}/s3"),
         ),
         (
+            "kairos claims [--json] [--check]",
+            Run("claims --json --check"),
+        ),
+        (
             "kairos digest ph|upe|overcap|FILE.bin",
             Run("digest ph"),
         ),

@@ -141,7 +141,9 @@ fn task_rows(scenario: &Scenario, ctl: &Controller<'_>, tee: &mut Tee<'_>) -> Ve
             // horizon (where the measured day, and this schedule, end).
             TaskState::Completed if finish.is_some_and(|f| f > day_end) => {
                 if slot.assignment.is_some_and(|a| a.start < day_end) {
-                    (FinalState::CompletedKilled, "unfinished", Some(day_end))
+                    // Its energy is read up to its real end (the day's share of it, as the
+                    // ledger counts it); the row ends at the horizon.
+                    (FinalState::CompletedKilled, "unfinished", finish)
                 } else {
                     // Reserved to start at or after the horizon: not started by then.
                     (FinalState::Submitted, "unfinished", None)
@@ -170,7 +172,7 @@ fn task_rows(scenario: &Scenario, ctl: &Controller<'_>, tee: &mut Tee<'_>) -> Ve
         if let (Some(a), Some(end), Some(p)) = (slot.assignment, end, placement) {
             if state.ran() && end >= a.start {
                 row.start = Some(a.start.0);
-                row.finish = Some(end.0);
+                row.finish = Some(end.min(day_end).0);
                 row.nodes = tee.nodes.take(id.0 as usize);
                 // The day's share, as the run's summary counts it.
                 let energy = p.apc[a.pstate.0 as usize].energy(a.nodes, end - a.start);
@@ -179,7 +181,9 @@ fn task_rows(scenario: &Scenario, ctl: &Controller<'_>, tee: &mut Tee<'_>) -> Ve
                 row.energy_j = Some(share.as_joules_f64());
                 meta.push(format!("cluster={}", a.cluster.0));
                 meta.push(format!("pstate={}", a.pstate.0));
-                if state == FinalState::CompletedSuccessfully {
+                // A task that ends after the horizon earns its prorated share inside the day,
+                // as the summary counts it, killed at the horizon or not.
+                if slot.state == TaskState::Completed {
                     let value = task
                         .curve
                         .value_at(end - task.arrival, ctl.classes())
