@@ -6,7 +6,8 @@
 # Each run named in results/runs.tsv whose folder matches a PATTERN (a shell glob such as
 # 'seed000/*'; every run when none is given) is run into a fresh temporary folder with the
 # release binary of this checkout. Kept: the CSV and JSON files (no SVGs, no per-job files
-# `*jobs*.csv`, no `timing.json`/`timings.csv`, which hold wall-clock times), beside a
+# `*jobs*.csv` or per-point `points.csv`, no `timing.json`/`timings.csv`, which hold
+# wall-clock times), beside a
 # `run.toml` saying the command, the commit, the date and the CPU time it took.
 # With --check nothing is written: each run's kept files are compared byte for byte with
 # the committed ones, and the script exits 1 on the first difference.
@@ -37,7 +38,16 @@ while IFS=$'\t' read -r dir cmd; do
     mkdir -p "$out"
     printf '==> %s\n' "$dir" >&2
     start=$(date +%s)
-    if ! out="$out" /usr/bin/time -f '%U %S %M' -o "$tmp/time" bash -c "$cmd" </dev/null >"$tmp/stdout" 2>"$tmp/stderr"; then
+    # GNU time gives the peak memory too; without it, bash's own timer (no memory: 0).
+    if [[ -x /usr/bin/time ]]; then
+        out="$out" /usr/bin/time -f '%U %S %M' -o "$tmp/time" bash -c "$cmd" \
+            </dev/null >"$tmp/stdout" 2>"$tmp/stderr" && ok=1 || ok=0
+    else
+        TIMEFORMAT='%U %S 0'
+        { time out="$out" bash -c "$cmd" </dev/null >"$tmp/stdout" 2>"$tmp/stderr"; } \
+            2>"$tmp/time" && ok=1 || ok=0
+    fi
+    if [[ $ok -eq 0 ]]; then
         printf '%s: the run failed: %s\n' "$dir" "$cmd" >&2
         tail -20 "$tmp/stderr" >&2
         exit 1
@@ -47,7 +57,7 @@ while IFS=$'\t' read -r dir cmd; do
     keep="$tmp/keep"
     mkdir -p "$keep"
     (cd "$out" && find . -type f \( -name '*.csv' -o -name '*.json' \) \
-        ! -name 'timing.json' ! -name 'timings.csv' ! -name '*jobs*.csv' -print0 |
+        ! -name 'timing.json' ! -name 'timings.csv' ! -name '*jobs*.csv' ! -name 'points.csv' -print0 |
         while IFS= read -r -d '' f; do mkdir -p "$keep/$(dirname "$f")"; cp "$f" "$keep/$f"; done)
     if [[ $check -eq 1 ]]; then
         if diff -r -x run.toml "$keep" "results/$dir" >"$tmp/diff"; then

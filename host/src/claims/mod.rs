@@ -246,7 +246,9 @@ pub fn load(path: &Path) -> Result<ClaimsFile, TomlFileError> {
                             .or_else(|| v.strip_suffix("_n"))
                             .filter(|b| claim.values.contains_key(*b))
                             .unwrap_or(v);
-                        if !claim.values.contains_key(base) && !(ours_allowed && v == "ours") {
+                        let known =
+                            claim.values.contains_key(base) || (ours_allowed && v == "ours");
+                        if !known {
                             c.fail(
                                 &key(k),
                                 format_args!("{text:?}"),
