@@ -94,7 +94,7 @@ pub struct Args {
     /// queue-length plots beside it (STEM-utilisation.svg, STEM-queue.svg).
     #[arg(long, value_name = "FILE.json")]
     pub summary_out: Option<PathBuf>,
-    /// Overwrite an existing --jobs-out or --summary-out file.
+    /// Overwrite an existing --jobs-out, --summary-out (and its plots) or --batsim-out file.
     #[arg(long)]
     pub force: bool,
     /// Print the summary as JSON (it always is: accepted so that every command that prints a
@@ -501,15 +501,15 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if let Some(path) = &args.summary_out {
         crate::output::write_atomic(path, format!("{json}\n"))?;
         let stem = path.with_extension("");
-        let title = format!("{} under {}", loaded.file, args.policy());
+        let labels = plot_labels(&args, &loaded.file, &result);
         for (name, svg) in [
             (
                 "utilisation",
-                crate::analysis::plots::utilisation_svg(&result.jobs, result.procs, &title),
+                crate::analysis::plots::utilisation_svg(&result.jobs, result.procs, &labels),
             ),
             (
                 "queue",
-                crate::analysis::plots::queue_svg(&result.jobs, &title),
+                crate::analysis::plots::queue_svg(&result.jobs, &labels),
             ),
         ] {
             let p = std::path::PathBuf::from(format!("{}-{name}.svg", stem.display()));
@@ -533,7 +533,8 @@ fn replay_exec(
 )> {
     let crate::live::ControllerSpec::Exec(command) = spec else {
         return Err(super::usage(
-            "kairos replay takes --controller exec:COMMAND (the serial controllers run              scenarios: kairos run --controller)",
+            "kairos replay takes --controller exec:COMMAND (the serial controllers run \
+             scenarios: kairos run --controller)",
         ));
     };
     let mut exec = crate::live::exec::Exec::spawn(command, args.controller_timeout)?;
@@ -561,6 +562,48 @@ fn replay_exec(
         stats.wait_s
     );
     Ok((r, p, stats))
+}
+
+/// The plots' title (the log's name, not the path it was given by), subtitle and measured
+/// window (`--warmup`, `--cooldown`).
+fn plot_labels(
+    args: &Args,
+    file: &str,
+    result: &trace::TraceResult,
+) -> crate::analysis::plots::Labels {
+    let name = std::path::Path::new(file)
+        .file_name()
+        .map_or(file.to_string(), |n| n.to_string_lossy().into_owned());
+    let first = result.jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+    let last = result.jobs.iter().map(|j| j.submit).max().unwrap_or(0);
+    let cut = args.warmup > 0 || args.cooldown > 0;
+    crate::analysis::plots::Labels {
+        title: format!("{name} under {}", args.policy()),
+        subtitle: format!(
+            "{} jobs, {} processors, allocation {}{}",
+            result.jobs.len(),
+            result.procs,
+            match args.allocation {
+                Allocation::Nodes => "nodes",
+                Allocation::Pool => "pool",
+            },
+            if cut {
+                "; grey: left out of the analysis"
+            } else {
+                ""
+            }
+        ),
+        measured: cut.then(|| {
+            (
+                first.saturating_add(args.warmup),
+                if args.cooldown > 0 {
+                    last.saturating_sub(args.cooldown)
+                } else {
+                    u64::MAX
+                },
+            )
+        }),
+    }
 }
 
 /// `kairos replay --allocation nodes --stream`: the log streamed through the node
