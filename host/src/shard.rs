@@ -371,6 +371,21 @@ impl Text {
         })
     }
 
+    /// As [`Text::parse`], for a result that is a finite number: NaN or an infinity cannot
+    /// be a run's result (a corrupted or hand-edited row), and would reach the reports and
+    /// their plots unremarked.
+    pub(crate) fn parse_finite(&self, line: &Line, field: &str, text: &str) -> anyhow::Result<f64> {
+        let x: f64 = self.parse(line, field, text)?;
+        if !x.is_finite() {
+            bail!(
+                "{}:{}: {field} = {text:?}: not a finite number (no result is NaN or infinite)",
+                self.path.display(),
+                line.number
+            );
+        }
+        Ok(x)
+    }
+
     /// The slice (`shard` header).
     pub(crate) fn slice(&self) -> anyhow::Result<Slice> {
         let l = self.line("shard")?;

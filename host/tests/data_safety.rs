@@ -1,0 +1,179 @@
+//! Nothing lost, nothing silent, through the binary: a result that cannot be one (NaN or an
+//! infinity in a shard row) is an error naming the shard file, row and column; a machine of
+//! 93,312 processors replays under a 5 GB limit on address space; every output a command
+//! writes is checked against its inputs and against its other outputs before any work.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+mod common;
+use common::kairos;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = kairos(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn fails(args: &[&str]) -> String {
+    let out: Output = kairos(args);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{args:?} should fail: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stderr).unwrap()
+}
+
+/// Replaces field `column` (0-based, after the `row` tag) of the first `row` line of
+/// `shard` by `value`, and returns that line's number.
+fn corrupt_first_row(shard: &Path, column: usize, value: &str) -> usize {
+    let text = std::fs::read_to_string(shard).unwrap();
+    let mut number = 0;
+    let lines: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            if number == 0 && l.starts_with("row\t") {
+                number = i + 1;
+                let mut f: Vec<&str> = l.split('\t').collect();
+                f[column + 1] = value;
+                f.join("\t")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(shard, lines.join("\n") + "\n").unwrap();
+    number
+}
+
+#[test]
+fn merge_refuses_nan_and_inf_in_knapsack_shard_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("shards");
+    for k in ["1/2", "2/2"] {
+        ok(&[
+            "sweep-knapsack",
+            "--synthetic",
+            "--jobs",
+            "12",
+            "--step",
+            "1",
+            "--threads",
+            "1",
+            "--out",
+            s(&dir),
+            "--shard",
+            k,
+        ]);
+    }
+    let shard = dir.join("shard-1-of-2.shard");
+    let clean = std::fs::read(&shard).unwrap();
+    for (column, name, value) in [(2, "ef_a", "NaN"), (5, "ef_d", "inf"), (3, "ef_b", "-inf")] {
+        std::fs::write(&shard, &clean).unwrap();
+        let line = corrupt_first_row(&shard, column, value);
+        let e = fails(&["merge", s(&dir), "--out", s(&tmp.path().join("m"))]);
+        assert!(
+            e.contains(&format!("shard-1-of-2.shard:{line}: {name} = \"{value}\": not a finite number")),
+            "{e}"
+        );
+        assert!(!tmp.path().join("m").join("summary.json").exists());
+    }
+}
+
+#[test]
+fn merge_refuses_nan_and_inf_in_experiment_shard_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("shards");
+    let file = data("experiment_small.toml");
+    for k in ["1/2", "2/2"] {
+        ok(&["experiment", s(&file), "--shard", k, "--out", s(&dir), "--jobs", "1"]);
+    }
+    let shard = dir.join("shard-1-of-2.shard");
+    let clean = std::fs::read(&shard).unwrap();
+    // utility_percent and energy_joules (columns 8 and 11): the bars of the reports.
+    for (column, name, value) in [(8, "utility_percent", "NaN"), (11, "energy_joules", "inf")] {
+        std::fs::write(&shard, &clean).unwrap();
+        let line = corrupt_first_row(&shard, column, value);
+        let e = fails(&["merge", s(&dir), "--out", s(&tmp.path().join("m"))]);
+        assert!(
+            e.contains(&format!("shard-1-of-2.shard:{line}: {name} = \"{value}\": not a finite number")),
+            "{e}"
+        );
+    }
+}
+
+/// A log for a machine of 93,312 processors (the Curie log's size) whose worst-case
+/// scheduler storage is over 5 GB of address space, where its jobs need a few MB.
+fn curie_sized_log(dir: &Path) -> PathBuf {
+    let mut text = String::from("; MaxProcs: 93312\n");
+    for i in 0..300u64 {
+        let procs = 1 + (i * 7919) % 4096;
+        let run = 60 + (i * 31) % 3600;
+        text.push_str(&format!(
+            "{} {} -1 {run} {procs} -1 -1 {procs} {} -1 1 1 1 -1 -1 1 -1 -1\n",
+            i + 1,
+            i * 20,
+            run + 600
+        ));
+    }
+    let p = dir.join("curie-sized.swf");
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Runs `kairos args` under `ulimit -v` of `kb` KiB.
+fn under_address_limit(kb: u64, args: &[&str]) -> Output {
+    let mut script = format!("ulimit -v {kb} && exec \"$0\"");
+    for k in 0..args.len() {
+        script.push_str(&format!(" \"${}\"", k + 1));
+    }
+    std::process::Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_kairos"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_machine_of_93312_processors_replays_under_5_gb_of_address_space() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = curie_sized_log(tmp.path());
+    let free = ok(&["replay", "--policy", "easy", s(&log)]);
+    for extra in [&[][..], &["--stream"][..]] {
+        let mut args = vec!["replay", "--policy", "easy", s(&log)];
+        args.extend_from_slice(extra);
+        let out = under_address_limit(5_000_000, &args);
+        assert!(
+            out.status.success(),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let limited = String::from_utf8(out.stdout).unwrap();
+        let jobs = |t: &str| t.lines().find(|l| l.contains("\"completed\"")).map(str::to_string);
+        assert_eq!(jobs(&limited), jobs(&free), "{extra:?}");
+    }
+    // Too little address space for even a first attempt: an error, not an abort.
+    let out = under_address_limit(200_000, &["replay", "--policy", "easy", s(&log)]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("cannot allocate"), "{e}");
+}
