@@ -63,6 +63,7 @@
 
 pub mod analysis;
 pub mod batsim;
+pub mod bounded;
 pub mod cmd;
 pub mod experiment;
 pub mod export;

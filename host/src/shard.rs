@@ -142,8 +142,8 @@ impl Identity {
 
     /// Adds the contents of a file, read whole.
     pub fn file(&mut self, label: &str, path: &Path) -> anyhow::Result<()> {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        let bytes = crate::bounded::read(path, crate::swf::text_limit(), "input")
+            .with_context(|| format!("{}: cannot read", path.display()))?;
         self.part(label, &bytes);
         Ok(())
     }
@@ -259,7 +259,7 @@ pub(crate) struct Text {
 impl Text {
     /// Reads and splits `path`.
     pub(crate) fn read(path: &Path) -> anyhow::Result<Text> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::bounded::read_to_string(path, crate::bounded::SHARD_BYTES, "shard file")
             .with_context(|| format!("{}: cannot read the shard file", path.display()))?;
         let mut lines = text.lines().enumerate();
         match lines.next() {

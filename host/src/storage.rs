@@ -159,7 +159,11 @@ impl HostStorage {
             work: filled(s.work, Work::default(), "work table")?,
             open: filled(s.open, 0, "open-slot table")?,
             memo: filled(memo, MemoEntry::default(), "fit memo")?,
-            pending: filled(completions_for(slots), Pending::default(), "completion buffer")?,
+            pending: filled(
+                completions_for(slots),
+                Pending::default(),
+                "completion buffer",
+            )?,
             ends: filled(ids, Micros::MAX, "table of pending ends")?,
             voids: try_zeroed(2 * voids_per_node * nodes, "void index")?,
             booking_log: filled(s.booking_log, Logged::EMPTY, "booking log")?,

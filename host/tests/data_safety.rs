@@ -90,7 +90,9 @@ fn merge_refuses_nan_and_inf_in_knapsack_shard_rows() {
         let line = corrupt_first_row(&shard, column, value);
         let e = fails(&["merge", s(&dir), "--out", s(&tmp.path().join("m"))]);
         assert!(
-            e.contains(&format!("shard-1-of-2.shard:{line}: {name} = \"{value}\": not a finite number")),
+            e.contains(&format!(
+                "shard-1-of-2.shard:{line}: {name} = \"{value}\": not a finite number"
+            )),
             "{e}"
         );
         assert!(!tmp.path().join("m").join("summary.json").exists());
@@ -103,7 +105,16 @@ fn merge_refuses_nan_and_inf_in_experiment_shard_rows() {
     let dir = tmp.path().join("shards");
     let file = data("experiment_small.toml");
     for k in ["1/2", "2/2"] {
-        ok(&["experiment", s(&file), "--shard", k, "--out", s(&dir), "--jobs", "1"]);
+        ok(&[
+            "experiment",
+            s(&file),
+            "--shard",
+            k,
+            "--out",
+            s(&dir),
+            "--jobs",
+            "1",
+        ]);
     }
     let shard = dir.join("shard-1-of-2.shard");
     let clean = std::fs::read(&shard).unwrap();
@@ -113,7 +124,9 @@ fn merge_refuses_nan_and_inf_in_experiment_shard_rows() {
         let line = corrupt_first_row(&shard, column, value);
         let e = fails(&["merge", s(&dir), "--out", s(&tmp.path().join("m"))]);
         assert!(
-            e.contains(&format!("shard-1-of-2.shard:{line}: {name} = \"{value}\": not a finite number")),
+            e.contains(&format!(
+                "shard-1-of-2.shard:{line}: {name} = \"{value}\": not a finite number"
+            )),
             "{e}"
         );
     }
@@ -168,7 +181,11 @@ fn a_machine_of_93312_processors_replays_under_5_gb_of_address_space() {
             String::from_utf8_lossy(&out.stderr)
         );
         let limited = String::from_utf8(out.stdout).unwrap();
-        let jobs = |t: &str| t.lines().find(|l| l.contains("\"completed\"")).map(str::to_string);
+        let jobs = |t: &str| {
+            t.lines()
+                .find(|l| l.contains("\"completed\""))
+                .map(str::to_string)
+        };
         assert_eq!(jobs(&limited), jobs(&free), "{extra:?}");
     }
     // Too little address space for even a first attempt: an error, not an abort.
@@ -176,4 +193,29 @@ fn a_machine_of_93312_processors_replays_under_5_gb_of_address_space() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("cannot allocate"), "{e}");
+}
+
+#[test]
+fn a_file_read_whole_is_bounded_by_its_kind() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let exp = tmp.path().join("e.toml");
+    std::fs::write(
+        &exp,
+        "name = \"t\"\nscenario = \"/dev/zero\"\ntrials = 1\n[seed003]\naxis = \"rate\"\n",
+    )
+    .unwrap();
+    let e = fails(&["experiment", s(&exp), "--out", s(&tmp.path().join("o"))]);
+    assert!(e.contains("/dev/zero") && e.contains("larger than"), "{e}");
+    // The experiment file itself, a Batsim workload, an SWF log, a shard.
+    let e = fails(&["experiment", "/dev/zero", "--out", s(&tmp.path().join("o"))]);
+    assert!(e.contains("larger than") || e.contains("not"), "{e}");
+    for extra in [&[][..], &["--stream"][..], &["--allocation", "pool"][..]] {
+        let mut args = vec!["replay", "--policy", "easy", "/dev/zero"];
+        args.extend_from_slice(extra);
+        let e = fails(&args);
+        assert!(e.contains("/dev/zero"), "{extra:?}: {e}");
+    }
 }

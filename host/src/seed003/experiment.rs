@@ -139,7 +139,7 @@ const AXES: [&str; 6] = ["rate", "nodes", "cores", "p_static_w", "s_w", "s_d"];
 
 /// Whether `path` is a seed 003 experiment (a TOML file with a top-level `[seed003]` table).
 pub fn is_seed003(path: &Path) -> bool {
-    std::fs::read_to_string(path)
+    crate::bounded::read_to_string(path, crate::bounded::TEXT_FILE_BYTES, "TOML file")
         .ok()
         .and_then(|t| t.parse::<toml_edit::DocumentMut>().ok())
         .is_some_and(|d| d.contains_table("seed003"))

@@ -242,7 +242,9 @@ pub(super) fn replay_from(
         #[cfg(test)]
         First::Whole => None,
     };
-    let attempt = |ring: Option<usize>, budget: usize| -> Result<Result<Replayed, Short>, TraceError> {
+    let attempt = |ring: Option<usize>,
+                   budget: usize|
+     -> Result<Result<Replayed, Short>, TraceError> {
         let mut storage = HostStorage::by_need(
             &platform,
             ring.unwrap_or(jobs.len()),
