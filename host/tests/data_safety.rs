@@ -219,3 +219,160 @@ fn a_file_read_whole_is_bounded_by_its_kind() {
         assert!(e.contains("/dev/zero"), "{extra:?}: {e}");
     }
 }
+
+/// Copies `from` to `dir/name` and returns the copy.
+fn copy_as(from: &Path, dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    if let Some(d) = p.parent() {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::copy(from, &p).unwrap();
+    p
+}
+
+/// Every command that writes files, with each output colliding with an input and with
+/// another output: refused before any work, the input unchanged, nothing written.
+#[test]
+fn every_output_colliding_with_an_input_or_another_output_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let log = common::swf("easy_backfills.swf");
+    let scenario = data("essc_small.toml");
+    let unchanged = |p: &Path, from: &Path| {
+        assert_eq!(
+            std::fs::read(p).unwrap(),
+            std::fs::read(from).unwrap(),
+            "{}",
+            p.display()
+        );
+    };
+    let replay = |extra: &[&str], input: &Path| {
+        let mut args = vec!["replay", "--policy", "easy", s(input)];
+        args.extend_from_slice(extra);
+        fails(&args)
+    };
+
+    // replay: each output is the log.
+    let l = copy_as(&log, t, "a/log.swf");
+    for flag in ["--jobs-out", "--summary-out"] {
+        let e = replay(&[flag, s(&l)], &l);
+        assert!(e.contains("would destroy the input"), "{flag}: {e}");
+    }
+    let l = copy_as(&log, t, "b/X_jobs.csv");
+    let e = replay(&["--batsim-out", s(&t.join("b/X"))], &l);
+    assert!(e.contains("would destroy the input"), "{e}");
+    // The plots --summary-out writes beside the summary: the log, and existing files.
+    let l = copy_as(&log, t, "c/s-queue.svg");
+    let e = replay(&["--summary-out", s(&t.join("c/s.json"))], &l);
+    assert!(
+        e.contains("s-queue.svg") && e.contains("would destroy the input"),
+        "{e}"
+    );
+    unchanged(&l, &log);
+    let l = copy_as(&log, t, "d/log.swf");
+    std::fs::write(t.join("d/s-utilisation.svg"), "mine").unwrap();
+    let e = replay(&["--summary-out", s(&t.join("d/s.json"))], &l);
+    assert!(e.contains("s-utilisation.svg: exists; pass --force"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(t.join("d/s-utilisation.svg")).unwrap(),
+        "mine"
+    );
+    assert!(!t.join("d/s.json").exists());
+    // Two outputs, one file.
+    let x = t.join("d/X");
+    let jobs = t.join("d/X_jobs.csv");
+    let e = replay(&["--jobs-out", s(&jobs), "--batsim-out", s(&x)], &l);
+    assert!(e.contains("is also the file --jobs-out writes"), "{e}");
+    let e = replay(&["--jobs-out", s(&jobs), "--summary-out", s(&jobs)], &l);
+    assert!(e.contains("is also the file"), "{e}");
+    let e = replay(
+        &[
+            "--summary-out",
+            s(&t.join("d/q.json")),
+            "--jobs-out",
+            s(&t.join("d/q-queue.svg")),
+        ],
+        &l,
+    );
+    assert!(e.contains("is also the file"), "{e}");
+    assert!(!jobs.exists() && !t.join("d/q.json").exists());
+    // Parent folders are made for every output flag.
+    ok(&[
+        "replay",
+        "--policy",
+        "easy",
+        s(&l),
+        "--summary-out",
+        s(&t.join("d/new/s.json")),
+    ]);
+    assert!(t.join("d/new/s-queue.svg").is_file());
+    ok(&[
+        "replay",
+        "--policy",
+        "easy",
+        s(&l),
+        "--jobs-out",
+        s(&t.join("d/new2/j.csv")),
+    ]);
+    assert!(t.join("d/new2/j.csv").is_file());
+
+    // run: the scenario, and --trace-out p_jobs.csv with --batsim-out p.
+    let sc = copy_as(&scenario, t, "e/sc.toml");
+    let e = fails(&[
+        "run",
+        s(&sc),
+        "--heuristic",
+        "max-upe",
+        "--trace-out",
+        s(&sc),
+    ]);
+    assert!(e.contains("would destroy the input"), "{e}");
+    let e = fails(&[
+        "run",
+        s(&sc),
+        "--heuristic",
+        "max-upe",
+        "--trace-out",
+        s(&t.join("e/p_jobs.csv")),
+        "--batsim-out",
+        s(&t.join("e/p")),
+    ]);
+    assert!(e.contains("is also the file --trace-out writes"), "{e}");
+    unchanged(&sc, &scenario);
+
+    // export: the input.
+    let l = copy_as(&log, t, "f/log.swf");
+    let e = fails(&["export", s(&l), "--format", "batsim", "-o", s(&l)]);
+    assert!(e.contains("would destroy the input"), "{e}");
+    unchanged(&l, &log);
+
+    // Reports into a folder that holds an input under a report's kind of name.
+    let exp = copy_as(&data("experiment_small.toml"), t, "g/trials.csv");
+    copy_as(
+        &data("experiment_scenario.toml"),
+        t,
+        "g/experiment_scenario.toml",
+    );
+    let e = fails(&["experiment", s(&exp), "--out", s(&t.join("g"))]);
+    assert!(
+        e.contains("which a report of this run could overwrite"),
+        "{e}"
+    );
+    unchanged(&exp, &data("experiment_small.toml"));
+    let l = copy_as(&log, t, "h/points.csv");
+    let e = fails(&[
+        "sweep-knapsack",
+        s(&l),
+        "--jobs",
+        "4",
+        "--step",
+        "1",
+        "--out",
+        s(&t.join("h")),
+    ]);
+    assert!(
+        e.contains("which a report of this run could overwrite"),
+        "{e}"
+    );
+    unchanged(&l, &log);
+}

@@ -195,7 +195,14 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             runs_dir.display()
         );
     }
-    crate::output::prepare_dir(&out_dir, args.force || args.resume)?;
+    let source = exp.trace.as_ref().map_or(&exp.scenario_path, |t| &t.path);
+    crate::output::prepare_reports_dir(
+        &out_dir,
+        args.force || args.resume,
+        crate::output::RESULTS_MARKER,
+        &[&exp.file, source],
+        &[],
+    )?;
     if args.force {
         // No report of the earlier run stays: a plot it had and this one has not, or its
         // complete-looking results if this run is interrupted.

@@ -40,7 +40,13 @@ pub fn main(args: Options) -> anyhow::Result<()> {
     crate::limits::threads("--threads", args.jobs).map_err(|e| super::usage(e.to_string()))?;
     let out_dir = args.out.clone().unwrap_or_else(|| exp.default_out_dir());
     // Created and checked before any work: a bad --out fails at once.
-    crate::output::prepare_dir_marked(&out_dir, args.force, "summary.csv")?;
+    crate::output::prepare_reports_dir(
+        &out_dir,
+        args.force,
+        "summary.csv",
+        &[&args.file, &exp.scenario_path],
+        &[],
+    )?;
     crate::diag!(
         "{}: {} points x {} approaches x {} trials of {}",
         exp.name,

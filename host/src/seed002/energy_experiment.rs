@@ -643,7 +643,7 @@ pub fn run_file(
         );
         exp.trials = n;
     }
-    let dir = out.prepare(&exp.name, "summary.csv")?;
+    let dir = out.prepare(&exp.name, "summary.csv", path)?;
     let rows = run(&exp, jobs, progress)?;
     let (summary, trials_csv, traces, table) = reports(&exp, &rows);
     let svgs = plots::plots(&exp, &rows);
