@@ -376,3 +376,64 @@ fn every_output_colliding_with_an_input_or_another_output_is_refused() {
     );
     unchanged(&l, &log);
 }
+
+/// `--resume` checks the saved trials' identity first (the trial count, the experiment and
+/// scenario files) and never deletes them.
+#[test]
+fn resume_checks_the_saved_trials_identity_and_keeps_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let exp = copy_as(&data("experiment_small.toml"), t, "e.toml");
+    copy_as(
+        &data("experiment_scenario.toml"),
+        t,
+        "experiment_scenario.toml",
+    );
+    let out = t.join("o");
+    // Trial 0 of 2 saved, as an interrupted run leaves it (its runs are shard 1 of 2).
+    ok(&[
+        "experiment",
+        s(&exp),
+        "--shard",
+        "1/2",
+        "--out",
+        s(&out.join("runs")),
+        "--jobs",
+        "1",
+    ]);
+    let saved = out.join("runs/shard-1-of-2.shard");
+    let before = std::fs::read(&saved).unwrap();
+    let e = fails(&[
+        "experiment",
+        s(&exp),
+        "--out",
+        s(&out),
+        "--resume",
+        "--trials",
+        "3",
+    ]);
+    assert!(e.contains("of a run of 2 trials, not 3"), "{e}");
+    assert_eq!(std::fs::read(&saved).unwrap(), before);
+    // The experiment file changed since.
+    let text = std::fs::read_to_string(&exp).unwrap();
+    std::fs::write(&exp, text.replace("trials = 2", "trials = 2\n# edited")).unwrap();
+    let e = fails(&["experiment", s(&exp), "--out", s(&out), "--resume"]);
+    assert!(e.contains("changed since this trial was saved"), "{e}");
+    assert_eq!(std::fs::read(&saved).unwrap(), before);
+    assert!(!out.join("runs/shard-2-of-2.shard").exists(), "nothing ran");
+    // Restored: the resume runs trial 1 only and reports.
+    std::fs::write(&exp, text).unwrap();
+    let o = kairos(&[
+        "experiment",
+        s(&exp),
+        "--out",
+        s(&out),
+        "--resume",
+        "--jobs",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("1 trials saved"), "{e}");
+    assert!(out.join("summary.json").is_file());
+}

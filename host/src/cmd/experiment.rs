@@ -219,6 +219,9 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             }
         }
     }
+    if args.resume {
+        resume::check_saved(&exp, &runs_dir)?;
+    }
     let saved = if args.resume { saved } else { 0 };
     let runs_total = (exp.trials - saved) as u64 * exp.configs.len() as u64;
     crate::diag!(
