@@ -309,7 +309,9 @@ impl Iterator for Lublin99 {
 pub fn load_scale(options: &Lublin99Options) -> (f64, f64) {
     let mut area = 0.0;
     let mut last = 0.0f64;
-    for j in Lublin99::new(options.procs, options.seed).take(options.jobs as usize) {
+    // Ctrl-C ends this pass early: the writer then stops at its first line (`AtomicFile`).
+    let jobs = Lublin99::new(options.procs, options.seed).take(options.jobs as usize);
+    for j in jobs.take_while(|_| !crate::interrupt::requested()) {
         area += f64::from(j.procs) * j.runtime_s as f64;
         last = last.max(j.arrival_s);
     }

@@ -169,6 +169,14 @@ impl AtomicFile {
 
 impl std::io::Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // Ctrl-C (where the command catches it, `crate::interrupt`) stops the stream: the
+        // writer fails, is dropped, and its temporary file goes with it, instead of the
+        // process dying with a hidden half-written file beside the output.
+        if crate::interrupt::requested() {
+            return Err(std::io::Error::other(
+                "interrupted (Ctrl-C): the unfinished file was removed",
+            ));
+        }
         match &mut self.out {
             Some(o) => o.write(buf),
             None => Err(std::io::Error::other("finished")),

@@ -437,3 +437,46 @@ fn resume_checks_the_saved_trials_identity_and_keeps_them() {
     assert!(e.contains("1 trials saved"), "{e}");
     assert!(out.join("summary.json").is_file());
 }
+
+/// `generate-swf` stopped by Ctrl-C leaves neither its output nor its hidden temporary file.
+#[cfg(unix)]
+#[test]
+fn generate_swf_interrupted_leaves_no_temporary_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("big.swf");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args([
+            "generate-swf",
+            "--model",
+            "lublin99",
+            "--procs",
+            "128",
+            "--jobs",
+            "100000000",
+            "-o",
+            s(&out),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Until the temporary file is there (made before the model's first pass).
+    let start = std::time::Instant::now();
+    while std::fs::read_dir(tmp.path()).unwrap().count() == 0 && start.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out_status = child.wait().unwrap();
+    assert!(!out_status.success());
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
