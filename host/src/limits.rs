@@ -10,6 +10,10 @@ use anyhow::bail;
 /// every thread.
 pub const MAX_THREADS: usize = 1024;
 
+/// The most generations a pareto run evolves (`checkpoints`, `--checkpoints`): a billion
+/// takes weeks even for a small population; a larger count is a typo (2^63 - 1 was taken).
+pub const MAX_GENERATIONS: u64 = 1_000_000_000;
+
 /// The most jobs `kairos sweep-knapsack` schedules (`--jobs`). Every grid point schedules
 /// all of them, so even this many takes hours; the estimate printed first says how long.
 pub const MAX_SWEEP_JOBS: usize = 1_000_000;

@@ -480,3 +480,92 @@ fn generate_swf_interrupted_leaves_no_temporary_file() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+fn bench() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../data/s002-benchmarks-synthetic.toml")
+        .display()
+        .to_string()
+}
+
+/// Values that cannot mean what was asked are refused, naming the file, line and key.
+#[test]
+fn nonsense_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    // Seed 003 calibration targets that are not percentages.
+    std::fs::write(t.join("ok.toml"), "").unwrap();
+    for (value, shown) in [("nan", "NaN"), ("4294967295", "4294967295")] {
+        let e = t.join("cal.toml");
+        std::fs::write(
+            &e,
+            format!(
+                "name = \"t\"\nscenario = \"ok.toml\"\n[seed003]\naxis = \"rate\"\n\
+                 rates = [\"high\", \"low\"]\napproaches = [\"valopt\"]\n\
+                 [seed003.calibrate]\nhigh = {value}\nlow = 13.0\n"
+            ),
+        )
+        .unwrap();
+        let err = fails(&["experiment", s(&e), "--out", s(&t.join("o"))]);
+        assert!(
+            err.contains(&format!(
+                "cal.toml:8: seed003.calibrate.high = {shown}: must be between 0 and 100"
+            )),
+            "{err}"
+        );
+    }
+    // Two pareto populations with one name; --checkpoints past any run's length.
+    let f = t.join("p.toml");
+    std::fs::write(
+        &f,
+        format!(
+            "system = \"pareto\"\nname = \"p\"\ndata = \"set2\"\nbenchmarks = {:?}\nseed = 2\n\
+             tasks = 20\npopulation = 6\ncheckpoints = [0, 2]\n\
+             populations = [{{ name = \"a\", seeds = [\"min-energy\"] }}, {{ name = \"a\" }}]\n",
+            bench()
+        ),
+    )
+    .unwrap();
+    let err = fails(&["pareto", s(&f), "--out", s(&t.join("po"))]);
+    assert!(
+        err.contains("populations[1].name = a: another population has this name"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("{ name = \"a\" }", "{ name = \"b\" }");
+    std::fs::write(&f, text).unwrap();
+    let err = fails(&["pareto", s(&f), "--checkpoints", "0,9223372036854775807"]);
+    assert!(
+        err.contains("--checkpoints 9223372036854775807: at most 1000000000"),
+        "{err}"
+    );
+    // A folder holding an earlier run's checkpoint fronts needs --force.
+    let po = t.join("po");
+    std::fs::create_dir_all(&po).unwrap();
+    std::fs::write(po.join("fronts-gen7.svg"), "<svg/>").unwrap();
+    let err = fails(&["pareto", s(&f), "--out", s(&po)]);
+    assert!(
+        err.contains("holds files of an earlier run (fronts-gen7.svg)"),
+        "{err}"
+    );
+    // generate-swf: a load that puts the submit times past any clock.
+    let err = fails(&[
+        "generate-swf",
+        "--model",
+        "lublin99",
+        "--procs",
+        "16",
+        "--jobs",
+        "100",
+        "--load",
+        "1e-308",
+        "-o",
+        s(&t.join("g.swf")),
+    ]);
+    assert!(
+        err.contains("--load 1e-308") && err.contains("give a higher load"),
+        "{err}"
+    );
+    assert!(!t.join("g.swf").exists());
+}

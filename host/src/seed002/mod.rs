@@ -106,6 +106,10 @@ pub fn run_pareto_file(
                 !c.is_empty() && c.windows(2).all(|w| w[0] < w[1]),
                 "--checkpoints: give increasing generation counts, e.g. 0,100,1000"
             );
+            let most = crate::limits::MAX_GENERATIONS;
+            if let Some(g) = c.iter().find(|g| **g > most) {
+                anyhow::bail!("--checkpoints {g}: at most {most} generations");
+            }
             *into = c;
         }
         Ok(())

@@ -243,6 +243,11 @@ impl Seed003Experiment {
                 "needs \"high\" and \"low\" in seed003.rates",
             );
         }
+        if let Some(t) = &g.calibrate {
+            // Rejection percentages: NaN or 4294967295 would calibrate towards nothing.
+            c.float("seed003.calibrate.high", t.high, 0.0, 100.0);
+            c.float("seed003.calibrate.low", t.low, 0.0, 100.0);
+        }
         if g.calibrate.is_some() && !approaches.contains(&Approach::ValOpt) {
             c.fail(
                 "seed003.calibrate",
