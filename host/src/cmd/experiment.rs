@@ -112,7 +112,12 @@ impl Progress for Bar {
 }
 
 /// Runs `kairos experiment`.
-pub fn main(args: Args) -> anyhow::Result<()> {
+pub fn main(mut args: Args) -> anyhow::Result<()> {
+    if args.jobs == Some(0) {
+        return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));
+    }
+    args.jobs =
+        crate::limits::threads("--threads", args.jobs).map_err(|e| super::usage(e.to_string()))?;
     if crate::seed002::experiment::is_serial(&args.file) {
         if args.shard.is_some() {
             bail!(
@@ -170,7 +175,6 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if args.jobs == Some(0) {
         return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));
     }
-    crate::limits::threads("--threads", args.jobs).map_err(|e| super::usage(e.to_string()))?;
     if exp.trials == 2 {
         crate::diag!(
             "warning: 2 trials: the 95% confidence intervals (Student t, one degree of \

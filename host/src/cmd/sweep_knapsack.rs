@@ -125,7 +125,7 @@ fn estimate(
 }
 
 /// Runs `kairos sweep-knapsack`: load or generate, sweep, write, print the summary.
-pub fn main(args: Args) -> anyhow::Result<()> {
+pub fn main(mut args: Args) -> anyhow::Result<()> {
     // Values clap parses but the sweep cannot take: a bad command line (exit 2), checked
     // before a log is read.
     if args.jobs == 0 {
@@ -150,7 +150,8 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     }
     let sweep = args.sweep();
     let out = args.out.clone().unwrap_or_else(|| default_out_dir(&sweep));
-    crate::limits::threads("--threads", args.threads).map_err(|e| super::usage(e.to_string()))?;
+    args.threads = crate::limits::threads("--threads", args.threads)
+        .map_err(|e| super::usage(e.to_string()))?;
     // The folder is checked before the work, so a bad --out fails at once; a shard's folder
     // holds the other shards, so it is only created.
     let inputs: Vec<&std::path::Path> = sweep.swf.iter().map(|p| p.as_path()).collect();
