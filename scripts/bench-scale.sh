@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process figures of `kairos replay` for docs/performance.md ("Traces of any size"):
+# Whole-process figures of `kairos replay` for docs/performance.md ("Trace replay"):
 # wall time, user CPU and peak resident memory from `/usr/bin/time -v`, on the three shared
 # logs (`--clean strong`) under both allocations, and on Lublin-Feitelson logs of 1 and 5
 # million jobs on 163,840 processors (seed 1, load 0.8; written once to target/trace-scale/)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times one simulated day per case with two `kairos` binaries, back to back, so that both see
-# the same machine load (docs/performance.md, "One simulated day, before and after").
+# the same machine load (docs/performance.md, "How to measure").
 #   scripts/compare-days.sh OLD_KAIROS NEW_KAIROS [scenario ...]   (default: essc-10k essc-5k)
 # Prints one line per case and binary: scenario|case|binary|digest|user s|wall s|run s|
 # event p50 us|p99 us|mean us. The digests of a case must agree (same decisions).

@@ -2,6 +2,13 @@
 """Checks seed 002 Chapters 5-7's claims numerically from the files `kairos pareto` writes.
 
     python3 scripts/pareto_claims.py out/<experiment>...
+    python3 scripts/pareto_claims.py --json out/<experiment> > analysis.json
+
+With --json, one folder's numbers as JSON instead of the text tables (the claims of
+claims/seed002-ch5-7.toml read them): per population and checkpoint the front's points,
+hypervolume, coverage of the previous checkpoint and knee distance; per allocation A-E the
+balance figures and each type's energy share; per score of a stochastic run the shares and
+correlations of Fig. 7.4 and 7.7 and Fig. 7.5's placement of the front against its clouds.
 
 For a utility-energy or makespan-energy run (fronts.csv): per population and checkpoint,
 the front's size, its hypervolume (share of the box between the best and worst values of
@@ -143,6 +150,100 @@ def stochastic_report(d):
     print("coverage.csv (fresh-sample medians; low/high = the other front's half of lower/higher utility per energy):")
     print(open(os.path.join(d, "coverage.csv")).read())
 
+
+def knee_distance(f, lo, hi):
+    a, b = f[0], f[-1]
+    norm = lambda q: ((q[0] - lo[0]) / (hi[0] - lo[0] or 1), (q[1] - lo[1]) / (hi[1] - lo[1] or 1))
+    na, nb = norm(a), norm(b)
+    den = math.hypot(nb[0] - na[0], nb[1] - na[1])
+    if not den:
+        return 0.0
+    def dist(q):
+        nq = norm(q)
+        return abs((nb[1] - na[1]) * nq[0] - (nb[0] - na[0]) * nq[1] + nb[0] * na[1] - nb[1] * na[0]) / den
+    return max(dist(q) for q in f)
+
+
+def analysis(d):
+    """The numbers of the text report, as one JSON object."""
+    out = {}
+    if os.path.exists(os.path.join(d, "clouds.csv")):
+        rows = list(csv.DictReader(open(os.path.join(d, "clouds.csv"))))
+        fr = list(csv.DictReader(open(os.path.join(d, "fronts.csv"))))
+        last = max(int(r["generation"]) for r in fr)
+        by = defaultdict(list)
+        for r in rows:
+            by[r["score"]].append(r)
+        def corr(x, y):
+            n = len(x)
+            mx, my = sum(x) / n, sum(y) / n
+            sx = math.sqrt(sum((a - mx) ** 2 for a in x))
+            sy = math.sqrt(sum((b - my) ** 2 for b in y))
+            return sum((a - mx) * (b - my) for a, b in zip(x, y)) / (sx * sy) if n >= 3 and sx and sy else None
+        sc = {}
+        for s, rs in by.items():
+            f = lambda k: [float(r[k]) for r in rs]
+            pts = [r for r in fr if r["score"] == s and int(r["generation"]) == last]
+            n = max(len(pts), 1)
+            sc[s] = {
+                "allocations": len(rs),
+                "share_utility_above_expected": sum(f("share_utility_above_expected")) / len(rs),
+                "share_energy_below_expected": sum(f("share_energy_below_expected")) / len(rs),
+                "corr_dropped_sd_utility": corr(f("dropped"), f("sd_utility")),
+                "corr_dropped_sd_energy": corr(f("dropped"), f("sd_energy_j")),
+                "front_utility_above_fresh_median": sum(float(p["utility"]) > float(c["median_utility"]) for p, c in zip(pts, rs)) / n,
+                "front_energy_below_fresh_median": sum(float(p["energy_j"]) < float(c["median_energy_j"]) for p, c in zip(pts, rs)) / n,
+            }
+        out["last_generation"] = last
+        out["scores"] = sc
+        return out
+    rows = list(csv.DictReader(open(os.path.join(d, "fronts.csv"))))
+    ue = "utility" in rows[0]
+    fronts = defaultdict(list)
+    for r in rows:
+        x = -float(r["utility"]) if ue else float(r["makespan_s"])
+        fronts[(r["population"], int(r["generation"]))].append((x, float(r["energy_j"])))
+    allp = [p for f in fronts.values() for p in f]
+    lo = (min(p[0] for p in allp), min(p[1] for p in allp))
+    hi = (max(p[0] for p in allp), max(p[1] for p in allp))
+    pops = {}
+    for (p, g) in sorted(fronts, key=lambda k: k[1]):
+        f = fronts[(p, g)]
+        prev = [k for k in fronts if k[0] == p and k[1] < g]
+        e = {"points": len(f), "hypervolume": hypervolume(f, lo, hi)}
+        if prev:
+            e["covers_previous"] = coverage(f, fronts[max(prev, key=lambda k: k[1])])
+        if not ue:
+            e["knee_distance"] = knee_distance(f, lo, hi)
+        pops.setdefault(p, {})[str(g)] = e
+    out["populations"] = pops
+    m = os.path.join(d, "machines.csv")
+    if os.path.exists(m):
+        alloc = defaultdict(list)
+        for r in csv.DictReader(open(m)):
+            alloc[r["allocation"]].append(r)
+        al = {}
+        for a, rs in alloc.items():
+            fin = [float(r["finish_s"]) for r in rs]
+            en = [float(r["machine_energy_j"]) for r in rs]
+            by = defaultdict(float)
+            for r in rs:
+                by[int(r["type"])] += float(r["machine_energy_j"])
+            tot = sum(by.values()) or 1
+            al[a] = {"makespan_s": float(rs[0]["makespan_s"]), "energy_j": float(rs[0]["energy_j"]),
+                     "cov_finish": cov(fin), "cov_energy": cov(en),
+                     "idle_machines": sum(1 for x in fin if x == 0),
+                     "energy_share": {str(t): by[t] / tot for t in sorted(by)}}
+        out["allocations"] = al
+    return out
+
+
+if sys.argv[1:2] == ["--json"]:
+    import json
+    if len(sys.argv) != 3:
+        sys.exit("usage: pareto_claims.py --json DIR")
+    print(json.dumps(analysis(sys.argv[2]), indent=1, sort_keys=True))
+    sys.exit(0)
 
 for d in sys.argv[1:]:
     if os.path.exists(os.path.join(d, "clouds.csv")):

@@ -36,6 +36,8 @@
 //! - Optimisers. [`nsga2`]: a generic, seeded NSGA-II (ranking, crowding distance, the
 //!   dissertation's operators, parallel evaluation with thread-count-independent results);
 //!   seed 002's allocation problems over it live in `seed002::pareto*` (`kairos pareto`).
+//! - Evidence. [`claims`]: the papers' claims as data (`claims/*.toml`), evaluated on the
+//!   outputs of the full-scale runs kept in `results/` (`kairos claims`).
 //! - Outputs. [`report`]: an experiment's CSV and JSON tables, statistics and SVG plots
 //!   (`knapsack` and `trace` write their own small files).
 //! - Safety (docs/reliability.md). [`limits`]: the limits on sizes from input, checked
@@ -64,6 +66,7 @@
 pub mod analysis;
 pub mod batsim;
 pub mod bounded;
+pub mod claims;
 pub mod cmd;
 pub mod experiment;
 pub mod export;

@@ -37,6 +37,8 @@ enum Command {
     Pareto(kairos_host::cmd::pareto::Args),
     /// Write a scenario's trial, an SWF log or a Batsim workload as SWF or Batsim JSON.
     Export(kairos_host::cmd::export::Args),
+    /// Evaluate every claim of the seeds on the outputs in results/ (claims/*.toml).
+    Claims(kairos_host::cmd::claims::Args),
     /// Print the digest the firmware must reach for a scenario.
     Digest(kairos_host::cmd::digest::Args),
     /// Regenerate the firmware's embedded reference scenario.
@@ -55,6 +57,7 @@ fn main() -> ExitCode {
         Command::GenerateSwf(a) => kairos_host::cmd::generate_swf::main(a),
         Command::Pareto(a) => kairos_host::cmd::pareto::main(a),
         Command::Export(a) => kairos_host::cmd::export::main(a),
+        Command::Claims(a) => kairos_host::cmd::claims::main(a),
         Command::Digest(a) => kairos_host::cmd::digest::main(a),
         Command::FirmwareScenario(a) => kairos_host::cmd::firmware::main(a),
     };

@@ -22,6 +22,9 @@
 //!   [1, 100], where m interpolates linearly from 5 at 1 s to 50 at the trace's longest run
 //!   time (clamped to [5, 50]); final value = start x U(0.01, 0.8); soft deadline =
 //!   U(0.9, 1.2) x average; hard deadline = soft + U(0, 1.5) x average (after arrival).
+//! - **Fig. 5's environments** ([`Variation`]): starting values exactly correlated with the
+//!   execution time (the mean m itself) or not at all (U(1, 100)); ETC columns of COV 0.01
+//!   or 1 instead of 0.3. Set per experiment in its `[trace]` table.
 //! - **Windows** ([`windows`]): scenario k's measured day starts at the first log midnight at
 //!   least 4 h after the first submit, plus k x [`SCENARIO_STEP`] (11 h); it simulates the
 //!   jobs submitted in [day start - 4 h, day start + 24 h), shifted so the window starts at 0.
@@ -74,9 +77,36 @@ pub const SCENARIO_STEP: Micros = Micros::from_hours(11);
 /// A task is dropped when its best case is strictly below this: only a zero value (§3.1).
 pub const ZERO_VALUE_THRESHOLD: f64 = f64::MIN_POSITIVE;
 
+/// How a task's starting value follows its average execution time (seed 001 §5, Fig. 5(a)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ValueCorrelation {
+    /// §4's environment: Gamma(mean m, COV 2.5) clamped, m from the execution time.
+    #[default]
+    Weak,
+    /// Exactly correlated: the starting value is m itself.
+    Exact,
+    /// Uncorrelated: U(1, 100), "ignoring the average execution time".
+    None,
+}
+
+impl std::str::FromStr for ValueCorrelation {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        match s {
+            "weak" => Ok(ValueCorrelation::Weak),
+            "exact" => Ok(ValueCorrelation::Exact),
+            "none" => Ok(ValueCorrelation::None),
+            _ => Err(()),
+        }
+    }
+}
+
 /// The value generator's parameters (seed 001 §4).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ValueParams {
+    /// How the starting value follows the execution time (§4: weakly; Fig. 5(a): exactly or
+    /// not at all).
+    pub correlation: ValueCorrelation,
     /// Mean starting value at a 1 s and at the longest run time of the trace.
     pub mean_range: [f64; 2],
     /// COV of the starting value's gamma distribution.
@@ -94,6 +124,7 @@ pub struct ValueParams {
 impl Default for ValueParams {
     fn default() -> ValueParams {
         ValueParams {
+            correlation: ValueCorrelation::Weak,
             mean_range: [5.0, 50.0],
             start_cov: 2.5,
             start_bounds: [1.0, 100.0],
@@ -117,7 +148,8 @@ pub fn mean_start_value(avg: Micros, max_runtime: Micros, p: &ValueParams) -> f6
 }
 
 /// A seed 001 value function for a task of average execution time `avg`, drawn from `s`:
-/// four draws in order (start, final factor, soft factor, hard extra).
+/// four draws in order (start, final factor, soft factor, hard extra; exactly correlated
+/// values draw no start).
 pub fn value_curve(
     s: &mut Stream,
     avg: Micros,
@@ -125,9 +157,12 @@ pub fn value_curve(
     p: &ValueParams,
 ) -> UtilityCurve {
     let mean = mean_start_value(avg, max_runtime, p);
-    let start = s
-        .gamma_mean_cov(mean, p.start_cov)
-        .clamp(p.start_bounds[0], p.start_bounds[1]);
+    let [lo, hi] = p.start_bounds;
+    let start = match p.correlation {
+        ValueCorrelation::Weak => s.gamma_mean_cov(mean, p.start_cov).clamp(lo, hi),
+        ValueCorrelation::Exact => mean.clamp(lo, hi),
+        ValueCorrelation::None => s.uniform(lo, hi),
+    };
     let final_value = start * s.uniform(p.final_factor[0], p.final_factor[1]);
     let a = avg.0 as f64;
     let soft = Micros(libm::round(a * s.uniform(p.soft_factor[0], p.soft_factor[1])) as u64);
@@ -168,13 +203,18 @@ pub fn draw_platform(s: &mut Stream, mean_cores: f64) -> Vec<Cluster> {
 /// The ETC row of a job of run time `runtime` on `clusters` clusters, drawn from `s`:
 /// column 0 is the run time, the others Gamma(run time, COV 0.3), at least 1 us.
 pub fn etc_row(s: &mut Stream, runtime: Micros, clusters: usize) -> Vec<Micros> {
+    etc_row_cov(s, runtime, clusters, ETC_COV)
+}
+
+/// [`etc_row`] with the columns' COV `cov` (seed 001 Fig. 5(b): 0.01 and 1 beside 0.3).
+pub fn etc_row_cov(s: &mut Stream, runtime: Micros, clusters: usize, cov: f64) -> Vec<Micros> {
     let runtime = runtime.max(Micros(1));
     (0..clusters)
         .map(|c| {
             if c == 0 {
                 runtime
             } else {
-                let x = s.gamma_mean_cov(runtime.0 as f64, ETC_COV);
+                let x = s.gamma_mean_cov(runtime.0 as f64, cov);
                 Micros((libm::round(x) as u64).max(1))
             }
         })
@@ -267,6 +307,25 @@ pub struct Environment {
     pub offered_load_percent: f64,
 }
 
+/// The environment's variations of seed 001 §5 (Fig. 5): how values follow execution time,
+/// and how heterogeneous the ETC columns are. The default is §4's environment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Variation {
+    /// Fig. 5(a): the correlation of starting values with execution time.
+    pub correlation: ValueCorrelation,
+    /// Fig. 5(b): the COV of the ETC columns after the first ([`ETC_COV`] by default).
+    pub etc_cov: f64,
+}
+
+impl Default for Variation {
+    fn default() -> Variation {
+        Variation {
+            correlation: ValueCorrelation::Weak,
+            etc_cov: ETC_COV,
+        }
+    }
+}
+
 /// Builds scenario `window` of `jobs` (sorted by submit time) at `cores_fraction` of
 /// Curie's cores from the streams of `seed`; `max_runtime` is the trace's longest run time.
 pub fn build(
@@ -276,7 +335,29 @@ pub fn build(
     cores_fraction: f64,
     seed: u64,
 ) -> anyhow::Result<Environment> {
-    let params = ValueParams::default();
+    build_varied(
+        jobs,
+        max_runtime,
+        window,
+        cores_fraction,
+        seed,
+        &Variation::default(),
+    )
+}
+
+/// [`build`] in a varied environment (Fig. 5).
+pub fn build_varied(
+    jobs: &[ReplayJob],
+    max_runtime: Micros,
+    window: &Window,
+    cores_fraction: f64,
+    seed: u64,
+    variation: &Variation,
+) -> anyhow::Result<Environment> {
+    let params = ValueParams {
+        correlation: variation.correlation,
+        ..ValueParams::default()
+    };
     let k = window.index;
     let clusters = draw_platform(
         &mut Stream::new(seed, k, "seed001-platform", 0),
@@ -304,7 +385,12 @@ pub fn build(
             out.removed_large += 1;
             continue;
         }
-        let etc = etc_row(&mut etc_s, Micros(j.runtime), clusters.len());
+        let etc = etc_row_cov(
+            &mut etc_s,
+            Micros(j.runtime),
+            clusters.len(),
+            variation.etc_cov,
+        );
         let curve = value_curve(&mut val_s, average(&etc), max_runtime, &params);
         let arrival = Micros(j.submit - w0.0);
         let in_day = arrival >= WARMUP;

@@ -59,10 +59,86 @@ fn value_experiment_files_load() {
     }
 }
 
+/// Seed 001 Fig. 5's environment files: the same scenarios and heuristics as
+/// curie-value.toml, one variation each.
+#[test]
+fn value_fig5_environment_files_load() {
+    use seed001::ValueCorrelation as C;
+    let base = Experiment::load(root().join("experiments/curie-value.toml")).unwrap();
+    assert_eq!(
+        base.trace.as_ref().unwrap().variation,
+        seed001::Variation::default()
+    );
+    for (file, corr, cov) in [
+        ("curie-value-exact.toml", C::Exact, seed001::ETC_COV),
+        ("curie-value-uncorrelated.toml", C::None, seed001::ETC_COV),
+        ("curie-value-etc-low.toml", C::Weak, 0.01),
+        ("curie-value-etc-high.toml", C::Weak, 1.0),
+    ] {
+        let e = Experiment::load(root().join("experiments").join(file)).unwrap();
+        let v = e.trace.as_ref().unwrap().variation;
+        assert_eq!((v.correlation, v.etc_cov), (corr, cov), "{file}");
+        assert_eq!(e.trials, base.trials, "{file}");
+        assert_eq!(e.configs.len(), base.configs.len(), "{file}");
+        for (a, b) in e.configs.iter().zip(&base.configs) {
+            assert_eq!((&a.label, a.heuristic), (&b.label, b.heuristic), "{file}");
+        }
+    }
+}
+
+/// Exactly correlated starting values are the mean itself; uncorrelated ones lie in
+/// [1, 100] whatever the execution time; a smaller ETC COV keeps the columns nearer the
+/// run time.
+#[test]
+fn value_fig5_variations_draw_as_documented() {
+    use kairos_core::units::Micros;
+    use kairos_core::utility::UtilityCurve;
+    use kairos_host::generate::rng::Stream;
+    let max = Micros::from_hours(10);
+    let start = |c: seed001::ValueCorrelation, avg: Micros, k: u32| {
+        let p = seed001::ValueParams {
+            correlation: c,
+            ..Default::default()
+        };
+        let mut s = Stream::new(1, k, "t", 0);
+        match seed001::value_curve(&mut s, avg, max, &p) {
+            UtilityCurve::Linear { start, .. } => start,
+            other => panic!("{other:?}"),
+        }
+    };
+    let p = seed001::ValueParams::default();
+    for k in 0..50 {
+        let avg = Micros::from_secs(60 + 600 * k as u64);
+        let m = seed001::mean_start_value(avg, max, &p);
+        assert_eq!(start(seed001::ValueCorrelation::Exact, avg, k), m);
+        let u = start(seed001::ValueCorrelation::None, avg, k);
+        assert!((1.0..=100.0).contains(&u), "{u}");
+    }
+    // Uncorrelated: a short and a long task draw from the same distribution.
+    let short: f64 = (0..400)
+        .map(|k| start(seed001::ValueCorrelation::None, Micros::from_secs(2), k))
+        .sum::<f64>()
+        / 400.0;
+    let long: f64 = (0..400)
+        .map(|k| start(seed001::ValueCorrelation::None, max, k))
+        .sum::<f64>()
+        / 400.0;
+    assert!((short - long).abs() < 8.0, "{short} vs {long}");
+    let spread = |cov: f64| {
+        let mut s = Stream::new(1, 0, "etc", 0);
+        let row = seed001::etc_row_cov(&mut s, Micros::from_secs(1000), 4, cov);
+        row.iter()
+            .map(|m| (m.0 as f64 / 1e9 - 1.0).abs())
+            .fold(0.0, f64::max)
+    };
+    assert!(spread(0.01) < 0.05, "{}", spread(0.01));
+    assert!(spread(0.01) < spread(1.0));
+}
+
 #[test]
 fn value_bad_trace_experiments_name_the_key() {
     let run = "[[runs]]\nheuristic = \"easy\"\n";
-    let cases: [(String, &str); 6] = [
+    let cases: [(String, &str); 8] = [
         (
             format!("name = \"t\"\nscenario = \"../scenarios/essc-5k.toml\"\n{TRACE}{run}"),
             "give either scenario or a [trace] table",
@@ -85,6 +161,14 @@ fn value_bad_trace_experiments_name_the_key() {
         (
             format!("name = \"t\"\n[trace]\nswf = \"nowhere.swf\"\nseed = 1\n{run}"),
             "trace.swf = \"nowhere.swf\"",
+        ),
+        (
+            format!("name = \"t\"\n{TRACE}value_correlation = \"strong\"\n{run}"),
+            "trace.value_correlation = \"strong\": must be \"weak\", \"exact\" or \"none\"",
+        ),
+        (
+            format!("name = \"t\"\n{TRACE}etc_cov = 0\n{run}"),
+            "trace.etc_cov = 0: must be greater than 0",
         ),
     ];
     for (body, needle) in cases {

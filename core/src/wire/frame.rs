@@ -7,7 +7,9 @@
 //! rather than a message. Sizes are bounded: a frame longer than the receiver's buffer is
 //! dropped whole ([`FrameError::TooLong`]), up to its ending zero.
 //!
-//! Nothing here allocates or panics on bad input.
+//! The CRC is the `crc` crate's and the stuffing the `cobs` crate's (both `no_std`, well
+//! kept; `cobs` is postcard's own); this file holds the frame's layout, its errors and the
+//! stream reader. Nothing here allocates or panics on bad input.
 
 use serde::{Deserialize, Serialize};
 
@@ -44,36 +46,16 @@ impl core::fmt::Display for FrameError {
 
 impl core::error::Error for FrameError {}
 
-/// The CRC-32 of `bytes` (IEEE 802.3: reflected polynomial 0xEDB88320, initial and final
-/// XOR 0xFFFFFFFF; `crc32(b"123456789") == 0xCBF43926`).
+/// The CRC-32 of `bytes` (IEEE 802.3, the `crc` crate's `CRC_32_ISO_HDLC`: reflected
+/// polynomial 0xEDB88320, initial and final XOR 0xFFFFFFFF; `crc32(b"123456789") ==
+/// 0xCBF43926`).
+///
+/// The `crc` crate's default 256-entry table (1 KiB of flash) rather than a hand-written
+/// one: docs/firmware.md ("The wire protocol's checksum and stuffing") has what it costs on
+/// the image.
 pub fn crc32(bytes: &[u8]) -> u32 {
-    // A 16-entry table, a nibble at a time: 64 bytes of flash, twice the speed of bitwise.
-    const fn table() -> [u32; 16] {
-        let mut t = [0u32; 16];
-        let mut i = 0;
-        while i < 16 {
-            let mut c = i as u32;
-            let mut k = 0;
-            while k < 4 {
-                c = if c & 1 != 0 {
-                    (c >> 1) ^ 0xEDB8_8320
-                } else {
-                    c >> 1
-                };
-                k += 1;
-            }
-            t[i] = c;
-            i += 1;
-        }
-        t
-    }
-    const TABLE: [u32; 16] = table();
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc = (crc >> 4) ^ TABLE[((crc ^ b as u32) & 0xF) as usize];
-        crc = (crc >> 4) ^ TABLE[((crc ^ (b as u32 >> 4)) & 0xF) as usize];
-    }
-    !crc
+    const CRC: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
+    CRC.checksum(bytes)
 }
 
 /// The most bytes a frame of a `payload`-byte payload takes on the wire, ending zero included.
@@ -83,85 +65,32 @@ pub const fn max_encoded_len(payload: usize) -> usize {
 }
 
 /// Writes the frame of `payload` (CRC, COBS, ending zero) to `out`; returns its length.
+///
+/// The stuffing is the `cobs` crate's streaming encoder (the one postcard's COBS flavour
+/// uses), fed the payload and then its CRC, so that no copy of the two is made.
 pub fn encode(payload: &[u8], out: &mut [u8]) -> Result<usize, FrameError> {
     let crc = crc32(payload).to_le_bytes();
-    let mut w = Cobs {
-        out,
-        code_at: 0,
-        at: 1,
-    };
-    if w.out.is_empty() {
-        return Err(FrameError::BufferFull);
-    }
-    for &b in payload.iter().chain(crc.iter()) {
-        w.push(b)?;
-    }
-    w.close()?;
-    let end = w.at;
-    *w.out.get_mut(end).ok_or(FrameError::BufferFull)? = 0;
+    let mut w = cobs::CobsEncoder::new(out);
+    w.push(payload).map_err(|_| FrameError::BufferFull)?;
+    w.push(&crc).map_err(|_| FrameError::BufferFull)?;
+    let end = w.finalize();
+    *out.get_mut(end).ok_or(FrameError::BufferFull)? = 0;
     Ok(end + 1)
-}
-
-/// A COBS writer: `code_at` is the pending code byte, `at` the next free byte.
-struct Cobs<'o> {
-    out: &'o mut [u8],
-    code_at: usize,
-    at: usize,
-}
-
-impl Cobs<'_> {
-    fn push(&mut self, b: u8) -> Result<(), FrameError> {
-        if b == 0 {
-            return self.open();
-        }
-        *self.out.get_mut(self.at).ok_or(FrameError::BufferFull)? = b;
-        self.at += 1;
-        if self.at - self.code_at == 0xFF {
-            self.open()?;
-        }
-        Ok(())
-    }
-    /// Ends the current run: its code byte gets its length, a new run starts.
-    fn open(&mut self) -> Result<(), FrameError> {
-        self.close()?;
-        self.code_at = self.at;
-        self.at += 1;
-        if self.at > self.out.len() {
-            return Err(FrameError::BufferFull);
-        }
-        Ok(())
-    }
-    fn close(&mut self) -> Result<(), FrameError> {
-        let code = (self.at - self.code_at) as u8;
-        *self
-            .out
-            .get_mut(self.code_at)
-            .ok_or(FrameError::BufferFull)? = code;
-        Ok(())
-    }
 }
 
 /// Decodes, in place, the frame `bytes` (what came before an ending zero, without it):
 /// undoes the COBS stuffing, checks the CRC and returns the payload.
 pub fn decode(bytes: &mut [u8]) -> Result<&[u8], FrameError> {
-    let (mut read, mut write) = (0usize, 0usize);
-    while read < bytes.len() {
-        let code = bytes[read] as usize;
-        if code == 0 || read + code > bytes.len() {
-            return Err(FrameError::BadStuffing);
-        }
-        read += 1;
-        for _ in 1..code {
-            bytes[write] = bytes[read];
-            write += 1;
-            read += 1;
-        }
-        // A run shorter than 254 bytes stood for a zero, unless it ends the frame.
-        if code < 0xFF && read < bytes.len() {
-            bytes[write] = 0;
-            write += 1;
-        }
+    // A zero cannot be inside a frame (it ends one); the crate would stop there and decode
+    // the prefix, so it is refused here as the stuffing error it is.
+    if bytes.contains(&0) {
+        return Err(FrameError::BadStuffing);
     }
+    let write = if bytes.is_empty() {
+        0
+    } else {
+        cobs::decode_in_place(bytes).map_err(|_| FrameError::BadStuffing)?
+    };
     if write < CRC_LEN {
         return Err(FrameError::TooShort);
     }
@@ -256,6 +185,32 @@ mod tests {
             assert!(r.push(b).is_none());
         }
         assert_eq!(r.push(0).unwrap().unwrap(), payload);
+    }
+
+    /// The wire bytes of known frames: the layout (payload, CRC little-endian, COBS, zero)
+    /// does not depend on which implementation stuffs it.
+    #[test]
+    fn known_frames() {
+        let mut out = [0u8; 16];
+        // Payload [0x11, 0x00, 0x22]; CRC-32 of it, little-endian, then COBS.
+        let crc = crc32(&[0x11, 0x00, 0x22]).to_le_bytes();
+        assert!(!crc.contains(&0));
+        let n = encode(&[0x11, 0x00, 0x22], &mut out).unwrap();
+        let want = [0x02, 0x11, 0x06, 0x22, crc[0], crc[1], crc[2], crc[3], 0];
+        assert_eq!(&out[..n], &want[..]);
+        // An empty payload is its CRC (0 for no bytes: four zeros) stuffed.
+        let n = encode(&[], &mut out).unwrap();
+        assert_eq!(&out[..n], &[1, 1, 1, 1, 1, 0]);
+    }
+
+    #[test]
+    fn a_zero_inside_a_frame_is_bad_stuffing() {
+        let mut out = [0u8; 32];
+        let n = encode(b"abc", &mut out).unwrap();
+        let mut f = out;
+        f[2] = 0;
+        assert_eq!(decode(&mut f[..n - 1]), Err(FrameError::BadStuffing));
+        assert_eq!(decode(&mut []), Err(FrameError::TooShort));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! caller would need: that lives in the library module each `main` names. Data flows one way,
 //! from here into the library; no library module imports from `cmd`.
 
+pub mod claims;
 pub mod diag;
 pub mod digest;
 pub mod experiment;

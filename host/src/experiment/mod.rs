@@ -44,6 +44,8 @@
 //! swf = "../../shared/traces/CEA-Curie-2011-2.1-sample.swf"  # relative to this file
 //! seed = 1                               # the platform, ETC and value streams
 //! step_hours = 11                        # optional, default 11: between measured days
+//! value_correlation = "weak"             # optional: "exact" or "none" (seed 001 Fig. 5(a))
+//! etc_cov = 0.3                          # optional: the ETC columns' COV (Fig. 5(b))
 //!
 //! [[runs]]
 //! label = "Max VPR PH 20%"
@@ -100,6 +102,8 @@ pub struct TraceSource {
     pub jobs: Vec<crate::swf::ReplayJob>,
     /// The longest run time of the log (the value generator's upper reference).
     pub max_runtime: kairos_core::units::Micros,
+    /// Seed 001 Fig. 5's variation of the environment (default: §4's).
+    pub variation: crate::seed001::Variation,
 }
 
 /// The energy budget of an experiment's runs.

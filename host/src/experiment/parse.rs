@@ -67,6 +67,10 @@ struct TraceSpec {
     seed: u64,
     #[serde(default)]
     step_hours: Option<u32>,
+    #[serde(default)]
+    value_correlation: Option<String>,
+    #[serde(default)]
+    etc_cov: Option<f64>,
 }
 
 /// The `[calibrate]` table as written.
@@ -246,6 +250,21 @@ fn trace_table(
     if !(1..=240).contains(&step_hours) {
         c.fail("trace.step_hours", step_hours, "must be between 1 and 240");
     }
+    let mut variation = crate::seed001::Variation::default();
+    if let Some(v) = &t.value_correlation {
+        match v.parse() {
+            Ok(k) => variation.correlation = k,
+            Err(()) => c.fail(
+                "trace.value_correlation",
+                format_args!("{v:?}"),
+                "must be \"weak\", \"exact\" or \"none\"",
+            ),
+        }
+    }
+    if let Some(cov) = t.etc_cov {
+        c.float_above("trace.etc_cov", cov, 0.0, 10.0);
+        variation.etc_cov = cov;
+    }
     if t.swf.trim().is_empty() {
         c.fail("trace.swf", "\"\"", "must name an SWF file");
         return Ok((None, None));
@@ -268,6 +287,7 @@ fn trace_table(
             step: Micros::from_hours(step_hours as u64),
             jobs,
             max_runtime,
+            variation,
         }),
     ))
 }

@@ -190,7 +190,7 @@ fn run_one_scenario(
     let scenarios = levels
         .iter()
         .map(|&f| {
-            crate::seed001::build(&tr.jobs, tr.max_runtime, w, f, tr.seed)
+            crate::seed001::build_varied(&tr.jobs, tr.max_runtime, w, f, tr.seed, &tr.variation)
                 .with_context(|| format!("building scenario {} at {f} of the cores", w.index))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;

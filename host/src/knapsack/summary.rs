@@ -56,6 +56,14 @@ pub struct Summary {
     pub front_values: Vec<(char, usize)>,
     /// Points on the joint front (WRT and every class's E_f).
     pub joint_front_points: usize,
+    /// How many points reach the least WRT.
+    pub least_wrt_points: usize,
+    /// Per class with jobs, the least mean E_f among the points that reach the least WRT:
+    /// what the bottom left of the paper's Fig. 6 costs each class.
+    pub least_wrt_ef: Vec<(char, f64)>,
+    /// The paper's Fig. 3 setting (0.9, 0.1, 0.1), when the grid holds it: its WRT in
+    /// seconds and each present class's mean E_f.
+    pub fig3: Option<(f64, Vec<(char, f64)>)>,
 }
 
 fn best(p: &Point, value: f64) -> Best {
@@ -103,6 +111,22 @@ pub fn summarize(
             .expect("a grid has points")
     };
     let min_wrt = by(&|p| p.cost.wrt as f64);
+    let at_least_wrt: Vec<&Point> = points
+        .iter()
+        .filter(|p| p.cost.wrt == min_wrt.cost.wrt)
+        .collect();
+    let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+    let fig3 = points
+        .iter()
+        .find(|p| near(p.alpha, 0.9) && near(p.beta, 0.1) && near(p.gamma, 0.1))
+        .map(|p| {
+            let ef = fronts
+                .present
+                .iter()
+                .map(|&k| (CLASSES[k], p.cost.ef[k].unwrap_or(0.0)))
+                .collect();
+            (p.cost.wrt as f64 / 1e6, ef)
+        });
     Summary {
         workload: w.name.clone(),
         batch,
@@ -146,5 +170,18 @@ pub fn summarize(
             })
             .collect(),
         joint_front_points: fronts.joint.iter().filter(|&&j| j).count(),
+        least_wrt_points: at_least_wrt.len(),
+        least_wrt_ef: fronts
+            .present
+            .iter()
+            .map(|&k| {
+                let m = at_least_wrt
+                    .iter()
+                    .filter_map(|p| p.cost.ef[k])
+                    .fold(f64::INFINITY, f64::min);
+                (CLASSES[k], m)
+            })
+            .collect(),
+        fig3,
     }
 }

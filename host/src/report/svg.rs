@@ -1044,6 +1044,7 @@ mod tests {
             step: kairos_core::units::Micros(0),
             jobs: vec![],
             max_runtime: kairos_core::units::Micros(0),
+            variation: Default::default(),
         });
         let out = crate::experiment::runner::Outcome {
             rows: vec![],
