@@ -350,7 +350,9 @@ pub struct Generated {
 /// 1 batch / 0 interactive).
 pub fn write_swf(out: &mut dyn Write, options: &Lublin99Options) -> std::io::Result<Generated> {
     let (scale, model_load, last_arrival) = load_scale(options);
-    if !(last_arrival * scale <= MAX_SUBMIT_S) {
+    // NaN (an infinite scale times 0) is refused too.
+    let last_submit = last_arrival * scale;
+    if last_submit.is_nan() || last_submit > MAX_SUBMIT_S {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
             format!(

@@ -230,7 +230,7 @@ pub fn prepare_reports_dir(
     if dir.exists() && !dir.is_dir() {
         bail!("{}: exists and is not a directory", dir.display());
     }
-    if let Some(d) = std::fs::canonicalize(dir).ok() {
+    if let Ok(d) = std::fs::canonicalize(dir) {
         for input in inputs {
             let Some(r) = resolved(input) else { continue };
             let kind = r.extension().and_then(|e| e.to_str()).unwrap_or("");

@@ -152,7 +152,7 @@ impl ParetoExperiment {
             c.fail(
                 &format!("checkpoints[{i}]"),
                 g,
-                &format!("at most {} generations", crate::limits::MAX_GENERATIONS),
+                format!("at most {} generations", crate::limits::MAX_GENERATIONS),
             );
         }
         if f.populations.is_empty() {
