@@ -97,7 +97,7 @@ fn every_seed002_experiment_file_loads() {
             n += 1;
         }
     }
-    assert_eq!(n, 14);
+    assert_eq!(n, 15);
 }
 
 /// The utility split by priority level adds up to the core's own total on every
