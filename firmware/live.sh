@@ -9,5 +9,8 @@ target="${CARGO_TARGET_DIR:-$here/target}"
 case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
 dir="$target/live"
 cd "$here"
-cargo build --release --quiet --features live --target-dir "$dir"
+# Progress on stderr (cargo's Compiling lines; a first build takes minutes), the path alone on
+# stdout for the callers that read it.
+echo "firmware/live.sh: building the live image into $dir (a first build takes several minutes)" >&2
+cargo build --release --features live --target-dir "$dir"
 echo "$dir/thumbv7em-none-eabihf/release/kairos-firmware"

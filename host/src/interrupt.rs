@@ -33,3 +33,44 @@ pub fn catch() {
 pub fn requested() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
+
+/// What to say once Ctrl-C is pressed ([`say_when_requested`]).
+static MESSAGE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+/// Whether it was said.
+static SAID: AtomicBool = AtomicBool::new(false);
+
+/// Says the message, once.
+fn say() {
+    if let Some(m) = MESSAGE.get() {
+        if !SAID.swap(true, Ordering::SeqCst) {
+            crate::diag!("{m}");
+        }
+    }
+}
+
+/// Once Ctrl-C is pressed, prints `message` on stderr (what the command does before it
+/// stops, and that a second Ctrl-C stops at once): the handler itself may not print, so a
+/// thread looks at the flag ten times a second, and [`requested_saying`] says it too if the
+/// work notices first. The thread lives as long as the process.
+pub fn say_when_requested(message: String) {
+    if MESSAGE.set(message).is_err() {
+        return;
+    }
+    let spawned = std::thread::Builder::new().name("ctrl-c".into()).spawn(|| {
+        while !requested() {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        say();
+    });
+    // Without the thread the stop works the same; `requested_saying` still says it.
+    drop(spawned);
+}
+
+/// [`requested`], saying [`say_when_requested`]'s message the first time it is true.
+pub fn requested_saying() -> bool {
+    let r = requested();
+    if r {
+        say();
+    }
+    r
+}

@@ -68,11 +68,16 @@ pub struct SweepJob {
 /// How the sweep schedules each point.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Mode {
-    /// The paper's malleable jobs: [`simulate`] over the core's [`select`].
+    /// The paper's malleable jobs: a job's tasks run in waves on the free processors (the
+    /// core's knapsack selection at each event).
+    // Code: `simulate` over the core's `select`. Plain text above: clap prints these doc
+    // comments as `--mode`'s help, where rustdoc links would show as brackets.
     #[default]
     Malleable,
-    /// Rigid jobs through trace replay (the core's engine) and `Heuristic::Knapsack`
-    /// ([`trace::replay_trace_with`]); jobs must fit the machine.
+    /// Rigid jobs: each job takes all its processors at once, through trace replay (the
+    /// core's engine) under the knapsack heuristic; a synthetic job wider than the machine
+    /// is capped at the machine.
+    // Code: `trace::replay_trace_with` with `Heuristic::Knapsack`.
     Rigid,
 }
 
@@ -190,6 +195,27 @@ pub fn synthetic(n: usize, seed: u64) -> anyhow::Result<Workload> {
         });
     }
     Workload::new(format!("synthetic (seed {seed})"), 64, jobs)
+}
+
+/// The synthetic workload for `--mode rigid`: [`synthetic`]'s jobs, each as wide as the
+/// machine at most (a rigid job cannot run in waves; the malleable model runs a wider one in
+/// up to four).
+pub fn synthetic_rigid(n: usize, seed: u64) -> anyhow::Result<Workload> {
+    let w = synthetic(n, seed)?;
+    let procs = w.procs;
+    let jobs = w
+        .jobs
+        .into_iter()
+        .map(|j| SweepJob {
+            tasks: j.tasks.min(procs),
+            ..j
+        })
+        .collect();
+    Workload::new(
+        format!("synthetic (seed {seed}, jobs capped at {procs} processors)"),
+        procs,
+        jobs,
+    )
 }
 
 /// When a job started its first task and ended its last, microseconds.

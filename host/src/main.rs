@@ -39,7 +39,8 @@ enum Command {
     Export(kairos_host::cmd::export::Args),
     /// Evaluate every claim of the seeds on the outputs in results/ (claims/*.toml).
     Claims(kairos_host::cmd::claims::Args),
-    /// Print the digest the firmware must reach for a scenario.
+    /// Print the digest the firmware must reach for a firmware scenario (ph, upe, overcap or
+    /// an encoded .bin; a scenario TOML runs with `kairos run`).
     Digest(kairos_host::cmd::digest::Args),
     /// Regenerate the firmware's embedded reference scenario.
     FirmwareScenario(kairos_host::cmd::firmware::Args),

@@ -115,13 +115,13 @@ pub struct RunSummary {
     pub energy_joules: f64,
     /// The day's budget, in joules (`None` when unconstrained).
     pub energy_budget_joules: Option<f64>,
-    /// Tasks that arrived over the horizon.
+    /// Tasks that arrived in the measured day (the warm-up's arrivals are not counted).
     pub arrived: u32,
-    /// Tasks completed.
+    /// Of them, completed by the horizon.
     pub completed: u32,
-    /// Tasks dropped.
+    /// Of them, dropped.
     pub dropped: u32,
-    /// Tasks neither completed nor dropped.
+    /// Of them, neither completed by the horizon nor dropped.
     pub unfinished: u32,
     /// Mapping events run.
     pub mapping_events: u32,
@@ -141,12 +141,35 @@ pub struct RunSummary {
     pub trace: Vec<TracePoint>,
 }
 
-/// Times the mapping events and samples the ledgers.
+/// Times the mapping events, samples the ledgers, and (given the day) counts the fates of
+/// the tasks that arrived in the measured day.
 pub(crate) struct Watch {
     started: Option<Instant>,
     durations: Vec<u64>,
     next_sample: Micros,
     trace: Vec<TracePoint>,
+    day: Option<DayCounts>,
+}
+
+/// The tasks that arrived in the measured day `[start, end)` and their fates by its end:
+/// what the summary's `arrived`, `completed`, `dropped` and `unfinished` count
+/// (docs/formats.md). The engine's report counts every task of the horizon, warm-up
+/// included, and folds those counts into the digest, so the day's are counted here.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct DayCounts {
+    start: Micros,
+    end: Micros,
+    /// By task id: arrived in the day.
+    in_day: Vec<bool>,
+    arrived: u32,
+    completed: u32,
+    dropped: u32,
+}
+
+impl DayCounts {
+    fn counted(&self, task: kairos_core::task::TaskId) -> bool {
+        self.in_day.get(task.0 as usize).copied().unwrap_or(false)
+    }
 }
 
 impl Observer for Watch {
@@ -163,6 +186,33 @@ impl Observer for Watch {
             ctl.ledger().consumed().as_joules_f64(),
         );
     }
+    fn on_arrival(&mut self, task: kairos_core::task::TaskId, at: Micros) {
+        if let Some(d) = &mut self.day {
+            if at >= d.start && at < d.end {
+                let k = task.0 as usize;
+                if k >= d.in_day.len() {
+                    d.in_day.resize(k + 1, false);
+                }
+                d.in_day[k] = true;
+                d.arrived += 1;
+            }
+        }
+    }
+    fn on_decision(&mut self, dec: &kairos_core::Decision) {
+        if let Some(d) = &mut self.day {
+            if dec.kind == kairos_core::DecisionKind::Drop && d.counted(dec.task) {
+                d.dropped += 1;
+            }
+        }
+    }
+    fn on_completion(&mut self, task: kairos_core::task::TaskId, at: Micros) {
+        if let Some(d) = &mut self.day {
+            // As the engine counts a completion: by the horizon.
+            if at <= d.end && d.counted(task) {
+                d.completed += 1;
+            }
+        }
+    }
 }
 
 impl Watch {
@@ -173,7 +223,25 @@ impl Watch {
             durations: Vec::new(),
             next_sample: Micros::ZERO,
             trace: Vec::new(),
+            day: None,
         }
+    }
+
+    /// A watch that also counts the tasks arriving in the day `[start, end)`.
+    pub(crate) fn for_day(start: Micros, end: Micros) -> Watch {
+        Watch {
+            day: Some(DayCounts {
+                start,
+                end,
+                ..DayCounts::default()
+            }),
+            ..Watch::new()
+        }
+    }
+
+    /// A mapping event's wall time measured elsewhere (over a live controller's link).
+    pub(crate) fn record_event_us(&mut self, us: u64) {
+        self.durations.push(us);
     }
 
     /// After the mapping event at `now`, with the ledgers then: a trace point if one is due.
@@ -291,6 +359,26 @@ pub fn run_generated(
     )
 }
 
+/// Shows `watch` what a live controller did (the engine's observer calls, which a run over a
+/// link does not make): the arrivals (task `k` is the `k`-th of `tasks`), decisions and
+/// completions, so that the day's counts are the in-process run's.
+pub(crate) fn watch_driven(
+    watch: &mut Watch,
+    tasks: &[Task],
+    decisions: &[kairos_core::Decision],
+    completions: &[(kairos_core::task::TaskId, Micros)],
+) {
+    for (k, t) in tasks.iter().enumerate() {
+        watch.on_arrival(kairos_core::task::TaskId(k as u32), t.arrival);
+    }
+    for d in decisions {
+        watch.on_decision(d);
+    }
+    for &(task, at) in completions {
+        watch.on_completion(task, at);
+    }
+}
+
 /// How a trial is simulated: the in-process engine ([`crate::storage::simulate`]) or a live
 /// controller over a link ([`crate::live`]); the watch sees every mapping event.
 pub(crate) type Simulate<'f> = dyn FnMut(
@@ -315,7 +403,7 @@ pub(crate) fn run_generated_with(
     let schedule = Schedule::every(Micros::from_secs(
         scenario.simulation.mapping_interval_s as u64,
     ));
-    let mut watch = Watch::new();
+    let mut watch = Watch::for_day(cfg.day_start, cfg.day_end);
     let t0 = Instant::now();
     let report = simulate(
         &trial.platform,
@@ -333,6 +421,7 @@ pub(crate) fn run_generated_with(
     })?;
     let wall_time_s = t0.elapsed().as_secs_f64();
     let mapping_event_us = watch.event_times();
+    let day = watch.day.take().unwrap_or_default();
     let mut trace = watch.trace;
     trace.push(TracePoint {
         time_s: cfg.day_end.as_secs_f64(),
@@ -356,10 +445,10 @@ pub(crate) fn run_generated_with(
         max_utility,
         energy_joules: report.energy.as_joules_f64(),
         energy_budget_joules: (cfg.budget != MilliJoules::MAX).then(|| cfg.budget.as_joules_f64()),
-        arrived: report.arrived,
-        completed: report.completed,
-        dropped: report.dropped,
-        unfinished: report.unfinished,
+        arrived: day.arrived,
+        completed: day.completed,
+        dropped: day.dropped,
+        unfinished: day.arrived.saturating_sub(day.completed + day.dropped),
         mapping_events: report.mapping_events,
         mapping_event_us,
         offered_load_percent: 100.0 * trial.offered_load(scenario).window_share,
@@ -397,7 +486,7 @@ pub fn text(s: &RunSummary) -> String {
          heuristic:       {} ({}, filter {}, leniency {})\n\
          utility:         {:.2}% of max ({:.3} of {:.3})\n\
          energy:          {} (budget {budget})\n\
-         tasks:           {} arrived, {} completed, {} dropped, {} unfinished\n\
+         tasks:           {} arrived in the day: {} completed, {} dropped, {} unfinished\n\
          offered load:    {:.1}% of the platform's node-time in the day\n\
          mapping events:  {} (p50 {} us, p99 {} us, max {} us)\n\
          wall time:       {:.2} s (+ {:.2} s generating)\n\

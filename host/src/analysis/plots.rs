@@ -11,10 +11,10 @@ use crate::trace::JobRecord;
 pub const BUCKETS: usize = 600;
 
 const W: f64 = 760.0;
-const H: f64 = 300.0;
+const H: f64 = 320.0;
 const LEFT: f64 = 64.0;
 const RIGHT: f64 = 16.0;
-const TOP: f64 = 36.0;
+const TOP: f64 = 56.0;
 const BOTTOM: f64 = 44.0;
 const FONT: &str = "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\"";
 
@@ -61,8 +61,30 @@ fn span(jobs: &[JobRecord]) -> (u64, u64) {
     (t0, t1.max(t0 + 1))
 }
 
+/// What a plot says besides its line: a title (the log's name and the policy), a subtitle,
+/// and the measured window, whose outside (the warm-up, the cool-down) is shaded.
+#[derive(Clone, Debug, Default)]
+pub struct Labels {
+    /// The title.
+    pub title: String,
+    /// The line under it (what the line is a mean of is added).
+    pub subtitle: String,
+    /// Submit times (microseconds of the log) of the jobs the metrics measure, `[from, to]`.
+    pub measured: Option<(u64, u64)>,
+}
+
+impl Labels {
+    /// Just a title.
+    pub fn titled(title: &str) -> Labels {
+        Labels {
+            title: title.to_string(),
+            ..Labels::default()
+        }
+    }
+}
+
 /// Utilisation over time: processors in use over `procs`, in percent.
-pub fn utilisation_svg(jobs: &[JobRecord], procs: u32, title: &str) -> String {
+pub fn utilisation_svg(jobs: &[JobRecord], procs: u32, labels: &Labels) -> String {
     let (t0, t1) = span(jobs);
     let mut ev = Vec::with_capacity(2 * jobs.len());
     for j in jobs {
@@ -73,11 +95,11 @@ pub fn utilisation_svg(jobs: &[JobRecord], procs: u32, title: &str) -> String {
         .into_iter()
         .map(|x| 100.0 * x / f64::from(procs.max(1)))
         .collect();
-    line_plot(title, "processors in use (%)", &pct, 100.0, t0, t1)
+    line_plot(labels, "processors in use (%)", &pct, 100.0, t0, t1)
 }
 
 /// Queue length over time: jobs submitted and not yet started.
-pub fn queue_svg(jobs: &[JobRecord], title: &str) -> String {
+pub fn queue_svg(jobs: &[JobRecord], labels: &Labels) -> String {
     let (t0, t1) = span(jobs);
     let mut ev = Vec::with_capacity(2 * jobs.len());
     for j in jobs {
@@ -86,7 +108,7 @@ pub fn queue_svg(jobs: &[JobRecord], title: &str) -> String {
     }
     let q = step_means(ev, t0, t1, BUCKETS);
     let top = nice_ceiling(q.iter().copied().fold(0.0, f64::max));
-    line_plot(title, "jobs waiting (mean)", &q, top, t0, t1)
+    line_plot(labels, "jobs waiting (mean)", &q, top, t0, t1)
 }
 
 /// The smallest of 1, 2, 5 x 10^k at or above `x` (at least 1).
@@ -108,8 +130,24 @@ fn esc(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// A span of time as text: `3 h`, `42 min`, `15 s`, whichever unit gives a whole number or
+/// one decimal.
+fn duration_text(us: f64) -> String {
+    let s = us / 1e6;
+    if s >= 86_400.0 {
+        format!("{:.1} days", s / 86_400.0)
+    } else if s >= 3_600.0 {
+        format!("{:.1} h", s / 3_600.0)
+    } else if s >= 60.0 {
+        format!("{:.1} min", s / 60.0)
+    } else {
+        format!("{s:.1} s")
+    }
+}
+
 /// One line over `[t0, t1)` (microseconds), y from 0 to `top`.
-fn line_plot(title: &str, ylabel: &str, values: &[f64], top: f64, t0: u64, t1: u64) -> String {
+fn line_plot(labels: &Labels, ylabel: &str, values: &[f64], top: f64, t0: u64, t1: u64) -> String {
+    let title = labels.title.as_str();
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
     let mut s = String::new();
     let _ = writeln!(
@@ -124,6 +162,49 @@ fn line_plot(title: &str, ylabel: &str, values: &[f64], top: f64, t0: u64, t1: u
         W / 2.0,
         esc(title)
     );
+    let mean_of = format!(
+        "each point a mean over {}",
+        duration_text((t1 - t0) as f64 / values.len().max(1) as f64),
+    );
+    let subtitle = if labels.subtitle.is_empty() {
+        mean_of
+    } else {
+        format!("{}; {mean_of}", labels.subtitle)
+    };
+    let _ = writeln!(
+        s,
+        "<text x=\"{:.1}\" y=\"40\" text-anchor=\"middle\" font-size=\"{:.1}\" \
+         fill=\"#444\" {FONT}>{}</text>",
+        W / 2.0,
+        // ~0.6 em a character: shrink a long subtitle to the width.
+        11.0_f64.min((W - 20.0) / (0.6 * subtitle.chars().count().max(1) as f64)),
+        esc(&subtitle)
+    );
+    // The time outside the measured window, shaded and named.
+    if let Some((from, to)) = labels.measured {
+        let px = |t: u64| LEFT + pw * (t.clamp(t0, t1) - t0) as f64 / (t1 - t0).max(1) as f64;
+        for (a, b, name) in [(t0, from, "warm-up"), (to, t1, "cool-down")] {
+            let (xa, xb) = (px(a), px(b));
+            if xb - xa < 0.5 {
+                continue;
+            }
+            let _ = writeln!(
+                s,
+                "<rect x=\"{xa:.1}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{ph:.1}\" \
+                 fill=\"#d9d9d9\" fill-opacity=\"0.6\"/>",
+                xb - xa
+            );
+            if xb - xa > 60.0 {
+                let _ = writeln!(
+                    s,
+                    "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\" \
+                     fill=\"#555\" {FONT}>{name}</text>",
+                    (xa + xb) / 2.0,
+                    TOP + 12.0
+                );
+            }
+        }
+    }
     // Y axis: 5 ticks.
     for k in 0..=5 {
         let v = top * k as f64 / 5.0;

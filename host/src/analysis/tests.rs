@@ -1,7 +1,7 @@
 //! Unit tests of the replay analysis: selection, percentiles, classes, the cut, the
 //! utilisation over the window and the plots' step means.
 
-use super::plots::{queue_svg, step_means, utilisation_svg, BUCKETS};
+use super::plots::{queue_svg, step_means, utilisation_svg, Labels, BUCKETS};
 use super::*;
 
 fn job(id: u64, submit: u64, start: u64, end: u64, procs: u32) -> JobRecord {
@@ -114,8 +114,8 @@ fn plots_are_bounded_and_deterministic() {
     let jobs: Vec<JobRecord> = (0..5000u64)
         .map(|i| job(i + 1, i, i + 3, i + 50, 1 + (i % 7) as u32))
         .collect();
-    let u = utilisation_svg(&jobs, 64, "t");
-    assert_eq!(u, utilisation_svg(&jobs, 64, "t"));
+    let u = utilisation_svg(&jobs, 64, &Labels::titled("t"));
+    assert_eq!(u, utilisation_svg(&jobs, 64, &Labels::titled("t")));
     assert!(u.starts_with("<svg") && u.ends_with("</svg>\n"));
     let points = u
         .split("points=\"")
@@ -125,7 +125,7 @@ fn plots_are_bounded_and_deterministic() {
         .next()
         .unwrap();
     assert_eq!(points.split(' ').count(), BUCKETS);
-    let q = queue_svg(&jobs, "q");
+    let q = queue_svg(&jobs, &Labels::titled("q"));
     assert!(q.contains("jobs waiting"));
     assert!(q.len() < 60_000, "{} bytes", q.len());
 }

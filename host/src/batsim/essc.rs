@@ -3,7 +3,11 @@
 //! the task type as its `profile` (`type12`), and, in `metadata`, what Batsim has no
 //! column for: the cluster, the P-state, the utility earned (the day's share, as the summary counts it), and the task's
 //! fate: `completed` by the horizon, `dropped`, or `unfinished` (ended after the horizon,
-//! still running, or never started). Energy is the day's share too.
+//! still running, or never started), and `warmup` for a task that arrived in the warm-up
+//! (the summary's counts are of the other rows). Batsim's state says what happened by the
+//! horizon: a task still running then is `COMPLETED_KILLED` there (the engine lets it run
+//! on, but the day and this schedule end), a dropped one `REJECTED`. Energy is the day's
+//! share too.
 //!
 //! The run is [`crate::run::run_generated_with`] with the in-process engine, so its summary
 //! and digest are the plain run's; an observer beside the run's own keeps each task's
@@ -133,9 +137,17 @@ fn task_rows(scenario: &Scenario, ctl: &Controller<'_>, tee: &mut Tee<'_>) -> Ve
         let finish = tee.completed.get(id.0 as usize).copied().flatten();
         let (state, fate, end) = match slot.state {
             // The engine lets the tasks running at the horizon run to their end; the run's
-            // summary counts those that end after it as unfinished.
+            // summary counts those that end after it as unfinished: for Batsim, killed at the
+            // horizon (where the measured day, and this schedule, end).
             TaskState::Completed if finish.is_some_and(|f| f > day_end) => {
-                (FinalState::CompletedSuccessfully, "unfinished", finish)
+                if slot.assignment.is_some_and(|a| a.start < day_end) {
+                    // Its energy is read up to its real end (the day's share of it, as the
+                    // ledger counts it); the row ends at the horizon.
+                    (FinalState::CompletedKilled, "unfinished", finish)
+                } else {
+                    // Reserved to start at or after the horizon: not started by then.
+                    (FinalState::Submitted, "unfinished", None)
+                }
             }
             TaskState::Completed => (FinalState::CompletedSuccessfully, "completed", finish),
             TaskState::Dropped => (FinalState::Rejected, "dropped", None),
@@ -160,7 +172,7 @@ fn task_rows(scenario: &Scenario, ctl: &Controller<'_>, tee: &mut Tee<'_>) -> Ve
         if let (Some(a), Some(end), Some(p)) = (slot.assignment, end, placement) {
             if state.ran() && end >= a.start {
                 row.start = Some(a.start.0);
-                row.finish = Some(end.0);
+                row.finish = Some(end.min(day_end).0);
                 row.nodes = tee.nodes.take(id.0 as usize);
                 // The day's share, as the run's summary counts it.
                 let energy = p.apc[a.pstate.0 as usize].energy(a.nodes, end - a.start);
@@ -169,7 +181,9 @@ fn task_rows(scenario: &Scenario, ctl: &Controller<'_>, tee: &mut Tee<'_>) -> Ve
                 row.energy_j = Some(share.as_joules_f64());
                 meta.push(format!("cluster={}", a.cluster.0));
                 meta.push(format!("pstate={}", a.pstate.0));
-                if state == FinalState::CompletedSuccessfully {
+                // A task that ends after the horizon earns its prorated share inside the day,
+                // as the summary counts it, killed at the horizon or not.
+                if slot.state == TaskState::Completed {
                     let value = task
                         .curve
                         .value_at(end - task.arrival, ctl.classes())
@@ -189,6 +203,10 @@ fn task_rows(scenario: &Scenario, ctl: &Controller<'_>, tee: &mut Tee<'_>) -> Ve
             row.energy_j = Some(0.0);
         }
         meta.push(format!("state={fate}"));
+        if task.arrival < day_start {
+            // Not one of the summary's `arrived`: it came in the warm-up.
+            meta.push("warmup".to_string());
+        }
         row.metadata = meta.join(" ");
         rows.push(row);
     }

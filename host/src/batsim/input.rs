@@ -99,3 +99,94 @@ pub fn is_experiment(t: &toml::Table) -> bool {
         .any(|k| t.contains_key(*k))
         && !t.contains_key("platform")
 }
+
+/// What a file is, as far as choosing the command that reads it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// An SWF log.
+    Swf,
+    /// A JSON document (a Batsim workload).
+    Json,
+    /// An ESSC scenario (a TOML file with a `[platform]`).
+    Scenario,
+    /// A seed 003 scenario (a TOML file with a `[workload]`, named by a seed 003 experiment).
+    Seed003Scenario,
+    /// A seed 002 Pareto experiment (`system = "pareto"`).
+    Pareto,
+    /// An experiment file (it names its scenario or log, or declares a seed 002 system).
+    Experiment,
+    /// Another TOML document, or one that does not parse (its reader names the line).
+    OtherToml,
+}
+
+impl FileKind {
+    /// The kind of the file at `path`, by content.
+    pub fn of(path: &Path) -> anyhow::Result<FileKind> {
+        Ok(match sniff(path)? {
+            InputKind::Swf => FileKind::Swf,
+            InputKind::Json => FileKind::Json,
+            InputKind::Toml => match toml_table(path) {
+                None => FileKind::OtherToml,
+                Some(t) if t.get("system").and_then(|v| v.as_str()) == Some("pareto") => {
+                    FileKind::Pareto
+                }
+                Some(t) if t.contains_key("system") || is_experiment(&t) => FileKind::Experiment,
+                Some(t) if t.contains_key("platform") => FileKind::Scenario,
+                Some(t) if t.contains_key("workload") => FileKind::Seed003Scenario,
+                Some(_) => FileKind::OtherToml,
+            },
+        })
+    }
+
+    /// What it is called in messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            FileKind::Swf => "an SWF log",
+            FileKind::Json => "a Batsim workload (JSON)",
+            FileKind::Scenario => "a scenario",
+            FileKind::Seed003Scenario => "a seed 003 scenario",
+            FileKind::Pareto => "a Pareto experiment file",
+            FileKind::Experiment => "an experiment file",
+            FileKind::OtherToml => "a TOML file",
+        }
+    }
+
+    /// The command that takes a file of this kind at `path`.
+    fn remedy(self, path: &Path) -> String {
+        let p = path.display();
+        match self {
+            FileKind::Swf | FileKind::Json => {
+                format!("replay it with `kairos replay {p} --policy easy`")
+            }
+            FileKind::Scenario => format!(
+                "run one trial with `kairos run {p} --heuristic max-upe`, or name it as \
+                 `scenario` in an experiment file for `kairos experiment`"
+            ),
+            FileKind::Seed003Scenario => "a seed 003 experiment file names it as `scenario` \
+                 (e.g. experiments/seed003-rates.toml): run that with `kairos experiment`"
+                .to_string(),
+            FileKind::Pareto => format!("run it with `kairos pareto {p}`"),
+            FileKind::Experiment => format!("run it with `kairos experiment {p}`"),
+            FileKind::OtherToml => String::new(),
+        }
+    }
+}
+
+/// Refuses the file at `path` when it is of a kind `command` does not read (one of
+/// `accepts`, [`FileKind::OtherToml`] always let through for the command's own reader to
+/// name the line it cannot read): the error says what the file is and which command takes
+/// it. Exit 1 (a file, not the command line, is wrong).
+pub fn check_kind(path: &Path, command: &str, accepts: &[FileKind]) -> anyhow::Result<()> {
+    let kind = FileKind::of(path)?;
+    if kind == FileKind::OtherToml || accepts.contains(&kind) {
+        return Ok(());
+    }
+    let wanted: Vec<&str> = accepts.iter().map(|k| k.noun()).collect();
+    anyhow::bail!(
+        "{}: this is {}, and `kairos {command}` reads {}: {}",
+        path.display(),
+        kind.noun(),
+        wanted.join(" or "),
+        kind.remedy(path)
+    )
+}

@@ -28,7 +28,7 @@ mod workload;
 mod tests;
 
 pub use essc::{run_trial_jobs, EsscJobs};
-pub use input::{is_experiment, sniff, toml_table, InputKind};
+pub use input::{check_kind, is_experiment, sniff, toml_table, FileKind, InputKind};
 pub use jobs::{interval_set, replay_rows, write_jobs, BatsimJob, FinalState, JOBS_COLUMNS};
 pub use order::{WorkloadOrder, WorkloadPlace};
 pub use schedule::{write_schedule, ScheduleRow, SCHEDULE_COLUMNS};
@@ -77,6 +77,17 @@ pub fn write_outputs(
     write_jobs(&mut out, rows)?;
     crate::output::write_atomic(&jobs, out)?;
     let row = ScheduleRow::of(rows, machines, scheduling_time_s);
+    if row.zero_time_jobs > 0 {
+        crate::diag!(
+            "warning: {}: {} job{} ran for no time and {} left out of mean_slowdown and \
+             max_slowdown (a stretch over a zero execution time is infinite; `--clean strong` \
+             drops such jobs)",
+            schedule.display(),
+            row.zero_time_jobs,
+            if row.zero_time_jobs == 1 { "" } else { "s" },
+            if row.zero_time_jobs == 1 { "is" } else { "are" },
+        );
+    }
     let mut out = Vec::new();
     write_schedule(&mut out, &row)?;
     crate::output::write_atomic(&schedule, out)?;

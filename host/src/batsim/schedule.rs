@@ -29,7 +29,9 @@ pub const SCHEDULE_COLUMNS: [&str; 16] = [
 
 /// The schedule file's metrics. As Batsim: the means and maxima are over the jobs that ran
 /// (finished or killed); the slowdown is the stretch, turnaround over execution time; the
-/// makespan is the last finish time (from time 0, not from the first submission).
+/// makespan is the last finish time (from time 0, not from the first submission). A job that
+/// ran for no time has no stretch (Batsim would divide by zero and write `inf`): it is left
+/// out of the slowdowns, counted in `zero_time_jobs`, and the writer warns.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ScheduleRow {
     /// Energy of every job, joules (`-1` when no power is modelled).
@@ -62,6 +64,8 @@ pub struct ScheduleRow {
     pub nb_jobs_success: usize,
     /// Wall-clock time of the scheduling, seconds.
     pub scheduling_time: f64,
+    /// Jobs that ran for no time, left out of the slowdowns (not a column of the file).
+    pub zero_time_jobs: usize,
 }
 
 impl ScheduleRow {
@@ -84,6 +88,7 @@ impl ScheduleRow {
             nb_jobs_rejected: 0,
             nb_jobs_success: 0,
             scheduling_time: scheduling_time_s,
+            zero_time_jobs: 0,
         };
         let (mut wait, mut turnaround, mut slowdown) = (0u128, 0u128, 0.0f64);
         let mut energy = false;
@@ -109,18 +114,18 @@ impl ScheduleRow {
             r.nb_jobs_finished += 1;
             let w = s.saturating_sub(j.submit);
             let t = f.saturating_sub(j.submit);
-            let sd = if f > s {
-                t as f64 / (f - s) as f64
-            } else {
-                f64::INFINITY
-            };
             wait += w as u128;
             turnaround += t as u128;
-            slowdown += sd;
+            if f > s {
+                let sd = t as f64 / (f - s) as f64;
+                slowdown += sd;
+                r.max_slowdown = r.max_slowdown.max(sd);
+            } else {
+                r.zero_time_jobs += 1;
+            }
             r.makespan = r.makespan.max(f);
             r.max_waiting_time = r.max_waiting_time.max(w);
             r.max_turnaround_time = r.max_turnaround_time.max(t);
-            r.max_slowdown = r.max_slowdown.max(sd);
         }
         if !energy {
             r.consumed_joules = -1.0;
@@ -129,7 +134,10 @@ impl ScheduleRow {
         if n > 0 {
             r.mean_waiting_time = wait as f64 / 1e6 / n as f64;
             r.mean_turnaround_time = turnaround as f64 / 1e6 / n as f64;
-            r.mean_slowdown = slowdown / n as f64;
+        }
+        let stretched = n - r.zero_time_jobs;
+        if stretched > 0 {
+            r.mean_slowdown = slowdown / stretched as f64;
         }
         r
     }

@@ -18,7 +18,9 @@ use anyhow::Context;
 /// Flags of `kairos digest`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A firmware scenario name (ph, upe, overcap) or the path of an encoded scenario file.
+    /// A firmware scenario name (ph, upe, overcap) or the path of an encoded scenario file
+    /// (firmware/scenarios/*.bin). Not a scenario TOML: `kairos run` takes those.
+    #[arg(value_name = "ph|upe|overcap|FILE.bin")]
     pub scenario: String,
     /// Print every mapping event's line before the totals, as the firmware logs them.
     #[arg(long)]

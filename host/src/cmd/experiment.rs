@@ -65,6 +65,8 @@ pub fn duration_text(d: Duration) -> String {
 struct Lines {
     start: Instant,
     runs_total: u64,
+    /// Runs saved before this session (a resume): counted as done, not in the rate.
+    runs_before: u64,
     trials_total: u64,
     runs: AtomicU64,
     trials: AtomicU64,
@@ -78,8 +80,9 @@ impl Progress for Lines {
         let done = self.trials.fetch_add(1, Ordering::Relaxed) + 1;
         let runs = self.runs.load(Ordering::Relaxed);
         let elapsed = self.start.elapsed();
-        let eta = if runs > 0 {
-            elapsed.mul_f64((self.runs_total - runs.min(self.runs_total)) as f64 / runs as f64)
+        let here = runs.saturating_sub(self.runs_before);
+        let eta = if here > 0 {
+            elapsed.mul_f64((self.runs_total - runs.min(self.runs_total)) as f64 / here as f64)
         } else {
             Duration::ZERO
         };
@@ -113,6 +116,11 @@ impl Progress for Bar {
 
 /// Runs `kairos experiment`.
 pub fn main(mut args: Args) -> anyhow::Result<()> {
+    crate::batsim::check_kind(
+        &args.file,
+        "experiment",
+        &[crate::batsim::FileKind::Experiment],
+    )?;
     if args.jobs == Some(0) {
         return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));
     }
@@ -244,21 +252,33 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
             .map_or("none (unconstrained)".to_string(), crate::run::energy_text),
     );
     crate::interrupt::catch();
-    let stop = crate::interrupt::requested;
+    let running = (args.jobs.unwrap_or_else(rayon::current_num_threads) as u32)
+        .clamp(1, (exp.trials - saved).max(1));
+    crate::interrupt::say_when_requested(format!(
+        "Ctrl-C: finishing {running} running trial{}, then stopping (finished trials are \
+         saved); Ctrl-C again stops at once",
+        if running == 1 { "" } else { "s" }
+    ));
+    let stop = crate::interrupt::requested_saying;
+    // Progress counts the whole experiment, the trials saved before a resume included.
+    let saved_runs = saved as u64 * exp.configs.len() as u64;
+    let all_runs = runs_total + saved_runs;
     let ended = if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(runs_total);
+        let bar = ProgressBar::new(all_runs);
+        bar.set_position(saved_runs);
+        bar.reset_eta();
         bar.set_style(
             ProgressStyle::with_template(
                 "[{elapsed_precise}] {wide_bar} {pos}/{len} runs, {msg}, eta {eta}",
             )
             .expect("a valid template"),
         );
-        bar.set_message(format!("0/{} trials", exp.trials));
+        bar.set_message(format!("{saved}/{} trials", exp.trials));
         bar.enable_steady_tick(Duration::from_millis(500));
         let p = Bar {
             bar,
             trials_total: exp.trials as u64,
-            trials: AtomicU64::new(0),
+            trials: AtomicU64::new(saved as u64),
         };
         let r = resume::run(&exp, &runs_dir, args.jobs, &p, &stop);
         p.bar.finish_and_clear();
@@ -266,10 +286,11 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
     } else {
         let p = Lines {
             start: Instant::now(),
-            runs_total,
+            runs_total: all_runs,
+            runs_before: saved_runs,
             trials_total: exp.trials as u64,
-            runs: AtomicU64::new(0),
-            trials: AtomicU64::new(0),
+            runs: AtomicU64::new(saved_runs),
+            trials: AtomicU64::new(saved as u64),
         };
         resume::run(&exp, &runs_dir, args.jobs, &p, &stop)?
     };
@@ -409,6 +430,7 @@ fn shard(exp: &Experiment, slice: crate::shard::Slice, args: &Args) -> anyhow::R
     let p = Lines {
         start: Instant::now(),
         runs_total: runs.end - runs.start,
+        runs_before: 0,
         trials_total: if runs.is_empty() {
             0
         } else {

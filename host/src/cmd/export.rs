@@ -33,8 +33,11 @@ pub struct Args {
     /// SWF input: machine size (default: the header's MaxProcs, else MaxNodes).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub procs: Option<u32>,
-    /// SWF input: clean the log first (as `kairos replay --clean strong`).
-    #[arg(long)]
+    /// SWF input: clean the log first, as `kairos replay --clean strong` does.
+    #[arg(long, value_enum)]
+    pub clean: Option<super::replay::CleanPreset>,
+    /// The old spelling of `--clean strong`, still accepted.
+    #[arg(long, hide = true)]
     pub clean_strong: bool,
 }
 
@@ -58,6 +61,14 @@ fn default_output(input: &std::path::Path, format: Format) -> PathBuf {
 
 /// Runs `kairos export`.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    {
+        use crate::batsim::FileKind;
+        crate::batsim::check_kind(
+            &args.input,
+            "export",
+            &[FileKind::Swf, FileKind::Json, FileKind::Scenario],
+        )?;
+    }
     let output = args
         .output
         .clone()
@@ -70,7 +81,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     crate::output::check_file("--output", &output, args.force, &[&args.input])?;
     let options = LoadOptions {
         procs: args.procs,
-        clean_strong: args.clean_strong,
+        clean_strong: args.clean_strong || args.clean == Some(super::replay::CleanPreset::Strong),
         skip_bad_lines: false,
         strict: false,
     };

@@ -86,7 +86,7 @@ pub struct Args {
     /// queue-length plots beside it (STEM-utilisation.svg, STEM-queue.svg).
     #[arg(long, value_name = "FILE.json")]
     pub summary_out: Option<PathBuf>,
-    /// Overwrite an existing --jobs-out or --summary-out file.
+    /// Overwrite an existing --jobs-out, --summary-out (and its plots) or --batsim-out file.
     #[arg(long)]
     pub force: bool,
     /// Print the summary as JSON (it always is: accepted so that every command that prints a
@@ -478,19 +478,61 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     })?;
     if let Some(path) = &args.summary_out {
         crate::output::write_atomic(path, format!("{json}\n"))?;
-        let title = format!("{} under {}", loaded.file, args.policy);
+        let labels = plot_labels(&args, &loaded.file, &result);
         for (name, p) in summary_plots(path) {
             let svg = match name {
                 "utilisation" => {
-                    crate::analysis::plots::utilisation_svg(&result.jobs, result.procs, &title)
+                    crate::analysis::plots::utilisation_svg(&result.jobs, result.procs, &labels)
                 }
-                _ => crate::analysis::plots::queue_svg(&result.jobs, &title),
+                _ => crate::analysis::plots::queue_svg(&result.jobs, &labels),
             };
             crate::output::write_atomic(&p, svg)?;
         }
     }
     writeln!(super::pipe::stdout(), "{json}")?;
     Ok(())
+}
+
+/// The plots' title (the log's name, not the path it was given by), subtitle and measured
+/// window (`--warmup`, `--cooldown`).
+fn plot_labels(
+    args: &Args,
+    file: &str,
+    result: &trace::TraceResult,
+) -> crate::analysis::plots::Labels {
+    let name = std::path::Path::new(file)
+        .file_name()
+        .map_or(file.to_string(), |n| n.to_string_lossy().into_owned());
+    let first = result.jobs.iter().map(|j| j.submit).min().unwrap_or(0);
+    let last = result.jobs.iter().map(|j| j.submit).max().unwrap_or(0);
+    let cut = args.warmup > 0 || args.cooldown > 0;
+    crate::analysis::plots::Labels {
+        title: format!("{name} under {}", args.policy),
+        subtitle: format!(
+            "{} jobs, {} processors, allocation {}{}",
+            result.jobs.len(),
+            result.procs,
+            match args.allocation {
+                Allocation::Nodes => "nodes",
+                Allocation::Pool => "pool",
+            },
+            if cut {
+                "; grey: left out of the analysis"
+            } else {
+                ""
+            }
+        ),
+        measured: cut.then(|| {
+            (
+                first.saturating_add(args.warmup),
+                if args.cooldown > 0 {
+                    last.saturating_sub(args.cooldown)
+                } else {
+                    u64::MAX
+                },
+            )
+        }),
+    }
 }
 
 /// `kairos replay --allocation nodes --stream`: the log streamed through the node

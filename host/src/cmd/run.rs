@@ -38,7 +38,7 @@ pub struct Args {
     /// Write the cumulative utility and energy every 20 simulated minutes to this CSV.
     #[arg(long, value_name = "FILE.csv")]
     pub trace_out: Option<PathBuf>,
-    /// Overwrite an existing --trace-out file.
+    /// Overwrite an existing --trace-out or --batsim-out file.
     #[arg(long)]
     pub force: bool,
     /// Write Batsim's jobs file and schedule file of the run as PREFIX_jobs.csv and
@@ -125,13 +125,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if let Some(prefix) = &args.batsim_out {
         crate::batsim::check_outputs(prefix, &mut outputs)?;
     }
-    if crate::batsim::toml_table(&args.scenario).is_some_and(|t| crate::batsim::is_experiment(&t)) {
-        anyhow::bail!(
-            "{}: this is an experiment file, not a scenario: run it with `kairos experiment {}`",
-            args.scenario.display(),
-            args.scenario.display()
-        );
-    }
+    crate::batsim::check_kind(&args.scenario, "run", &[crate::batsim::FileKind::Scenario])?;
     let scenario = Scenario::load(&args.scenario)?;
     if args.batsim_out.is_some() && args.controller.is_some() {
         return Err(super::usage(

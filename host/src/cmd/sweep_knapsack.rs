@@ -44,7 +44,8 @@ pub struct Args {
     pub threads: Option<usize>,
     /// Directory for points.csv, pareto.csv, pareto.svg and summary.json (with `--shard`,
     /// for the shard file) (default: `out/<log stem>-knapsack/`, or
-    /// `out/synthetic-knapsack/`).
+    /// `out/synthetic-knapsack/`; `-batch` and `-rigid` added for `--batch` and `--mode
+    /// rigid`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Sweep only the K-th of N slices of the grid and write its shard file,
@@ -61,7 +62,9 @@ pub struct Args {
 }
 
 /// Where a sweep writes unless `--out` says: `out/<log stem>-knapsack/`, or
-/// `out/synthetic-knapsack/` (also `kairos merge`'s default for its shards).
+/// `out/synthetic-knapsack/`, with `-batch` after `knapsack` for `--batch` and `-rigid` for
+/// `--mode rigid`, so that the sweeps of one workload do not refuse each other's folder
+/// (also `kairos merge`'s default for its shards).
 pub fn default_out_dir(sweep: &Sweep) -> PathBuf {
     let stem = sweep
         .swf
@@ -73,7 +76,12 @@ pub fn default_out_dir(sweep: &Sweep) -> PathBuf {
             n.strip_suffix(".swf").unwrap_or(n).to_string()
         })
         .unwrap_or_else(|| "synthetic".to_string());
-    std::path::Path::new("out").join(format!("{stem}-knapsack"))
+    let batch = if sweep.batch { "-batch" } else { "" };
+    let mode = match sweep.mode {
+        Mode::Malleable => "",
+        Mode::Rigid => "-rigid",
+    };
+    std::path::Path::new("out").join(format!("{stem}-knapsack{batch}{mode}"))
 }
 
 impl Args {

@@ -159,6 +159,12 @@ pub fn run(
     let files: Vec<PathBuf> = (0..exp.trials)
         .map(|t| trial_file(exp, runs_dir, t))
         .collect();
-    let (merged, outcome) = shard::experiment::merge(&files, Some(&exp.file))?;
+    // Each file holds its share of its group's wall time: their sum is the experiment's,
+    // resumed sessions included.
+    let (merged, outcome) = shard::experiment::merge_with(
+        &files,
+        Some(&exp.file),
+        shard::experiment::Walls::OneAfterAnother,
+    )?;
     Ok(Ended::Complete(Box::new(merged), outcome))
 }

@@ -44,6 +44,11 @@ pub struct Driven {
     pub events: Vec<EventLine>,
     /// Every decision, in order.
     pub decisions: Vec<Decision>,
+    /// Every completion the controller took (task, time), in order.
+    pub completions: Vec<(TaskId, Micros)>,
+    /// Each mapping event's wall-clock microseconds from the host's request to the last page
+    /// of its decisions: its time as the host sees it, the link included.
+    pub event_us: Vec<u64>,
     /// What the controller said it holds.
     pub capacities: Capacities,
 }
@@ -86,6 +91,8 @@ pub fn drive(
         completed: 0,
         events: Vec::new(),
         decisions: Vec::new(),
+        completions: Vec::new(),
+        event_us: Vec::new(),
     };
     let horizon = header.config.day_end;
     let mut k = 0;
@@ -152,6 +159,8 @@ pub fn drive(
         report: report.sealed(d.digest),
         events: d.events,
         decisions: d.decisions,
+        completions: d.completions,
+        event_us: d.event_us,
         capacities,
     })
 }
@@ -174,6 +183,8 @@ struct Driver<'c, 'h> {
     completed: u32,
     events: Vec<EventLine>,
     decisions: Vec<Decision>,
+    completions: Vec<(TaskId, Micros)>,
+    event_us: Vec<u64>,
 }
 
 impl Driver<'_, '_> {
@@ -189,6 +200,7 @@ impl Driver<'_, '_> {
         match answer {
             Response::Stale => Ok(()),
             Response::Completed(_) => {
+                self.completions.push((TaskId(task), at));
                 self.now = at;
                 let horizon = self.header.config.day_end;
                 if at <= horizon {
@@ -223,6 +235,7 @@ impl Driver<'_, '_> {
         }
         let mut request = Request::Map { now };
         let mut got = 0u32;
+        let clock = std::time::Instant::now();
         loop {
             let page = match self.client.call(&request)? {
                 Response::Mapped(p) => p,
@@ -245,6 +258,7 @@ impl Driver<'_, '_> {
                     utility: page.utility,
                     consumed: page.consumed,
                 });
+                self.event_us.push(clock.elapsed().as_micros() as u64);
                 break;
             }
             request = Request::Page { from: got };

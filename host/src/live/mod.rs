@@ -308,6 +308,10 @@ pub fn run_trial(
             for e in &driven.events {
                 watch.sample(e.at, e.utility.as_f64(), e.consumed.as_joules_f64());
             }
+            for &us in &driven.event_us {
+                watch.record_event_us(us);
+            }
+            crate::run::watch_driven(watch, tasks, &driven.decisions, &driven.completions);
             Ok(driven.report)
         },
     )?;

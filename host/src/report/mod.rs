@@ -442,25 +442,38 @@ pub fn text_table(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
         .max()
         .unwrap_or(5)
         .max(5);
-    let mut s = format!(
-        "{:<w$}  {:>4}  {:>18}  {:>18}\n",
-        "label", "n", "utility % (95% CI)", "energy GJ (95% CI)"
-    );
+    // A trace experiment (seed 001) earns value and models no energy: no energy column
+    // (it printed 0.000 +/- 0.000).
+    let energy = exp.trace.is_none();
+    let metric = if energy {
+        "utility % (95% CI)"
+    } else {
+        "value % (95% CI)"
+    };
+    let mut s = format!("{:<w$}  {:>4}  {:>18}", "label", "n", metric);
+    if energy {
+        s.push_str(&format!("  {:>18}", "energy GJ (95% CI)"));
+    }
+    s.push('\n');
     let pm = |c: &MeanCi, scale: f64, d: usize| match c.ci95 {
         Some(ci) => format!("{:.d$} ± {:.d$}", c.mean / scale, ci / scale),
         None => format!("{:.d$}", c.mean / scale),
     };
     for c in summaries {
-        let _ = writeln!(
+        let _ = write!(
             s,
-            "{:<w$}  {:>4}  {:>18}  {:>18}",
+            "{:<w$}  {:>4}  {:>18}",
             c.config.label,
             c.utility_percent.n,
             pm(&c.utility_percent, 1.0, 2),
-            pm(&c.energy_joules, 1e9, 3),
         );
+        if energy {
+            let _ = write!(s, "  {:>18}", pm(&c.energy_joules, 1e9, 3));
+        }
+        s.push('\n');
     }
     match exp.budget_joules() {
+        _ if !energy => {}
         Some(b) => {
             let _ = writeln!(s, "energy budget: {:.3} GJ a day", b / 1e9);
         }

@@ -84,7 +84,9 @@ fn decimals(step: f64) -> usize {
     d
 }
 
-/// An axis: [lo, hi] with ticks every `step`.
+/// An axis: [lo, hi] with ticks every `step`. Every constructor gives a usable axis whatever
+/// it is given (NaN, infinities, a zero or a huge range): finite ends, `lo < hi`, a positive
+/// step and at most [`MAX_TICKS`] ticks, so that no plot panics on its data.
 #[derive(Clone, Copy, Debug)]
 struct Axis {
     lo: f64,
@@ -92,14 +94,44 @@ struct Axis {
     step: f64,
 }
 
+/// The most ticks an axis draws (round steps give 5 to 11; the cap is for degenerate input).
+const MAX_TICKS: usize = 50;
+
+/// The largest magnitude an axis end takes: far enough inside `f64::MAX` that differences
+/// and a padding stay finite.
+const LIMIT: f64 = 1e300;
+
+/// `lo` and `hi` made a finite, non-empty span: NaN as 0 (or as the other end), infinities
+/// and huge values clamped to [`LIMIT`], an empty span widened around its value.
+fn finite_span(lo: f64, hi: f64) -> (f64, f64) {
+    let clamp = |v: f64| {
+        if v.is_nan() {
+            v
+        } else {
+            v.clamp(-LIMIT, LIMIT)
+        }
+    };
+    let (lo, hi) = match (clamp(lo), clamp(hi)) {
+        (a, b) if a.is_nan() && b.is_nan() => (0.0, 1.0),
+        (a, b) if a.is_nan() => (b, b),
+        (a, b) if b.is_nan() => (a, a),
+        (a, b) => (a.min(b), a.max(b)),
+    };
+    // Wide enough that the ticks, a step apart, are distinct numbers.
+    let min_width = (1e-9 * lo.abs().max(hi.abs())).max(1e-300);
+    if hi - lo >= min_width {
+        (lo, hi)
+    } else {
+        let mid = lo / 2.0 + hi / 2.0;
+        let half = (0.05 * mid.abs()).max(1.0);
+        (mid - half, mid + half)
+    }
+}
+
 impl Axis {
     /// An axis from `lo` (kept if `from_zero`) to just above `hi`, on round ticks.
     fn new(lo: f64, hi: f64, from_zero: bool) -> Axis {
-        let (lo, hi) = if hi > lo {
-            (lo, hi)
-        } else {
-            (lo - 1.0, lo + 1.0)
-        };
+        let (lo, hi) = finite_span(lo, hi);
         let pad = if from_zero { 0.0 } else { 0.05 * (hi - lo) };
         let step = nice_step(hi - lo + 2.0 * pad, 5.0);
         let lo = if from_zero {
@@ -107,27 +139,69 @@ impl Axis {
         } else {
             libm::floor((lo - pad) / step) * step
         };
-        let hi = libm::ceil((hi + if from_zero { 0.02 * hi } else { pad }) / step) * step;
-        Axis { lo, hi, step }
+        let top = libm::ceil((hi + if from_zero { 0.02 * hi.abs() } else { pad }) / step) * step;
+        // A quotient that underflows (a subnormal `hi`) must not leave `hi` off the axis.
+        let top = if top < hi { top + step } else { top };
+        Axis { lo, hi: top, step }.checked()
     }
 
     /// An axis over [lo, hi] on round ticks, without padding.
     fn exact(lo: f64, hi: f64) -> Axis {
-        let (lo, hi) = if hi > lo {
-            (lo, hi)
-        } else {
-            (lo - 1.0, lo + 1.0)
-        };
+        let (lo, hi) = finite_span(lo, hi);
         let step = nice_step(hi - lo, 5.0);
         Axis {
             lo: libm::floor(lo / step) * step,
             hi: libm::ceil(hi / step) * step,
             step,
         }
+        .checked()
+    }
+
+    /// Whole decades from `lo` to `hi` (base-10 logarithms), one a tick, at least one.
+    fn decades(lo: f64, hi: f64) -> Axis {
+        let (lo, hi) = finite_span(lo, hi);
+        let lo = libm::floor(lo);
+        let hi = libm::ceil(hi).max(lo + 1.0);
+        Axis { lo, hi, step: 1.0 }.checked()
+    }
+
+    /// This axis if it is usable; else one over the same span with a plain step (a span
+    /// too wide or too narrow for round ticks to be distinct numbers).
+    fn checked(self) -> Axis {
+        let Axis { lo, hi, step } = self;
+        let ok = lo.is_finite()
+            && hi.is_finite()
+            && (hi - lo).is_finite()
+            && step.is_finite()
+            && step > 0.0
+            && lo < hi
+            && (hi - lo) / step <= MAX_TICKS as f64
+            && lo + step > lo
+            && hi - step < hi;
+        if ok {
+            return self;
+        }
+        let (lo, hi) = finite_span(lo, hi);
+        let (lo, hi) = if (hi - lo).is_finite() {
+            (lo, hi)
+        } else {
+            (-LIMIT, LIMIT)
+        };
+        Axis {
+            lo,
+            hi,
+            step: (hi - lo) / 4.0,
+        }
     }
 
     fn ticks(&self) -> Vec<f64> {
-        let n = libm::round((self.hi - self.lo) / self.step) as i64;
+        let n = libm::round((self.hi - self.lo) / self.step);
+        // `checked` bounds n; this bound keeps a hand-made axis from allocating without end.
+        let n = if n.is_finite() && n >= 0.0 {
+            (n as usize).min(MAX_TICKS)
+        } else {
+            0
+        };
         (0..=n).map(|i| self.lo + i as f64 * self.step).collect()
     }
 }
@@ -151,6 +225,8 @@ impl Frame {
 fn open(svg: &mut String, width: f64, height: f64, title: &str, subtitle: &str) {
     // Bold 17 px text: ~10 px a character; shrink a long title to fit.
     let size = 17.0_f64.min((width - 20.0) / (0.6 * title.chars().count().max(1) as f64));
+    // The subtitle too (12 px, ~0.55 em a character), so neither is cut at the edges.
+    let sub_size = 12.0_f64.min((width - 20.0) / (0.55 * subtitle.chars().count().max(1) as f64));
     let _ = writeln!(
         svg,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" \
@@ -161,7 +237,7 @@ fn open(svg: &mut String, width: f64, height: f64, title: &str, subtitle: &str) 
         "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
          <text x=\"{:.1}\" y=\"24\" font-size=\"{size:.1}\" font-weight=\"bold\" \
          text-anchor=\"middle\">{}</text>\n\
-         <text x=\"{:.1}\" y=\"44\" font-size=\"12\" fill=\"#444\" \
+         <text x=\"{:.1}\" y=\"44\" font-size=\"{sub_size:.1}\" fill=\"#444\" \
          text-anchor=\"middle\">{}</text>",
         width / 2.0,
         esc(title),
@@ -326,10 +402,20 @@ fn subtitle(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
         .unwrap_or(0);
     // With 2 trials Student's t has one degree of freedom (t = 12.7): the interval spans
     // far past what the metric can take, and says little.
+    let source = match &exp.trace {
+        Some(t) => format!(
+            "log {}",
+            std::path::Path::new(&t.key)
+                .file_name()
+                .map_or(t.key.clone(), |n| n.to_string_lossy().into_owned())
+        ),
+        None => format!("scenario {}", exp.scenario.name),
+    };
+    if n <= 1 {
+        return format!("{source}, {n} trial: its values (no interval: it needs 2 trials or more)");
+    }
     format!(
-        "scenario {}, {n} trial{}: mean and 95% confidence interval (Student t){}",
-        exp.scenario.name,
-        if n == 1 { "" } else { "s" },
+        "{source}, {n} trials: bars the mean, error bars its 95% confidence interval (Student t){}",
         if n == 2 {
             "; 2 trials: the intervals say little"
         } else {
@@ -433,11 +519,19 @@ fn bar_chart(
             }
             None => b.mean,
         };
+        // Above the bar (or its error bar); where the budget line would run through it,
+        // below the line instead, inside the bar.
+        let mut label_y = f.py(top_of_bar.max(0.0)) - 4.0;
+        if let Some(v) = reference {
+            let line_y = f.py(v);
+            if (label_y - 3.5 - line_y).abs() < 9.0 {
+                label_y = line_y + 12.0;
+            }
+        }
         let _ = writeln!(
             svg,
-            "<text x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"9\" text-anchor=\"middle\" \
-             fill=\"#333\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">{:.2$}</text>",
-            f.py(top_of_bar.max(0.0)) - 4.0,
+            "<text x=\"{cx:.1}\" y=\"{label_y:.1}\" font-size=\"9\" text-anchor=\"middle\" \
+             fill=\"#333\" stroke=\"white\" stroke-width=\"3\" paint-order=\"stroke\">{:.1$}</text>",
             b.mean,
             value_decimals
         );
@@ -487,12 +581,25 @@ fn bars_and_legend<'a>(
             }
         })
         .collect::<Vec<_>>();
-    if summaries
+    // The comparison heuristics that are there, by name (a fixed list named ones a run did
+    // not have).
+    let mut comparison: Vec<String> = Vec::new();
+    for s in summaries
         .iter()
-        .any(|s| !s.config.heuristic.is_utility_aware())
+        .filter(|s| !s.config.heuristic.is_utility_aware())
     {
-        add(GREY, 1.0, "comparison (FCFS-based, Random)");
+        let name = s.config.heuristic.name().to_string();
+        if !comparison.contains(&name) {
+            comparison.push(name);
+        }
     }
+    if !comparison.is_empty() {
+        add(GREY, 1.0, &format!("comparison: {}", comparison.join(", ")));
+    }
+    // Filters are named only when some configuration has one.
+    let filtered = summaries
+        .iter()
+        .any(|s| s.config.filter != FilterKind::None);
     for f in FilterKind::ALL {
         for (r, o, what) in [
             (Reservations::PlaceHolder, 1.0, "place-holders"),
@@ -503,7 +610,11 @@ fn bars_and_legend<'a>(
                     && s.config.filter == f
                     && s.config.reservations == r
             }) {
-                add(filter_color(f), o, &format!("{what}, {}", filter_name(f)));
+                if filtered {
+                    add(filter_color(f), o, &format!("{what}, {}", filter_name(f)));
+                } else {
+                    add(filter_color(f), o, what);
+                }
             }
         }
     }
@@ -827,9 +938,7 @@ fn scatter_axes(
         .collect();
     let y = if log_y {
         // Whole decades, one a tick.
-        let lo = libm::floor(y_lo);
-        let hi = libm::ceil(y_hi).max(lo + 1.0);
-        Axis { lo, hi, step: 1.0 }
+        Axis::decades(y_lo, y_hi)
     } else {
         // From zero when nothing is negative (expansion factors, their logarithms).
         Axis::new(y_lo, y_hi, y_lo >= 0.0)
@@ -882,7 +991,10 @@ fn scatter_axes(
             }
             svg.push_str("</g>\n");
         }
-        continue_front(&mut svg, color, s, &px, &f, log_y);
+    }
+    // Every front over every series' dots (a later series' dots hid an earlier front).
+    for (i, s) in series.iter().enumerate() {
+        continue_front(&mut svg, PALETTE[i % PALETTE.len()], s, &px, &f, log_y);
     }
     frame_box(&mut svg, &f);
     legend(&mut svg, left + width_plot + 20.0, top + 4.0, &rows);
@@ -950,17 +1062,19 @@ fn continue_front(
         })
         .collect();
     if !path.is_empty() {
+        // A white casing under the line keeps it apart from the dots and the other fronts.
+        let d = path.join("");
         let _ = writeln!(
             svg,
-            "<path d=\"{}\" stroke=\"{color}\" stroke-width=\"2\" fill=\"none\"/>",
-            path.join("")
+            "<path d=\"{d}\" stroke=\"white\" stroke-width=\"4.5\" fill=\"none\"/>\n\
+             <path d=\"{d}\" stroke=\"{color}\" stroke-width=\"2\" fill=\"none\"/>"
         );
     }
     for p in &s.front {
         let _ = writeln!(
             svg,
-            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"{color}\"><title>{}: \
-             {:.3}, {:.3}</title></circle>",
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"{color}\" stroke=\"white\" \
+             stroke-width=\"1\"><title>{}: {:.3}, {:.3}</title></circle>",
             px(p.0),
             f.py(p.1),
             esc(&s.label),
@@ -974,6 +1088,8 @@ fn continue_front(
 mod tests {
     use super::*;
     use crate::report::stats::MeanCi;
+    use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
 
     /// The tick labels of the y axis (right-aligned numbers; bar labels are not numbers).
     fn y_ticks(svg: &str) -> Vec<f64> {
@@ -1105,6 +1221,89 @@ mod tests {
             "{} bytes, {dots} dots",
             svg.len()
         );
+    }
+
+    /// Any f64, the awkward ones often: NaN, the infinities, zero, the extremes, subnormals.
+    fn any_value() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(0.0),
+            Just(f64::MAX),
+            Just(f64::MIN),
+            Just(f64::MIN_POSITIVE),
+            Just(5e-324),
+            Just(1e17),
+            -1e6..1e6f64,
+            proptest::num::f64::ANY,
+        ]
+    }
+
+    /// An axis is usable: finite ends in order, a positive step, a bounded number of
+    /// distinct increasing finite ticks, and pixels that are numbers.
+    fn assert_usable(a: &Axis) -> Result<(), TestCaseError> {
+        prop_assert!(a.lo.is_finite() && a.hi.is_finite() && a.lo < a.hi, "{a:?}");
+        prop_assert!(a.step.is_finite() && a.step > 0.0, "{a:?}");
+        let t = a.ticks();
+        prop_assert!(
+            t.len() >= 2 && t.len() <= MAX_TICKS + 1,
+            "{a:?}: {} ticks",
+            t.len()
+        );
+        prop_assert!(t.iter().all(|v| v.is_finite()), "{a:?}");
+        prop_assert!(t.windows(2).all(|w| w[0] < w[1]), "{a:?}: {t:?}");
+        let f = Frame {
+            left: 0.0,
+            top: 0.0,
+            width: 100.0,
+            height: 100.0,
+            y: *a,
+        };
+        prop_assert!(t.iter().all(|&v| f.py(v).is_finite()), "{a:?}");
+        Ok(())
+    }
+
+    proptest! {
+        /// Issue 48's `capacity overflow`: no input makes an axis panic or allocate without
+        /// end, and a finite range of ordinary size is covered.
+        #[test]
+        fn axes_never_panic(lo in any_value(), hi in any_value(), from_zero: bool) {
+            for a in [Axis::new(lo, hi, from_zero), Axis::exact(lo, hi), Axis::decades(lo, hi)] {
+                assert_usable(&a)?;
+            }
+            if lo.is_finite() && hi.is_finite() && lo.abs() < 1e15 && hi.abs() < 1e15 {
+                let a = Axis::new(lo, hi, from_zero);
+                prop_assert!(a.lo <= lo.min(hi) && a.hi >= lo.max(hi), "{a:?}");
+            }
+        }
+    }
+
+    /// The plots themselves on data that is all NaN, infinite or huge.
+    #[test]
+    fn plots_of_degenerate_data_are_drawn() {
+        for v in [f64::NAN, f64::INFINITY, 1e300, -1e300, 0.0] {
+            let series = [ScatterSeries {
+                label: "s".into(),
+                points: vec![(v, v), (0.0, v), (v, 1.0)],
+                front: vec![(v, v)],
+            }];
+            for svg in [
+                scatter("t", "s", "x", "y", &series),
+                scatter_log_y("t", "s", "x", "y", &series),
+            ] {
+                assert!(svg.ends_with("</svg>\n"));
+            }
+            let bars = [Bar {
+                label: "a",
+                mean: v,
+                ci: Some(v),
+                color: GREY,
+                opacity: 1.0,
+            }];
+            let svg = bar_chart("t", "s", "y", 2, &bars, Vec::new(), Some(v), (0.0, 100.0));
+            assert!(svg.ends_with("</svg>\n"));
+        }
     }
 
     #[test]

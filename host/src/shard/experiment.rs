@@ -9,7 +9,8 @@
 //! the shards hold every run exactly once, and rebuilds the [`Outcome`] the one-machine run
 //! would have had: rows and failures sorted by (configuration, trial), so [`crate::report`]
 //! writes the same bytes. Only `timing.json` differs (wall times: the generation times of all
-//! shards, the longest shard's wall time).
+//! shards, and the experiment's wall time as [`Walls`] says: the longest shard's for shards
+//! that ran side by side, the sum for the per-trial files of one resumable run).
 
 use super::{Coverage, Identity, Line, Slice, Text, Writer};
 use crate::experiment::runner::{run_at, run_count, Failure, Outcome, Row};
@@ -366,6 +367,25 @@ pub fn merge(
     paths: &[PathBuf],
     experiment: Option<&Path>,
 ) -> anyhow::Result<(Experiment, Outcome)> {
+    merge_with(paths, experiment, Walls::SideBySide)
+}
+
+/// How the shards' wall times make the experiment's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Walls {
+    /// Shards that ran at the same time (`--shard K/N` on a cluster): the longest.
+    SideBySide,
+    /// Files written one after another by one run (a resumable experiment's per-trial files,
+    /// each holding its share of its group's time): the sum.
+    OneAfterAnother,
+}
+
+/// [`merge`], the wall time combined as `walls` says.
+pub fn merge_with(
+    paths: &[PathBuf],
+    experiment: Option<&Path>,
+    walls: Walls,
+) -> anyhow::Result<(Experiment, Outcome)> {
     let shards = paths
         .iter()
         .map(|p| read(p))
@@ -478,7 +498,10 @@ pub fn merge(
         rows,
         failures,
         generate_s,
-        wall_s: shards.iter().map(|s| s.wall_s).fold(0.0, f64::max),
+        wall_s: match walls {
+            Walls::SideBySide => shards.iter().map(|s| s.wall_s).fold(0.0, f64::max),
+            Walls::OneAfterAnother => shards.iter().map(|s| s.wall_s).sum(),
+        },
         jobs: shards.iter().map(|s| s.jobs).max().unwrap_or(1),
     };
     Ok((exp, outcome))

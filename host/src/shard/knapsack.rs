@@ -64,7 +64,10 @@ impl Sweep {
         let grid = Grid::new(self.step)?;
         let w = match &self.swf {
             Some(path) => knapsack::load_swf(path, self.jobs, self.procs, self.batch)?,
-            None => knapsack::synthetic(self.jobs, self.seed)?,
+            None => match self.mode {
+                Mode::Malleable => knapsack::synthetic(self.jobs, self.seed)?,
+                Mode::Rigid => knapsack::synthetic_rigid(self.jobs, self.seed)?,
+            },
         };
         Ok((w, grid))
     }

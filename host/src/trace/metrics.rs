@@ -204,6 +204,8 @@ pub struct SummaryFile {
     pub file: String,
     /// The policy.
     pub policy: Policy,
+    /// The allocation that placed the jobs: `nodes` or `pool`.
+    pub allocation: super::Allocation,
     /// Machine size, processors.
     pub procs: u32,
     /// The metrics.
@@ -241,6 +243,7 @@ impl SummaryFile {
         SummaryFile {
             file: trace.file.clone(),
             policy: result.policy,
+            allocation: super::Allocation::Nodes,
             procs: result.procs,
             summary: result.summary,
             passes: result.counts.passes,

@@ -73,6 +73,8 @@ pub struct StreamedReplay {
     pub file: String,
     /// The policy replayed.
     pub policy: Policy,
+    /// The allocation that placed the jobs.
+    pub allocation: super::Allocation,
     /// Machine size, processors.
     pub procs: u32,
     /// The metrics; the wall time includes reading, cleaning and writing the jobs file,
@@ -94,6 +96,7 @@ impl StreamedReplay {
         SummaryFile {
             file: self.file.clone(),
             policy: self.policy,
+            allocation: self.allocation,
             procs: self.procs,
             summary: self.summary,
             passes: self.counts.passes,
@@ -152,6 +155,7 @@ pub fn replay_file_pool(
     Ok(StreamedReplay {
         file,
         policy,
+        allocation: super::Allocation::Pool,
         procs,
         summary,
         counts: pool.counts(),

@@ -274,6 +274,7 @@ fn attempt<'w>(
     Ok(Attempt::Done(Box::new(StreamedReplay {
         file,
         policy,
+        allocation: super::Allocation::Nodes,
         procs,
         summary: tally.summary(procs, 0.0),
         counts: rec.counts,
