@@ -211,7 +211,7 @@ fn a_file_read_whole_is_bounded_by_its_kind() {
     assert!(e.contains("/dev/zero") && e.contains("larger than"), "{e}");
     // The experiment file itself, a Batsim workload, an SWF log, a shard.
     let e = fails(&["experiment", "/dev/zero", "--out", s(&tmp.path().join("o"))]);
-    assert!(e.contains("larger than") || e.contains("not"), "{e}");
+    assert!(e.contains("/dev/zero"), "{e}");
     for extra in [&[][..], &["--stream"][..], &["--allocation", "pool"][..]] {
         let mut args = vec!["replay", "--policy", "easy", "/dev/zero"];
         args.extend_from_slice(extra);
