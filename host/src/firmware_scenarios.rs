@@ -165,7 +165,8 @@ pub fn encoded(name: &str) -> anyhow::Result<Vec<u8>> {
 pub fn load(scenario: &str) -> anyhow::Result<Vec<u8>> {
     let path = Path::new(scenario);
     if path.is_file() || scenario.contains('/') || scenario.ends_with(".bin") {
-        return std::fs::read(path).with_context(|| format!("reading {}", path.display()));
+        return crate::bounded::read(path, crate::bounded::BINARY_FILE_BYTES, "packed scenario")
+            .with_context(|| format!("reading {}", path.display()));
     }
     encoded(scenario)
 }
@@ -203,7 +204,8 @@ pub fn write_files(dir: &Path, check_only: bool) -> anyhow::Result<Vec<FileRepor
     for name in NAMES {
         let bytes = encoded(name)?;
         let path = dir.join(format!("{name}.bin"));
-        let current = std::fs::read(&path).ok();
+        let current =
+            crate::bounded::read(&path, crate::bounded::BINARY_FILE_BYTES, "packed scenario").ok();
         let state = if current.as_deref() == Some(&bytes[..]) {
             FileState::UpToDate
         } else if check_only {

@@ -65,6 +65,7 @@
 
 pub mod analysis;
 pub mod batsim;
+pub mod bounded;
 pub mod claims;
 pub mod cmd;
 pub mod experiment;

@@ -304,12 +304,20 @@ impl Iterator for Lublin99 {
     }
 }
 
+/// The latest submit time a generated log may hold, seconds (about 31,700 years): a load so
+/// low that the scaled arrivals pass it (`--load 1e-308` would put every submit time at
+/// 2^64 - 1) is refused before a line is written.
+pub const MAX_SUBMIT_S: f64 = 1e12;
+
 /// The factor that scales the model's arrival times of `options.jobs` jobs to
-/// `options.load` (1 without a load), and the model's own load.
-pub fn load_scale(options: &Lublin99Options) -> (f64, f64) {
+/// `options.load` (1 without a load), the model's own load, and its last arrival (seconds,
+/// before scaling).
+pub fn load_scale(options: &Lublin99Options) -> (f64, f64, f64) {
     let mut area = 0.0;
     let mut last = 0.0f64;
-    for j in Lublin99::new(options.procs, options.seed).take(options.jobs as usize) {
+    // Ctrl-C ends this pass early: the writer then stops at its first line (`AtomicFile`).
+    let jobs = Lublin99::new(options.procs, options.seed).take(options.jobs as usize);
+    for j in jobs.take_while(|_| !crate::interrupt::requested()) {
         area += f64::from(j.procs) * j.runtime_s as f64;
         last = last.max(j.arrival_s);
     }
@@ -319,8 +327,8 @@ pub fn load_scale(options: &Lublin99Options) -> (f64, f64) {
         0.0
     };
     match options.load {
-        Some(l) if own > 0.0 => (own / l, own),
-        _ => (1.0, own),
+        Some(l) if own > 0.0 => (own / l, own, last),
+        _ => (1.0, own, last),
     }
 }
 
@@ -341,7 +349,20 @@ pub struct Generated {
 /// submit, run time, size as allocated and requested, request = run time, status 1, queue
 /// 1 batch / 0 interactive).
 pub fn write_swf(out: &mut dyn Write, options: &Lublin99Options) -> std::io::Result<Generated> {
-    let (scale, model_load) = load_scale(options);
+    let (scale, model_load, last_arrival) = load_scale(options);
+    // NaN (an infinite scale times 0) is refused too.
+    let last_submit = last_arrival * scale;
+    if last_submit.is_nan() || last_submit > MAX_SUBMIT_S {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "--load {:?}: the arrivals scaled by {scale:e} would put the last submit time \
+                 at {:e} s, past the {MAX_SUBMIT_S:e} s a log may hold; give a higher load",
+                options.load.unwrap_or(0.0),
+                last_arrival * scale
+            ),
+        ));
+    }
     let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
     writeln!(w, "; Version: 2.2")?;
     writeln!(

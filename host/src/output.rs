@@ -7,6 +7,9 @@
 //! --trace-out`, `generate-swf -o`) is checked before any work ([`check_file`]: not an input,
 //! not an existing file unless `--force`, in a folder that exists) and written through an
 //! [`AtomicFile`] (streamed to a temporary name, renamed into place only when complete).
+//! A command writing several files lists them all first in an [`Outputs`], which also
+//! refuses two outputs that are one file; a command writing reports into a folder refuses a
+//! report name that is one of its inputs ([`refuse_input_reports`]).
 
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
@@ -41,7 +44,9 @@ fn temporary(path: &Path, name: &std::ffi::OsStr) -> PathBuf {
 
 /// Checks an output file given by `flag` before any work: not one of `inputs` (writing it
 /// would destroy that input), not an existing file unless `force` (the error says to pass
-/// `--force`), and in a folder that exists.
+/// `--force`), and in a folder that exists: the folders it names are made now, as for every
+/// output (`--batsim-out out/run` and `--summary-out out/s.json` alike), so a bad path fails
+/// before the work.
 pub fn check_file(flag: &str, path: &Path, force: bool, inputs: &[&Path]) -> anyhow::Result<()> {
     refuse_input(flag, path, inputs)?;
     if path.is_dir() {
@@ -55,14 +60,73 @@ pub fn check_file(flag: &str, path: &Path, force: bool, inputs: &[&Path]) -> any
     }
     match path.parent() {
         Some(d) if !d.as_os_str().is_empty() && !d.is_dir() => {
-            bail!(
-                "{flag} {}: the folder {} does not exist",
-                path.display(),
-                d.display()
-            )
+            std::fs::create_dir_all(d).with_context(|| {
+                format!(
+                    "{flag} {}: cannot create the folder {}",
+                    path.display(),
+                    d.display()
+                )
+            })?;
+            // A name under an input file (`--jobs-out log.swf/x.csv`) fails above.
+            refuse_input(flag, path, inputs)
         }
         _ => Ok(()),
     }
+}
+
+/// Every file a command will write, known before the work starts: each is checked as
+/// [`check_file`] checks it, and against the others, so that two flags naming one file
+/// (`--jobs-out X_jobs.csv --batsim-out X`) fail at once instead of one output silently
+/// replacing the other.
+pub struct Outputs<'i> {
+    force: bool,
+    inputs: Vec<&'i Path>,
+    planned: Vec<(String, PathBuf)>,
+}
+
+impl<'i> Outputs<'i> {
+    /// No output yet, for a command reading `inputs`; `force` allows replacing existing
+    /// files (never an input, never another output).
+    pub fn new(force: bool, inputs: &[&'i Path]) -> Outputs<'i> {
+        Outputs {
+            force,
+            inputs: inputs.to_vec(),
+            planned: Vec::new(),
+        }
+    }
+
+    /// Adds the file `path` that `flag` will write, checked now.
+    pub fn file(&mut self, flag: &str, path: &Path) -> anyhow::Result<()> {
+        check_file(flag, path, self.force, &self.inputs)?;
+        let here = resolved(path).unwrap_or_else(|| path.to_owned());
+        for (other, p) in &self.planned {
+            if resolved(p).unwrap_or_else(|| p.clone()) == here {
+                bail!(
+                    "{flag} {}: is also the file {other} writes ({}); give each output its own \
+                     path",
+                    path.display(),
+                    p.display()
+                );
+            }
+        }
+        self.planned.push((flag.to_string(), path.to_owned()));
+        Ok(())
+    }
+}
+
+/// Refuses, before any work, a results folder `dir` (given by `flag`) in which a report
+/// named in `reports` would be one of `inputs` (an experiment file kept in its `--out`
+/// folder as `trials.csv`): the run would overwrite its own input.
+pub fn refuse_input_reports(
+    flag: &str,
+    dir: &Path,
+    reports: &[&str],
+    inputs: &[&Path],
+) -> anyhow::Result<()> {
+    for name in reports {
+        refuse_input(flag, &dir.join(name), inputs)?;
+    }
+    Ok(())
 }
 
 /// A file written as a stream and renamed into place only by [`AtomicFile::finish`]: until
@@ -105,6 +169,14 @@ impl AtomicFile {
 
 impl std::io::Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // Ctrl-C (where the command catches it, `crate::interrupt`) stops the stream: the
+        // writer fails, is dropped, and its temporary file goes with it, instead of the
+        // process dying with a hidden half-written file beside the output.
+        if crate::interrupt::requested() {
+            return Err(std::io::Error::other(
+                "interrupted (Ctrl-C): the unfinished file was removed",
+            ));
+        }
         match &mut self.out {
             Some(o) => o.write(buf),
             None => Err(std::io::Error::other("finished")),
@@ -136,8 +208,42 @@ pub fn prepare_dir(dir: &Path, force: bool) -> anyhow::Result<()> {
 /// As [`prepare_dir`], for a command whose complete results folder holds `marker` (a seed
 /// 003 experiment's `summary.csv`).
 pub fn prepare_dir_marked(dir: &Path, force: bool, marker: &str) -> anyhow::Result<()> {
+    prepare_reports_dir(dir, force, marker, &[], &[])
+}
+
+/// The extensions of the files a results folder receives (reports, plots, summaries, shard
+/// files): an input of one of these kinds kept in the folder could be overwritten by one.
+const REPORT_EXTENSIONS: [&str; 4] = ["csv", "svg", "json", "shard"];
+
+/// As [`prepare_dir_marked`], for a command reading `inputs`, whose earlier run may also
+/// have left files named `earlier*` before it was stopped (a pareto run's checkpoint fronts,
+/// `fronts-gen*`): these mark the folder as taken too. An input that sits in the folder
+/// with a report's kind of name (`.csv`, `.svg`, `.json`, `.shard`) is refused before any
+/// work, whether or not `force`: a report could overwrite it.
+pub fn prepare_reports_dir(
+    dir: &Path,
+    force: bool,
+    marker: &str,
+    inputs: &[&Path],
+    earlier: &[&str],
+) -> anyhow::Result<()> {
     if dir.exists() && !dir.is_dir() {
         bail!("{}: exists and is not a directory", dir.display());
+    }
+    if let Ok(d) = std::fs::canonicalize(dir) {
+        for input in inputs {
+            let Some(r) = resolved(input) else { continue };
+            let kind = r.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if r.parent() == Some(d.as_path()) && REPORT_EXTENSIONS.contains(&kind) {
+                bail!(
+                    "{}: holds the input {}, which a report of this run could overwrite \
+                     (its reports are .csv, .svg, .json files); move the input, or choose \
+                     another --out",
+                    dir.display(),
+                    input.display()
+                );
+            }
+        }
     }
     if !force && dir.join(marker).exists() {
         bail!(
@@ -145,6 +251,20 @@ pub fn prepare_dir_marked(dir: &Path, force: bool, marker: &str) -> anyhow::Resu
              overwrite them, or choose another --out",
             dir.display()
         );
+    }
+    if !force && !earlier.is_empty() && dir.is_dir() {
+        let names =
+            std::fs::read_dir(dir).with_context(|| format!("{}: cannot list", dir.display()))?;
+        for e in names.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            if earlier.iter().any(|p| name.starts_with(p)) {
+                bail!(
+                    "{}: holds files of an earlier run ({name}); pass --force to replace \
+                     them, or choose another --out",
+                    dir.display()
+                );
+            }
+        }
     }
     std::fs::create_dir_all(dir)
         .with_context(|| format!("{}: cannot create the output directory", dir.display()))?;
@@ -229,8 +349,12 @@ mod tests {
         check_file("--jobs-out", &out, false, &[&input]).unwrap();
         let e = check_file("--jobs-out", &input, true, &[&input]).unwrap_err();
         assert!(e.to_string().contains("would destroy the input"), "{e}");
-        let e = check_file("--jobs-out", &dir.path().join("no/x.csv"), false, &[]).unwrap_err();
-        assert!(e.to_string().contains("does not exist"), "{e}");
+        // The folders an output names are made (`out/s.json` as `--batsim-out out/run`).
+        check_file("--jobs-out", &dir.path().join("no/x.csv"), false, &[]).unwrap();
+        assert!(dir.path().join("no").is_dir());
+        std::fs::remove_dir(dir.path().join("no")).unwrap();
+        let e = check_file("--jobs-out", &input.join("x.csv"), false, &[]).unwrap_err();
+        assert!(e.to_string().contains("cannot create the folder"), "{e}");
         // Unfinished: nothing appears, and no temporary is left.
         let mut f = AtomicFile::create(&out).unwrap();
         f.write_all(b"half a ro").unwrap();
@@ -245,6 +369,32 @@ mod tests {
         assert!(e.to_string().contains("pass --force"), "{e}");
         check_file("--jobs-out", &out, true, &[&input]).unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn output_outputs_refuse_one_file_named_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("log.swf");
+        std::fs::write(&input, "log").unwrap();
+        let mut o = Outputs::new(true, &[&input]);
+        o.file("--jobs-out", &dir.path().join("X_jobs.csv"))
+            .unwrap();
+        let e = o
+            .file("--batsim-out", &dir.path().join(".").join("X_jobs.csv"))
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("is also the file --jobs-out writes"),
+            "{e}"
+        );
+        assert!(o.file("--summary-out", &input).is_err());
+        o.file("--summary-out", &dir.path().join("sub/s.json"))
+            .unwrap();
+        let e = refuse_input_reports("--out", dir.path(), &["trials.csv", "log.swf"], &[&input]);
+        assert!(e
+            .unwrap_err()
+            .to_string()
+            .contains("would destroy the input"));
+        refuse_input_reports("--out", dir.path(), &["trials.csv"], &[&input]).unwrap();
     }
 
     #[test]

@@ -142,8 +142,8 @@ impl Identity {
 
     /// Adds the contents of a file, read whole.
     pub fn file(&mut self, label: &str, path: &Path) -> anyhow::Result<()> {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        let bytes = crate::bounded::read(path, crate::swf::text_limit(), "input")
+            .with_context(|| format!("{}: cannot read", path.display()))?;
         self.part(label, &bytes);
         Ok(())
     }
@@ -259,7 +259,7 @@ pub(crate) struct Text {
 impl Text {
     /// Reads and splits `path`.
     pub(crate) fn read(path: &Path) -> anyhow::Result<Text> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::bounded::read_to_string(path, crate::bounded::SHARD_BYTES, "shard file")
             .with_context(|| format!("{}: cannot read the shard file", path.display()))?;
         let mut lines = text.lines().enumerate();
         match lines.next() {
@@ -369,6 +369,21 @@ impl Text {
                     .unwrap_or("value")
             )
         })
+    }
+
+    /// As [`Text::parse`], for a result that is a finite number: NaN or an infinity cannot
+    /// be a run's result (a corrupted or hand-edited row), and would reach the reports and
+    /// their plots unremarked.
+    pub(crate) fn parse_finite(&self, line: &Line, field: &str, text: &str) -> anyhow::Result<f64> {
+        let x: f64 = self.parse(line, field, text)?;
+        if !x.is_finite() {
+            bail!(
+                "{}:{}: {field} = {text:?}: not a finite number (no result is NaN or infinite)",
+                self.path.display(),
+                line.number
+            );
+        }
+        Ok(x)
     }
 
     /// The slice (`shard` header).

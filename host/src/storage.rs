@@ -123,6 +123,53 @@ impl HostStorage {
         }
     }
 
+    /// As [`HostStorage::with_ring`], with the buffers sized by the machine (the booking
+    /// pool and the sweep scratch) for `budget` bookings a node rather than the worst case
+    /// of `MAX_BOOKINGS_PER_NODE`, and every buffer allocated fallibly: a machine of 93,312
+    /// nodes reserves what a replay needs, not 5 GB of address space, and a refused
+    /// allocation is an error, not an abort. A budget too small for the run shows as a
+    /// capacity error ([`budget_too_small`]); the caller runs again with [`next_budget`]
+    /// (the same decisions either way: the core uses these buffers from their start as it
+    /// needs room).
+    pub fn by_need(
+        platform: &Platform,
+        slots: usize,
+        ids: usize,
+        memo: usize,
+        voids_per_node: usize,
+        budget: usize,
+    ) -> Result<HostStorage, AllocError> {
+        use kairos_core::limits::MAX_BOOKINGS_PER_NODE;
+        let s = StorageSizes::of(platform, slots);
+        let budget = budget.clamp(1, MAX_BOOKINGS_PER_NODE);
+        let nodes = platform.total_nodes() as usize;
+        let largest = s.scratch_least / 2;
+        let bookings = if budget == MAX_BOOKINGS_PER_NODE {
+            s.bookings
+        } else {
+            2 * nodes * budget
+        };
+        let scratch = (largest * (budget + 1)).clamp(s.scratch_least, s.scratch.max(1));
+        Ok(HostStorage {
+            tasks: filled(s.tasks, TaskSlot::EMPTY, "task table")?,
+            bookings: try_zeroed(bookings, "booking pool")?,
+            members: filled(s.members, 0, "group table")?,
+            scratch_a: try_zeroed(scratch, "sweep scratch")?,
+            scratch_b: try_zeroed(scratch, "sweep scratch")?,
+            work: filled(s.work, Work::default(), "work table")?,
+            open: filled(s.open, 0, "open-slot table")?,
+            memo: filled(memo, MemoEntry::default(), "fit memo")?,
+            pending: filled(
+                completions_for(slots),
+                Pending::default(),
+                "completion buffer",
+            )?,
+            ends: filled(ids, Micros::MAX, "table of pending ends")?,
+            voids: try_zeroed(2 * voids_per_node * nodes, "void index")?,
+            booking_log: filled(s.booking_log, Logged::EMPTY, "booking log")?,
+        })
+    }
+
     /// This storage handed out: the controller's and the engine's.
     pub fn split(&mut self) -> Split<'_> {
         Split {
@@ -177,6 +224,66 @@ pub fn simulate(
         .run(&mut ctl, tasks.iter().cloned().map(Ok), observer)
 }
 
+/// Bookings a node the first attempt of a by-need storage provides
+/// ([`HostStorage::by_need`]): a replay of the Curie log (93,312 nodes) peaks far below it.
+pub const FIRST_BUDGET: usize = 32;
+
+/// The budget after `budget` proved too small, or `None` past the worst case
+/// (`MAX_BOOKINGS_PER_NODE`, where a capacity error is the run's own).
+pub fn next_budget(budget: usize) -> Option<usize> {
+    use kairos_core::limits::MAX_BOOKINGS_PER_NODE;
+    (budget < MAX_BOOKINGS_PER_NODE).then(|| (budget * 4).min(MAX_BOOKINGS_PER_NODE))
+}
+
+/// Whether `e` says a by-need storage's budget was too small (the booking pool or the
+/// sweep scratch is full): the run goes again with [`next_budget`].
+pub fn budget_too_small(e: &Error) -> bool {
+    use kairos_core::error::Capacity;
+    matches!(e, Error::Capacity(c) if matches!(c.what, Capacity::Bookings | Capacity::Nodes))
+}
+
+/// A buffer the system refused ([`HostStorage::by_need`]).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot allocate {bytes} bytes for the {what} (the system refused them; a limit on address space, `ulimit -v`, may be too low)")]
+pub struct AllocError {
+    /// The buffer.
+    pub what: &'static str,
+    /// Its size.
+    pub bytes: u128,
+}
+
+/// `n` copies of `v`, or an error if the system refuses the memory.
+fn filled<T: Clone>(n: usize, v: T, what: &'static str) -> Result<Vec<T>, AllocError> {
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| AllocError {
+        what,
+        bytes: n as u128 * std::mem::size_of::<T>() as u128,
+    })?;
+    out.resize(n, v);
+    Ok(out)
+}
+
+/// `n` zeroed values allocated zeroed (pages mapped only once touched), or an error if the
+/// system refuses them.
+fn try_zeroed<T: Zeroable>(n: usize, what: &'static str) -> Result<Vec<T>, AllocError> {
+    let refused = || AllocError {
+        what,
+        bytes: n as u128 * std::mem::size_of::<T>() as u128,
+    };
+    let layout = std::alloc::Layout::array::<T>(n).map_err(|_| refused())?;
+    if layout.size() == 0 {
+        return Ok(Vec::new());
+    }
+    // Safety: the layout has a non-zero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
+    if p.is_null() {
+        return Err(refused());
+    }
+    // Safety: `p` was allocated by the global allocator with the layout of `n` values of `T`
+    // (so `Vec` frees it with the same), and all-zero bytes are `n` valid values.
+    Ok(unsafe { Vec::from_raw_parts(p, n, n) })
+}
+
 /// A type whose all-zero bytes are a valid value: the core's pool entries.
 ///
 /// # Safety
@@ -188,6 +295,8 @@ unsafe trait Zeroable: Sized {}
 unsafe impl Zeroable for Booking {}
 // Safety: u64, u64, u32, u32: `Void::default()`.
 unsafe impl Zeroable for Void {}
+// Safety: an integer.
+unsafe impl Zeroable for u64 {}
 
 /// `n` zeroed values, allocated zeroed: for a large `n` the system hands out pages that are
 /// mapped, and count as resident, only once touched. If the system refuses so much, the

@@ -445,7 +445,7 @@ pub(crate) fn too_large(file: &str, size: u64) -> SwfError {
 
 /// The largest text within [`crate::limits::MAX_STORAGE_BYTES`] ([`memory_for`] is linear,
 /// floored): a gzip file's text is read no further.
-pub(crate) fn text_limit() -> u64 {
+pub fn text_limit() -> u64 {
     let line = TYPICAL_LINE_BYTES as u128;
     let limit = crate::limits::MAX_STORAGE_BYTES;
     (limit * line / (line + std::mem::size_of::<SwfJob>() as u128)) as u64

@@ -49,7 +49,7 @@ pub enum TomlFileError {
 /// The text of the file at `path`, and its name for messages.
 pub(crate) fn read(path: &Path) -> Result<(String, String), TomlFileError> {
     let file = path.display().to_string();
-    match std::fs::read_to_string(path) {
+    match crate::bounded::read_to_string(path, crate::bounded::TEXT_FILE_BYTES, "TOML file") {
         Ok(text) => Ok((text, file)),
         Err(error) => Err(TomlFileError::Io { file, error }),
     }
@@ -59,7 +59,7 @@ pub(crate) fn read(path: &Path) -> Result<(String, String), TomlFileError> {
 /// experiment` tells its formats apart before loading one. False when the file cannot be
 /// read or parsed, so that the loader tried last reports why.
 pub(crate) fn declares_system(path: &Path, system: &str) -> bool {
-    std::fs::read_to_string(path)
+    crate::bounded::read_to_string(path, crate::bounded::TEXT_FILE_BYTES, "TOML file")
         .ok()
         .and_then(|t| t.parse::<toml::Table>().ok())
         .is_some_and(|t| t.get("system").and_then(|s| s.as_str()) == Some(system))

@@ -264,7 +264,7 @@ fn robust_replay_outputs_never_destroy_the_log_or_an_existing_file() {
             s(&csv),
             "--force",
         ],
-        &["--summary-out", "would destroy the input"],
+        &["--summary-out", "is also the file --jobs-out writes"],
     );
     let (code, e) = run(&[
         "replay",

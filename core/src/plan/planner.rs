@@ -101,7 +101,12 @@ impl<'a> Planner<'a> {
         if storage.members.len() < sizes.members {
             return Err(full(Capacity::Nodes, storage.members.len()).into());
         }
-        if storage.scratch_a.len() < sizes.scratch || storage.scratch_b.len() < sizes.scratch {
+        // The least scratch a run can start with: node choice's keys (two a group) and one
+        // entry a node of the largest cluster. Past that a shorter scratch than the worst
+        // case (`sizes.scratch`) gives the same answers until a sweep needs more, and then
+        // a capacity error (the host sizes it by need and grows it on that error).
+        let least = sizes.scratch_least;
+        if storage.scratch_a.len() < least || storage.scratch_b.len() < least {
             let short = storage.scratch_a.len().min(storage.scratch_b.len());
             return Err(full(Capacity::Nodes, short).into());
         }

@@ -23,8 +23,10 @@ pub struct Storage<'a> {
     pub bookings: &'a mut [Booking],
     /// Group bookkeeping: `ClusterTimeline::members_len` of each cluster, in order.
     pub members: &'a mut [u32],
-    /// Sweep scratch: at least `ClusterTimeline::scratch_len(largest cluster)` each (the
-    /// first also holds node choice's keys).
+    /// Sweep scratch: `ClusterTimeline::scratch_len(largest cluster)` each never runs out
+    /// (the first also holds node choice's keys); at least [`StorageSizes::scratch_least`],
+    /// and a shorter one than the worst case works until a sweep needs more
+    /// ([`Capacity::Nodes`](crate::error::Capacity::Nodes)).
     pub scratch_a: &'a mut [u64],
     /// Second sweep scratch, same length.
     pub scratch_b: &'a mut [u64],
@@ -59,8 +61,11 @@ pub struct StorageSizes {
     pub bookings: usize,
     /// Group bookkeeping entries.
     pub members: usize,
-    /// Each sweep scratch buffer.
+    /// Each sweep scratch buffer, for the worst case.
     pub scratch: usize,
+    /// The least each sweep scratch buffer may be: two entries a node of the largest
+    /// cluster (node choice's keys).
+    pub scratch_least: usize,
     /// Work entries.
     pub work: usize,
     /// Open-slot entries.
@@ -83,6 +88,7 @@ impl StorageSizes {
             bookings: ClusterTimeline::bookings_len(platform.total_nodes() as usize),
             members: ClusterTimeline::members_len(platform.total_nodes() as usize),
             scratch: ClusterTimeline::scratch_len(largest),
+            scratch_least: 2 * largest,
             work: tasks,
             open: tasks,
             booking_log: platform.clusters().len() * BOOKING_LOG,

@@ -84,7 +84,8 @@ pub fn toml_table(path: &Path) -> Option<toml::Table> {
     if sniff(path).ok()? != InputKind::Toml {
         return None;
     }
-    let text = std::fs::read_to_string(path).ok()?;
+    let text =
+        crate::bounded::read_to_string(path, crate::bounded::TEXT_FILE_BYTES, "TOML file").ok()?;
     text.trim_start_matches('\u{feff}')
         .parse::<toml::Table>()
         .ok()

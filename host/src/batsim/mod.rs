@@ -48,19 +48,13 @@ pub fn output_paths(prefix: &Path) -> (PathBuf, PathBuf) {
     )
 }
 
-/// Checks, before any work, the two files `--batsim-out PREFIX` will write: neither an input
-/// nor an existing file unless `force` (as every output, `crate::output::check_file`).
-pub fn check_outputs(prefix: &Path, force: bool, inputs: &[&Path]) -> anyhow::Result<()> {
-    use anyhow::Context;
+/// Adds to `outputs`, before any work, the two files `--batsim-out PREFIX` will write:
+/// neither an input, nor another output, nor an existing file unless `--force`
+/// (`crate::output::Outputs`); the folder the prefix names is made now.
+pub fn check_outputs(prefix: &Path, outputs: &mut crate::output::Outputs) -> anyhow::Result<()> {
     let (jobs, schedule) = output_paths(prefix);
-    // The prefix may name a folder still to make (write_outputs makes it): made now, so the
-    // checks below see the folder and a bad path fails before the run.
-    if let Some(dir) = jobs.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("{}: cannot create the directory", dir.display()))?;
-    }
     for p in [&jobs, &schedule] {
-        crate::output::check_file("--batsim-out", p, force, inputs)?;
+        outputs.file("--batsim-out", p)?;
     }
     Ok(())
 }

@@ -64,7 +64,9 @@ fn micros(v: &Value, what: &str) -> anyhow::Result<u64> {
 /// the field.
 pub fn read_workload(path: &Path) -> anyhow::Result<Workload> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).with_context(|| format!("{file}: cannot read"))?;
+    let text =
+        crate::bounded::read_to_string(path, crate::bounded::WORKLOAD_BYTES, "Batsim workload")
+            .with_context(|| format!("{file}: cannot read"))?;
     parse_workload(&text, file)
 }
 

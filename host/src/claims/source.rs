@@ -294,7 +294,9 @@ fn read_bounded(path: &Path) -> anyhow::Result<Vec<u8>> {
             path.display()
         );
     }
-    std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))
+    // Bounded as it is read too: a device has no size for the check above.
+    crate::bounded::read(path, MAX_OUTPUT_BYTES, "claim output")
+        .with_context(|| format!("{}: cannot read", path.display()))
 }
 
 impl Cache {

@@ -115,12 +115,17 @@ impl Progress for Bar {
 }
 
 /// Runs `kairos experiment`.
-pub fn main(args: Args) -> anyhow::Result<()> {
+pub fn main(mut args: Args) -> anyhow::Result<()> {
     crate::batsim::check_kind(
         &args.file,
         "experiment",
         &[crate::batsim::FileKind::Experiment],
     )?;
+    if args.jobs == Some(0) {
+        return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));
+    }
+    args.jobs =
+        crate::limits::threads("--threads", args.jobs).map_err(|e| super::usage(e.to_string()))?;
     if crate::seed002::experiment::is_serial(&args.file) {
         if args.shard.is_some() {
             bail!(
@@ -178,7 +183,6 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if args.jobs == Some(0) {
         return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));
     }
-    crate::limits::threads("--threads", args.jobs).map_err(|e| super::usage(e.to_string()))?;
     if exp.trials == 2 {
         crate::diag!(
             "warning: 2 trials: the 95% confidence intervals (Student t, one degree of \
@@ -203,7 +207,14 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             runs_dir.display()
         );
     }
-    crate::output::prepare_dir(&out_dir, args.force || args.resume)?;
+    let source = exp.trace.as_ref().map_or(&exp.scenario_path, |t| &t.path);
+    crate::output::prepare_reports_dir(
+        &out_dir,
+        args.force || args.resume,
+        crate::output::RESULTS_MARKER,
+        &[&exp.file, source],
+        &[],
+    )?;
     if args.force {
         // No report of the earlier run stays: a plot it had and this one has not, or its
         // complete-looking results if this run is interrupted.
@@ -219,6 +230,9 @@ pub fn main(args: Args) -> anyhow::Result<()> {
                     .with_context(|| format!("{}: cannot remove", p.display()))?;
             }
         }
+    }
+    if args.resume {
+        resume::check_saved(&exp, &runs_dir)?;
     }
     let saved = if args.resume { saved } else { 0 };
     let runs_total = (exp.trials - saved) as u64 * exp.configs.len() as u64;

@@ -78,7 +78,9 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         }
     }
     crate::output::check_file("--output", path, args.force, &[])?;
-    // Written whole or not at all: an interrupted million-job log leaves no file cut mid-line.
+    // Written whole or not at all: an interrupted million-job log leaves no file cut mid-line,
+    // and Ctrl-C stops the writer, which removes its temporary file (`AtomicFile`).
+    crate::interrupt::catch();
     let file = crate::output::AtomicFile::create(path)?;
     let gz = path.extension().is_some_and(|e| e == "gz");
     let written = if gz {

@@ -71,8 +71,9 @@ pub(crate) fn csv_rows(text: &str) -> Value {
 pub(crate) fn dir_summary(dir: &Path, csvs: &[&str]) -> anyhow::Result<String> {
     let json = dir.join("summary.json");
     let summary = if json.is_file() {
-        let text = std::fs::read_to_string(&json)
-            .with_context(|| format!("{}: cannot read", json.display()))?;
+        let text =
+            crate::bounded::read_to_string(&json, crate::bounded::TEXT_FILE_BYTES, "summary")
+                .with_context(|| format!("{}: cannot read", json.display()))?;
         serde_json::from_str::<Value>(&text)
             .with_context(|| format!("{}: not valid JSON", json.display()))?
     } else {
@@ -81,7 +82,7 @@ pub(crate) fn dir_summary(dir: &Path, csvs: &[&str]) -> anyhow::Result<String> {
             .map(|c| dir.join(c))
             .find(|p| p.is_file())
             .with_context(|| format!("{}: holds no summary file", dir.display()))?;
-        let text = std::fs::read_to_string(&path)
+        let text = crate::bounded::read_to_string(&path, crate::bounded::SHARD_BYTES, "report")
             .with_context(|| format!("{}: cannot read", path.display()))?;
         csv_rows(&text)
     };

@@ -34,7 +34,7 @@ pub struct Args {
 }
 
 /// Runs `kairos pareto`.
-pub fn main(a: Args) -> anyhow::Result<()> {
+pub fn main(mut a: Args) -> anyhow::Result<()> {
     let progress = |p: &Progress| {
         let eta = match p.eta() {
             Some(left) if p.generation < p.last => format!(", about {} left", duration_text(left)),
@@ -56,7 +56,8 @@ pub fn main(a: Args) -> anyhow::Result<()> {
     if a.jobs == Some(0) {
         return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));
     }
-    crate::limits::threads("--threads", a.jobs).map_err(|e| super::usage(e.to_string()))?;
+    a.jobs =
+        crate::limits::threads("--threads", a.jobs).map_err(|e| super::usage(e.to_string()))?;
     let out = crate::seed002::ReportsDir {
         dir: a.out,
         force: a.force,

@@ -267,22 +267,35 @@ pub fn replay_options(args: &Args) -> anyhow::Result<ReplayOptions> {
     Ok(o)
 }
 
-/// Checks the output files before any work: not the log, not each other, not existing
-/// files unless `--force`, in folders that exist.
+/// Checks every output file before any work (`crate::output::Outputs`): not the log, not
+/// each other, not existing files unless `--force`; their folders are made.
 fn check_outputs(args: &Args) -> anyhow::Result<()> {
-    let log = args.swf.as_path();
+    let mut outputs = crate::output::Outputs::new(args.force, &[args.swf.as_path()]);
     if let Some(p) = &args.jobs_out {
-        crate::output::check_file("--jobs-out", p, args.force, &[log])?;
+        outputs.file("--jobs-out", p)?;
     }
     if let Some(p) = &args.summary_out {
-        let mut inputs = vec![log];
-        inputs.extend(args.jobs_out.as_deref());
-        crate::output::check_file("--summary-out", p, args.force, &inputs)?;
+        outputs.file("--summary-out", p)?;
+        for (_, plot) in summary_plots(p) {
+            outputs.file("--summary-out", &plot)?;
+        }
     }
     if let Some(prefix) = &args.batsim_out {
-        crate::batsim::check_outputs(prefix, args.force, &[log])?;
+        crate::batsim::check_outputs(prefix, &mut outputs)?;
     }
     Ok(())
+}
+
+/// The plots `--summary-out S.json` writes beside the summary: `S-utilisation.svg` and
+/// `S-queue.svg`.
+fn summary_plots(summary: &std::path::Path) -> [(&'static str, PathBuf); 2] {
+    let stem = summary.with_extension("");
+    ["utilisation", "queue"].map(|name| {
+        (
+            name,
+            PathBuf::from(format!("{}-{name}.svg", stem.display())),
+        )
+    })
 }
 
 /// Runs `kairos replay`: load, replay, write the outputs, print the summary.
@@ -500,19 +513,14 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     })?;
     if let Some(path) = &args.summary_out {
         crate::output::write_atomic(path, format!("{json}\n"))?;
-        let stem = path.with_extension("");
         let labels = plot_labels(&args, &loaded.file, &result);
-        for (name, svg) in [
-            (
-                "utilisation",
-                crate::analysis::plots::utilisation_svg(&result.jobs, result.procs, &labels),
-            ),
-            (
-                "queue",
-                crate::analysis::plots::queue_svg(&result.jobs, &labels),
-            ),
-        ] {
-            let p = std::path::PathBuf::from(format!("{}-{name}.svg", stem.display()));
+        for (name, p) in summary_plots(path) {
+            let svg = match name {
+                "utilisation" => {
+                    crate::analysis::plots::utilisation_svg(&result.jobs, result.procs, &labels)
+                }
+                _ => crate::analysis::plots::queue_svg(&result.jobs, &labels),
+            };
             crate::output::write_atomic(&p, svg)?;
         }
     }

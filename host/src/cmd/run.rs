@@ -134,11 +134,12 @@ impl Args {
 
 /// Runs `kairos run`.
 pub fn main(args: Args) -> anyhow::Result<()> {
+    let mut outputs = crate::output::Outputs::new(args.force, &[&args.scenario]);
     if let Some(path) = &args.trace_out {
-        crate::output::check_file("--trace-out", path, args.force, &[&args.scenario])?;
+        outputs.file("--trace-out", path)?;
     }
     if let Some(prefix) = &args.batsim_out {
-        crate::batsim::check_outputs(prefix, args.force, &[&args.scenario])?;
+        crate::batsim::check_outputs(prefix, &mut outputs)?;
     }
     crate::batsim::check_kind(&args.scenario, "run", &[crate::batsim::FileKind::Scenario])?;
     let scenario = Scenario::load(&args.scenario)?;

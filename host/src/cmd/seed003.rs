@@ -24,7 +24,7 @@ pub struct Options {
 }
 
 /// Runs a seed 003 experiment file.
-pub fn main(args: Options) -> anyhow::Result<()> {
+pub fn main(mut args: Options) -> anyhow::Result<()> {
     let mut exp = Seed003Experiment::load(&args.file)?;
     if let Some(n) = args.trials {
         if n == 0 || n > 100_000 {
@@ -37,10 +37,17 @@ pub fn main(args: Options) -> anyhow::Result<()> {
     if args.jobs == Some(0) {
         return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));
     }
-    crate::limits::threads("--threads", args.jobs).map_err(|e| super::usage(e.to_string()))?;
+    args.jobs =
+        crate::limits::threads("--threads", args.jobs).map_err(|e| super::usage(e.to_string()))?;
     let out_dir = args.out.clone().unwrap_or_else(|| exp.default_out_dir());
     // Created and checked before any work: a bad --out fails at once.
-    crate::output::prepare_dir_marked(&out_dir, args.force, "summary.csv")?;
+    crate::output::prepare_reports_dir(
+        &out_dir,
+        args.force,
+        "summary.csv",
+        &[&args.file, &exp.scenario_path],
+        &[],
+    )?;
     crate::diag!(
         "{}: {} points x {} approaches x {} trials of {}",
         exp.name,

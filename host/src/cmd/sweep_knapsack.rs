@@ -133,7 +133,7 @@ fn estimate(
 }
 
 /// Runs `kairos sweep-knapsack`: load or generate, sweep, write, print the summary.
-pub fn main(args: Args) -> anyhow::Result<()> {
+pub fn main(mut args: Args) -> anyhow::Result<()> {
     // Values clap parses but the sweep cannot take: a bad command line (exit 2), checked
     // before a log is read.
     if args.jobs == 0 {
@@ -158,10 +158,18 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     }
     let sweep = args.sweep();
     let out = args.out.clone().unwrap_or_else(|| default_out_dir(&sweep));
-    crate::limits::threads("--threads", args.threads).map_err(|e| super::usage(e.to_string()))?;
+    args.threads = crate::limits::threads("--threads", args.threads)
+        .map_err(|e| super::usage(e.to_string()))?;
     // The folder is checked before the work, so a bad --out fails at once; a shard's folder
     // holds the other shards, so it is only created.
-    crate::output::prepare_dir(&out, args.force || args.shard.is_some())?;
+    let inputs: Vec<&std::path::Path> = sweep.swf.iter().map(|p| p.as_path()).collect();
+    crate::output::prepare_reports_dir(
+        &out,
+        args.force || args.shard.is_some(),
+        crate::output::RESULTS_MARKER,
+        &inputs,
+        &[],
+    )?;
     let (w, grid) = sweep.load()?;
     let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
     let slice = args.shard.unwrap_or(Slice::WHOLE);

@@ -41,6 +41,51 @@ pub fn saved_trials(exp: &Experiment, runs_dir: &Path) -> Vec<u32> {
         .collect()
 }
 
+/// Checks, before a `--resume` runs anything, that the trials saved in `runs_dir` are
+/// trials of `exp` as it is now: the same experiment and scenario files and the same trial
+/// count (the identity a shard records, [`shard::experiment::identity`]). Otherwise the
+/// resume would run trials that cannot be merged with the saved ones, or, with another
+/// `--trials`, not see the saved ones at all and delete them once its reports were written:
+/// refused, with the saved trials left as they are.
+pub fn check_saved(exp: &Experiment, runs_dir: &Path) -> anyhow::Result<()> {
+    let Ok(entries) = std::fs::read_dir(runs_dir) else {
+        return Ok(());
+    };
+    let now = shard::experiment::identity(exp)?;
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "shard"))
+        .collect();
+    files.sort();
+    for f in &files {
+        let saved = shard::experiment::read(f)?;
+        if saved.trials != exp.trials {
+            anyhow::bail!(
+                "{}: holds {} saved trial file(s) of a run of {} trials, not {}; resume it \
+                 with --trials {} (or without --trials, if the file says {}), or pass --force \
+                 to start again (which deletes them)",
+                runs_dir.display(),
+                files.len(),
+                saved.trials,
+                exp.trials,
+                saved.trials,
+                saved.trials
+            );
+        }
+        if saved.hash != now {
+            anyhow::bail!(
+                "{}: the experiment (or its scenario) changed since this trial was saved \
+                 (hash {} then, {now} now); restore the file the trials ran from to resume \
+                 them, or pass --force to start again (which deletes them)",
+                f.display(),
+                saved.hash
+            );
+        }
+    }
+    Ok(())
+}
+
 /// How a resumable experiment ended.
 pub enum Ended {
     /// Every trial ran (or was saved already): the experiment as the files name it and the

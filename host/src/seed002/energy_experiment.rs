@@ -139,7 +139,9 @@ impl EnergyExperiment {
         let per_day = f
             .tasks_per_day
             .unwrap_or(if ch3 { 50_000.0 } else { 32_000.0 });
-        c.float_above("tasks_per_day", per_day, 0.0, 1e6);
+        // At least one task a day: a smaller rate draws no task, and the run would report the
+        // chapter's workload as if it had been asked for.
+        c.float("tasks_per_day", per_day, 1.0, 1e6);
         let trials = f.trials.unwrap_or(DEFAULT_TRIALS);
         c.int("trials", trials as u64, 1, 100_000);
         let budget = match &f.budget_gj {
@@ -210,6 +212,9 @@ impl EnergyExperiment {
         }
         let mut hs = Vec::new();
         for (i, n) in f.heuristics.iter().enumerate() {
+            if f.heuristics[..i].contains(n) {
+                c.fail(&format!("heuristics[{i}]"), n, "listed twice");
+            }
             match EnergyHeuristic::from_name(n, 0.0) {
                 Some(h) => hs.push((n.clone(), h)),
                 None => c.fail(
@@ -643,7 +648,7 @@ pub fn run_file(
         );
         exp.trials = n;
     }
-    let dir = out.prepare(&exp.name, "summary.csv")?;
+    let dir = out.prepare(&exp.name, "summary.csv", path)?;
     let rows = run(&exp, jobs, progress)?;
     let (summary, trials_csv, traces, table) = reports(&exp, &rows);
     let svgs = plots::plots(&exp, &rows);

@@ -118,3 +118,18 @@ fn plots_draw_a_line_per_configuration_family() {
     );
     assert!(!u.contains("w=0.2"));
 }
+
+#[test]
+fn a_heuristic_twice_or_a_rate_below_one_task_a_day_is_refused() {
+    let p = write(
+        "twice",
+        "name = \"x\"\nsystem = \"serial-energy\"\nchapter = 4\nseed = 1\ntasks_per_day = 1e-300\nheuristics = [\"max-upe\", \"max-upe\"]\n",
+    );
+    let e = EnergyExperiment::load(&p).unwrap_err().to_string();
+    assert!(e.contains("exp.toml:5: tasks_per_day = 0.000"), "{e}");
+    assert!(e.contains("must be between 1 and"), "{e}");
+    assert!(
+        e.contains("exp.toml:6: heuristics[1] = max-upe: listed twice"),
+        "{e}"
+    );
+}

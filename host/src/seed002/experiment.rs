@@ -152,6 +152,9 @@ impl SerialExperiment {
             .unwrap_or_else(|| FIG_2_5.iter().map(|s| s.to_string()).collect());
         let mut hs = Vec::new();
         for (i, n) in names.iter().enumerate() {
+            if names[..i].contains(n) {
+                c.fail(&format!("heuristics[{i}]"), n, "listed twice");
+            }
             match SerialHeuristic::from_name(n, k) {
                 Some(h) => hs.push(h),
                 None => c.fail(
@@ -166,6 +169,9 @@ impl SerialExperiment {
         let thetas = f.thetas.unwrap_or_else(|| vec![0.0]);
         for (i, t) in thetas.iter().enumerate() {
             c.float(&format!("thetas[{i}]"), *t, 0.0, 1e9);
+            if thetas[..i].contains(t) {
+                c.fail(&format!("thetas[{i}]"), t, "listed twice");
+            }
         }
         let permutes = f.permute.unwrap_or_else(|| vec![0]);
         for (i, p) in permutes.iter().enumerate() {

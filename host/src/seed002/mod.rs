@@ -51,7 +51,7 @@ pub fn run_file(
         );
         exp.trials = n;
     }
-    let dir = out.prepare(&exp.name, "summary.json")?;
+    let dir = out.prepare(&exp.name, "summary.json", path)?;
     let rows = experiment::run(&exp, jobs, progress)?;
     report::write_all(&dir, &exp, &rows)?;
     Ok((report::text_table(&exp, &rows), dir))
@@ -73,10 +73,17 @@ pub struct ReportsDir {
 
 impl ReportsDir {
     /// The folder for the experiment `name`, created and checked; `marker` is the report
-    /// written last.
-    pub(crate) fn prepare(self, name: &str, marker: &str) -> anyhow::Result<PathBuf> {
+    /// written last, `input` the experiment file (refused where a report could overwrite
+    /// it). A pareto run's checkpoint files (`fronts*`, `timings.csv`, written before its
+    /// marker) mark the folder as taken too.
+    pub(crate) fn prepare(self, name: &str, marker: &str, input: &Path) -> anyhow::Result<PathBuf> {
         let dir = self.dir.unwrap_or_else(|| Path::new("out").join(name));
-        crate::output::prepare_dir_marked(&dir, self.force, marker)?;
+        let earlier: &[&str] = if marker == "coverage.csv" {
+            &["fronts", "timings.csv"]
+        } else {
+            &[]
+        };
+        crate::output::prepare_reports_dir(&dir, self.force, marker, &[input], earlier)?;
         Ok(dir)
     }
 }
@@ -99,6 +106,10 @@ pub fn run_pareto_file(
                 !c.is_empty() && c.windows(2).all(|w| w[0] < w[1]),
                 "--checkpoints: give increasing generation counts, e.g. 0,100,1000"
             );
+            let most = crate::limits::MAX_GENERATIONS;
+            if let Some(g) = c.iter().find(|g| **g > most) {
+                anyhow::bail!("--checkpoints {g}: at most {most} generations");
+            }
             *into = c;
         }
         Ok(())
@@ -106,7 +117,7 @@ pub fn run_pareto_file(
     if pareto_stochastic_run::is_stochastic(path) {
         let mut exp = pareto_stochastic_run::StochasticExperiment::load(path)?;
         override_checkpoints(checkpoints, &mut exp.checkpoints)?;
-        let dir = out.prepare(&exp.name, "coverage.csv")?;
+        let dir = out.prepare(&exp.name, "coverage.csv", path)?;
         let reached = Reached::start(&dir, "coverage.csv", |f: &pareto_stochastic_run::SFront| {
             (f.score, f.generation)
         })?;
@@ -125,7 +136,7 @@ pub fn run_pareto_file(
     let mut exp = pareto_experiment::ParetoExperiment::load(path)?;
     override_checkpoints(checkpoints, &mut exp.checkpoints)?;
     let (_, inst) = exp.instance()?;
-    let dir = out.prepare(&exp.name, "coverage.csv")?;
+    let dir = out.prepare(&exp.name, "coverage.csv", path)?;
     let reached = Reached::start(&dir, "coverage.csv", |f: &pareto_experiment::Front| {
         (f.population, f.generation)
     })?;

@@ -143,6 +143,18 @@ impl ParetoExperiment {
                 c.fail(&format!("checkpoints[{}]", i + 1), w[1], "must increase");
             }
         }
+        if let Some((i, g)) = f
+            .checkpoints
+            .iter()
+            .enumerate()
+            .find(|(_, g)| **g > crate::limits::MAX_GENERATIONS)
+        {
+            c.fail(
+                &format!("checkpoints[{i}]"),
+                g,
+                format!("at most {} generations", crate::limits::MAX_GENERATIONS),
+            );
+        }
         if f.populations.is_empty() {
             c.fail("populations", "[]", "needs at least one population");
         }
@@ -164,6 +176,13 @@ impl ParetoExperiment {
                     &format!("populations[{i}].seeds"),
                     seeds.len(),
                     "more seeds than the population holds",
+                );
+            }
+            if f.populations[..i].iter().any(|q| q.name == p.name) {
+                c.fail(
+                    &format!("populations[{i}].name"),
+                    &p.name,
+                    "another population has this name (their fronts would be merged)",
                 );
             }
             pops.push(PopulationSpec {

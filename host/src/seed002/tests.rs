@@ -133,3 +133,20 @@ fn dir_at(dir: &std::path::Path) -> super::ReportsDir {
         force: false,
     }
 }
+
+#[test]
+fn a_heuristic_or_theta_listed_twice_is_refused() {
+    let p = write(
+        "twice",
+        "name = \"x\"\nsystem = \"serial\"\nseed = 1\ntasks_per_day = 100\nheuristics = [\"max-util\", \"max-util\"]\nthetas = [0.5, 0.5]\n",
+    );
+    let e = SerialExperiment::load(&p).unwrap_err().to_string();
+    assert!(
+        e.contains("exp.toml:5: heuristics[1] = max-util: listed twice"),
+        "{e}"
+    );
+    assert!(
+        e.contains("exp.toml:6: thetas[1] = 0.5: listed twice"),
+        "{e}"
+    );
+}

@@ -139,7 +139,7 @@ const AXES: [&str; 6] = ["rate", "nodes", "cores", "p_static_w", "s_w", "s_d"];
 
 /// Whether `path` is a seed 003 experiment (a TOML file with a top-level `[seed003]` table).
 pub fn is_seed003(path: &Path) -> bool {
-    std::fs::read_to_string(path)
+    crate::bounded::read_to_string(path, crate::bounded::TEXT_FILE_BYTES, "TOML file")
         .ok()
         .and_then(|t| t.parse::<toml_edit::DocumentMut>().ok())
         .is_some_and(|d| d.contains_table("seed003"))
@@ -242,6 +242,11 @@ impl Seed003Experiment {
                 "{..}",
                 "needs \"high\" and \"low\" in seed003.rates",
             );
+        }
+        if let Some(t) = &g.calibrate {
+            // Rejection percentages: NaN or 4294967295 would calibrate towards nothing.
+            c.float("seed003.calibrate.high", t.high, 0.0, 100.0);
+            c.float("seed003.calibrate.low", t.low, 0.0, 100.0);
         }
         if g.calibrate.is_some() && !approaches.contains(&Approach::ValOpt) {
             c.fail(

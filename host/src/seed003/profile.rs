@@ -195,7 +195,8 @@ pub fn write_cache(path: &Path, profiles: &[Vec<Profile>]) -> std::io::Result<()
 /// job, one profile per task count, each re-evaluated to the stored RT and energy (a stale
 /// or damaged file is ignored, and the profiles recomputed).
 pub fn read_cache(path: &Path, jobs: &[Job], t: &DvfsTable) -> Option<Vec<Vec<Profile>>> {
-    parse_cache(&std::fs::read(path).ok()?, jobs, t)
+    let bytes = crate::bounded::read(path, crate::bounded::BINARY_FILE_BYTES, "profile cache");
+    parse_cache(&bytes.ok()?, jobs, t)
 }
 
 /// [`read_cache`] of a file's bytes `b` (the fuzz target `seed003_profile_cache` feeds it

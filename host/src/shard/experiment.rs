@@ -209,7 +209,7 @@ pub fn read(path: &Path) -> anyhow::Result<Shard> {
     } else {
         gl.fields[0]
             .split(',')
-            .map(|x| t.parse::<f64>(gl, "generate_s", x))
+            .map(|x| t.parse_finite(gl, "generate_s", x))
             .collect::<anyhow::Result<_>>()?
     };
     let columns = t.line("columns")?;
@@ -302,7 +302,7 @@ pub fn read(path: &Path) -> anyhow::Result<Shard> {
 /// The [`RunSummary`] of a `row` line (its trace empty, as the runner leaves it).
 fn summary_of(t: &Text, l: &Line, trial: u32) -> anyhow::Result<RunSummary> {
     let x = &l.fields;
-    let f = |i: usize| t.parse::<f64>(l, COLUMNS[i], &x[i]);
+    let f = |i: usize| t.parse_finite(l, COLUMNS[i], &x[i]);
     let u = |i: usize| t.parse::<u32>(l, COLUMNS[i], &x[i]);
     let w = |i: usize| t.parse::<u64>(l, COLUMNS[i], &x[i]);
     Ok(RunSummary {

@@ -271,7 +271,7 @@ pub fn read(path: &Path) -> anyhow::Result<Shard> {
         for (k, e) in ef.iter_mut().enumerate() {
             let x = &l.fields[2 + k];
             if x != "none" {
-                *e = Some(t.parse::<f64>(l, COLUMNS[2 + k], x)?);
+                *e = Some(t.parse_finite(l, COLUMNS[2 + k], x)?);
             }
         }
         costs.push((index as usize, Cost { wrt, ef }));

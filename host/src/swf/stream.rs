@@ -20,6 +20,9 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
+/// The longest line a streamed log may hold, bytes: a real job line is under 200.
+pub const MAX_LINE_BYTES: u64 = 1 << 20;
+
 use super::clean::clean_one;
 use super::header::HeaderBuilder;
 use super::order::{OrderCheck, OrderReport};
@@ -281,16 +284,31 @@ impl SwfStream {
         }
     }
 
-    /// Reads the next line into `buf`; false at the end of the file.
+    /// Reads the next line into `buf` (at most [`MAX_LINE_BYTES`]); false at the end of the
+    /// file.
     fn read_line(&mut self) -> Result<bool, SwfError> {
         self.buf.clear();
-        let n = self
-            .reader
+        // A line is bounded ([`MAX_LINE_BYTES`]): a stream with no line break (`/dev/zero`)
+        // is an error, not memory filled.
+        let n = (&mut self.reader)
+            .take(MAX_LINE_BYTES + 1)
             .read_until(b'\n', &mut self.buf)
             .map_err(|error| SwfError::Io {
                 path: self.path.clone(),
                 error,
             })?;
+        if n as u64 > MAX_LINE_BYTES {
+            return Err(SwfError::Io {
+                path: self.path.clone(),
+                error: std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "line {}: longer than {MAX_LINE_BYTES} bytes; is it an SWF log?",
+                        self.line + 1
+                    ),
+                ),
+            });
+        }
         if n == 0 {
             return Ok(false);
         }
@@ -332,7 +350,13 @@ pub fn read_maybe_gzip(path: &Path) -> std::io::Result<Vec<u8>> {
 /// As [`read_maybe_gzip`], but `None` as soon as the text passes `most` bytes: a gzip file's
 /// size says little about its text's, so its text is counted as it is decompressed.
 pub(crate) fn read_maybe_gzip_within(path: &Path, most: u64) -> std::io::Result<Option<Vec<u8>>> {
-    let bytes = std::fs::read(path)?;
+    // Bounded too: a device (`/dev/zero`) has no size for `check_size` to refuse. A gzip
+    // file is smaller than its text, so `most` bounds it as well.
+    let bytes = match crate::bounded::read(path, most, "log") {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => return Ok(None),
+        Err(e) => return Err(e),
+    };
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let cap = (bytes.len() as u64).saturating_mul(4).min(most) as usize;
         let mut out = Vec::with_capacity(cap);

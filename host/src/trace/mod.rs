@@ -245,6 +245,9 @@ pub enum TraceError {
     /// The core refused an input or ran out of a fixed capacity.
     #[error("scheduler: {0}")]
     Core(kairos_core::error::Error),
+    /// The system refused the scheduler's storage.
+    #[error("scheduler storage: {0}")]
+    Alloc(#[from] crate::storage::AllocError),
     /// A scheduling pass failed (typically a fixed capacity of the core ran out).
     #[error(
         "scheduling pass at {} s failed with {waiting} jobs waiting and {completed} completed: {error}",

@@ -280,14 +280,18 @@ pub(super) fn replay_from(
         #[cfg(test)]
         First::Whole => None,
     };
-    let mut attempt = |ring: Option<usize>| -> Result<Option<Replayed>, TraceError> {
-        let mut storage = HostStorage::with_ring(
+    let is_exec = exec.is_some();
+    let mut attempt = |ring: Option<usize>,
+                       budget: usize|
+     -> Result<Result<Replayed, Short>, TraceError> {
+        let mut storage = HostStorage::by_need(
             &platform,
             ring.unwrap_or(jobs.len()),
             jobs.len(),
             TRACE_MEMO_ENTRIES,
             if index { VOIDS_PER_NODE } else { 0 },
-        );
+            budget,
+        )?;
         let parts = storage.split();
         let mut ctl = Controller::new(&platform, &classes, config, parts.controller)?;
         if ring.is_some() {
@@ -312,7 +316,12 @@ pub(super) fn replay_from(
             .with_pending_ends(parts.ends)
             .run(&mut ctl, (0..jobs.len()).map(|k| Ok(task_of(k))), &mut rec);
         if ring.is_some() && matches!(run, Err(e) if ring_too_short(e)) {
-            return Ok(None);
+            return Ok(Err(Short::Ring));
+        }
+        if matches!(&run, Err(e) if crate::storage::budget_too_small(e))
+            && crate::storage::next_budget(budget).is_some()
+        {
+            return Ok(Err(Short::Budget));
         }
         if let Some(e) = rec.wrong_end.take() {
             return Err(e);
@@ -440,7 +449,7 @@ pub(super) fn replay_from(
         }
         let wall = clock.elapsed().as_secs_f64();
         let summary = summarize(&records, procs, wall);
-        Ok(Some((
+        Ok(Ok((
             TraceResult {
                 policy,
                 procs,
@@ -453,17 +462,45 @@ pub(super) fn replay_from(
             energy_run,
         )))
     };
-    let mut ring = ring;
-    loop {
-        if let Some(done) = attempt(ring)? {
-            #[cfg(test)]
-            LAST_RING.with(|r| r.set(ring));
-            return Ok(done);
-        }
-        // Only a ring comes back short (a slot a task never does): the next is longer, or
-        // a slot a task.
-        ring = ring.and_then(|r| super::ring::next_ring(r, jobs.len()));
+    #[allow(unused_mut)]
+    let (mut ring, mut budget) = (ring, crate::storage::FIRST_BUDGET);
+    #[cfg(test)]
+    if let Some(b) = FIRST_BUDGET.with(|b| b.get()) {
+        budget = b;
     }
+    // An exec controller sees each event once: its replay starts at the largest budget, so
+    // that it never runs again.
+    if is_exec {
+        while let Some(b) = crate::storage::next_budget(budget) {
+            budget = b;
+        }
+    }
+    loop {
+        match attempt(ring, budget)? {
+            Ok(done) => {
+                #[cfg(test)]
+                LAST_RING.with(|r| r.set(ring));
+                #[cfg(test)]
+                LAST_BUDGET.with(|b| b.set(budget));
+                return Ok(done);
+            }
+            // Only a ring comes back short (a slot a task never does): the next is longer,
+            // or a slot a task.
+            Err(Short::Ring) => ring = ring.and_then(|r| super::ring::next_ring(r, jobs.len())),
+            Err(Short::Budget) => {
+                budget = crate::storage::next_budget(budget).unwrap_or(budget);
+            }
+        }
+    }
+}
+
+/// Why an attempt of [`replay_inner`] must go again.
+enum Short {
+    /// The ring of task slots was too short.
+    Ring,
+    /// The by-need booking pool or sweep scratch was too small
+    /// ([`crate::storage::budget_too_small`]).
+    Budget,
 }
 
 /// The first attempt's task table ([`replay_inner`]).
@@ -483,6 +520,10 @@ pub(super) enum First {
 thread_local! {
     /// The task table of this thread's last replay that finished (`None`: a slot a task).
     pub(super) static LAST_RING: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+    /// The storage budget this thread's next replay starts from (`None`: the command's).
+    pub(super) static FIRST_BUDGET: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+    /// The storage budget of this thread's last replay that finished.
+    pub(super) static LAST_BUDGET: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// What [`replay_inner`] yields.

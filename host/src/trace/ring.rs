@@ -233,4 +233,32 @@ mod tests {
             assert_eq!((&records, c), (&whole, counts), "{policy}");
         }
     }
+
+    #[test]
+    fn a_storage_budget_too_small_comes_to_the_same_schedule_through_the_retries() {
+        use super::super::replay::{replay_from, First, FIRST_BUDGET, LAST_BUDGET};
+        use super::super::{Policy, ReplayOptions};
+        use kairos_core::limits::MAX_BOOKINGS_PER_NODE;
+        let jobs = busy_log(3000);
+        for policy in [Policy::Conservative, Policy::Easy] {
+            let options = ReplayOptions::new(policy);
+            let run = |budget| {
+                FIRST_BUDGET.with(|b| b.set(Some(budget)));
+                let (r, _, _) =
+                    replay_from(&jobs, 64, &options, None, false, None, First::Whole).unwrap();
+                FIRST_BUDGET.with(|b| b.set(None));
+                (r.jobs, r.counts, LAST_BUDGET.with(|b| b.get()))
+            };
+            // The worst case, as the machine's size alone would reserve.
+            let (whole, counts, _) = run(MAX_BOOKINGS_PER_NODE);
+            // One booking a node cannot hold a busy log's reservations: the replay grows
+            // the pool and scratch and comes to the same records.
+            let (records, c, budget) = run(1);
+            // Conservative books a reservation for every waiting job (1, 4, 16, 64 here).
+            if policy == Policy::Conservative {
+                assert!(budget > 1, "{policy}: no retry");
+            }
+            assert_eq!((&records, c), (&whole, counts), "{policy}");
+        }
+    }
 }

@@ -86,12 +86,13 @@ pub fn replay_file_nodes_from(
     let mut written = 0u64;
     let mut tally = Tally::default();
     let mut header = false;
+    let mut budget = crate::storage::FIRST_BUDGET;
     loop {
         let attempt = attempt(
             path,
             options,
             replay,
-            slots,
+            (slots, budget),
             jobs_out.as_deref_mut(),
             &mut written,
             &mut tally,
@@ -113,6 +114,9 @@ pub fn replay_file_nodes_from(
                 );
                 slots *= RING_GROWTH;
             }
+            Attempt::BudgetTooSmall => {
+                budget = crate::storage::next_budget(budget).unwrap_or(budget);
+            }
         }
     }
 }
@@ -123,16 +127,20 @@ enum Attempt {
     Done(Box<StreamedReplay>),
     /// The ring of task slots was too short: start again with a longer one.
     RingTooShort,
+    /// The by-need booking pool or sweep scratch was too small: start again with the next
+    /// budget ([`crate::storage::next_budget`]).
+    BudgetTooSmall,
 }
 
-/// One attempt with a ring of `slots`: the records past the first `written` (which an
+/// One attempt with a ring of `slots` and a storage budget of `budget` bookings a node
+/// ([`HostStorage::by_need`]): the records past the first `written` (which an
 /// earlier attempt wrote and tallied) are written and tallied.
 #[allow(clippy::too_many_arguments)]
 fn attempt<'w>(
     path: &Path,
     options: &LoadOptions,
     replay: &ReplayOptions,
-    slots: usize,
+    (slots, budget): (usize, usize),
     jobs_out: Option<&mut (dyn Write + 'w)>,
     written: &mut u64,
     tally: &mut Tally,
@@ -159,13 +167,16 @@ fn attempt<'w>(
     config.reservations = replay.reservations;
     // As `replay.rs`: the void index pays under Conservative only.
     let index = policy == super::Policy::Conservative;
-    let mut storage = HostStorage::with_ring(
+    let mut storage = HostStorage::by_need(
         &platform,
         slots,
         STREAM_ENDS,
         TRACE_MEMO_ENTRIES,
         if index { VOIDS_PER_NODE } else { 0 },
-    );
+        budget,
+    )
+    .map_err(TraceError::from)
+    .with_context(cannot)?;
     let parts = storage.split();
     let mut ctl = Controller::new(&platform, &classes, config, parts.controller)
         .map_err(TraceError::from)
@@ -226,6 +237,12 @@ fn attempt<'w>(
     if let Err(e) = ran {
         return match e.downcast::<kairos_core::error::Error>() {
             Ok(core) if super::replay::ring_too_short(core) => Ok(Attempt::RingTooShort),
+            Ok(core)
+                if crate::storage::budget_too_small(&core)
+                    && crate::storage::next_budget(budget).is_some() =>
+            {
+                Ok(Attempt::BudgetTooSmall)
+            }
             Ok(core) => Err(match rec.pass {
                 Some(at) => TraceError::Pass {
                     at,
