@@ -71,6 +71,20 @@ fn table() -> Vec<(&'static str, Short)> {
             ),
         ),
         (
+            "kairos run <scenario.toml> --controller \"exec:python3 clients/python/examples/utility_energy.py\"",
+            Elsewhere(
+                "a command with a quoted argument; the exec controller's runs are its own tests",
+                "host/tests/exec_controller.rs",
+            ),
+        ),
+        (
+            "kairos replay <trace.swf> --clean strong --controller \"exec:python3 clients/python/examples/fcfs.py\"",
+            Elsewhere(
+                "a command with a quoted argument; the exec controller's runs are its own tests",
+                "host/tests/exec_controller.rs",
+            ),
+        ),
+        (
             "kairos experiment <experiment.toml> [--trials N] [--out DIR]",
             Run("experiment host/tests/data/experiment_small.toml --trials 3 --out {T}/exp"),
         ),

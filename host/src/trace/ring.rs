@@ -245,7 +245,8 @@ mod tests {
             let run = |budget| {
                 FIRST_BUDGET.with(|b| b.set(Some(budget)));
                 let (r, _, _) =
-                    replay_from(&jobs, 64, &options, None, false, None, First::Whole).unwrap();
+                    replay_from(&jobs, 64, &options, None, false, None, First::Whole, None)
+                        .unwrap();
                 FIRST_BUDGET.with(|b| b.set(None));
                 (r.jobs, r.counts, LAST_BUDGET.with(|b| b.get()))
             };
