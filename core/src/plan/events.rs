@@ -4,14 +4,13 @@
 //! that can no longer earn the threshold, and taking the energy filter's budget.
 
 use super::planner::Planner;
-use super::slots::{Decision, DecisionKind, TaskSlot, TaskState};
+use super::slots::{Decision, TaskSlot, TaskState};
 use crate::dropping::drop_check;
 use crate::energy::{window_share, Budget, FilterInputs};
 use crate::error::{full, Capacity, Error, InputError};
 use crate::limits::MAX_TASK_TYPES;
-use crate::platform::{ClusterId, PState};
 use crate::task::{Demand, Task, TaskId};
-use crate::units::{CoreMicros, Micros, NodeCount, Utility};
+use crate::units::{CoreMicros, Micros, Utility};
 use crate::utility::prorate;
 
 /// What a completion earned and how it ended.
@@ -205,15 +204,7 @@ impl Planner<'_> {
             if drop {
                 s.state = TaskState::Dropped;
                 self.unsettled += 1;
-                sink(&Decision {
-                    task: TaskId(i as u32),
-                    kind: DecisionKind::Drop,
-                    cluster: ClusterId(0),
-                    nodes: NodeCount(0),
-                    pstate: PState(0),
-                    start: now,
-                    end: now,
-                });
+                sink(&Decision::drop(TaskId(i as u32), now));
             }
         }
         Ok(())

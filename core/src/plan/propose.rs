@@ -9,9 +9,7 @@ use crate::config::Reservations;
 use crate::energy::window_share;
 use crate::error::Error;
 use crate::external::Refusal;
-use crate::platform::{ClusterId, PState};
 use crate::task::TaskId;
-use crate::units::NodeCount;
 
 impl Planner<'_> {
     /// Applies decision `d` of the event under way, or says why not; an applied decision
@@ -35,15 +33,7 @@ impl Planner<'_> {
         if d.kind == DecisionKind::Drop {
             self.tasks[at].state = TaskState::Dropped;
             self.unsettled += 1;
-            sink(&Decision {
-                task: d.task,
-                kind: DecisionKind::Drop,
-                cluster: ClusterId(0),
-                nodes: NodeCount(0),
-                pstate: PState(0),
-                start: now,
-                end: now,
-            });
+            sink(&Decision::drop(d.task, now));
             return Ok(());
         }
         match d.kind {

@@ -105,3 +105,18 @@ pub struct Decision {
     /// The planned end.
     pub end: Micros,
 }
+
+impl Decision {
+    /// The drop of `task` at `now`: no cluster, nodes or P-state, starting and ending now.
+    pub const fn drop(task: TaskId, now: Micros) -> Decision {
+        Decision {
+            task,
+            kind: DecisionKind::Drop,
+            cluster: ClusterId(0),
+            nodes: NodeCount(0),
+            pstate: PState(0),
+            start: now,
+            end: now,
+        }
+    }
+}

@@ -25,7 +25,7 @@ use kairos_core::units::Micros;
 use kairos_core::wire::frame::max_encoded_len;
 use kairos_core::wire::message::{Decided, Fate, MAX_PAYLOAD};
 use kairos_core::wire::serve::{serve, Buffers, NoWatch, Port};
-use kairos_core::{Decision, DecisionKind};
+use kairos_core::Decision;
 use link::Link;
 use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
@@ -150,15 +150,7 @@ fn serve_inline(
     let parts = storage.split();
     let mut header = Box::new(MaybeUninit::<PackedHeader>::uninit());
     let blank = Decided {
-        decision: Decision {
-            task: TaskId(0),
-            kind: DecisionKind::Drop,
-            cluster: kairos_core::platform::ClusterId(0),
-            nodes: kairos_core::units::NodeCount(0),
-            pstate: kairos_core::platform::PState(0),
-            start: Micros::ZERO,
-            end: Micros::ZERO,
-        },
+        decision: Decision::drop(TaskId(0), Micros::ZERO),
         fate: Fate::None,
     };
     let mut decisions = vec![blank; 4 * tasks + 64];
