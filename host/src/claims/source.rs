@@ -285,16 +285,6 @@ pub struct Cache {
 const MAX_OUTPUT_BYTES: u64 = 64 << 20;
 
 fn read_bounded(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let len = std::fs::metadata(path)
-        .with_context(|| format!("{}: cannot read", path.display()))?
-        .len();
-    if len > MAX_OUTPUT_BYTES {
-        bail!(
-            "{}: {len} bytes, more than the {MAX_OUTPUT_BYTES} a claim reads",
-            path.display()
-        );
-    }
-    // Bounded as it is read too: a device has no size for the check above.
     crate::bounded::read(path, MAX_OUTPUT_BYTES, "claim output")
         .with_context(|| format!("{}: cannot read", path.display()))
 }
