@@ -34,7 +34,7 @@ fn golden_model() -> Model {
 fn golden_digests_of_trial_0() {
     let m = golden_model();
     let jobs = generate::workload(m.seed, 0, &m.workload).unwrap();
-    let table = m.platform.dvfs();
+    let table = m.platform.dvfs().unwrap();
     let profiles = profile::profile_all(m.seed, 0, &jobs, &table, &m.ga).unwrap();
     let setup = Setup {
         rate: Rate::High,
