@@ -1,9 +1,10 @@
 //! Seed 003 end to end: golden digests of one trial under each approach, the same rows for any
 //! thread count, and clear errors for bad scenario and experiment files.
 //!
-//! The golden trial uses the model's documented defaults (R1-R13) at 300 jobs and a shorter GA,
-//! not `scenarios/seed003.toml`, so that recalibrating the scenario does not move it. A change
-//! here is a change in some decision: if it is intended, update the table and say why.
+//! The golden trial uses the model's documented defaults (docs/model.md, seed 003: the Pentium M
+//! table, s_w = s_d = 1) at 300 jobs and a shorter GA, not `scenarios/seed003.toml`, so that
+//! editing the scenario does not move it. A change here is a change in some decision: if it is
+//! intended, update the table and say why.
 
 use kairos_core::units::Micros;
 use kairos_host::seed003::experiment::{self, Seed003Experiment};

@@ -13,9 +13,9 @@
 //! rates = ["high", "medium", "low"]      # optional, default ["high"]
 //! nodes = [3]                            # optional, default the scenario's
 //! cores = [8]                            # optional, default the scenario's
-//! p_static_w = [0.6]                     # optional, default the scenario's
-//! s_w = [0.6]                            # optional, default the scenario's
-//! s_d = [16.0]                           # optional, default the scenario's
+//! p_static_w = [6.125]                   # optional, default the scenario's
+//! s_w = [1.0]                            # optional, default the scenario's
+//! s_d = [1.0]                            # optional, default the scenario's
 //! approaches = ["valopt", "nba-fcps", "nba-ftps", "pba"]  # optional, default all four
 //! profile_cache = "../out/seed003-profiles" # optional: keep PBA's profiles here, relative
 //!                                        # to this file; a trial's file is reused by any
