@@ -15,10 +15,10 @@ use kairos_host::seed003::sim::{self, Approach, Setup};
 use std::path::Path;
 
 const GOLDEN: [(Approach, u64); 4] = [
-    (Approach::ValOpt, 0x0f659719d3bb36a9),
-    (Approach::NbaFcps, 0x2cac07ce3f3549d2),
-    (Approach::NbaFtps, 0x65ecd9797e42d683),
-    (Approach::Pba, 0xfb23ff780f1e201e),
+    (Approach::ValOpt, 0xddac3754c6249e3b),
+    (Approach::NbaFcps, 0xcf4c49906f0a6984),
+    (Approach::NbaFtps, 0x58b4ef5d0b6c5ab0),
+    (Approach::Pba, 0x2f47cf8ea2236241),
 ];
 
 fn golden_model() -> Model {
