@@ -83,7 +83,10 @@ fn frequency_bound_share_scales_only_its_part() {
     assert_eq!(t.exec_time(s(100), 5), Micros(266_666_667));
     let full = t.with_freq_bound(1000).unwrap();
     for l in 0..6 {
-        assert_eq!(full.exec_time(Micros(123_457), l), t.exec_time(Micros(123_457), l));
+        assert_eq!(
+            full.exec_time(Micros(123_457), l),
+            t.exec_time(Micros(123_457), l)
+        );
     }
     assert_eq!(t.with_freq_bound(0).unwrap().exec_time(s(7), 5), s(7));
     assert_eq!(t.with_freq_bound(1001), Err(DagError::FreqBound(1001)));
