@@ -30,7 +30,7 @@ fn ten_task_job(m: &Model) -> generate::Job {
 
 fn decisions(c: &mut Criterion) {
     let m = Model::default();
-    let t = m.platform.dvfs();
+    let t = m.platform.dvfs().unwrap();
     let j = ten_task_job(&m);
     let map = list_schedule(&j.dag, 8).unwrap();
     // Waited a tenth of the way to the hard deadline: value left to trade for energy.
@@ -53,7 +53,7 @@ fn decisions(c: &mut Criterion) {
 
 fn trial(c: &mut Criterion) {
     let m = Model::default();
-    let t = m.platform.dvfs();
+    let t = m.platform.dvfs().unwrap();
     let jobs = generate::workload(m.seed, 0, &m.workload).unwrap();
     let setup = Setup {
         rate: Rate::High,

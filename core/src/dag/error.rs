@@ -20,6 +20,10 @@ pub enum DagError {
     Levels(usize),
     /// Frequencies must be positive and strictly decreasing (level 0 is the fastest).
     Frequency(u8),
+    /// A static power (milliwatts) above the table's whole top-level power.
+    StaticPower(u32),
+    /// A frequency-bound share above 1000 per mille.
+    FreqBound(u16),
     /// A task is mapped to a core at or beyond the allowed count.
     Core(u8),
     /// A task is given a level the table does not have.
@@ -53,6 +57,14 @@ impl fmt::Display for DagError {
             DagError::Frequency(l) => write!(
                 f,
                 "level {l}: frequencies must be positive and strictly decreasing"
+            ),
+            DagError::StaticPower(p) => write!(
+                f,
+                "a static power of {p} mW exceeds the processor's whole power at its top level"
+            ),
+            DagError::FreqBound(b) => write!(
+                f,
+                "{b} per mille of a task's time scales with the clock: at most 1000"
             ),
             DagError::Core(t) => write!(f, "task {t} is mapped beyond the job's cores"),
             DagError::Level(t) => write!(f, "task {t} has a level the DVFS table lacks"),

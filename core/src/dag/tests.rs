@@ -49,6 +49,49 @@ fn r1_table_matches_the_spec() {
     assert_eq!(t.exec_time(Micros(100), 1), Micros(113)); // 112.5 rounds half up
 }
 
+/// The Pentium M table by hand: level 0 draws the 24.5 W TDP; at 6.125 W static, the dynamic
+/// 18,375 mW scales by V^2 f: level 3 (1.0 GHz, 1.164 V) is 18,375 x 1.164^2 x 1.0 /
+/// (1.484^2 x 1.6) = 7,066 mW, level 5 (0.6 GHz, 0.956 V) 2,860 mW.
+#[test]
+fn pentium_m_table_by_hand() {
+    let t = DvfsTable::pentium_m(MilliWatts(6125)).unwrap();
+    assert_eq!(t.levels(), 6);
+    assert_eq!(t.freq_mhz(0), 1600);
+    assert_eq!(t.freq_mhz(5), 600);
+    assert_eq!(t.p_dyn(0).0 + t.p_static().0, 24_500);
+    let p: Vec<u32> = (0..6).map(|l| t.p_dyn(l).0).collect();
+    assert_eq!(p, [18375, 14721, 10189, 7066, 4478, 2860]);
+    // Energy per unit of work (the whole core's power over its frequency) is lowest at 1.0 GHz,
+    // 13.8% under level 0: (7066 + 6125) / 1000 against 24500 / 1600.
+    let per_work = |l: usize| (t.p_dyn(l).0 + 6125) as f64 / t.freq_mhz(l) as f64;
+    let best = (0..6).min_by(|&a, &b| per_work(a).total_cmp(&per_work(b)));
+    assert_eq!(best, Some(3));
+    assert_eq!(
+        DvfsTable::pentium_m(MilliWatts(24_501)),
+        Err(DagError::StaticPower(24_501))
+    );
+}
+
+/// Half frequency-bound: 100 s at level 0 takes 100 x (0.5 x 1.6 / 0.6 + 0.5) = 183.33 s at
+/// level 5, against 266.67 s fully bound; level 0 is unchanged; 1000 per mille is R2 exactly.
+#[test]
+fn frequency_bound_share_scales_only_its_part() {
+    let t = DvfsTable::pentium_m(MilliWatts(6125)).unwrap();
+    let h = t.with_freq_bound(500).unwrap();
+    assert_eq!(h.exec_time(s(100), 0), s(100));
+    assert_eq!(h.exec_time(s(100), 5), Micros(183_333_333));
+    assert_eq!(t.exec_time(s(100), 5), Micros(266_666_667));
+    let full = t.with_freq_bound(1000).unwrap();
+    for l in 0..6 {
+        assert_eq!(
+            full.exec_time(Micros(123_457), l),
+            t.exec_time(Micros(123_457), l)
+        );
+    }
+    assert_eq!(t.with_freq_bound(0).unwrap().exec_time(s(7), 5), s(7));
+    assert_eq!(t.with_freq_bound(1001), Err(DagError::FreqBound(1001)));
+}
+
 #[test]
 fn bad_inputs_are_errors() {
     assert_eq!(DagJob::new(&[], &[]), Err(DagError::Tasks(0)));

@@ -359,7 +359,10 @@ fn evaluate_one(
                 env.insert(name.clone(), s.mean);
                 env.insert(format!("{name}_ci"), s.ci95.unwrap_or(0.0));
                 env.insert(format!("{name}_n"), s.n as f64);
-                e.trials = e.trials.max(Some(s.n));
+                // A sum's rows are not trials (e.g. the (cores, level) rows of a choices file).
+                if spec.stat != source::Stat::Sum {
+                    e.trials = e.trials.max(Some(s.n));
+                }
                 samples.insert(name.as_str(), s);
             }
         }

@@ -13,9 +13,9 @@
 //! rates = ["high", "medium", "low"]      # optional, default ["high"]
 //! nodes = [3]                            # optional, default the scenario's
 //! cores = [8]                            # optional, default the scenario's
-//! p_static_w = [0.6]                     # optional, default the scenario's
-//! s_w = [0.6]                            # optional, default the scenario's
-//! s_d = [16.0]                           # optional, default the scenario's
+//! p_static_w = [6.125]                   # optional, default the scenario's
+//! s_w = [1.0]                            # optional, default the scenario's
+//! s_d = [1.0]                            # optional, default the scenario's
 //! approaches = ["valopt", "nba-fcps", "nba-ftps", "pba"]  # optional, default all four
 //! profile_cache = "../out/seed003-profiles" # optional: keep PBA's profiles here, relative
 //!                                        # to this file; a trial's file is reused by any
@@ -278,6 +278,11 @@ impl Seed003Experiment {
         }
         for (i, &x) in ps.iter().enumerate() {
             c.float(&format!("seed003.p_static_w[{i}]"), x, 0.0, 100.0);
+            let mut q = p.clone();
+            q.p_static_w = x;
+            if let Err(e) = q.dvfs() {
+                c.fail(&format!("seed003.p_static_w[{i}]"), x, e);
+            }
         }
         for (i, &x) in sws.iter().enumerate() {
             c.float_above(&format!("seed003.s_w[{i}]"), x, 0.0, 1e3);
@@ -334,7 +339,13 @@ impl Seed003Experiment {
             "nodes" => format!("N={}", p.nodes),
             "cores" => format!("C={}", p.cores),
             "p_static_w" => format!("P={} W {}", p.p_static_w, p.rate.name()),
-            _ => format!("s_w={} s_d={} {}", p.s_w, p.s_d, p.rate.name()),
+            _ => format!(
+                "s_w={} s_d={} P={} W {}",
+                p.s_w,
+                p.s_d,
+                p.p_static_w,
+                p.rate.name()
+            ),
         }
     }
 }
@@ -448,7 +459,10 @@ fn run_unit(exp: &Seed003Experiment, u: &Unit) -> anyhow::Result<UnitOut> {
     m.workload.s_w = u.s_w;
     m.workload.s_d = u.s_d;
     m.platform.p_static_w = u.p_static_w;
-    let table = m.platform.dvfs();
+    let table = m
+        .platform
+        .dvfs()
+        .with_context(|| format!("trial {}: the DVFS table", u.trial))?;
     let jobs: Vec<Job> = generate::workload(m.seed, u.trial, &m.workload)
         .with_context(|| format!("trial {}: generating the workload", u.trial))?;
     let mut gen_s = t0.elapsed().as_secs_f64();

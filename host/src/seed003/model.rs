@@ -11,15 +11,17 @@
 //! tasks = [5, 10]        # §7.3: tasks a job
 //! edge_probability = 0.3 # R4
 //! wcet_s = [60, 600]     # R4, scaled by s_w
-//! s_w = 0.6              # R4: execution time scale (calibrated, spec §5.1)
+//! s_w = 1                # R4: execution time scale (1: the R4 draw as it is)
 //! ccr = 0.1              # R4: communication to computation ratio
 //! value = [10, 100]      # R5: maximum value
 //! hard = [1, 3]          # R5: hard deadline - soft, in critical paths, scaled by s_d
-//! s_d = 16               # R5: deadline scale (calibrated, spec §5.1)
+//! s_d = 1                # R5: value-curve leniency (1: the R5 draw as it is; a studied knob)
 //! [platform]
 //! nodes = 3              # §7.3.2
 //! cores = 8              # §7.3.2
-//! p_static_w = 0.6       # R1: static power per used core
+//! table = "pentium-m"    # the DVFS levels: "pentium-m" (datasheet) or "r1" (withdrawn R1)
+//! p_static_w = 6.125     # static power per used core (25% of the Pentium M's TDP; swept)
+//! freq_bound = 1.0       # R2: share of a task's time that scales with 1/f
 //! overhead_us = 10       # R10: NBA's decision delay per evaluator call
 //! [ga]                   # R13
 //! population = 40
@@ -29,7 +31,8 @@
 //! ```
 
 use crate::toml_file::{self, Checker, TomlFileError};
-use kairos_core::dag::power::DvfsTable;
+use kairos_core::dag::error::DagError;
+use kairos_core::dag::power::{DvfsTable, PENTIUM_M_TDP};
 use kairos_core::limits::MAX_DAG_TASKS;
 use kairos_core::units::MilliWatts;
 use serde::Deserialize;
@@ -47,7 +50,7 @@ pub struct Workload {
     pub edge_probability: f64,
     /// Fastest execution time range, seconds, before `s_w` (R4: 60 to 600).
     pub wcet_s: [f64; 2],
-    /// Execution time scale (R4: 0.6; a calibration knob).
+    /// Execution time scale (1: the R4 draw unscaled; no longer fitted).
     pub s_w: f64,
     /// Communication to computation ratio (R4: 0.1).
     pub ccr: f64,
@@ -55,7 +58,8 @@ pub struct Workload {
     pub value: [f64; 2],
     /// Hard deadline past the soft one, in critical paths, before `s_d` (R5: 1 to 3).
     pub hard: [f64; 2],
-    /// Deadline scale (R5: 16; a calibration knob).
+    /// Value-curve leniency: the hard deadline's distance past the soft one is scaled by it
+    /// (1: the R5 draw unscaled; no longer fitted; swept by `seed003-sensitivity`).
     pub s_d: f64,
 }
 
@@ -66,16 +70,37 @@ impl Default for Workload {
             tasks: [5, 10],
             edge_probability: 0.3,
             wcet_s: [60.0, 600.0],
-            s_w: 0.6,
+            s_w: 1.0,
             ccr: 0.1,
             value: [10.0, 100.0],
             hard: [1.0, 3.0],
-            s_d: 16.0,
+            s_d: 1.0,
         }
     }
 }
 
-/// The platform (§7.1.1, §7.3.2) and the power model's free value (R1).
+/// The DVFS levels a core has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum Table {
+    /// The Intel Pentium M 1.6 GHz's six datasheet levels ([`DvfsTable::pentium_m`]).
+    #[serde(rename = "pentium-m")]
+    PentiumM,
+    /// The reading guide's withdrawn R1 levels ([`DvfsTable::r1`]), to compare against.
+    #[serde(rename = "r1")]
+    R1,
+}
+
+impl Table {
+    /// Its name in files.
+    pub fn key(self) -> &'static str {
+        match self {
+            Table::PentiumM => "pentium-m",
+            Table::R1 => "r1",
+        }
+    }
+}
+
+/// The platform (§7.1.1, §7.3.2) and the power model.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Platform {
@@ -83,8 +108,13 @@ pub struct Platform {
     pub nodes: u32,
     /// Cores a node.
     pub cores: u32,
-    /// Static power of a used core, watts (R1: 0.6).
+    /// The DVFS levels.
+    pub table: Table,
+    /// Static power of a used core, watts (6.125: 25% of the Pentium M's 24.5 W TDP; no
+    /// published split, swept).
     pub p_static_w: f64,
+    /// Share of a task's time that scales with 1/f (R2: 1, fully frequency-bound).
+    pub freq_bound: f64,
     /// NBA's decision delay per evaluator call, microseconds (R10: 10).
     pub overhead_us: u64,
 }
@@ -94,16 +124,25 @@ impl Default for Platform {
         Platform {
             nodes: 3,
             cores: 8,
-            p_static_w: 0.6,
+            table: Table::PentiumM,
+            p_static_w: 6.125,
+            freq_bound: 1.0,
             overhead_us: 10,
         }
     }
 }
 
 impl Platform {
-    /// R1's DVFS table with this static power.
-    pub fn dvfs(&self) -> DvfsTable {
-        DvfsTable::r1(MilliWatts(libm::round(self.p_static_w * 1000.0) as u32))
+    /// The DVFS table with this static power and frequency-bound share.
+    ///
+    /// Errors: a static power above the Pentium M's TDP (`check` refuses it first).
+    pub fn dvfs(&self) -> Result<DvfsTable, DagError> {
+        let p = MilliWatts(libm::round(self.p_static_w * 1000.0) as u32);
+        let t = match self.table {
+            Table::PentiumM => DvfsTable::pentium_m(p)?,
+            Table::R1 => DvfsTable::r1(p),
+        };
+        t.with_freq_bound(libm::round(self.freq_bound * 1000.0) as u16)
     }
 }
 
@@ -204,6 +243,14 @@ impl Model {
         c.int("platform.nodes", p.nodes as u64, 1, 1024);
         c.int("platform.cores", p.cores as u64, 1, 1024);
         c.float("platform.p_static_w", p.p_static_w, 0.0, 100.0);
+        if p.table == Table::PentiumM && p.p_static_w * 1000.0 > PENTIUM_M_TDP.0 as f64 {
+            c.fail(
+                "platform.p_static_w",
+                p.p_static_w,
+                "must be at most the Pentium M's 24.5 W TDP (its whole power at level 0)",
+            );
+        }
+        c.float("platform.freq_bound", p.freq_bound, 0.0, 1.0);
         c.int("platform.overhead_us", p.overhead_us, 0, 1_000_000);
         let g = &self.ga;
         c.int("ga.population", g.population as u64, 2, 10_000);

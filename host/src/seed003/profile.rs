@@ -152,16 +152,30 @@ pub fn profile_all(
 
 /// The profile cache's format version: part of every file's key, bumped whenever the GA, the
 /// generator or this format changes what a key's profiles would be.
-const CACHE_VERSION: u32 = 1;
+const CACHE_VERSION: u32 = 2;
 
 /// The file of a trial's profiles in the cache `dir`: named by a hash of everything the
 /// profiles depend on (the format version, the seed, the trial, the workload's knobs, the
 /// static power and the GA's parameters).
 pub fn cache_file(dir: &Path, m: &Model, trial: u32) -> PathBuf {
     let mut d = Digest::new();
+    // The profiles depend on the DAGs and the power model, not on the value curves (they
+    // minimise RT x E): experiments that differ only in the curves share them.
+    let w = &m.workload;
+    let p = &m.platform;
     let key = format!(
-        "v{CACHE_VERSION}:{}:{trial}:{:?}:{}:{:?}",
-        m.seed, m.workload, m.platform.p_static_w, m.ga
+        "v{CACHE_VERSION}:{}:{trial}:{}:{:?}:{}:{:?}:{}:{}:{}:{}:{}:{:?}",
+        m.seed,
+        w.jobs,
+        w.tasks,
+        w.edge_probability,
+        w.wcet_s,
+        w.s_w,
+        w.ccr,
+        p.table.key(),
+        p.p_static_w,
+        p.freq_bound,
+        m.ga
     );
     d.bytes(key.as_bytes());
     dir.join(format!("trial{trial}-{:016x}.bin", d.value()))

@@ -12,6 +12,7 @@
 use super::experiment::{Outcome, Row, Seed003Experiment};
 use super::sim::{Approach, TrialResult};
 use crate::report::stats::{mean_ci, MeanCi};
+use kairos_core::limits::{MAX_DAG_TASKS, MAX_DVFS_LEVELS};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -353,6 +354,39 @@ pub fn trials_csv(exp: &Seed003Experiment, out: &Outcome) -> String {
     s
 }
 
+/// `pba_choices.csv`: per (point, approach), the tasks started by their job's used cores and
+/// their level (0 the fastest), summed over the trials; rows with no task are left out.
+pub fn choices_csv(exp: &Seed003Experiment, out: &Outcome) -> String {
+    let mut s = String::from("point,approach,cores,level,tasks\n");
+    let mut i = 0;
+    while i < out.rows.len() {
+        let (pt, ap) = (out.rows[i].point, out.rows[i].approach);
+        let mut sum = [[0u64; MAX_DVFS_LEVELS]; MAX_DAG_TASKS];
+        while i < out.rows.len() && (out.rows[i].point, out.rows[i].approach) == (pt, ap) {
+            for (c, row) in out.rows[i].result.choices.iter().enumerate() {
+                for (l, &n) in row.iter().enumerate() {
+                    sum[c][l] += n as u64;
+                }
+            }
+            i += 1;
+        }
+        for (c, row) in sum.iter().enumerate() {
+            for (l, &n) in row.iter().enumerate() {
+                if n > 0 {
+                    let _ = writeln!(
+                        s,
+                        "{},{},{},{l},{n}",
+                        exp.point_label(pt),
+                        exp.approaches[ap].key(),
+                        c + 1
+                    );
+                }
+            }
+        }
+    }
+    s
+}
+
 const COLORS: [&str; 4] = ["#7f7f7f", "#1f77b4", "#2ca02c", "#d62728"];
 
 /// Grouped bars: one group per point, one bar per approach, whiskers at the 95% CI.
@@ -489,7 +523,7 @@ fn esc(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// Writes `summary.csv`, `trials.csv` and the SVGs into `dir`; returns the files written.
+/// Writes `summary.csv`, `trials.csv`, `pba_choices.csv` and the SVGs into `dir`; returns the files written.
 pub fn write_all(
     dir: &Path,
     exp: &Seed003Experiment,
@@ -501,6 +535,7 @@ pub fn write_all(
     let files: Vec<(&str, String)> = vec![
         ("summary.csv", summary_csv(exp, cells)),
         ("trials.csv", trials_csv(exp, out)),
+        ("pba_choices.csv", choices_csv(exp, out)),
         (
             "value.svg",
             bars_svg(

@@ -31,7 +31,7 @@ use kairos_core::dag::power::DvfsTable;
 use kairos_core::dag::valopt::valopt;
 use kairos_core::dag::value::Ratio;
 use kairos_core::digest::Digest;
-use kairos_core::limits::MAX_DAG_TASKS;
+use kairos_core::limits::{MAX_DAG_TASKS, MAX_DVFS_LEVELS};
 use kairos_core::units::Micros;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -113,6 +113,9 @@ pub struct TrialResult {
     pub evals: u64,
     /// The run's digest.
     pub digest: u64,
+    /// Tasks started, by the used cores of their job's allocation (index cores - 1) and their
+    /// level (`pba_choices.csv`): the mechanism behind the totals.
+    pub choices: [[u32; MAX_DVFS_LEVELS]; MAX_DAG_TASKS],
 }
 
 impl TrialResult {
@@ -271,6 +274,10 @@ pub fn run(
             digest.u64(start.0);
             for x in 0..jobs[j].dag.len() {
                 digest.bytes(&[alloc.mapping.core[x], alloc.levels.level[x]]);
+                let (c, l) = (p as usize - 1, alloc.levels.level[x] as usize);
+                if let Some(n) = res.choices.get_mut(c).and_then(|r| r.get_mut(l)) {
+                    *n += 1;
+                }
             }
         }
     }
