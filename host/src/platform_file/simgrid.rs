@@ -66,7 +66,13 @@ fn err(file: &str, line: u32, message: impl std::fmt::Display) -> PlatformError 
 
 /// Parses the SimGrid platform `text` of `file`.
 pub(super) fn parse(text: &str, file: &str) -> Result<PlatformFile, PlatformError> {
-    let doc = Document::parse(text.trim_start_matches('\u{feff}')).map_err(|e| {
+    // SimGrid platforms open with a DOCTYPE naming simgrid.dtd: allowed (roxmltree never
+    // fetches it, and it declares no entities Batsim's files use).
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let doc = Document::parse_with_options(text.trim_start_matches('\u{feff}'), options).map_err(|e| {
         PlatformError::Syntax {
             file: file.to_string(),
             message: format!("not well-formed XML: {e}"),
