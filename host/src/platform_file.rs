@@ -175,12 +175,18 @@ impl PlatformFile {
             } else if p.pstates.iter().any(|s| s.time != 1.0) {
                 Some("pstates (time factors)")
             } else if p.idle_watts != 0.0
-                || p.pstates.iter().any(|s| s.busy_watts != 0.0 || s.idle_watts != 0.0)
+                || p.pstates
+                    .iter()
+                    .any(|s| s.busy_watts != 0.0 || s.idle_watts != 0.0)
             {
                 Some("busy_watts, idle_watts or watts")
             } else if !p.accepts.is_any() {
                 Some("jobs")
-            } else if p.pstates.iter().map(|s| s.power).ne(first.pstates.iter().map(|s| s.power))
+            } else if p
+                .pstates
+                .iter()
+                .map(|s| s.power)
+                .ne(first.pstates.iter().map(|s| s.power))
             {
                 Some("pstates (a power factor list unlike partitions[0]'s)")
             } else {

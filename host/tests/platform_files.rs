@@ -56,8 +56,14 @@ fn the_seed_000_platform_file_gives_the_same_scenarios_and_digests() {
             s
         };
         for (h, filter) in [
-            (kairos_core::Heuristic::MaxUpe, kairos_core::energy::FilterKind::PerResource),
-            (kairos_core::Heuristic::Easy, kairos_core::energy::FilterKind::None),
+            (
+                kairos_core::Heuristic::MaxUpe,
+                kairos_core::energy::FilterKind::PerResource,
+            ),
+            (
+                kairos_core::Heuristic::Easy,
+                kairos_core::energy::FilterKind::None,
+            ),
         ] {
             let mut o = RunOptions::new(h);
             o.filter = filter;
@@ -97,8 +103,10 @@ fn a_scenario_refuses_a_platform_file_it_cannot_take() {
 #[test]
 fn the_seed_001_platform_file_is_the_first_windows_draw() {
     use kairos_host::generate::rng::Stream;
-    let p = kairos_host::platform_file::load(root().join("scenarios/platforms/seed001-curie-0.2-w0.toml"))
-        .unwrap();
+    let p = kairos_host::platform_file::load(
+        root().join("scenarios/platforms/seed001-curie-0.2-w0.toml"),
+    )
+    .unwrap();
     // experiments/curie-value.toml: seed 1, 20% of Curie's cores, window 0.
     let drawn = kairos_host::seed001::draw_platform(
         &mut Stream::new(1, 0, "seed001-platform", 0),
@@ -200,7 +208,11 @@ fn a_simgrid_platform_replays_a_batsim_workload_with_batsims_energy() {
         "--batsim-out",
         prefix.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let jobs = csv_rows(&dir.join("out_jobs.csv"));
     let by_id = |id: &str| jobs.iter().find(|r| r["job_id"] == id).unwrap().clone();
@@ -294,7 +306,11 @@ fn a_heterogeneous_platform_scales_run_times_and_keeps_jobs_where_its_rules_say(
         "--batsim-out",
         prefix.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let jobs = csv_rows(&dir.join("out_jobs.csv"));
     let by_id = |id: &str| jobs.iter().find(|r| r["job_id"] == id).unwrap().clone();
     // Job 1 on the fast nodes (0-1): 100 s at speed 2 is 50 s, at 200 W a node: 20 kJ.
@@ -326,11 +342,7 @@ fn platform_error(name: &str, ext: &str, text: &str) -> String {
     let platform = dir.join(format!("p.{ext}"));
     std::fs::write(&platform, text).unwrap();
     let swf = dir.join("log.swf");
-    std::fs::write(
-        &swf,
-        "1 0 -1 10 8 -1 -1 8 20 -1 1 -1 -1 -1 3 -1 -1 -1\n",
-    )
-    .unwrap();
+    std::fs::write(&swf, "1 0 -1 10 8 -1 -1 8 20 -1 1 -1 -1 -1 3 -1 -1 -1\n").unwrap();
     let out = kairos(&[
         "replay",
         swf.to_str().unwrap(),
@@ -354,7 +366,10 @@ fn bad_platform_files_name_the_file_the_line_and_the_field() {
         "toml",
         "name = \"p\"\n[[partitions]]\nname = \"a\"\nnodes = 8\nnode_watts = 3.0\n",
     );
-    assert!(e.contains("p.toml") && e.contains("line 5") && e.contains("node_watts"), "{e}");
+    assert!(
+        e.contains("p.toml") && e.contains("line 5") && e.contains("node_watts"),
+        "{e}"
+    );
     // P-state lists of different lengths.
     let e = platform_error(
         "length",
@@ -377,7 +392,10 @@ fn bad_platform_files_name_the_file_the_line_and_the_field() {
         "toml",
         "name = \"p\"\n[[partitions]]\nname = \"a\"\nnodes = 8\n[partitions.jobs]\nswf_queues = [1]\n",
     );
-    assert!(e.contains("log.swf") && e.contains("line 1 (job 1)") && e.contains("p.toml"), "{e}");
+    assert!(
+        e.contains("log.swf") && e.contains("line 1 (job 1)") && e.contains("p.toml"),
+        "{e}"
+    );
     assert!(e.contains("swf_queues = [1]"), "{e}");
     // SimGrid: watts for 2 P-states, 3 speeds.
     let e = platform_error(
@@ -396,4 +414,120 @@ fn bad_platform_files_name_the_file_the_line_and_the_field() {
          <host id=\"h0\" speed=\"1Gf\">\n<prop id=\"wattage_off\" value=\"-3\" />\n</host>\n</zone>\n</platform>\n",
     );
     assert!(e.contains("p.xml:5: host h0: wattage_off"), "{e}");
+}
+
+/// `HETERO` with a second, slower and cheaper P-state on both partitions.
+const HETERO_PSTATES: &str = r#"name = "two-speeds-pstates"
+pstates = [{ time = 1.0, power = 1.0 }, { time = 1.25, power = 0.6 }]
+
+[[partitions]]
+name = "fast"
+nodes = 2
+speed = 2.0
+busy_watts = 200.0
+idle_watts = 50.0
+[partitions.jobs]
+procs = [1, 2]
+
+[[partitions]]
+name = "slow"
+nodes = 4
+speed = 1.0
+busy_watts = 100.0
+idle_watts = 20.0
+"#;
+
+#[test]
+fn every_policy_keeps_jobs_where_they_may_run_and_scales_their_run_times() {
+    let dir = tmp("every-policy");
+    let platform = dir.join("two.toml");
+    std::fs::write(&platform, HETERO_PSTATES).unwrap();
+    // 40 jobs, one every 5 s, of 1 to 4 processors and even run times of 10 to 200 s, each
+    // requesting twice its run time plus 20 s.
+    let mut log = String::from("; MaxProcs: 6\n");
+    let mut x: u64 = 7;
+    let mut runtimes = std::collections::HashMap::new();
+    for id in 1..=40u64 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let procs = 1 + (x >> 33) % 4;
+        let run = 10 + 2 * ((x >> 40) % 96);
+        runtimes.insert(id.to_string(), run as f64);
+        log.push_str(&format!(
+            "{id} {} -1 {run} {procs} -1 -1 {procs} {} -1 1 -1 -1 -1 -1 -1 -1 -1\n",
+            5 * (id - 1),
+            2 * run + 20
+        ));
+    }
+    let swf = dir.join("log.swf");
+    std::fs::write(&swf, log).unwrap();
+    let policies: [&[&str]; 9] = [
+        &["--policy", "fcfs"],
+        &["--policy", "easy"],
+        &["--policy", "conservative"],
+        &["--policy", "knapsack"],
+        &["--policy", "max-util"],
+        &["--policy", "max-value"],
+        &["--policy", "max-upt"],
+        &["--policy", "max-upr"],
+        &[
+            "--policy",
+            "max-upe",
+            "--budget-joules",
+            "2e6",
+            "--filter",
+            "per-resource",
+        ],
+    ];
+    for flags in policies {
+        let prefix = dir.join(flags[1]);
+        let mut args = vec![
+            "replay",
+            swf.to_str().unwrap(),
+            "--platform",
+            platform.to_str().unwrap(),
+            "--batsim-out",
+            prefix.to_str().unwrap(),
+        ];
+        args.extend_from_slice(flags);
+        let out = kairos(&args);
+        assert!(
+            out.status.success(),
+            "{flags:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let jobs = csv_rows(&dir.join(format!("{}_jobs.csv", flags[1])));
+        let mut ran = 0;
+        for r in &jobs {
+            if r["final_state"] != "COMPLETED_SUCCESSFULLY" {
+                continue;
+            }
+            ran += 1;
+            let fast = r["metadata"].contains("partition=fast");
+            let nodes = &r["allocated_resources"];
+            let procs: u32 = r["requested_number_of_resources"].parse().unwrap();
+            // The fast partition holds nodes 0-1 and takes at most 2 processors.
+            assert_eq!(
+                fast,
+                nodes.starts_with('0') || nodes.starts_with('1'),
+                "{flags:?} {r:?}"
+            );
+            assert!(!fast || procs <= 2, "{flags:?}: {r:?}");
+            let slow_pstate = r["metadata"].contains("pstate=1");
+            let want = runtimes[&r["job_id"]] * if slow_pstate { 1.25 } else { 1.0 }
+                / if fast { 2.0 } else { 1.0 };
+            let got: f64 = r["execution_time"].parse().unwrap();
+            assert!(
+                (got - want).abs() < 1e-6,
+                "{flags:?}: {got} s, want {want}: {r:?}"
+            );
+        }
+        assert!(ran > 0, "{flags:?}");
+        // The baselines and the knapsack drop nothing and have no budget: every job runs.
+        if ["fcfs", "easy", "conservative", "knapsack"].contains(&flags[1]) {
+            assert_eq!(ran, 40, "{flags:?}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -78,7 +78,11 @@ pub fn machine_states(rows: &[BatsimJob], machines: u32) -> String {
 /// The P-state changes of the jobs that ran (`rows` that ran, in order, with `outcome`'s
 /// partitions and P-states): the initial P-states at time 0, then each job's machines to
 /// its P-state at its start and back at its end, where that changes them.
-pub fn pstate_changes(rows: &[BatsimJob], machine: &TraceMachine, outcome: &EnergyOutcome) -> String {
+pub fn pstate_changes(
+    rows: &[BatsimJob],
+    machine: &TraceMachine,
+    outcome: &EnergyOutcome,
+) -> String {
     let parts = &machine.platform.partitions;
     let mut out = String::from("time,machine_id,new_pstate\n");
     let mut base = 0u32;

@@ -42,8 +42,10 @@ impl JobsSpec {
                  values",
             );
         }
-        for (k, l) in [("swf_queues", &self.swf_queues), ("swf_partitions", &self.swf_partitions)]
-        {
+        for (k, l) in [
+            ("swf_queues", &self.swf_queues),
+            ("swf_partitions", &self.swf_partitions),
+        ] {
             if l.as_ref().is_some_and(|l| l.is_empty()) {
                 c.fail(&format!("{key}.{k}"), "[]", "must list at least one number");
             }
@@ -81,10 +83,7 @@ impl JobsSpec {
         Accepts {
             swf_queues: self.swf_queues.clone(),
             swf_partitions: self.swf_partitions.clone(),
-            batsim: self
-                .batsim_field
-                .clone()
-                .zip(self.batsim_values.clone()),
+            batsim: self.batsim_field.clone().zip(self.batsim_values.clone()),
             procs,
             request_us: request_s
                 .map(|[a, b]| [libm::round(a * 1e6) as u64, libm::round(b * 1e6) as u64]),
@@ -137,7 +136,10 @@ impl Accepts {
             }
         }
         if let Some(p) = &self.swf_partitions {
-            if !tag.and_then(|t| t.partition).is_some_and(|x| p.contains(&x)) {
+            if !tag
+                .and_then(|t| t.partition)
+                .is_some_and(|x| p.contains(&x))
+            {
                 return false;
             }
         }

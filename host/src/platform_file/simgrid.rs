@@ -72,12 +72,12 @@ pub(super) fn parse(text: &str, file: &str) -> Result<PlatformFile, PlatformErro
         allow_dtd: true,
         ..Default::default()
     };
-    let doc = Document::parse_with_options(text.trim_start_matches('\u{feff}'), options).map_err(|e| {
-        PlatformError::Syntax {
+    let doc = Document::parse_with_options(text.trim_start_matches('\u{feff}'), options).map_err(
+        |e| PlatformError::Syntax {
             file: file.to_string(),
             message: format!("not well-formed XML: {e}"),
-        }
-    })?;
+        },
+    )?;
     let line_of = |n: Node<'_, '_>| doc.text_pos_at(n.range().start).row;
     let mut hosts = Vec::new();
     for n in doc.descendants().filter(|n| n.is_element()) {
@@ -135,10 +135,7 @@ pub(super) fn parse(text: &str, file: &str) -> Result<PlatformFile, PlatformErro
             ),
         ));
     }
-    let counts: Vec<usize> = partitions
-        .iter()
-        .map(|(h, _)| computing(h).len())
-        .collect();
+    let counts: Vec<usize> = partitions.iter().map(|(h, _)| computing(h).len()).collect();
     if let Some(i) = counts.iter().position(|&c| c != counts[0]) {
         let h = &partitions[i].0;
         return Err(err(
@@ -268,7 +265,13 @@ fn host(
             .parse::<u32>()
             .ok()
             .filter(|&c| c >= 1)
-            .ok_or_else(|| at(line, "core", format_args!("{c:?} is not a whole number at least 1")))?,
+            .ok_or_else(|| {
+                at(
+                    line,
+                    "core",
+                    format_args!("{c:?} is not a whole number at least 1"),
+                )
+            })?,
     };
     let initial = match n.attribute("pstate") {
         None => 0,
@@ -414,7 +417,10 @@ fn host(
         return Err(at(
             line,
             "pstate",
-            format_args!("{} is a sleep or switching P-state, not a computation one", h.initial),
+            format_args!(
+                "{} is a sleep or switching P-state, not a computation one",
+                h.initial
+            ),
         ));
     }
     Ok(Some(h))

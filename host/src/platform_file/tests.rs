@@ -27,11 +27,17 @@ fn toml_pstates_as_factors_and_as_speeds_and_watts() {
     )
     .unwrap();
     let f = &p.partitions[0];
-    assert_eq!((f.speed, f.pstates[1].time, f.pstates[1].busy_watts), (1.0, 1.25, 120.0));
+    assert_eq!(
+        (f.speed, f.pstates[1].time, f.pstates[1].busy_watts),
+        (1.0, 1.25, 120.0)
+    );
     assert_eq!(f.idle_watts, 50.0);
     let a = &p.partitions[1];
     // Absolute: the partition's speed is P-state 0's, the times are speed ratios.
-    assert_eq!((a.speed, a.pstates[1].time, a.pstates[1].busy_watts), (2.0, 2.0, 120.0));
+    assert_eq!(
+        (a.speed, a.pstates[1].time, a.pstates[1].busy_watts),
+        (2.0, 2.0, 120.0)
+    );
     assert_eq!(a.pstates[1].power, 0.4);
     assert_eq!(a.nodes_for(9), 3);
     assert_eq!(p.cores(), 2 + 12);
@@ -83,10 +89,22 @@ fn rules_accept_by_size_request_swf_fields_and_batsim_fields() {
         fields: Default::default(),
     };
     assert!(f.accepts(&job(2, 100, 1), Some(&tag(Some(2)))));
-    assert!(!f.accepts(&job(1, 100, 1), Some(&tag(Some(2)))), "too few processors");
-    assert!(!f.accepts(&job(2, 101, 1), Some(&tag(Some(2)))), "too long a request");
-    assert!(!f.accepts(&job(2, 100, 1), Some(&tag(Some(3)))), "another queue");
-    assert!(!f.accepts(&job(2, 100, 1), Some(&tag(None))), "no queue (-1)");
+    assert!(
+        !f.accepts(&job(1, 100, 1), Some(&tag(Some(2)))),
+        "too few processors"
+    );
+    assert!(
+        !f.accepts(&job(2, 101, 1), Some(&tag(Some(2)))),
+        "too long a request"
+    );
+    assert!(
+        !f.accepts(&job(2, 100, 1), Some(&tag(Some(3)))),
+        "another queue"
+    );
+    assert!(
+        !f.accepts(&job(2, 100, 1), Some(&tag(None))),
+        "no queue (-1)"
+    );
     assert!(f.reads_swf());
     let tags = JobTags::of_batsim(
         r#"{"jobs": [{"id": 1, "queue": "gpu"}, {"id": 2, "queue": "cpu"}, {"id": 3}]}"#,
@@ -106,7 +124,10 @@ fn rules_accept_by_size_request_swf_fields_and_batsim_fields() {
     )
     .unwrap_err()
     .to_string();
-    assert!(e.contains("p.toml:6: partitions[0].jobs.batsim_field"), "{e}");
+    assert!(
+        e.contains("p.toml:6: partitions[0].jobs.batsim_field"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -147,7 +168,10 @@ fn simgrid_hosts_become_partitions_in_machine_order() {
     assert_eq!((big.nodes, big.speed), (3, 1.0));
     assert_eq!(big.pstates[1].time, 2.0);
     // A delay job draws the idle watts of its P-state.
-    assert_eq!((big.pstates[0].busy_watts, big.pstates[1].busy_watts), (95.0, 80.0));
+    assert_eq!(
+        (big.pstates[0].busy_watts, big.pstates[1].busy_watts),
+        (95.0, 80.0)
+    );
     assert_eq!((big.idle_watts, big.off_watts), (95.0, Some(10.0)));
     let small = &p.partitions[1];
     // Half machine 0's speed: the log's run times are at machine 0's speed.
@@ -159,7 +183,10 @@ fn simgrid_hosts_become_partitions_in_machine_order() {
 fn simgrid_errors_name_the_line_and_the_field() {
     let bad = TWO_KINDS.replace("40:80, 30:50", "40:80");
     let e = parse(&bad, "two.xml").unwrap_err().to_string();
-    assert!(e.contains("two.xml:10: host small0: wattage_per_state"), "{e}");
+    assert!(
+        e.contains("two.xml:10: host small0: wattage_per_state"),
+        "{e}"
+    );
     let bad = TWO_KINDS.replace("speed=\"1Gf, 500Mf\"", "speed=\"fast\"");
     let e = parse(&bad, "two.xml").unwrap_err().to_string();
     assert!(e.contains("two.xml:9: host small0: speed"), "{e}");

@@ -297,4 +297,3 @@ fn resolve(p: &PartitionSpec, list: &[PStateEntry]) -> Vec<PStateSpec> {
             .collect()
     }
 }
-

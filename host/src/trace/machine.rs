@@ -159,12 +159,10 @@ impl TraceMachine {
             placements: Default::default(),
         };
         // At most MAX_CLUSTERS partitions (the formats' checks): every push fits.
-        for p in (0..self.platform.partitions.len())
-            .map(|c| {
-                self.may_run(c, job)
-                    .then(|| self.placement(c, job.procs, job.request))
-            })
-        {
+        for p in (0..self.platform.partitions.len()).map(|c| {
+            self.may_run(c, job)
+                .then(|| self.placement(c, job.procs, job.request))
+        }) {
             let _ = table.placements.push(p);
         }
         let reference = table
@@ -173,8 +171,7 @@ impl TraceMachine {
             .flatten()
             .next()
             .map_or(job.request, |p| p.etc[0].0);
-        let actual =
-            (job.runtime as u128 * reference as u128 / job.request.max(1) as u128) as u64;
+        let actual = (job.runtime as u128 * reference as u128 / job.request.max(1) as u128) as u64;
         Task {
             id: TaskId(0),
             arrival: Micros(job.submit),
