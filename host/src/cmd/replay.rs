@@ -320,40 +320,9 @@ fn platform_machine(
     args: &Args,
     platform: crate::platform_file::PlatformFile,
 ) -> anyhow::Result<trace::TraceMachine> {
-    use crate::platform_file::JobTags;
-    let parts = &platform.partitions;
-    let batsim_fields: Vec<String> = parts
-        .iter()
-        .filter_map(|p| p.accepts.batsim.as_ref().map(|b| b.0.clone()))
-        .collect();
-    let swf = parts.iter().any(|p| p.accepts.reads_swf());
-    let kind = crate::batsim::sniff(&args.swf)?;
-    let tags = match kind {
-        InputKind::Json if swf => anyhow::bail!(
-            "{}: its partitions' rules read SWF queues or partitions, but {} is a Batsim \
-             workload: use batsim_field rules",
-            platform.file,
-            args.swf.display()
-        ),
-        InputKind::Swf if !batsim_fields.is_empty() => anyhow::bail!(
-            "{}: its partitions' rules read Batsim job fields, but {} is an SWF log: use \
-             swf_queues or swf_partitions rules",
-            platform.file,
-            args.swf.display()
-        ),
-        InputKind::Swf if swf => JobTags::of_swf(&args.swf, args.skip_bad_lines)?,
-        InputKind::Json if !batsim_fields.is_empty() => {
-            let text = crate::bounded::read_to_string(
-                &args.swf,
-                crate::bounded::WORKLOAD_BYTES,
-                "Batsim workload",
-            )
-            .with_context(|| format!("{}: cannot read", args.swf.display()))?;
-            JobTags::of_batsim(&text, &batsim_fields)
-                .with_context(|| format!("{}: not valid JSON", args.swf.display()))?
-        }
-        _ => JobTags::default(),
-    };
+    let json = crate::batsim::sniff(&args.swf)? == InputKind::Json;
+    let tags =
+        crate::platform_file::JobTags::for_log(&platform, &args.swf, json, args.skip_bad_lines)?;
     Ok(trace::TraceMachine::new(platform, tags))
 }
 

@@ -211,6 +211,48 @@ impl JobTags {
         self.by_line.insert(line, tag);
     }
 
+    /// The tags `platform`'s rules read of the log at `path` (a Batsim workload when `json`,
+    /// else SWF): none when no rule reads a job field; a rule on the other format's fields
+    /// is an error naming both files.
+    pub fn for_log(
+        platform: &super::PlatformFile,
+        path: &std::path::Path,
+        json: bool,
+        skip_bad_lines: bool,
+    ) -> anyhow::Result<JobTags> {
+        let parts = &platform.partitions;
+        let fields: Vec<String> = parts
+            .iter()
+            .filter_map(|p| p.accepts.batsim.as_ref().map(|b| b.0.clone()))
+            .collect();
+        let swf = parts.iter().any(|p| p.accepts.reads_swf());
+        let log = path.display();
+        match (json, swf, fields.is_empty()) {
+            (true, true, _) => anyhow::bail!(
+                "{}: its partitions' rules read SWF queues or partitions, but {log} is a \
+                 Batsim workload: use batsim_field rules",
+                platform.file
+            ),
+            (false, _, false) => anyhow::bail!(
+                "{}: its partitions' rules read Batsim job fields, but {log} is an SWF log: \
+                 use swf_queues or swf_partitions rules",
+                platform.file
+            ),
+            (false, true, _) => JobTags::of_swf(path, skip_bad_lines),
+            (true, _, false) => {
+                use anyhow::Context;
+                let text = crate::bounded::read_to_string(
+                    path,
+                    crate::bounded::WORKLOAD_BYTES,
+                    "Batsim workload",
+                )
+                .with_context(|| format!("{log}: cannot read"))?;
+                JobTags::of_batsim(&text, &fields).with_context(|| format!("{log}: not valid JSON"))
+            }
+            _ => Ok(JobTags::default()),
+        }
+    }
+
     /// The SWF queue and partition of every job line of the log at `path` (read with the
     /// batch reader; bad lines skipped as `skip_bad_lines` says, as the replay's load does).
     pub fn of_swf(path: &std::path::Path, skip_bad_lines: bool) -> anyhow::Result<JobTags> {
