@@ -80,6 +80,7 @@ pub mod lublin99;
 pub mod nsga2;
 pub mod output;
 pub mod placement;
+pub mod platform_file;
 pub mod report;
 pub mod run;
 pub mod scenario;

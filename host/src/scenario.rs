@@ -40,7 +40,13 @@ pub struct Scenario {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlatformSpec {
+    /// A platform file ([`crate::platform_file`]) to take the clusters and P-states from,
+    /// relative to the scenario's folder. It is resolved when the scenario is loaded, and the
+    /// loaded scenario is the same as one that spells its clusters out (so are its digests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// The clusters, in order (their index is their `ClusterId`).
+    #[serde(default)]
     pub clusters: Vec<ClusterSpec>,
     /// Power scaling factor of each P-state, fastest first (seed 000: 1.0, 0.75, 0.5).
     #[serde(default = "default_pstates")]
@@ -301,7 +307,8 @@ impl Scenario {
     /// Parses and validates scenario text; `file` names it in error messages, and the
     /// messages about values give the line of the key in `text`.
     pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
-        let s: Scenario = toml_file::parse(text, file)?;
+        let mut s: Scenario = toml_file::parse(text, file)?;
+        s.platform.resolve(file, text)?;
         let mut c = Checker::new(file, text);
         s.check(&mut c);
         c.finish()?;
@@ -367,6 +374,64 @@ impl Scenario {
 }
 
 impl PlatformSpec {
+    /// Takes the clusters and P-states from `platform.file`, if the scenario `file` (whose
+    /// text is `text`) names one: relative to the scenario's folder, and the only key of
+    /// `[platform]` then.
+    fn resolve(&mut self, file: &str, text: &str) -> Result<(), ScenarioError> {
+        let Some(name) = self.file.take() else {
+            return Ok(());
+        };
+        let c = Checker::new(file, text);
+        let at = c.at("platform.file");
+        let fail = |rule: String| {
+            Err(toml_file::TomlFileError::Invalid(vec![format!(
+                "{at}: platform.file = {name:?}: {rule}"
+            )]))
+        };
+        if !self.clusters.is_empty() || c.sets("platform.pstates") {
+            return fail(
+                "the platform comes from the file: leave out platform.clusters and \
+                 platform.pstates"
+                    .to_string(),
+            );
+        }
+        let path = Path::new(file)
+            .parent()
+            .unwrap_or(Path::new(""))
+            .join(&name);
+        let platform = match crate::platform_file::load(&path) {
+            Ok(p) => p,
+            Err(e) => return fail(format!("cannot be used:\n{e}")),
+        };
+        if let Some(what) = platform.not_for_scenarios() {
+            return fail(format!(
+                "{}: {what} is set, but a seed 000 scenario draws its task types' times and \
+                 powers itself: its platform file gives names, kinds, nodes, cores_per_node \
+                 and one list of P-state power factors",
+                platform.file
+            ));
+        }
+        self.clusters = platform
+            .partitions
+            .iter()
+            .map(|p| ClusterSpec {
+                name: p.name.clone(),
+                kind: match p.kind {
+                    crate::platform_file::PartitionKind::General => Kind::General,
+                    crate::platform_file::PartitionKind::Special => Kind::Special,
+                },
+                nodes: p.nodes,
+                cores_per_node: p.cores_per_node,
+            })
+            .collect();
+        self.pstates = platform.partitions[0]
+            .pstates
+            .iter()
+            .map(|s| s.power)
+            .collect();
+        Ok(())
+    }
+
     fn check(&self, c: &mut Checker<'_>) {
         let n = self.clusters.len();
         if n == 0 || n > MAX_CLUSTERS {

@@ -190,7 +190,7 @@ fn largest_backlog_through_qemu() {
 /// utility-aware heuristic and a comparison one.
 #[test]
 fn kairos_run_with_the_qemu_controller_prints_the_in_process_summary() {
-    let scenario = root().join("host/tests/data/essc_board.toml");
+    let scenario = root().join("scenarios/essc-board.toml");
     let scenario = scenario.to_str().unwrap();
     let image = image().to_str().unwrap();
     let kept = |out: &std::process::Output| -> Vec<String> {

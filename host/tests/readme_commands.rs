@@ -172,6 +172,14 @@ fn table() -> Vec<(&'static str, Short)> {
             "kairos replay <trace.swf> --policy max-upe --busy-watts 200 --idle-watts 60 --pstate 1.25:0.6 --budget-joules 5e11 --filter per-resource --batsim-out out/kth",
             Run("replay host/tests/data/swf/easy_backfills.swf --policy max-upe --busy-watts 200 --idle-watts 60 --pstate 1.25:0.6 --budget-joules 5e11 --filter per-resource --batsim-out {T}/out/kth-energy"),
         ),
+        (
+            "kairos replay <trace.swf|workload.json> --platform scenarios/platforms/kth-two-speeds.toml --policy easy --batsim-out out/kth",
+            Run("replay host/tests/data/swf/easy_backfills.swf --platform scenarios/platforms/kth-two-speeds.toml --policy easy --batsim-out {T}/out/kth-platform"),
+        ),
+        (
+            "kairos run scenarios/essc-board.toml --heuristic max-upe",
+            Run("run scenarios/essc-board.toml --heuristic max-upe --json"),
+        ),
     ]
 }
 

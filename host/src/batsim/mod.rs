@@ -10,6 +10,9 @@
 //!   profiles) and out ([`write_workload`]).
 //! - `essc.rs`: the rows of a `kairos run` of an ESSC scenario ([`run_trial_jobs`]): node
 //!   ids global across clusters, and the cluster, P-state, utility and fate in `metadata`.
+//! - `machines.rs`: what a replay on a platform file adds ([`write_platform_outputs`]): the
+//!   schedule file's platform energy and machine-state times, `PREFIX_machine_states.csv`
+//!   and `PREFIX_pstate_changes.csv`.
 //! - `input.rs`: what kind of file a path holds ([`sniff`]), chosen by content.
 //! - `order.rs`: a workload's repeated ids and submit times out of order ([`WorkloadOrder`]),
 //!   counted as an SWF log's are.
@@ -20,6 +23,7 @@
 mod essc;
 mod input;
 mod jobs;
+mod machines;
 mod order;
 mod schedule;
 mod workload;
@@ -30,8 +34,11 @@ mod tests;
 pub use essc::{run_trial_jobs, EsscJobs};
 pub use input::{check_kind, is_experiment, sniff, toml_table, FileKind, InputKind};
 pub use jobs::{interval_set, replay_rows, write_jobs, BatsimJob, FinalState, JOBS_COLUMNS};
+pub use machines::{
+    check_platform_outputs, machine_states, platform_paths, pstate_changes, write_platform_outputs,
+};
 pub use order::{WorkloadOrder, WorkloadPlace};
-pub use schedule::{write_schedule, ScheduleRow, SCHEDULE_COLUMNS};
+pub use schedule::{write_schedule, MachineTimes, ScheduleRow, MACHINE_COLUMNS, SCHEDULE_COLUMNS};
 pub use workload::{
     delay_profile, parse_workload, read_workload, write_workload, Workload, WorkloadJob,
 };
@@ -67,6 +74,18 @@ pub fn write_outputs(
     machines: u32,
     scheduling_time_s: f64,
 ) -> anyhow::Result<(PathBuf, PathBuf)> {
+    write_outputs_with(prefix, rows, machines, scheduling_time_s, None)
+}
+
+/// As [`write_outputs`]; a platform file's replay gives `platform`: Batsim's platform energy
+/// (`consumed_joules`) and the machine-state times for the schedule file.
+pub fn write_outputs_with(
+    prefix: &Path,
+    rows: &[BatsimJob],
+    machines: u32,
+    scheduling_time_s: f64,
+    platform: Option<(f64, MachineTimes)>,
+) -> anyhow::Result<(PathBuf, PathBuf)> {
     use anyhow::Context;
     let (jobs, schedule) = output_paths(prefix);
     if let Some(dir) = jobs.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -76,7 +95,11 @@ pub fn write_outputs(
     let mut out = Vec::new();
     write_jobs(&mut out, rows)?;
     crate::output::write_atomic(&jobs, out)?;
-    let row = ScheduleRow::of(rows, machines, scheduling_time_s);
+    let mut row = ScheduleRow::of(rows, machines, scheduling_time_s);
+    if let Some((joules, times)) = platform {
+        row.consumed_joules = joules;
+        row.machine_times = Some(times);
+    }
     if row.zero_time_jobs > 0 {
         crate::diag!(
             "warning: {}: {} job{} ran for no time and {} left out of mean_slowdown and \

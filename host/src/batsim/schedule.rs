@@ -66,6 +66,23 @@ pub struct ScheduleRow {
     pub scheduling_time: f64,
     /// Jobs that ran for no time, left out of the slowdowns (not a column of the file).
     pub zero_time_jobs: usize,
+    /// The machine-state times of a platform file's replay ([`MACHINE_COLUMNS`], written
+    /// after the others, as Batsim's alphabetical order puts them).
+    pub machine_times: Option<MachineTimes>,
+}
+
+/// The columns a replay on a platform file adds, in Batsim's (alphabetical) order.
+pub const MACHINE_COLUMNS: [&str; 3] = ["time_computing", "time_idle", "time_sleeping"];
+
+/// Node-seconds in each machine state, from 0 to the last end (Batsim's `time_*` keys).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MachineTimes {
+    /// Running a job.
+    pub computing_s: f64,
+    /// On and idle.
+    pub idle_s: f64,
+    /// Asleep.
+    pub sleeping_s: f64,
 }
 
 impl ScheduleRow {
@@ -89,6 +106,7 @@ impl ScheduleRow {
             nb_jobs_success: 0,
             scheduling_time: scheduling_time_s,
             zero_time_jobs: 0,
+            machine_times: None,
         };
         let (mut wait, mut turnaround, mut slowdown) = (0u128, 0u128, 0.0f64);
         let mut energy = false;
@@ -146,8 +164,12 @@ impl ScheduleRow {
 /// Writes the schedule file: the header of [`SCHEDULE_COLUMNS`] and one row.
 /// `simulation_time` is the scheduling time: kairos simulates in the scheduler's process.
 pub fn write_schedule(out: &mut dyn Write, r: &ScheduleRow) -> std::io::Result<()> {
-    writeln!(out, "{}", SCHEDULE_COLUMNS.join(","))?;
-    writeln!(
+    write!(out, "{}", SCHEDULE_COLUMNS.join(","))?;
+    if r.machine_times.is_some() {
+        write!(out, ",{}", MACHINE_COLUMNS.join(","))?;
+    }
+    writeln!(out)?;
+    write!(
         out,
         "{:.6},{},{:.6},{},{},{:.6},{:.6},{:.6},{},{},{},{},{},{},{:.6},{:.6}",
         r.consumed_joules,
@@ -166,5 +188,13 @@ pub fn write_schedule(out: &mut dyn Write, r: &ScheduleRow) -> std::io::Result<(
         r.nb_jobs_success,
         r.scheduling_time,
         r.scheduling_time,
-    )
+    )?;
+    if let Some(t) = &r.machine_times {
+        write!(
+            out,
+            ",{:.6},{:.6},{:.6}",
+            t.computing_s, t.idle_s, t.sleeping_s
+        )?;
+    }
+    writeln!(out)
 }

@@ -62,6 +62,11 @@ pub struct Args {
     /// Machine size in processors (default: the header's MaxProcs, else MaxNodes).
     #[arg(long)]
     pub procs: Option<u32>,
+    /// The machine from a platform file: kairos TOML or SimGrid/Batsim XML (partitions of
+    /// different speeds, P-states and watts, and which jobs each runs; docs/your-cluster.md).
+    /// Replaces --procs and the --busy-watts power model; energy is always reported.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["procs", "busy_watts", "idle_watts", "pstate"])]
+    pub platform: Option<PathBuf>,
     /// Clean the log before replaying it.
     #[arg(long, value_enum)]
     pub clean: Option<CleanPreset>,
@@ -178,10 +183,18 @@ struct Printed<'a> {
     controller: Option<&'a crate::live::exec::ExecStats>,
 }
 
-/// The power model, budget and filter the flags ask for (`None` without --busy-watts).
-fn energy_options(args: &Args) -> anyhow::Result<Option<trace::TraceEnergy>> {
+/// The power model, budget and filter the flags ask for (`None` without --busy-watts or
+/// --platform); `machine` is the --platform's.
+fn energy_options(
+    args: &Args,
+    machine: Option<std::sync::Arc<trace::TraceMachine>>,
+) -> anyhow::Result<Option<trace::TraceEnergy>> {
     use kairos_core::energy::{EnergyFilter, FilterKind};
-    let Some(busy) = args.busy_watts else {
+    let busy = match (&machine, args.busy_watts) {
+        (Some(_), _) => Some(0.0),
+        (None, b) => b,
+    };
+    let Some(busy) = busy else {
         if args.idle_watts.is_some()
             || !args.pstate.is_empty()
             || args.budget_joules.is_some()
@@ -190,7 +203,7 @@ fn energy_options(args: &Args) -> anyhow::Result<Option<trace::TraceEnergy>> {
         {
             return Err(super::usage(
                 "--idle-watts, --pstate, --budget-joules, --filter and --horizon need a power \
-                 model: give --busy-watts",
+                 model: give --busy-watts or --platform",
             ));
         }
         return Ok(None);
@@ -217,6 +230,7 @@ fn energy_options(args: &Args) -> anyhow::Result<Option<trace::TraceEnergy>> {
         budget_joules: args.budget_joules,
         filter,
         horizon: args.horizon,
+        machine,
     };
     e.check().map_err(super::usage)?;
     Ok(Some(e))
@@ -282,6 +296,9 @@ fn check_outputs(args: &Args) -> anyhow::Result<()> {
     }
     if let Some(prefix) = &args.batsim_out {
         crate::batsim::check_outputs(prefix, &mut outputs)?;
+        if args.platform.is_some() {
+            crate::batsim::check_platform_outputs(prefix, &mut outputs)?;
+        }
     }
     Ok(())
 }
@@ -296,6 +313,17 @@ fn summary_plots(summary: &std::path::Path) -> [(&'static str, PathBuf); 2] {
             PathBuf::from(format!("{}-{name}.svg", stem.display())),
         )
     })
+}
+
+/// The machine of `platform` for the log of `args`, with the job fields its rules read.
+fn platform_machine(
+    args: &Args,
+    platform: crate::platform_file::PlatformFile,
+) -> anyhow::Result<trace::TraceMachine> {
+    let json = crate::batsim::sniff(&args.swf)? == InputKind::Json;
+    let tags =
+        crate::platform_file::JobTags::for_log(&platform, &args.swf, json, args.skip_bad_lines)?;
+    Ok(trace::TraceMachine::new(platform, tags))
 }
 
 /// Runs `kairos replay`: load, replay, write the outputs, print the summary.
@@ -317,15 +345,32 @@ pub fn main(args: Args) -> anyhow::Result<()> {
              --value-seed and --reservations",
         ));
     }
-    if args.leniency.is_some() && args.busy_watts.is_none() {
+    if args.leniency.is_some() && args.busy_watts.is_none() && args.platform.is_none() {
         return Err(super::usage(
-            "--leniency applies to an energy filter, which needs a power model (--busy-watts)",
+            "--leniency applies to an energy filter, which needs a power model (--busy-watts \
+             or --platform)",
         ));
     }
-    let energy = energy_options(&args)?;
+    let platform = match &args.platform {
+        Some(p) => {
+            if args.stream || args.allocation != Allocation::Nodes || args.controller.is_some() {
+                return Err(super::usage(
+                    "--platform replays the whole log through the node allocation: drop \
+                     --stream, --allocation pool and --controller",
+                ));
+            }
+            Some(crate::platform_file::load(p)?)
+        }
+        None => None,
+    };
+    let machine = match platform {
+        Some(p) => Some(std::sync::Arc::new(platform_machine(&args, p)?)),
+        None => None,
+    };
+    let energy = energy_options(&args, machine.clone())?;
     check_outputs(&args)?;
     let options = LoadOptions {
-        procs: args.procs,
+        procs: machine.as_ref().map(|m| m.procs()).or(args.procs),
         clean_strong: args.clean == Some(CleanPreset::Strong),
         skip_bad_lines: args.skip_bad_lines,
         strict: args.strict,
@@ -399,7 +444,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         }
     }
     let mut loaded = match &workload {
-        Some(w) => w.loaded(args.procs)?,
+        Some(w) => w.loaded(options.procs)?,
         None => trace::load(&args.swf, &options)?,
     };
     if selects {
@@ -466,20 +511,51 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             crate::batsim::replay_rows(&loaded.jobs, &result, placed, workload.as_ref(), &name);
         if let Some(o) = &energy_outcome {
             // The rows that ran are the records, in the same order.
-            let several = o.model.pstates.len() > 1;
-            for ((row, j), p) in rows
+            let several = o.pstate_count() > 1;
+            for (((row, j), p), c) in rows
                 .iter_mut()
                 .filter(|r| r.state.ran())
                 .zip(&o.per_job_joules)
                 .zip(&o.pstates)
+                .zip(&o.clusters)
             {
                 row.energy_j = Some(*j);
-                if several {
-                    row.metadata = format!("pstate={p}");
+                match &machine {
+                    Some(m) => {
+                        row.metadata = format!(
+                            "partition={} pstate={p}",
+                            m.platform.partitions[*c as usize].name
+                        )
+                    }
+                    None if several => row.metadata = format!("pstate={p}"),
+                    None => {}
                 }
             }
         }
-        crate::batsim::write_outputs(prefix, &rows, loaded.procs, result.summary.wall_time_s)?;
+        let machines = machine.as_ref().map_or(loaded.procs, |m| m.nodes());
+        let platform = energy_outcome
+            .as_ref()
+            .and_then(|o| o.platform.as_ref())
+            .map(|e| {
+                (
+                    e.total_joules,
+                    crate::batsim::MachineTimes {
+                        computing_s: e.time_computing_s,
+                        idle_s: e.time_idle_s,
+                        sleeping_s: e.time_sleeping_s,
+                    },
+                )
+            });
+        crate::batsim::write_outputs_with(
+            prefix,
+            &rows,
+            machines,
+            result.summary.wall_time_s,
+            platform,
+        )?;
+        if let (Some(m), Some(o)) = (&machine, &energy_outcome) {
+            crate::batsim::write_platform_outputs(prefix, &rows, m, o)?;
+        }
     }
     if let Some(path) = &args.jobs_out {
         let mut f = crate::output::AtomicFile::create(path)?;

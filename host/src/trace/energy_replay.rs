@@ -28,6 +28,7 @@ pub fn replay_trace_energy(
         energy,
         &r.jobs,
         &run.pstates,
+        &run.clusters,
         procs,
         run.unfinished_ids,
         run.day_end,

@@ -13,6 +13,8 @@
 //! - `power.rs`: energy on traces ([`PowerModel`], [`TraceEnergy`], [`EnergyOutcome`]): a
 //!   machine that draws power, a budget and seed 000's filters over it;
 //!   `energy_replay.rs` ([`replay_trace_energy`]) runs the replay with them.
+//! - `machine.rs`: a platform file as the machine ([`TraceMachine`]): partitions of
+//!   different speeds, P-states and watts, the jobs each may run, and Batsim's energy.
 //! - `ring.rs`: how long a ring of task slots the replay tries first, from a bound on the
 //!   jobs in the system that the log gives before it is run.
 //! - `streamed_nodes.rs` ([`replay_file_nodes`]): the node allocation with the log
@@ -63,6 +65,7 @@ use serde::Serialize;
 
 mod energy_replay;
 mod load;
+mod machine;
 mod metrics;
 mod pool;
 mod power;
@@ -75,6 +78,7 @@ mod tally;
 
 pub use energy_replay::replay_trace_energy;
 pub use load::{job_task, job_task_valued, job_values, load, machine, LoadOptions, LoadedTrace};
+pub use machine::{MachineEnergy, PartitionEnergy, TraceMachine};
 pub use metrics::{
     peak_procs, secs, summarize, write_jobs_csv, CleanCounts, JobRecord, KnapsackSummary, Summary,
     SummaryFile, BSLD_BOUND_US,
@@ -221,6 +225,23 @@ pub enum TraceError {
         procs: u32,
         /// Processors of the machine.
         machine: u32,
+    },
+    /// A job that no partition of a platform file may run (its rules or its size).
+    #[error(
+        "line {line} (job {id}): {procs} processors: no partition of {platform} may run it \
+         ({partitions}); change the partitions' `jobs` rules or sizes, or clean the log"
+    )]
+    FitsNoPartition {
+        /// 1-based line in the SWF file (position in a Batsim workload's `jobs`).
+        line: usize,
+        /// Job number.
+        id: u64,
+        /// Processors it needs.
+        procs: u32,
+        /// The platform file.
+        platform: String,
+        /// Its partitions and their rules, as text.
+        partitions: String,
     },
     /// A machine and job count whose scheduler storage would exceed
     /// [`crate::limits::MAX_REPLAY_STORAGE_BYTES`], refused before it is allocated.

@@ -202,6 +202,9 @@ pub struct TraceEnergy {
     /// The day's end, microseconds of the log (`None`: the last submit plus the longest
     /// request); only read with a budget.
     pub horizon: Option<u64>,
+    /// A platform file's machine (`--platform`): it replaces the model's one homogeneous
+    /// cluster and its watts (`machine.rs`).
+    pub machine: Option<std::sync::Arc<super::TraceMachine>>,
 }
 
 impl TraceEnergy {
@@ -212,6 +215,7 @@ impl TraceEnergy {
             budget_joules: None,
             filter: EnergyFilter::NONE,
             horizon: None,
+            machine: None,
         }
     }
 
@@ -256,11 +260,22 @@ impl TraceEnergy {
     }
 }
 
+impl EnergyOutcome {
+    /// P-states of the machine's nodes.
+    pub fn pstate_count(&self) -> usize {
+        self.jobs_per_pstate.len()
+    }
+}
+
 /// What the jobs of a replay drew.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct EnergyOutcome {
-    /// The model.
-    pub model: PowerModel,
+    /// The model (`None` on a platform file's machine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<PowerModel>,
+    /// A platform file's energy, per partition and as Batsim counts it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platform: Option<super::MachineEnergy>,
     /// The budget, joules (`None`: unconstrained).
     pub budget_joules: Option<f64>,
     /// The filter (`none` without a budget).
@@ -290,6 +305,9 @@ pub struct EnergyOutcome {
     /// Each record's P-state, in the order of the records.
     #[serde(skip)]
     pub pstates: Vec<u8>,
+    /// Each record's partition (cluster), in the order of the records.
+    #[serde(skip)]
+    pub clusters: Vec<u8>,
 }
 
 impl EnergyOutcome {
@@ -299,10 +317,37 @@ impl EnergyOutcome {
         energy: &TraceEnergy,
         records: &[JobRecord],
         pstates: &[u8],
+        clusters: &[u8],
         procs: u32,
         unfinished_ids: Vec<u64>,
         day_end: Option<u64>,
     ) -> EnergyOutcome {
+        if let Some(machine) = &energy.machine {
+            let e = machine.energy(records, clusters, pstates);
+            let mut jobs_per_pstate = vec![0; machine.platform.pstate_count()];
+            for &p in pstates {
+                jobs_per_pstate[p as usize] += 1;
+            }
+            let busy: f64 = e.per_job_joules.iter().sum();
+            return EnergyOutcome {
+                model: None,
+                budget_joules: energy.budget_joules,
+                filter: energy.filter.kind.name().to_string(),
+                leniency: energy.filter.leniency,
+                horizon_s: day_end.map(|t| t as f64 / 1e6),
+                jobs_joules: busy,
+                idle_joules: e.total_joules - busy,
+                total_joules: e.total_joules,
+                total: crate::run::energy_text(e.total_joules),
+                jobs_per_pstate,
+                unfinished: unfinished_ids.len(),
+                unfinished_ids,
+                per_job_joules: e.per_job_joules.clone(),
+                pstates: pstates.to_vec(),
+                clusters: clusters.to_vec(),
+                platform: Some(e),
+            };
+        }
         let m = &energy.model;
         let per_job: Vec<f64> = records
             .iter()
@@ -323,7 +368,8 @@ impl EnergyOutcome {
         let idle = m.idle_watts * idle_area as f64 / 1e6;
         let busy: f64 = per_job.iter().sum();
         EnergyOutcome {
-            model: m.clone(),
+            model: Some(m.clone()),
+            platform: None,
             budget_joules: energy.budget_joules,
             filter: energy.filter.kind.name().to_string(),
             leniency: energy.filter.leniency,
@@ -337,6 +383,7 @@ impl EnergyOutcome {
             unfinished_ids,
             per_job_joules: per_job,
             pstates: pstates.to_vec(),
+            clusters: clusters.to_vec(),
         }
     }
 }

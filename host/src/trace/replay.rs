@@ -70,6 +70,8 @@ pub struct Placed {
 pub(super) struct EnergyRun {
     /// The P-state of each record of [`TraceResult::jobs`], in the same order.
     pub(super) pstates: Vec<u8>,
+    /// The cluster (partition) of each record, in the same order.
+    pub(super) clusters: Vec<u8>,
     /// SWF job numbers of the jobs not started by the day's end, in submission order.
     pub(super) unfinished_ids: Vec<u64>,
     /// The day's end, with a budget.
@@ -200,7 +202,20 @@ pub(super) fn replay_from(
     }
     // Sized before anything is allocated from it: a header's `MaxProcs: 4294967295` is an
     // error here, not an abort in the allocator.
-    let need = crate::storage::bytes_for(procs as u64, procs as u64, jobs.len() as u64);
+    let tm = energy.and_then(|e| e.machine.as_deref());
+    let (nodes, largest) = match tm {
+        Some(m) => (
+            m.platform.nodes(),
+            m.platform
+                .partitions
+                .iter()
+                .map(|p| p.nodes as u64)
+                .max()
+                .unwrap_or(0),
+        ),
+        None => (procs as u64, procs as u64),
+    };
+    let need = crate::storage::bytes_for(nodes, largest, jobs.len() as u64);
     let limit = crate::limits::MAX_REPLAY_STORAGE_BYTES;
     if need > limit {
         return Err(TraceError::TooLarge {
@@ -210,11 +225,15 @@ pub(super) fn replay_from(
             limit: crate::limits::bytes_text(limit),
         });
     }
-    let platform = match energy {
-        Some(e) => e.model.machine(procs, jobs)?,
-        None => machine(procs)?,
+    let platform = match (tm, energy) {
+        (Some(m), _) => m.core_platform(jobs)?,
+        (None, Some(e)) => e.model.machine(procs, jobs)?,
+        (None, None) => machine(procs)?,
     };
-    fit_machine(jobs, procs)?;
+    match tm {
+        Some(m) => m.fit(jobs)?,
+        None => fit_machine(jobs, procs)?,
+    }
     // Submission order; task ids are positions in it.
     let mut order: Vec<u32> = (0..jobs.len() as u32).collect();
     order.sort_by_key(|&i| (jobs[i as usize].submit, jobs[i as usize].line));
@@ -254,9 +273,10 @@ pub(super) fn replay_from(
             Some(c) => job_task_valued(submitted(k), c[k]),
             None => job_task(submitted(k)),
         };
-        match energy {
-            Some(e) => e.model.job_task(submitted(k), t.curve),
-            None => t,
+        match (tm, energy) {
+            (Some(m), _) => m.job_task(submitted(k), t.curve),
+            (None, Some(e)) => e.model.job_task(submitted(k), t.curve),
+            (None, None) => t,
         }
     };
     // The void index (`Storage::voids`; decisions are the same either way) for
@@ -311,7 +331,9 @@ pub(super) fn replay_from(
         let mut rec = Recorder::new(jobs, &order);
         rec.nodes = placed.then(|| NodeLog::new(jobs.len()));
         rec.model = energy.map(|e| &e.model);
+        rec.machine = tm;
         rec.pstate = energy.map(|_| vec![0; jobs.len()]);
+        rec.cluster = energy.map(|_| vec![0; jobs.len()]);
         let run = Engine::new(Schedule::on_events(), parts.pending)
             .with_pending_ends(parts.ends)
             .run(&mut ctl, (0..jobs.len()).map(|k| Ok(task_of(k))), &mut rec);
@@ -355,6 +377,7 @@ pub(super) fn replay_from(
             counts,
             nodes: mut node_log,
             pstate,
+            cluster,
             ..
         } = rec;
         // With a budget, a job not started by the day's end is unfinished, reported apart as a
@@ -394,6 +417,7 @@ pub(super) fn replay_from(
         });
         let mut energy_run = energy.map(|_| EnergyRun {
             pstates: Vec::new(),
+            clusters: Vec::new(),
             unfinished_ids: (0..jobs.len())
                 .filter(|&k| unfinished[k])
                 .map(|k| submitted(k).id)
@@ -435,6 +459,9 @@ pub(super) fn replay_from(
             if !dropped[k] {
                 if let (Some(run), Some(p)) = (energy_run.as_mut(), pstate.as_ref()) {
                     run.pstates.push(p[k]);
+                }
+                if let (Some(run), Some(c)) = (energy_run.as_mut(), cluster.as_ref()) {
+                    run.clusters.push(c[k]);
                 }
                 records.push(JobRecord {
                     id: j.id,
@@ -561,6 +588,10 @@ struct Recorder<'j> {
     model: Option<&'j PowerModel>,
     /// The P-state of each task's latest commitment, with a power model.
     pstate: Option<Vec<u8>>,
+    /// The cluster of each task's latest commitment, with a power model.
+    cluster: Option<Vec<u8>>,
+    /// A platform file's machine: its partitions' speeds set the runs' ends.
+    machine: Option<&'j super::TraceMachine>,
 }
 
 impl<'j> Recorder<'j> {
@@ -577,6 +608,8 @@ impl<'j> Recorder<'j> {
             nodes: None,
             model: None,
             pstate: None,
+            cluster: None,
+            machine: None,
         }
     }
 }
@@ -610,6 +643,9 @@ impl Observer for Recorder<'_> {
             if let Some(p) = self.pstate.as_mut() {
                 p[k] = d.pstate.0;
             }
+            if let Some(c) = self.cluster.as_mut() {
+                c[k] = d.cluster.0;
+            }
             self.counts.commitments += 1;
             self.counts.reservations += u64::from(d.kind == DecisionKind::Reserve);
         }
@@ -618,8 +654,9 @@ impl Observer for Recorder<'_> {
     fn on_completion(&mut self, task: TaskId, at: Micros) {
         let k = task.0 as usize;
         let job = &self.jobs[self.order[k] as usize];
-        let run = match (self.model, &self.pstate) {
-            (Some(m), Some(p)) => {
+        let run = match (self.machine, self.model, &self.pstate, &self.cluster) {
+            (Some(m), _, Some(p), Some(c)) => m.run_time(job, c[k] as usize, p[k] as usize),
+            (None, Some(m), Some(p), _) => {
                 kairos_core::task::actual_run_time(
                     Micros(job.runtime),
                     Some(m.etc(job.request, 0)),
