@@ -37,7 +37,10 @@ fn these_are_the_live_images_sizes() {
         "    16384\n",
         "pub const MEMO: usize = 1024;",
     ] {
-        assert!(src.contains(want), "firmware/src/storage.rs no longer has {want:?}");
+        assert!(
+            src.contains(want),
+            "firmware/src/storage.rs no longer has {want:?}"
+        );
     }
 }
 
@@ -80,7 +83,11 @@ fn live_sized(scenario: &str) -> (u64, usize) {
     ctl.recycle_slots();
     let report = Engine::new(schedule, &mut pending)
         .with_pending_ends(&mut ends)
-        .run(&mut ctl, trial.tasks.iter().cloned().map(Ok), &mut NoObserver)
+        .run(
+            &mut ctl,
+            trial.tasks.iter().cloned().map(Ok),
+            &mut NoObserver,
+        )
         .unwrap_or_else(|e| panic!("{scenario} over the live image's sizes: {e}"));
     let total = p.total_nodes() as usize;
     let mut need = 0;
@@ -102,8 +109,7 @@ fn live_sized(scenario: &str) -> (u64, usize) {
 
 fn by_need(scenario: &str) -> u64 {
     let s = Scenario::load(root().join(scenario)).unwrap();
-    let summary =
-        kairos_host::run::run_trial(&s, &RunOptions::new(Heuristic::MaxUpe)).unwrap();
+    let summary = kairos_host::run::run_trial(&s, &RunOptions::new(Heuristic::MaxUpe)).unwrap();
     u64::from_str_radix(&summary.digest, 16).unwrap()
 }
 

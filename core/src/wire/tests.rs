@@ -17,9 +17,9 @@ use crate::utility::{Urgency, UtilityClasses, UtilityCurve};
 use core::mem::MaybeUninit;
 use proptest::prelude::*;
 use std::boxed::Box;
+use std::string::ToString;
 use std::vec;
 use std::vec::Vec;
-use std::string::ToString;
 
 fn header() -> PackedHeader {
     let cl = Cluster {

@@ -31,10 +31,16 @@ fn replay(groups: usize, room: usize, ops: &Ops) -> Result<(bool, usize), TestCa
                             Error::Capacity(c) => c.what,
                             _ => return Err(TestCaseError::fail("not a capacity error")),
                         };
-                        prop_assert!(what == Capacity::Bookings || list.len() >= MAX_BOOKINGS_PER_NODE);
+                        prop_assert!(
+                            what == Capacity::Bookings || list.len() >= MAX_BOOKINGS_PER_NODE
+                        );
                         // A full pool says what it needs: more than it holds.
                         if let Error::Capacity(c) = e {
-                            prop_assert!(c.what != Capacity::Bookings || c.needs > c.capacity, "{:?}", c);
+                            prop_assert!(
+                                c.what != Capacity::Bookings || c.needs > c.capacity,
+                                "{:?}",
+                                c
+                            );
                         }
                         full = true;
                     }
