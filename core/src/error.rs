@@ -40,6 +40,9 @@ pub struct CapacityError {
     pub what: Capacity,
     /// Its capacity.
     pub capacity: u32,
+    /// What the run needs of it, when the structure knows (more than `capacity`); 0 when
+    /// it only knows that one more did not fit.
+    pub needs: u32,
 }
 
 impl fmt::Display for CapacityError {
@@ -52,15 +55,20 @@ impl fmt::Display for CapacityError {
             Capacity::Nodes => "give the timeline storage for every node of the platform",
             Capacity::Pending => "give the engine a larger pending buffer (twice the tasks)",
             Capacity::Bookings => {
-                "give the timelines a larger booking pool (StorageSizes::bookings a cluster's nodes)"
+                "the counts are one cluster's share of the booking pool, which the clusters split \
+                 in proportion to their nodes: give the timelines a larger pool"
             }
             _ => "raise the matching limit in kairos_core::limits",
         };
         write!(
             f,
-            "capacity exceeded: {:?} holds at most {} ({})",
-            self.what, self.capacity, hint
-        )
+            "capacity exceeded: {:?} holds at most {}",
+            self.what, self.capacity
+        )?;
+        if self.needs > self.capacity {
+            write!(f, ", this run needs {}", self.needs)?;
+        }
+        write!(f, " ({hint})")
     }
 }
 
@@ -314,8 +322,22 @@ impl From<InputError> for Error {
 
 /// Shorthand for building a [`CapacityError`].
 pub(crate) const fn full(what: Capacity, capacity: usize) -> CapacityError {
+    full_needing(what, capacity, 0)
+}
+
+/// A [`CapacityError`] that says what the run needs (`needs`, beyond `capacity`); sizes
+/// past `u32::MAX` read as it.
+pub(crate) const fn full_needing(what: Capacity, capacity: usize, needs: usize) -> CapacityError {
+    const fn clamp(n: usize) -> u32 {
+        if n > u32::MAX as usize {
+            u32::MAX
+        } else {
+            n as u32
+        }
+    }
     CapacityError {
         what,
-        capacity: capacity as u32,
+        capacity: clamp(capacity),
+        needs: clamp(needs),
     }
 }

@@ -412,7 +412,8 @@ mod tests {
             EtcCurve::new(&many),
             Err(Error::Capacity(CapacityError {
                 what: Capacity::EtcPoints,
-                capacity: 8
+                capacity: 8,
+                needs: 0
             }))
         );
     }

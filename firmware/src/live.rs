@@ -67,8 +67,9 @@ impl Port for Uart {
     }
 }
 
-/// Decisions one mapping event may make: four per task slot.
-pub const DECISIONS: usize = 4 * storage::TASKS;
+/// Decisions one mapping event may make: two per task slot (a mapping event decides each
+/// task it holds at most once, a drop or an assignment, and ESSC 10k's largest makes 1,1xx).
+pub const DECISIONS: usize = 2 * storage::TASKS;
 const FRAME: usize = max_encoded_len(MAX_PAYLOAD);
 
 static DECIDED: Static<[Decided; DECISIONS]> = Static::new();

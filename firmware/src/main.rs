@@ -68,13 +68,15 @@ fn main() -> ! {
         scenario::BYTES.len()
     );
     info!(
-        "capacity tasks {=usize} nodes {=usize} largest_cluster {=usize} memo {=usize}; bytes per task {=usize}, per node {=usize}",
+        "capacity tasks {=usize} nodes {=usize} bookings {=usize} largest_cluster {=usize} memo {=usize}; bytes per task {=usize}, per node {=usize}, per booking {=usize}",
         storage::TASKS,
         storage::NODES,
+        storage::BOOKINGS,
         storage::LARGEST_CLUSTER,
         storage::MEMO,
         storage::BYTES_PER_TASK,
-        storage::BYTES_PER_NODE
+        storage::BYTES_PER_NODE,
+        storage::BYTES_PER_BOOKING
     );
     #[cfg(feature = "live")]
     live::run();
@@ -96,9 +98,10 @@ fn main() -> ! {
             error!("run failed: {}", Display2Format(&e));
             if matches!(e, Error::Capacity(_)) {
                 error!(
-                    "this image holds at most {=usize} tasks, {=usize} nodes, clusters of {=usize} nodes: raise them in firmware/src/storage.rs",
+                    "this image holds at most {=usize} tasks, {=usize} nodes, {=usize} bookings, clusters of {=usize} nodes: raise them in firmware/src/storage.rs",
                     storage::TASKS,
                     storage::NODES,
+                    storage::BOOKINGS,
                     storage::LARGEST_CLUSTER
                 );
             }

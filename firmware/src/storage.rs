@@ -3,11 +3,15 @@
 //!
 //! # Capacities
 //!
-//! Sized for the reference scenarios (3 clusters of 16 / 24 / 32 nodes, 360 tasks) with
-//! headroom: a task table of [`TASKS`] slots, timelines for [`NODES`] nodes, sweep scratch for
-//! clusters of up to [`LARGEST_CLUSTER`] nodes. A scenario beyond them fails cleanly with a
-//! capacity error (`Controller::new` checks the nodes and the scratch, `on_arrival` the task
-//! table); raise the constants here, at the cost of the RAM docs/firmware.md tabulates.
+//! The replay image is sized for the reference scenarios (3 clusters of 16 / 24 / 32 nodes,
+//! 360 tasks) with headroom; the live image (`--features live`) for seed 000's whole
+//! platform (2,180 nodes in 6 clusters of up to 592) and ESSC 10k's day: a task table of
+//! [`TASKS`] slots, timelines for [`NODES`] nodes over a pool of [`BOOKINGS`] bookings, sweep
+//! scratch of [`SCRATCH`] entries for clusters of up to [`LARGEST_CLUSTER`] nodes. A scenario
+//! beyond them fails cleanly with a capacity error that says what it needs
+//! (`Controller::new` checks the nodes and the scratch, `on_arrival` the task table, a
+//! booking the pool); raise the constants here, at the cost of the RAM docs/firmware.md
+//! tabulates (memory.x fails the link if the statics leave the stack too little).
 //!
 //! The fit memo's size ([`MEMO`]) and the spare task slots change nothing in the result (the
 //! host test `digest_does_not_depend_on_storage_sizes` checks it), only speed and RAM.
@@ -22,10 +26,17 @@ use kairos_core::limits::{BOOKING_LOG, MAX_BOOKINGS_PER_NODE, MAX_CLUSTERS};
 use kairos_core::timeline::{Booking, ClusterTimeline, Logged};
 use kairos_core::{MemoEntry, Storage, TaskSlot, Work};
 
-/// Task slots: the most tasks a scenario may have (the live mode: may hold at once). 512,
-/// or `KAIROS_FW_TASKS` at build time (docs/firmware.md sizes the largest that links).
+/// Whether this is the live image (`--features live`), whose storage is sized for seed
+/// 000's platform rather than for the reference scenarios.
+const LIVE: bool = cfg!(feature = "live");
+
+/// Task slots: the most tasks a scenario may have (the live mode: may hold at once, the
+/// slots being given again as tasks finish). 512 for the replay; 1,536 live (ESSC 10k holds
+/// 1,128 at once under Max UPE, docs/firmware.md); or `KAIROS_FW_TASKS` at build time
+/// (docs/firmware.md sizes the largest that links).
 pub const TASKS: usize = match option_env!("KAIROS_FW_TASKS") {
     Some(s) => parse(s),
+    None if LIVE => 1536,
     None => 512,
 };
 
@@ -42,17 +53,32 @@ const fn parse(s: &str) -> usize {
     }
     n
 }
-/// Node timelines: the most nodes over all clusters.
-pub const NODES: usize = 96;
-/// The booking pool: a full list ([`MAX_BOOKINGS_PER_NODE`]) for each of [`NODES`] nodes,
-/// the RAM the nodes' own lists took before there was a pool. Half the bound that never runs
-/// out (`ClusterTimeline::bookings_len`), which the reference scenarios are far from: their
-/// nodes hold a handful of bookings each, and alike nodes share one list.
-pub const BOOKINGS: usize = NODES * MAX_BOOKINGS_PER_NODE;
-/// The largest cluster the sweep scratch (and node choice's keys in it) can serve.
-pub const LARGEST_CLUSTER: usize = 48;
-/// Entries of each sweep scratch buffer.
-pub const SCRATCH: usize = ClusterTimeline::scratch_len(LARGEST_CLUSTER);
+/// Node timelines: the most nodes over all clusters (live: seed 000's 2,180 and some).
+pub const NODES: usize = if LIVE { 2304 } else { 96 };
+/// The booking pool, which the clusters split in proportion to their nodes and use as
+/// their bookings come. Replay: a full list ([`MAX_BOOKINGS_PER_NODE`]) for each of
+/// [`NODES`] nodes, half the bound that never runs out (`ClusterTimeline::bookings_len`),
+/// which the reference scenarios are far from. Live: what seed 000's platform needs
+/// measured, with headroom: ESSC 10k under Max UPE needs 58,381 (its cluster `gp-3` peaks
+/// at 5,356 bookings' room on 200 of the 2,180 nodes; docs/firmware.md), against the 16 MB
+/// that full lists would take.
+pub const BOOKINGS: usize = if LIVE {
+    72_000
+} else {
+    NODES * MAX_BOOKINGS_PER_NODE
+};
+/// The largest cluster node choice's keys (two entries a node of the sweep scratch) serve.
+pub const LARGEST_CLUSTER: usize = if LIVE { 1024 } else { 48 };
+/// Entries of each sweep scratch buffer. The replay: the worst case of its largest cluster.
+/// Live: far below the worst case of clusters of hundreds of nodes (a sweep goes group by
+/// group, and ESSC 10k's needs no more than node choice's keys); a sweep that needs more is
+/// a capacity error naming what it needs.
+pub const SCRATCH: usize = if LIVE {
+    16384
+} else {
+    ClusterTimeline::scratch_len(LARGEST_CLUSTER)
+};
+const _: () = assert!(SCRATCH >= 2 * LARGEST_CLUSTER);
 /// Entries of the fit memo (a power of two).
 pub const MEMO: usize = 1024;
 /// Pending completions: the engine wants twice the tasks (re-placed reservations leave
@@ -146,6 +172,7 @@ pub unsafe fn fill<T, const N: usize>(
 pub const BYTES_PER_TASK: usize = core::mem::size_of::<TaskSlot>()
     + core::mem::size_of::<Work>()
     + 2 * core::mem::size_of::<Pending>();
-/// Bytes of one node's storage (its share of the booking pool and its group bookkeeping).
-pub const BYTES_PER_NODE: usize = MAX_BOOKINGS_PER_NODE * core::mem::size_of::<Booking>()
-    + ClusterTimeline::members_len(1) * 4;
+/// Bytes of one node's storage (its group bookkeeping; its bookings are in the pool).
+pub const BYTES_PER_NODE: usize = ClusterTimeline::members_len(1) * 4;
+/// Bytes of one booking of the pool.
+pub const BYTES_PER_BOOKING: usize = core::mem::size_of::<Booking>();

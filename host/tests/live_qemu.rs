@@ -1,7 +1,9 @@
 //! The firmware as a live controller under QEMU: builds the live image (firmware/live.sh),
 //! starts it in QEMU (mps2-an386) with its UART0 on a socket, and drives the `ph` and `upe`
 //! scenarios through it over the serial link: the digest, totals and event lines must equal
-//! the in-process run's. Also through a link that damages, drops and duplicates frames.
+//! the in-process run's. Also through a link that damages, drops and duplicates frames, and
+//! `kairos run --controller qemu` on seed 000's whole platform (ESSC 5k; ESSC 10k is the same
+//! test, ignored for its time).
 //!
 //! Installs what it needs if missing (scripts/setup-firmware.sh), like firmware_qemu.rs.
 
@@ -137,15 +139,15 @@ fn more_tasks_than_the_firmware_has_slots_through_qemu() {
     through_qemu("overcap", None);
 }
 
-/// Measurement, not run by CI (`cargo test -p kairos-host --test live_qemu -- --ignored
-/// --nocapture`, with `KAIROS_QEMU_ICOUNT=1` for instruction counts): the live image with the
-/// most task slots that link (`KAIROS_FW_TASKS=3037`, docs/firmware.md), and a backlog that
-/// fills them: `ph`'s platform and configuration, its tasks cycled to 3,037 arrivals in the
-/// first 31 seconds. The digest must still be the in-process run's.
+/// Measurement, not run by CI (`cargo test -p kairos-host --test live_qemu largest --
+/// --ignored --nocapture`, with `KAIROS_QEMU_ICOUNT=1` for instruction counts): the live
+/// image with the most task slots that link (`KAIROS_FW_TASKS=1824`, docs/firmware.md), and
+/// a backlog that fills them: `ph`'s platform and configuration, its tasks cycled to 1,824
+/// arrivals in the first 19 seconds. The digest must still be the in-process run's.
 #[test]
 #[ignore = "a measurement: builds a 4 MB image and runs a long day under QEMU"]
 fn largest_backlog_through_qemu() {
-    let tasks: usize = 3037;
+    let tasks: usize = 1824;
     image(); // setup, and the ordinary image
     let fw = root().join("firmware");
     let out = Command::new("cargo")
@@ -185,8 +187,62 @@ fn largest_backlog_through_qemu() {
     assert_eq!(got.events, lines);
 }
 
-/// `kairos run --controller qemu` end to end on a scenario file sized for the board: the
-/// lines it prints (utility, energy, tasks, digest) are the in-process run's, for a
+/// The summary `kairos run` prints for `args`, without the lines that measure time (the
+/// mapping events' wall times, the wall time).
+fn run_summary(args: &[&str]) -> Vec<String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .current_dir(root())
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "kairos {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.starts_with("mapping events:") && !l.starts_with("wall time:"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `kairos run <scenario> --heuristic max-upe --controller qemu` prints the in-process
+/// run's summary and digest: seed 000's platform (2,180 nodes in 6 clusters) and its day,
+/// every decision from the live image.
+fn seed_000_through_qemu(scenario: &str) {
+    let image = image().to_str().unwrap();
+    let want = run_summary(&["run", scenario, "--heuristic", "max-upe"]);
+    let got = run_summary(&[
+        "run",
+        scenario,
+        "--heuristic",
+        "max-upe",
+        "--controller",
+        "qemu",
+        "--image",
+        image,
+    ]);
+    assert!(want.iter().any(|l| l.starts_with("digest:")));
+    assert_eq!(got, want, "{scenario}");
+}
+
+/// ESSC 5k: 4,966 tasks over 1,680 mapping events, about 80 s under QEMU.
+#[test]
+fn essc_5k_through_qemu_equals_in_process() {
+    seed_000_through_qemu("scenarios/essc-5k.toml");
+}
+
+/// ESSC 10k, the command docs/firmware.md measures (`cargo test -p kairos-host --release
+/// --test live_qemu essc_10k -- --ignored`; KAIROS_QEMU_ICOUNT=1 for instruction counts).
+#[test]
+#[ignore = "about 12 minutes under QEMU; essc_5k_through_qemu runs the same path in CI"]
+fn essc_10k_through_qemu_equals_in_process() {
+    seed_000_through_qemu("scenarios/essc-10k.toml");
+}
+
+/// `kairos run --controller qemu` end to end on a small scenario file: the lines it prints (utility, energy, tasks, digest) are the in-process run's, for a
 /// utility-aware heuristic and a comparison one.
 #[test]
 fn kairos_run_with_the_qemu_controller_prints_the_in_process_summary() {

@@ -599,7 +599,8 @@ fn a_clone_needs_room_for_the_tasks() {
         err,
         Some(Error::Capacity(CapacityError {
             what: Capacity::Tasks,
-            capacity: 10
+            capacity: 10,
+            needs: 0
         }))
     );
     let mut few_nodes = Bufs::new(&platform, tasks.len(), 64);

@@ -7,7 +7,7 @@ use super::planner::Planner;
 use super::slots::{Decision, TaskSlot, TaskState};
 use crate::dropping::drop_check;
 use crate::energy::{window_share, Budget, FilterInputs};
-use crate::error::{full, Capacity, Error, InputError};
+use crate::error::{full, full_needing, Capacity, Error, InputError};
 use crate::limits::MAX_TASK_TYPES;
 use crate::task::{Demand, Task, TaskId};
 use crate::units::{CoreMicros, Micros, Utility};
@@ -58,9 +58,11 @@ impl Planner<'_> {
             }
         }
         task.curve.value_at(Micros::ZERO, self.classes)?;
-        if !self.slot_free(self.len) {
-            return Err(full(Capacity::Tasks, self.tasks.len()).into());
-        }
+        let Some(at) = self.free_slot(self.len) else {
+            // Every slot holds a task not done with: this one more.
+            let n = self.tasks.len();
+            return Err(full_needing(Capacity::Tasks, n, n + 1).into());
+        };
         if self.open_len >= self.open.len() {
             return Err(full(Capacity::Tasks, self.open.len()).into());
         }
@@ -69,7 +71,6 @@ impl Planner<'_> {
         }
         let id = TaskId(self.len as u32);
         task.id = id;
-        let at = self.at(self.len);
         self.tasks[at] = TaskSlot {
             task,
             state: TaskState::Mappable,

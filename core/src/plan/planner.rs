@@ -13,7 +13,7 @@ use super::slots::{Assignment, TaskSlot, TaskState};
 use super::storage::{Storage, StorageSizes};
 use crate::config::Config;
 use crate::energy::{Averages, Budget, EnergyLedger, Verdicts};
-use crate::error::{full, Capacity, Error};
+use crate::error::{full, full_needing, Capacity, Error};
 use crate::limits::MAX_CLUSTERS;
 use crate::platform::{ClusterId, Placement, Platform, TaskType, TaskTypeId};
 use crate::task::{Demand, TaskId};
@@ -65,7 +65,7 @@ pub struct Planner<'a> {
     pub(super) idle: [u32; MAX_CLUSTERS],
     /// The `epoch` `idle` was counted in (0: never).
     pub(super) idle_epoch: u32,
-    /// Whether a task slot is given again once its task is done (see `slot_free`); off,
+    /// Whether a task slot is given again once its task is done (see `free_slot`); off,
     /// a full table refuses arrivals, as a replay of a day expects.
     pub(super) recycle: bool,
     /// Completions so far (wrapping): each may free nodes from its time on.
@@ -99,7 +99,10 @@ impl<'a> Planner<'a> {
     ) -> Result<Planner<'a>, Error> {
         let sizes = StorageSizes::of(platform, 0);
         if storage.members.len() < sizes.members {
-            return Err(full(Capacity::Nodes, storage.members.len()).into());
+            // In nodes, both: the storage's room for them and the platform's.
+            let per_node = ClusterTimeline::members_len(1);
+            let (room, nodes) = (storage.members.len() / per_node, sizes.members / per_node);
+            return Err(full_needing(Capacity::Nodes, room, nodes).into());
         }
         // The least scratch a run can start with: node choice's keys (two a group) and one
         // entry a node of the largest cluster. Past that a shorter scratch than the worst
@@ -108,7 +111,7 @@ impl<'a> Planner<'a> {
         let least = sizes.scratch_least;
         if storage.scratch_a.len() < least || storage.scratch_b.len() < least {
             let short = storage.scratch_a.len().min(storage.scratch_b.len());
-            return Err(full(Capacity::Nodes, short).into());
+            return Err(full_needing(Capacity::Nodes, short, least).into());
         }
         let mut clusters: heapless::Vec<ClusterTimeline<'a>, MAX_CLUSTERS> = heapless::Vec::new();
         // The pool in proportion to the clusters' nodes (StorageSizes gives each exactly its
@@ -309,31 +312,42 @@ impl<'a> Planner<'a> {
 
     // ----- Slot recycling. -----
     //
-    // Task `id` lives in slot `id % slots`: the table is a ring, so that a controller that
-    // runs for ever (the firmware's live mode) holds a bounded number of tasks, not a day's.
-    // A task takes its slot only once the slot's last task is done with (completed or
-    // dropped, and out of the open list); otherwise the arrival is a capacity error. While
-    // the tasks so far fit the table (every host run) `id` is its own slot, and nothing
-    // changes. Recycling is the caller's choice (`recycle_slots`: the live controller's);
-    // without it a full table refuses arrivals.
+    // While the tasks so far fit the table (every host run) task `id` is in slot `id`. Past
+    // that the table is an open-addressed hash, so that a controller that runs for ever (the
+    // firmware's live mode) holds a bounded number of tasks, not a day's: task `id` takes the
+    // first slot from `id % slots` on (wrapping) whose last task is done with (completed or
+    // dropped, and out of the open list), and is found by probing from there for its id. A
+    // plain ring (slot `id % slots` or a capacity error) would need room for every arrival
+    // during the longest-lived task's life, which at ESSC 10k is more than 4,096 (tasks wait
+    // for hours); probing needs room for the tasks held at once (1,128 there). A full table
+    // is a capacity error. The slot only changes where a task is kept, never a decision: the
+    // planner visits tasks by id (the open list). Recycling is the caller's choice
+    // (`recycle_slots`: the live controller's); without it a full table refuses arrivals.
 
     /// Gives task slots again once their tasks are done.
     pub fn recycle_slots(&mut self) {
         self.recycle = true;
     }
 
-    /// The slot of task `id` (or of the id the next arrival will get).
+    /// The slot of task `id`, which the table holds (see [`held`](Self::held)).
     #[inline]
     pub(super) fn at(&self, id: usize) -> usize {
         let n = self.tasks.len();
         if id < n {
-            id
-        } else if n & n.wrapping_sub(1) == 0 {
-            // A ring's usual length: a mask instead of a division at every access.
-            id & (n - 1)
-        } else {
-            id % n
+            return id;
         }
+        self.probe(id).unwrap_or(0)
+    }
+
+    /// The slot that holds task `id` (at least the table's length): probed for from
+    /// `id % slots`, where its arrival started looking for a free one.
+    #[inline(never)]
+    fn probe(&self, id: usize) -> Option<usize> {
+        let n = self.tasks.len();
+        let home = id % n;
+        (0..n)
+            .map(|j| (home + j) % n)
+            .find(|&i| self.tasks[i].task.id.0 as usize == id)
     }
 
     /// The slot of task `id`, if the table still holds it.
@@ -342,25 +356,32 @@ impl<'a> Planner<'a> {
         if id >= self.len || self.tasks.is_empty() {
             return None;
         }
-        let i = self.at(id);
-        (self.tasks[i].task.id.0 as usize == id).then_some(i)
+        if id < self.tasks.len() {
+            return (self.tasks[id].task.id.0 as usize == id).then_some(id);
+        }
+        self.probe(id)
     }
 
-    /// Whether the task with id `id` (the next to arrive) can have its slot.
-    pub(super) fn slot_free(&self, id: usize) -> bool {
-        if self.tasks.is_empty() {
-            return false;
+    /// The slot the task with id `id` (the next to arrive) takes, if one is free.
+    pub(super) fn free_slot(&self, id: usize) -> Option<usize> {
+        let n = self.tasks.len();
+        if n == 0 {
+            return None;
         }
-        if id < self.tasks.len() {
-            return true;
+        if id < n {
+            return Some(id);
         }
         if !self.recycle {
-            return false;
+            return None;
         }
-        let s = &self.tasks[self.at(id)];
-        let old = (id - self.tasks.len()) as u32;
-        matches!(s.state, TaskState::Completed | TaskState::Dropped)
-            && self.open[..self.open_len].binary_search(&old).is_err()
+        let home = id % n;
+        (0..n).map(|j| (home + j) % n).find(|&i| {
+            let s = &self.tasks[i];
+            matches!(s.state, TaskState::Completed | TaskState::Dropped)
+                && self.open[..self.open_len]
+                    .binary_search(&s.task.id.0)
+                    .is_err()
+        })
     }
 
     /// Task slots in use: tasks that arrived and are not done with (waiting, held, reserved

@@ -428,4 +428,17 @@ impl<'a> ClusterTimeline<'a> {
     pub fn groups(&self) -> usize {
         self.groups.count
     }
+
+    /// Bookings the cluster's pool holds (its share of [`Storage::bookings`](crate::Storage::bookings)).
+    pub fn bookings_capacity(&self) -> usize {
+        self.pool.capacity()
+    }
+
+    /// The least pool this cluster's run so far needed: the most bookings' room its groups'
+    /// blocks held at once, counting the room a change makes sure of before it starts. A
+    /// pool this long gives the same run without a capacity error (what the firmware's
+    /// storage is sized by, docs/firmware.md).
+    pub fn bookings_peak(&self) -> usize {
+        self.pool.peak()
+    }
 }

@@ -24,7 +24,7 @@
 //! nothing of its siblings but the [`Booking`].
 
 use super::node::Booking;
-use crate::error::{full, Capacity, Error};
+use crate::error::{full, full_needing, Capacity, Error};
 use crate::limits::MAX_BOOKINGS_PER_NODE;
 
 /// The smallest block a list is given.
@@ -52,6 +52,9 @@ pub(super) struct Pool<'a> {
     top: usize,
     /// Bookings' room in held blocks.
     held: usize,
+    /// The most `held` has been: the least pool this cluster's run so far needed (a pool as
+    /// long never runs out, whatever its garbage, since compaction leaves `held`).
+    peak: usize,
 }
 
 impl<'a> Pool<'a> {
@@ -74,7 +77,18 @@ impl<'a> Pool<'a> {
             order,
             top: 0,
             held: 0,
+            peak: 0,
         }
+    }
+
+    /// Bookings the pool can hold.
+    pub(super) fn capacity(&self) -> usize {
+        self.store.len()
+    }
+
+    /// The most bookings' room held in blocks at once (see the field).
+    pub(super) fn peak(&self) -> usize {
+        self.peak
     }
 
     /// Group `g`'s bookings.
@@ -167,11 +181,12 @@ impl<'a> Pool<'a> {
         }
         let size = block_for(bs.len());
         if self.top + size > self.store.len() {
-            return Err(full(Capacity::Bookings, self.store.len()).into());
+            return Err(self.short(self.top + size));
         }
         let at = self.top;
         self.top += size;
         self.held += size;
+        self.peak = self.peak.max(self.held);
         self.store[at..at + bs.len()].copy_from_slice(bs);
         self.set(g, at, bs.len(), size);
         Ok(())
@@ -213,11 +228,12 @@ impl<'a> Pool<'a> {
     /// Makes sure blocks of `need` bookings in all can be cut (compacting if that makes
     /// room), so that a change that allocates no more than that cannot fail half-way.
     pub(super) fn reserve(&mut self, need: usize, live: &[u32]) -> Result<(), Error> {
+        self.peak = self.peak.max(self.held + need);
         if self.top + need > self.store.len() {
             self.compact(live);
         }
         if self.top + need > self.store.len() {
-            return Err(full(Capacity::Bookings, self.store.len()).into());
+            return Err(self.short(self.top + need));
         }
         Ok(())
     }
@@ -226,6 +242,12 @@ impl<'a> Pool<'a> {
     /// or to a copy of it (see [`reserve`](Self::reserve)).
     pub(super) fn block_after_insert(&self, g: u32) -> usize {
         block_for(self.len[g as usize] as usize + 1)
+    }
+
+    /// The error of a pool that cannot reach `needs` (compacted: what it holds and the
+    /// block asked for).
+    fn short(&self, needs: usize) -> Error {
+        full_needing(Capacity::Bookings, self.store.len(), needs).into()
     }
 
     /// Moves group `g`'s list (`need` bookings, at most a node's) to a larger block.
@@ -255,11 +277,12 @@ impl<'a> Pool<'a> {
             self.compact(live);
         }
         if self.top + size > self.store.len() {
-            return Err(full(Capacity::Bookings, self.store.len()).into());
+            return Err(self.short(self.top + size));
         }
         let at = self.top;
         self.top += size;
         self.held += size;
+        self.peak = self.peak.max(self.held);
         Ok(at)
     }
 

@@ -17,6 +17,7 @@ use crate::utility::{Urgency, UtilityClasses, UtilityCurve};
 use core::mem::MaybeUninit;
 use proptest::prelude::*;
 use std::boxed::Box;
+use std::string::ToString;
 use std::vec;
 use std::vec::Vec;
 
@@ -553,11 +554,58 @@ fn slots_are_recycled_once_their_tasks_are_done() {
     }
     let mut task = task(44);
     task.arrival = t;
-    assert!(matches!(
-        ctl.on_arrival(task),
-        Err(crate::error::Error::Capacity(_))
-    ));
+    let full = ctl.on_arrival(task).unwrap_err();
+    assert!(matches!(full, crate::error::Error::Capacity(_)));
+    assert!(
+        full.to_string()
+            .starts_with("capacity exceeded: Tasks holds at most 4, this run needs 5 ("),
+        "{full}"
+    );
     assert_eq!(ctl.slots_used(), 4);
+}
+
+#[test]
+fn a_long_task_does_not_hold_up_the_slots_after_it() {
+    use crate::controller::Controller;
+    let h = Box::leak(Box::new(header()));
+    h.config = Config::new(
+        Heuristic::Conservative,
+        Micros::ZERO,
+        Micros::from_hours(48),
+    );
+    let mut ctl = Controller::new(&h.platform, &h.classes, h.config, leaked_storage(h, 4)).unwrap();
+    ctl.recycle_slots();
+    // Task 0 runs for its whole 10 minutes while tasks 1 to 15 arrive every 30 s, start and
+    // end a second later, through a table of 4: task 4's home slot is task 0's, so a ring
+    // (slot `id % 4`, or a capacity error) would refuse it; the table finds it another.
+    let mut ends = Vec::new();
+    for i in 0..16u32 {
+        let t = Micros::from_secs(30 * i as u64);
+        let mut task = task(i);
+        task.arrival = t;
+        assert_eq!(ctl.on_arrival(task).unwrap(), TaskId(i), "task {i}");
+        let mut started = Vec::new();
+        ctl.on_mapping_event(t, &mut |d| {
+            if d.kind == DecisionKind::Start {
+                started.push(*d)
+            }
+        })
+        .unwrap();
+        assert_eq!(started.len(), 1, "task {i} starts at once");
+        let d = started[0];
+        assert_eq!(d.task, TaskId(i));
+        if i == 0 {
+            ends.push(d.end);
+        } else {
+            ctl.on_completion(d.task, t + Micros::from_secs(1)).unwrap();
+        }
+        assert!(ctl.task(TaskId(0)).is_some(), "task 0 keeps its slot");
+        assert!(ctl.task(TaskId(i)).is_some());
+    }
+    assert!(ends[0] > Micros::from_secs(30 * 15));
+    ctl.on_completion(TaskId(0), ends[0]).unwrap();
+    assert_eq!(ctl.counts().completed, 16);
+    assert_eq!(ctl.slots_used(), 0);
 }
 
 #[test]
