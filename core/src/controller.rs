@@ -221,6 +221,15 @@ impl<'a> Controller<'a> {
         Ok(done.earned)
     }
 
+    /// A waiting task is withdrawn at `at` by whoever submitted it (a live cluster's job
+    /// cancelled before it started): dropped, its reservation (if any) released. Counted as
+    /// a drop; an external policy is not told (its next proposal for it is refused).
+    pub fn withdraw(&mut self, id: TaskId, at: Micros) -> Result<(), Error> {
+        self.planner.withdraw(id, at)?;
+        self.counts.dropped += 1;
+        Ok(())
+    }
+
     /// Runs a mapping event at `now`; every decision goes to `sink` in order.
     pub fn on_mapping_event(
         &mut self,

@@ -1,0 +1,1 @@
+//! Tests of the Slurm controller against a scripted cluster.
