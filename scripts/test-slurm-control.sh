@@ -15,7 +15,7 @@
 #      printed (docs/operations.md);
 #   6. stops kairos and the daemons it started (only those).
 # When Slurm cannot be started, it says so; that is a failure under CI=true and a skip
-# otherwise. Uses the debug kairos binary (built if needed).
+# otherwise. Uses the debug kairos binary (built if needed), or $KAIROS_BIN.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -59,8 +59,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cargo build -q -p kairos-host --bin kairos
-kairos="$root/target/debug/kairos"
+if [ -n "${KAIROS_BIN:-}" ]; then
+    kairos="$KAIROS_BIN"
+else
+    cargo build -q -p kairos-host --bin kairos
+    kairos="$root/target/debug/kairos"
+fi
 # Jobs of earlier runs out of the way; the completion log read from here on.
 scancel --partition=kairos 2>/dev/null || true
 jobcomp=/var/log/slurm-kairos/jobcomp.log

@@ -665,11 +665,11 @@ fn reconcile(
         let sj = by_id.get(&job).copied();
         let pending = sj.is_some_and(|j| j.state == JobState::Pending);
         match (slot.state, slot.assignment) {
-            (TaskState::Running, Some(a)) | (TaskState::Reserved, Some(a)) if a.start <= now => {
-                if sj.is_some_and(SlurmJob::held) {
-                    let nodes = book.nodes.get(&id.0).cloned().unwrap_or_default();
-                    starts.push((a.start.0, job, nodes));
-                }
+            (TaskState::Running, Some(a)) | (TaskState::Reserved, Some(a))
+                if a.start <= now && sj.is_some_and(SlurmJob::held) =>
+            {
+                let nodes = book.nodes.get(&id.0).cloned().unwrap_or_default();
+                starts.push((a.start.0, job, nodes));
             }
             (TaskState::Dropped, _) => {
                 if pending {
