@@ -16,20 +16,27 @@
 //! - [`policy`]: the policy file;
 //! - [`job_task`]: a job as a task, and the platform;
 //! - [`ledger`]: the ledger file;
-//! - [`control`]: the loop;
+//! - [`control`]: the loop; `events.rs` (a queue snapshot -> the controller's events),
+//!   `apply.rs` (an entry -> the controller), `reconcile.rs` (Slurm brought to the
+//!   controller's state), `book.rs` (jobs <-> tasks, nodes, reasons);
 //! - [`signals`]: SIGINT and SIGTERM as a request to stop.
 
+mod apply;
+mod book;
 pub mod control;
+mod events;
 pub mod hostlist;
 pub mod job_task;
 pub mod ledger;
 pub mod policy;
 pub mod queue;
+mod reconcile;
 pub mod signals;
 pub mod slurm_cli;
 
-pub use control::{hand_back, serve, Clock, CycleReport, Options, SystemClock};
+pub use control::{serve, Clock, CycleReport, Options, SystemClock};
 pub use policy::SitePolicy;
+pub use reconcile::hand_back;
 pub use slurm_cli::{Slurm, SlurmCli};
 
 #[cfg(test)]
