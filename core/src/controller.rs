@@ -223,10 +223,19 @@ impl<'a> Controller<'a> {
 
     /// A waiting task is withdrawn at `at` by whoever submitted it (a live cluster's job
     /// cancelled before it started): dropped, its reservation (if any) released. Counted as
-    /// a drop; an external policy is not told (its next proposal for it is refused).
+    /// a drop. An external policy is told it completed at `at` (its protocol has no
+    /// withdrawal; it forgets the task either way).
     pub fn withdraw(&mut self, id: TaskId, at: Micros) -> Result<(), Error> {
+        let seq = self
+            .planner
+            .task(id)
+            .and_then(|s| s.assignment)
+            .map_or(0, |a| a.seq);
         self.planner.withdraw(id, at)?;
         self.counts.dropped += 1;
+        if let Some(ext) = self.external.as_deref_mut() {
+            ext.completed(id, at, seq)?;
+        }
         Ok(())
     }
 

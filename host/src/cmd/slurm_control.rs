@@ -25,6 +25,15 @@ pub struct Args {
     /// Stop after this many cycles (default: run until SIGINT or SIGTERM).
     #[arg(long, value_name = "N")]
     pub cycles: Option<u64>,
+    /// Take every decision from a policy in another process: exec:COMMAND (run by sh),
+    /// speaking JSON lines on its stdin and stdout (docs/protocol.md); each decision is
+    /// checked before it is applied. The policy file's `policy` still sets the controller's
+    /// configuration (drop threshold, reservations).
+    #[arg(long, value_name = "exec:COMMAND")]
+    pub controller: Option<crate::live::ControllerSpec>,
+    /// Seconds to wait for each answer of the --controller before giving up.
+    #[arg(long, value_name = "S", default_value = "10", value_parser = super::run::parse_timeout)]
+    pub controller_timeout: std::time::Duration,
     /// Release every held job of the managed partitions as it is and exit: scheduling
     /// handed back to Slurm (stop kairos and take the partitions out of job_submit.lua
     /// first).
@@ -52,6 +61,18 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     if args.cycles == Some(0) {
         return Err(super::usage("--cycles 0: must be at least 1".to_string()));
     }
+    let exec = match &args.controller {
+        None => None,
+        Some(crate::live::ControllerSpec::Exec(command)) => {
+            Some((command.clone(), args.controller_timeout))
+        }
+        Some(_) => {
+            return Err(super::usage(
+                "kairos slurm-control takes --controller exec:COMMAND (the firmware's serial \
+                 controllers run scenarios: kairos run --controller)",
+            ))
+        }
+    };
     let policy_text = std::fs::read_to_string(&args.policy)
         .with_context(|| format!("{}: cannot read", args.policy.display()))?;
     if let Some(dir) = args.ledger.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -65,6 +86,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         ledger: args.ledger.clone(),
         max_tasks: args.max_jobs,
         cycles: args.cycles,
+        exec,
     };
     let stop = slurm_control::signals::requested;
     let mut log = |m: &str| {

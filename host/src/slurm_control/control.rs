@@ -25,7 +25,10 @@ use super::ledger::{Entry, Ledger, VERSION};
 use super::policy::SitePolicy;
 use super::reconcile::reconcile;
 use super::slurm_cli::Slurm;
+use crate::live::exec::Exec;
 use crate::storage::HostStorage;
+use kairos_core::engine::Schedule;
+use kairos_core::packed::PackedHeader;
 
 /// What the loop needs.
 pub struct Options {
@@ -39,6 +42,10 @@ pub struct Options {
     pub max_tasks: usize,
     /// Stop after this many cycles (`None`: until asked to stop).
     pub cycles: Option<u64>,
+    /// Every decision from a policy in another process (`--controller exec:CMD`,
+    /// docs/protocol.md), each checked by the controller before it is applied; with it, how
+    /// long to wait for each answer.
+    pub exec: Option<(String, Duration)>,
 }
 
 /// The clock and the pauses between cycles (a trait so that tests run on a scripted time).
@@ -175,6 +182,12 @@ pub fn serve(
     while let Some(b) = crate::storage::next_budget(budget) {
         budget = b;
     }
+    // Started before the controller that borrows it; a restart starts it afresh, and the
+    // ledger's replay tells it everything again (its decisions are checked like ours).
+    let mut exec = match &options.exec {
+        Some((command, timeout)) => Some(Exec::spawn(command, *timeout)?),
+        None => None,
+    };
     let mut storage = HostStorage::by_need(
         &platform,
         options.max_tasks,
@@ -187,6 +200,17 @@ pub fn serve(
     let mut ctl = Controller::new(&platform, &classes, config, parts.controller)
         .map_err(|e| anyhow::anyhow!("the controller: {e}"))?;
     ctl.recycle_slots();
+    if let Some(x) = exec.as_mut() {
+        x.hello(&PackedHeader {
+            platform: platform.clone(),
+            classes: classes.clone(),
+            config,
+            schedule: Schedule::on_events(),
+            tasks: u32::try_from(options.max_tasks).unwrap_or(u32::MAX),
+        })
+        .map_err(|e| anyhow::anyhow!("the controller's hello: {e}"))?;
+        ctl.set_external(x);
+    }
     let mut book = Book::default();
 
     // The ledger replayed: the same calls, the same state; the decisions must match.

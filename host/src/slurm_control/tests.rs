@@ -182,6 +182,11 @@ fn script() -> Vec<Script> {
 /// there, and the next starts on the ledger), and `down` cycles of a Slurm refusing every
 /// command from cycle `down.0`; returns the starts and the cancels.
 fn run(kills: &[u64], down: Option<(u64, u64)>) -> Cluster {
+    run_policy(POLICY, None, kills, down)
+}
+
+/// As [`run`], under the policy file `text`, with the decisions from `exec` if given.
+fn run_policy(text: &str, exec: Option<&str>, kills: &[u64], down: Option<(u64, u64)>) -> Cluster {
     let dir = tempfile::tempdir().unwrap();
     let ledger = dir.path().join("ledger.json");
     let now: Now = Rc::new(Cell::new(1_000_000));
@@ -191,7 +196,8 @@ fn run(kills: &[u64], down: Option<(u64, u64)>) -> Cluster {
         script: script(),
         c: c.clone(),
     };
-    let policy = SitePolicy::parse(POLICY, "policy.toml").unwrap();
+    let policy = SitePolicy::parse(text, "policy.toml").unwrap();
+    let exec = exec.map(|c| (c.to_string(), Duration::from_secs(20)));
     let mut segments: Vec<u64> = kills.to_vec();
     segments.push(200);
     let mut log = |_: &str| {};
@@ -203,10 +209,11 @@ fn run(kills: &[u64], down: Option<(u64, u64)>) -> Cluster {
             if done < from && done + seg > from {
                 let options = Options {
                     policy: policy.clone(),
-                    policy_text: POLICY.into(),
+                    policy_text: text.into(),
                     ledger: ledger.clone(),
                     max_tasks: 64,
                     cycles: Some(from - done),
+                    exec: exec.clone(),
                 };
                 serve(&options, &mut slurm, &mut clock, &|| false, &mut log).unwrap();
                 c.borrow_mut().down = true;
@@ -227,10 +234,11 @@ fn run(kills: &[u64], down: Option<(u64, u64)>) -> Cluster {
         }
         let options = Options {
             policy: policy.clone(),
-            policy_text: POLICY.into(),
+            policy_text: text.into(),
             ledger: ledger.clone(),
             max_tasks: 64,
             cycles: Some(seg),
+            exec: exec.clone(),
         };
         serve(&options, &mut slurm, &mut clock, &|| false, &mut log).unwrap();
         done += seg;
@@ -302,6 +310,7 @@ fn a_job_cancelled_while_held_is_withdrawn_and_the_rest_run() {
         ledger: ledger.clone(),
         max_tasks: 64,
         cycles: Some(8),
+        exec: None,
     };
     let mut log = |_: &str| {};
     let mut clock = FakeClock(now.clone());
@@ -343,6 +352,7 @@ fn a_job_that_cannot_be_a_task_is_cancelled_with_the_reason() {
         ledger: dir.path().join("l.json"),
         max_tasks: 8,
         cycles: Some(5),
+        exec: None,
     };
     serve(
         &options,
@@ -378,6 +388,7 @@ fn a_ledger_under_another_policy_is_refused() {
         ledger: dir.path().join("l.json"),
         max_tasks: 64,
         cycles: Some(5),
+        exec: None,
     };
     let mut clock = FakeClock(now);
     serve(&options, &mut slurm, &mut clock, &|| false, &mut |_| {}).unwrap();
@@ -458,4 +469,17 @@ fn hints_are_read_and_bad_ones_refused() {
         .unwrap_err()
         .contains("unknown hint"));
     assert!(hints("kairos: estimate=-3").is_err());
+}
+
+#[test]
+fn an_exec_controller_decides_as_the_same_policy_in_process() {
+    let fcfs = POLICY.replace("easy", "fcfs");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../clients/python/examples/fcfs.py"
+    );
+    let inline = run_policy(&fcfs, None, &[], None);
+    // Killed twice: each restart starts the process afresh and replays the ledger to it.
+    let exec = run_policy(&fcfs, Some(&format!("python3 {script}")), &[6, 9], None);
+    assert_eq!(exec.starts, inline.starts);
 }
