@@ -65,8 +65,34 @@ pub(super) fn reconcile(
     }
     // Starts in the order they were decided.
     starts.sort();
+    // Nodes Slurm will not start jobs on (drained, down): said, not routed around (the
+    // controller's platform is the node list it began with); the job waits in Slurm.
+    let unavailable: Vec<(String, String)> = if starts.is_empty() {
+        Vec::new()
+    } else {
+        match slurm.nodes() {
+            Ok(n) => n
+                .into_iter()
+                .filter(|n| n.unavailable())
+                .map(|n| (n.name, n.state))
+                .collect(),
+            Err(e) => {
+                log(&format!("cannot read the nodes' states: {e}"));
+                Vec::new()
+            }
+        }
+    };
     for (_, job, nodes) in starts {
         let list: Vec<&str> = nodes.iter().map(|&i| names[i as usize].as_str()).collect();
+        for (name, state) in unavailable
+            .iter()
+            .filter(|(n, _)| list.contains(&n.as_str()))
+        {
+            log(&format!(
+                "job {job} is placed on {name}, which Slurm has {state}: released all the same; \
+                 Slurm starts it once the node returns"
+            ));
+        }
         if list.is_empty() {
             log(&format!(
                 "job {job}: the controller started it on no node (not released)"

@@ -46,6 +46,8 @@ struct Cluster {
     cancels: Vec<(u64, String)>,
     /// Refuse every command (slurmctld down).
     down: bool,
+    /// Nodes drained.
+    drained: Vec<String>,
 }
 
 struct FakeSlurm {
@@ -106,10 +108,15 @@ impl Slurm for FakeSlurm {
         Ok(self.c.borrow().jobs.values().cloned().collect())
     }
     fn nodes(&mut self) -> Result<Vec<SlurmNode>, String> {
+        let drained = self.c.borrow().drained.clone();
         Ok((1..=4)
             .map(|k| SlurmNode {
                 name: format!("n{k}"),
-                state: "idle".into(),
+                state: if drained.contains(&format!("n{k}")) {
+                    "idle+drain".into()
+                } else {
+                    "idle".into()
+                },
                 partitions: vec!["kairos".into()],
             })
             .collect())
@@ -482,4 +489,40 @@ fn an_exec_controller_decides_as_the_same_policy_in_process() {
     // Killed twice: each restart starts the process afresh and replays the ledger to it.
     let exec = run_policy(&fcfs, Some(&format!("python3 {script}")), &[6, 9], None);
     assert_eq!(exec.starts, inline.starts);
+}
+
+#[test]
+fn a_drained_node_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let now: Now = Rc::new(Cell::new(1_000_000));
+    let c = Rc::new(RefCell::new(Cluster::default()));
+    c.borrow_mut().drained.push("n1".into());
+    let mut slurm = FakeSlurm {
+        now: now.clone(),
+        script: script(),
+        c,
+    };
+    let options = Options {
+        policy: SitePolicy::parse(POLICY, "p").unwrap(),
+        policy_text: POLICY.into(),
+        ledger: dir.path().join("l.json"),
+        max_tasks: 64,
+        cycles: Some(3),
+        exec: None,
+    };
+    let mut lines = Vec::new();
+    serve(
+        &options,
+        &mut slurm,
+        &mut FakeClock(now),
+        &|| false,
+        &mut |m| lines.push(m.to_string()),
+    )
+    .unwrap();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("on n1, which Slurm has idle+drain")),
+        "{lines:?}"
+    );
 }
