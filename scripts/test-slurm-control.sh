@@ -3,8 +3,8 @@
 #   1. KAIROS_SLURM_NODES=4 scripts/setup-slurm.sh start: a Slurm of 4 nodes on this machine
 #      (`slurmd -N n1..n4`, its own config under /etc/slurm-kairos, job_submit.lua holding the
 #      jobs of partition `kairos`; installed if missing);
-#   2. a slice of the KTH-SP2 log (20 jobs from job 4000; /work/shared/traces or $KAIROS_TRACES),
-#      its times divided by 100 (run times kept within 6-40 s), processors -> nodes of 25;
+#   2. a slice of the KTH-SP2 log (its 20 jobs from job 4000, host/tests/data/swf/), its times
+#      divided by 100 (run times kept within 6-40 s), processors -> nodes of 25;
 #   3. kairos slurm-control (EASY) in charge while the jobs are submitted as `sleep` jobs at
 #      their scaled submit times; killed with SIGKILL midway and restarted on its ledger;
 #   4. the schedule Slurm ran (start times and node lists, from its job completion log)
@@ -25,9 +25,8 @@ fail() { say "FAILED: $*"; exit 1; }
 export KAIROS_SLURM_NODES=4 KAIROS_SLURM_PARTITIONS=kairos
 export SLURM_CONF=/etc/slurm-kairos/slurm.conf
 state="${KAIROS_SLURM_STATE:-/run/kairos-slurm}"
-traces="${KAIROS_TRACES:-/work/shared/traces}"
-log_swf="$traces/KTH-SP2-1996-2.1.swf"
-[ -f "$log_swf" ] || log_swf="$traces/KTH-SP2-1996-2.1.swf.gz"
+# The first 20 jobs of KTH-SP2 from job 4000, as the log has them (checked in).
+log_swf="$root/host/tests/data/swf/kth-sp2-from-4000.swf"
 # Stop afterwards only what this run starts.
 ours=1
 if [ -s "$state/started-multi" ]; then
@@ -48,7 +47,6 @@ if ! scripts/setup-slurm.sh start; then
     say "SKIPPED (not CI)"
     exit 0
 fi
-[ -f "$log_swf" ] || fail "no KTH-SP2 log under $traces (set KAIROS_TRACES)"
 tmp="$(mktemp -d /tmp/kairos-slurm-control-test.XXXXXX)"
 kpid=""
 cleanup() {
