@@ -260,7 +260,12 @@ pub fn serve(
         };
         let read_us = t0.elapsed().as_micros() as u64;
         let t1 = Instant::now();
-        let now_s = (clock.now_us() / 1_000_000).saturating_sub(ledger.epoch);
+        // The second being decided: `settle_s` before now, so that everything Slurm stamped
+        // in it is in (its times are whole seconds) and one mapping event decides over all
+        // of it, as the simulation's one event at that instant does.
+        let now_s = (clock.now_us() / 1_000_000)
+            .saturating_sub(ledger.epoch)
+            .saturating_sub(policy.settle_s);
         let now = Micros::from_secs(now_s).max(ctl.now());
         let events = events(
             &ctl,

@@ -49,6 +49,10 @@ pub(super) fn events(
             (_, Some(a)) => {
                 if finished {
                     let end = sj.filter(|j| j.end > 0).map_or(now, |j| since(j.end));
+                    if end > now {
+                        // Stamped after the second being decided: the next one's.
+                        continue;
+                    }
                     let at = end.max(a.start).max(floor).min(a.end);
                     out.push((at.0, 0, job, Entry::Complete { job, at: at.0 }));
                 } else if a.end <= now {
@@ -64,7 +68,12 @@ pub(super) fn events(
             }
             (TaskState::Mappable | TaskState::PlaceHeld | TaskState::Reserved, None) => {
                 if finished {
-                    out.push((now.0, 1, job, Entry::Withdraw { job, at: now.0 }));
+                    let end = sj.filter(|j| j.end > 0).map_or(now, |j| since(j.end));
+                    if end > now {
+                        continue;
+                    }
+                    let at = end.max(floor);
+                    out.push((at.0, 1, job, Entry::Withdraw { job, at: at.0 }));
                 } else if sj.is_some_and(|j| j.state == JobState::Running) && warned.insert(job) {
                     log(&format!(
                         "job {job} was started outside kairos (released by hand?): kairos still \
@@ -96,7 +105,11 @@ pub(super) fn events(
             }
             continue;
         }
-        let at = since(j.submit).max(floor).min(now);
+        if since(j.submit) > now {
+            // Submitted after the second being decided: the next one's.
+            continue;
+        }
+        let at = since(j.submit).max(floor);
         if j.array {
             out.push((
                 at.0,

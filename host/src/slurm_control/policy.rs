@@ -26,6 +26,8 @@ struct File {
     #[serde(default)]
     poll_ms: Option<u64>,
     #[serde(default)]
+    settle_s: Option<u64>,
+    #[serde(default)]
     power: Option<PowerFile>,
     #[serde(default)]
     classes: BTreeMap<String, ClassFile>,
@@ -78,6 +80,9 @@ pub struct SitePolicy {
     pub partitions: Vec<String>,
     /// How often Slurm is read, milliseconds.
     pub poll_ms: u64,
+    /// Seconds a second's events wait before the mapping event that decides over them (at
+    /// that second's time).
+    pub settle_s: u64,
     /// The platform power model (per node); `None`: nodes draw 0 W.
     pub power: Option<PowerModel>,
     /// The daily energy budget, millijoules (`None`: none).
@@ -127,6 +132,10 @@ impl SitePolicy {
         let poll_ms = f.poll_ms.unwrap_or(500);
         if !(10..=600_000).contains(&poll_ms) {
             bail!("{name}: poll_ms = {poll_ms}: must be between 10 and 600000");
+        }
+        let settle_s = f.settle_s.unwrap_or(1);
+        if settle_s > 60 {
+            bail!("{name}: settle_s = {settle_s}: must be at most 60");
         }
         let (power, budget_mj) = match &f.power {
             None => (None, None),
@@ -207,6 +216,7 @@ impl SitePolicy {
             reservations,
             partitions: f.partitions,
             poll_ms,
+            settle_s,
             power,
             budget_mj,
             classes,
