@@ -221,6 +221,24 @@ impl<'a> Controller<'a> {
         Ok(done.earned)
     }
 
+    /// A waiting task is withdrawn at `at` by whoever submitted it (a live cluster's job
+    /// cancelled before it started): dropped, its reservation (if any) released. Counted as
+    /// a drop. An external policy is told it completed at `at` (its protocol has no
+    /// withdrawal; it forgets the task either way).
+    pub fn withdraw(&mut self, id: TaskId, at: Micros) -> Result<(), Error> {
+        let seq = self
+            .planner
+            .task(id)
+            .and_then(|s| s.assignment)
+            .map_or(0, |a| a.seq);
+        self.planner.withdraw(id, at)?;
+        self.counts.dropped += 1;
+        if let Some(ext) = self.external.as_deref_mut() {
+            ext.completed(id, at, seq)?;
+        }
+        Ok(())
+    }
+
     /// Runs a mapping event at `now`; every decision goes to `sink` in order.
     pub fn on_mapping_event(
         &mut self,

@@ -50,7 +50,8 @@
 //!   (`kairos export`); [`analysis`]: a replay's selection, per-class metrics and plots.
 //! - Beyond one machine. [`shard`]: one slice of an experiment's runs or a knapsack grid's
 //!   points, its shard file, and the merge of shard files into the one-machine reports;
-//!   [`slurm`]: the job array and merge job that run the shards on a Slurm cluster.
+//!   [`slurm`]: the job array and merge job that run the shards on a Slurm cluster;
+//!   [`slurm_control`]: kairos making a Slurm cluster's scheduling decisions.
 //!
 //! # Where the core is called
 //!
@@ -89,6 +90,7 @@ pub mod seed002;
 pub mod seed003;
 pub mod shard;
 pub mod slurm;
+pub mod slurm_control;
 pub mod storage;
 pub mod swf;
 pub mod toml_file;

@@ -32,6 +32,8 @@ enum Command {
     Merge(kairos_host::cmd::merge::Args),
     /// Write (and with --submit, submit) the Slurm job array of a sharded experiment.
     Slurm(kairos_host::cmd::slurm::Args),
+    /// Schedule a Slurm cluster: read its queue, decide, start or cancel its held jobs.
+    SlurmControl(kairos_host::cmd::slurm_control::Args),
     /// Write a synthetic SWF log from a workload model (--model lublin99).
     GenerateSwf(kairos_host::cmd::generate_swf::Args),
     /// Seed 002 Chapters 5-6: evolve Pareto fronts (NSGA-II) of a `system = "pareto"` file.
@@ -56,6 +58,7 @@ fn main() -> ExitCode {
         Command::SweepKnapsack(a) => kairos_host::cmd::sweep_knapsack::main(a),
         Command::Merge(a) => kairos_host::cmd::merge::main(a),
         Command::Slurm(a) => kairos_host::cmd::slurm::main(a),
+        Command::SlurmControl(a) => kairos_host::cmd::slurm_control::main(a),
         Command::GenerateSwf(a) => kairos_host::cmd::generate_swf::main(a),
         Command::Pareto(a) => kairos_host::cmd::pareto::main(a),
         Command::Export(a) => kairos_host::cmd::export::main(a),

@@ -149,6 +149,13 @@ fn table() -> Vec<(&'static str, Short)> {
             Run("slurm host/tests/data/experiment_small.toml --shards 2 --dir {T}/slurm --out {T}/slurm-out"),
         ),
         (
+            "kairos slurm-control <policy.toml> [--ledger FILE] [--controller exec:CMD] [--hand-back]",
+            Elsewhere(
+                "needs a running Slurm cluster of several nodes (scripts/setup-slurm.sh)",
+                "scripts/test-slurm-control.sh",
+            ),
+        ),
+        (
             "kairos firmware-scenario",
             Run("firmware-scenario --check"),
         ),

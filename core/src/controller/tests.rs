@@ -716,3 +716,73 @@ fn the_tasks_a_pass_skips_cannot_start_now() {
         "skipped {skipped} at {events_skipping} events"
     );
 }
+
+/// A withdrawn task (a job cancelled before it started) stops waiting: a mappable one is
+/// dropped, a reserved one gives its nodes back so that the next task can take them, a
+/// running one cannot be withdrawn.
+#[test]
+fn a_withdrawn_task_gives_back_its_reservation() {
+    let platform = Platform::new(
+        &[Cluster {
+            nodes: NodeCount(2),
+            cores_per_node: 1,
+            kind: ClusterKind::General,
+        }],
+        1,
+    )
+    .unwrap();
+    let classes = UtilityClasses::new();
+    let task = |arrival: u64, nodes: u32, mins: u64| {
+        let mut p = Placement {
+            nodes: NodeCount(nodes),
+            etc: [Micros::ZERO; crate::limits::MAX_PSTATES],
+            apc: [MilliWatts(0); crate::limits::MAX_PSTATES],
+        };
+        p.etc[0] = Micros::from_mins(mins);
+        Task {
+            id: TaskId(0),
+            arrival: Micros::from_mins(arrival),
+            demand: Demand::Own(crate::platform::TaskType {
+                placements: core::iter::once(Some(p)).collect(),
+            }),
+            curve: crate::utility::UtilityCurve::Linear {
+                start: 1.0,
+                soft: Micros::MAX,
+                hard: Micros::MAX,
+                final_value: 1.0,
+            },
+            actual: None,
+        }
+    };
+    let config = Config::new(Heuristic::Easy, Micros::ZERO, Micros::MAX);
+    let mut bufs = Bufs::new(&platform, 8, 16);
+    let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
+    let mut decisions = Vec::new();
+    let a = ctl.on_arrival(task(0, 2, 10)).unwrap();
+    let b = ctl.on_arrival(task(0, 2, 10)).unwrap();
+    let c = ctl.on_arrival(task(0, 1, 5)).unwrap();
+    ctl.on_mapping_event(Micros::ZERO, &mut |d| decisions.push(*d))
+        .unwrap();
+    assert_eq!(ctl.task(a).unwrap().state, TaskState::Running);
+    // EASY: b holds the reservation at a's end, c waits behind it.
+    assert_eq!(ctl.task(b).unwrap().state, TaskState::Reserved);
+    assert_eq!(ctl.task(c).unwrap().state, TaskState::Mappable);
+    assert!(ctl.withdraw(a, Micros::from_mins(1)).is_err(), "a runs");
+    ctl.withdraw(b, Micros::from_mins(1)).unwrap();
+    assert_eq!(ctl.task(b).unwrap().state, TaskState::Dropped);
+    assert_eq!(ctl.counts().dropped, 1);
+    decisions.clear();
+    ctl.on_mapping_event(Micros::from_mins(1), &mut |d| decisions.push(*d))
+        .unwrap();
+    // c takes the reservation at a's end that b gave back.
+    assert_eq!(ctl.task(c).unwrap().state, TaskState::Reserved);
+    assert_eq!(
+        ctl.task(c).unwrap().assignment.unwrap().start,
+        Micros::from_mins(10)
+    );
+    assert!(ctl.withdraw(b, Micros::from_mins(2)).is_err(), "b is gone");
+    ctl.withdraw(c, Micros::from_mins(2)).unwrap();
+    ctl.on_completion(a, Micros::from_mins(10)).unwrap();
+    assert_eq!(ctl.slots_used(), 0);
+    open_list_holds(&ctl);
+}

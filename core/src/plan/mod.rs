@@ -30,6 +30,7 @@ mod planner;
 mod propose;
 mod slots;
 mod storage;
+mod withdraw;
 
 pub use choice::{Choice, Work};
 pub use memo::MemoEntry;

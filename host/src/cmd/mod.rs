@@ -19,6 +19,7 @@ pub mod replay;
 pub mod run;
 pub mod seed003;
 pub mod slurm;
+pub mod slurm_control;
 pub mod sweep_knapsack;
 
 use kairos_core::Reservations;
