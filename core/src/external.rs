@@ -8,6 +8,9 @@
 //! reservation later (`Reserve`) or a drop (`Drop`); its nodes and planned end must be the
 //! task's on that cluster and P-state, the nodes free over the run, and its energy inside
 //! what the day's budget has left (the energy filter is a policy's pacing, not checked).
+//! The task must be waiting, or hold a reservation that has not started: that one is taken
+//! back first (EASY recomputes its reservation at every event). The core's node choice
+//! picks which nodes an applied decision gets, and tells them back.
 
 use crate::error::Error;
 use crate::plan::Decision;
@@ -23,12 +26,13 @@ pub trait External {
     fn arrived(&mut self, id: TaskId, task: &Task) -> Result<(), Error>;
     /// Task `id` completed at `at`, under assignment `seq`.
     fn completed(&mut self, id: TaskId, at: Micros, seq: u32) -> Result<(), Error>;
-    /// A mapping event at `now`: every decision goes through `propose`, which applies it,
-    /// or refuses it ([`Error::Refused`]) or fails (another [`Error`]); either ends the
-    /// event with that error.
+    /// A mapping event at `now`: every decision goes through `propose`, which applies it
+    /// and gives the nodes it got (indices within its cluster, in node order; none for a
+    /// drop) to its second argument, or refuses it ([`Error::Refused`]) or fails (another
+    /// [`Error`]); either ends the event with that error.
     fn map(
         &mut self,
         now: Micros,
-        propose: &mut dyn FnMut(&Decision) -> Result<(), Error>,
+        propose: &mut dyn FnMut(&Decision, &mut dyn FnMut(u32)) -> Result<(), Error>,
     ) -> Result<(), Error>;
 }

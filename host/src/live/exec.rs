@@ -56,6 +56,18 @@ enum JsonHello<'a> {
     },
 }
 
+/// The exec protocol's page request: the wire's [`Request::Page`] with the nodes each
+/// decision of the page before got (docs/protocol.md, "Nodes").
+#[derive(Serialize)]
+enum JsonPage {
+    Page {
+        from: u32,
+        /// For each decision of the last page, in order, the nodes (indices within its
+        /// cluster) its booking holds; empty for a drop.
+        booked: Vec<Vec<u32>>,
+    },
+}
+
 /// A running exec controller.
 pub struct Exec {
     /// The process (none for a controller over channels: [`Exec::over`]).
@@ -337,14 +349,18 @@ impl External for Exec {
     fn map(
         &mut self,
         now: Micros,
-        propose: &mut dyn FnMut(&Decision) -> Result<(), Error>,
+        propose: &mut dyn FnMut(&Decision, &mut dyn FnMut(u32)) -> Result<(), Error>,
     ) -> Result<(), Error> {
         self.event = (now, 0);
         let what = format!("the mapping event at {} us", now.0);
-        let mut request = Request::Map { now };
+        let mut page_request = None;
         let mut got = 0u32;
         loop {
-            let page = match self.call(&request, &what)? {
+            let answer = match page_request.take() {
+                None => self.call(&Request::Map { now }, &what)?,
+                Some(p) => self.call(&p, &what)?,
+            };
+            let page = match answer {
                 Response::Mapped(p) => p,
                 r => return self.unexpected(&what, &r),
             };
@@ -355,8 +371,10 @@ impl External for Exec {
                     self.stats.command, page.from
                 ));
             }
+            let mut booked = Vec::with_capacity(page.decisions.len());
             for d in &page.decisions {
-                match propose(&d.decision) {
+                let mut nodes = Vec::new();
+                match propose(&d.decision, &mut |n| nodes.push(n)) {
                     Ok(()) => {}
                     Err(Error::Refused(r)) => {
                         self.tell_refused(r);
@@ -370,6 +388,7 @@ impl External for Exec {
                     }
                     Err(e) => return Err(e),
                 }
+                booked.push(nodes);
                 got += 1;
                 self.stats.decisions += 1;
             }
@@ -383,7 +402,7 @@ impl External for Exec {
                     self.stats.command, page.total
                 ));
             }
-            request = Request::Page { from: got };
+            page_request = Some(JsonPage::Page { from: got, booked });
         }
     }
 }
