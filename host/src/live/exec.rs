@@ -89,8 +89,22 @@ impl Exec {
     /// Starts `command` (run by `sh -c`, so it may hold arguments and quotes), its stdin
     /// and stdout the protocol, its stderr kairos's.
     pub fn spawn(command: &str, timeout: Duration) -> anyhow::Result<Exec> {
+        Exec::spawn_in(command, None, timeout)
+    }
+
+    /// [`spawn`](Self::spawn), in directory `dir` if given (an experiment file's: the
+    /// paths in its command are relative to it, as its scenario's is).
+    pub fn spawn_in(
+        command: &str,
+        dir: Option<&std::path::Path>,
+        timeout: Duration,
+    ) -> anyhow::Result<Exec> {
         use anyhow::Context;
-        let mut child = Command::new("sh")
+        let mut cmd = Command::new("sh");
+        if let Some(d) = dir {
+            cmd.current_dir(d);
+        }
+        let mut child = cmd
             .arg("-c")
             .arg(format!("exec {command}"))
             .stdin(Stdio::piped())
@@ -454,6 +468,44 @@ pub fn simulate(
     kairos_core::engine::Engine::new(schedule, parts.pending)
         .with_pending_ends(parts.ends)
         .run(&mut ctl, tasks.iter().cloned().map(Ok), observer)
+}
+
+/// Simulates the generated `trial` of `scenario` under `opts` with every decision from the
+/// exec controller `command` (started in `dir` if given, waiting `timeout` for each
+/// answer): `kairos run --controller exec:` and an experiment's `controller` runs. The
+/// summary is the in-process run's, its heuristic `exec`; the exchange's counts come with
+/// it. An error says what the controller did.
+pub fn run_generated(
+    scenario: &crate::scenario::Scenario,
+    opts: &crate::run::RunOptions,
+    trial: &crate::generate::Trial,
+    generate_s: f64,
+    command: &str,
+    dir: Option<&std::path::Path>,
+    timeout: Duration,
+) -> anyhow::Result<(crate::run::RunSummary, ExecStats)> {
+    let mut exec = Exec::spawn_in(command, dir, timeout)?;
+    let run = crate::run::run_generated_with(
+        scenario,
+        opts,
+        trial,
+        generate_s,
+        &mut |platform, classes, config, schedule, tasks, watch| {
+            simulate(&mut exec, platform, classes, config, schedule, tasks, watch)
+                .map_err(anyhow::Error::new)
+        },
+    );
+    let mut summary = match (run, exec.failure()) {
+        (Err(_), Some(f)) => anyhow::bail!(
+            "simulating trial {} of {} under --controller: {f}",
+            opts.trial,
+            scenario.name
+        ),
+        (r, _) => r?,
+    };
+    summary.heuristic = "exec".to_string();
+    let stats = exec.finish()?;
+    Ok((summary, stats))
 }
 
 /// A decision in words, for errors.

@@ -7,8 +7,8 @@
 //! - `leniency.svg` (Figs. 7, 8): the mean percentage of the maximum utility against the
 //!   filter's leniency, one line per sweep, with 95% CIs; `leniency-energy.svg` the energy.
 //!
-//! Bars are coloured by energy filter (grey for the comparison heuristics), lighter for
-//! permanent reservations; labels are rotated 45 degrees. Numbers are written with fixed
+//! Bars are coloured by energy filter (grey for the comparison heuristics, gold for exec
+//! controllers: a user's policy), lighter for permanent reservations; labels are rotated 45 degrees. Numbers are written with fixed
 //! decimals, so the same summaries give the same bytes.
 
 use super::ConfigSummary;
@@ -20,6 +20,8 @@ use std::fmt::Write as _;
 const FONT: &str = "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\"";
 const GREY: &str = "#8c8c8c";
 const BUDGET: &str = "#c0392b";
+/// An exec controller's bars (a policy of the user's, beside the built-ins).
+const EXEC: &str = "#d4a017";
 const PALETTE: [&str; 6] = [
     "#1f77b4", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
 ];
@@ -562,7 +564,9 @@ fn bars_and_legend<'a>(
         .iter()
         .map(|s| {
             let k = &s.config;
-            let (color, opacity) = if k.heuristic.is_utility_aware() {
+            let (color, opacity) = if k.controller.is_some() {
+                (EXEC, 1.0)
+            } else if k.heuristic.is_utility_aware() {
                 let o = match k.reservations {
                     Reservations::PlaceHolder => 1.0,
                     Reservations::Permanent => 0.45,
@@ -586,7 +590,7 @@ fn bars_and_legend<'a>(
     let mut comparison: Vec<String> = Vec::new();
     for s in summaries
         .iter()
-        .filter(|s| !s.config.heuristic.is_utility_aware())
+        .filter(|s| s.config.controller.is_none() && !s.config.heuristic.is_utility_aware())
     {
         let name = s.config.heuristic.name().to_string();
         if !comparison.contains(&name) {
@@ -595,6 +599,9 @@ fn bars_and_legend<'a>(
     }
     if !comparison.is_empty() {
         add(GREY, 1.0, &format!("comparison: {}", comparison.join(", ")));
+    }
+    if summaries.iter().any(|s| s.config.controller.is_some()) {
+        add(EXEC, 1.0, "exec controller");
     }
     // Filters are named only when some configuration has one.
     let filtered = summaries
