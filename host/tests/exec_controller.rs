@@ -474,3 +474,72 @@ fn the_tutorial_policy_runs() {
          2,1.000000,10.000000,20.000000,4\n3,2.500000,2.500000,6.750000,1\n"
     );
 }
+
+/// An experiment file names exec controllers beside built-ins: the Python FCFS's runs have
+/// the built-in FCFS's digests trial by trial, the reports call them `exec`, and the
+/// controllers' paths are relative to the experiment file.
+#[test]
+fn an_experiment_runs_exec_controllers_beside_the_builtins() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = root().join("host/tests/data/exec/experiment.toml");
+    let out = kairos(&[
+        "experiment",
+        file.to_str().unwrap(),
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trials = std::fs::read_to_string(dir.path().join("trials.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = trials
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let digests = |label: &str| -> Vec<&str> {
+        rows.iter()
+            .filter(|r| r[0] == label)
+            .map(|r| *r.last().unwrap())
+            .collect()
+    };
+    assert_eq!(digests("FCFS").len(), 2, "{trials}");
+    assert_eq!(digests("fcfs.py"), digests("FCFS"), "{trials}");
+    assert_eq!(digests("utility per joule (Python)").len(), 2, "{trials}");
+    let summary = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();
+    assert!(summary.contains("\nfcfs.py,exec,"), "{summary}");
+    let svg = std::fs::read_to_string(dir.path().join("utility.svg")).unwrap();
+    assert!(svg.contains("exec controller"), "{svg}");
+}
+
+/// A controller run takes none of the built-ins' keys and needs a label; a trace
+/// experiment's runs take no controller: each said with the file, line and key.
+#[test]
+fn an_experiment_controller_run_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = root().join("host/tests/data/essc_small.toml");
+    let file = dir.path().join("bad.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"bad\"\nscenario = {:?}\n\n[[runs]]\ncontroller = \"exec:python3 x.py\"\n\
+             heuristic = \"fcfs\"\n\n[[runs]]\nlabel = \"y\"\ncontroller = \"python3 y.py\"\n",
+            scenario.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let out = kairos(&[
+        "experiment",
+        file.to_str().unwrap(),
+        "--out",
+        dir.path().join("o").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("bad.toml:6: runs[0].heuristic"), "{err}");
+    assert!(err.contains("runs[0].label"), "{err}");
+    assert!(err.contains("bad.toml:10: runs[1].controller"), "{err}");
+    assert!(err.contains("expected \"exec:COMMAND\""), "{err}");
+}

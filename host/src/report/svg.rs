@@ -819,6 +819,117 @@ pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: boo
     svg
 }
 
+/// One line of [`ci_lines`]: its label and its points (x, mean, half-width of the mean's
+/// 95% confidence interval if there is one).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CiSeries {
+    /// The legend's text.
+    pub label: String,
+    /// The points, drawn in x order.
+    pub points: Vec<(f64, f64, Option<f64>)>,
+}
+
+/// Means with their 95% confidence intervals against a swept value, a line per series, on
+/// round ticks with both axes labelled (seed 002's energy plots); the intervals' bars are
+/// drawn and the y axis spans them. The series are shifted a few pixels apart so that
+/// their bars do not overlap.
+pub fn ci_lines(
+    title: &str,
+    sub: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[CiSeries],
+) -> String {
+    let all = || {
+        series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+    };
+    let ci = |p: &(f64, f64, Option<f64>)| p.2.filter(|c| c.is_finite()).unwrap_or(0.0);
+    let (mut x_lo, mut x_hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    let (mut y_lo, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for p in all() {
+        (x_lo, x_hi) = (x_lo.min(p.0), x_hi.max(p.0));
+        (y_lo, y_hi) = (y_lo.min(p.1 - ci(p)), y_hi.max(p.1 + ci(p)));
+    }
+    if !x_lo.is_finite() {
+        (x_lo, x_hi, y_lo, y_hi) = (0.0, 1.0, 0.0, 1.0);
+    }
+    let x = Axis::new(x_lo, x_hi, false);
+    let (left, top, width_plot, height_plot) = (80.0, 64.0, 620.0, 400.0);
+    let rows: Vec<(Key, String)> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (Key::Line(PALETTE[i % PALETTE.len()]), s.label.clone()))
+        .collect();
+    let f = Frame {
+        left,
+        top,
+        width: width_plot,
+        height: height_plot,
+        // From zero when nothing is negative: utility and energy are.
+        y: Axis::new(y_lo, y_hi, y_lo >= 0.0),
+    };
+    let width = left + width_plot + 20.0 + legend_width(&rows);
+    let height = top + height_plot + 60.0;
+    let mut svg = String::new();
+    open(&mut svg, width, height, title, sub);
+    y_axis(&mut svg, &f, y_label);
+    x_axis(&mut svg, &f, &x, x_label);
+    let k = series.len() as f64;
+    for (i, s) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let dodge = 4.0 * (i as f64 - (k - 1.0) / 2.0);
+        let px = |v: f64| left + width_plot * (v - x.lo) / (x.hi - x.lo) + dodge;
+        let mut pts: Vec<&(f64, f64, Option<f64>)> = s
+            .points
+            .iter()
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let path: Vec<String> = pts
+            .iter()
+            .enumerate()
+            .map(|(j, p)| {
+                format!(
+                    "{}{:.1} {:.1}",
+                    if j == 0 { "M" } else { "L" },
+                    px(p.0),
+                    f.py(p.1)
+                )
+            })
+            .collect();
+        if !path.is_empty() {
+            let _ = writeln!(
+                svg,
+                "<path d=\"{}\" stroke=\"{color}\" stroke-width=\"2\" fill=\"none\"/>",
+                path.join("")
+            );
+        }
+        for p in pts {
+            if let Some(c) = p.2.filter(|c| c.is_finite()) {
+                error_bar(&mut svg, &f, px(p.0), p.1 - c, p.1 + c, color);
+            }
+            let _ = writeln!(
+                svg,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"{color}\"><title>{} at \
+                 {}: {:.3}{}</title></circle>",
+                px(p.0),
+                f.py(p.1),
+                esc(&s.label),
+                p.0,
+                p.1,
+                p.2.map_or(String::new(), |c| format!(" +/- {c:.3}"))
+            );
+        }
+    }
+    frame_box(&mut svg, &f);
+    legend(&mut svg, left + width_plot + 20.0, top + 4.0, &rows);
+    svg.push_str("</svg>\n");
+    svg
+}
+
 /// One series of [`scatter`]: its label, its points (x, y), and a line through its front.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScatterSeries {

@@ -1,11 +1,14 @@
-//! The plots of an energy experiment (Chapters 3-4), drawn with the project's scatter plot
-//! ([`crate::report::svg::scatter`]), each series a line through its means:
+//! The plots of an energy experiment (Chapters 3-4), each series a line through its means
+//! over the trials:
 //!
 //! - `utility.svg` and `energy.svg`: the mean utility and energy over the swept parameter, a
 //!   line per remaining configuration: the U-E weighting factor when the file has several
 //!   weights (Figs. 3.5, 3.6, 3.12), else the tuned filter's leniency when it has several
 //!   (Figs. 3.8, 3.9; the unfiltered runs are in `summary.csv`), else the configurations in
 //!   `summary.csv` order, one line per filter and machine model (Figs. 3.4, 3.14, 4.4).
+//!   Each mean has its 95% confidence interval's error bar (Student t, as `summary.csv`'s;
+//!   none with one trial), and the subtitle names the trial count and the interval
+//!   ([`crate::report::svg::ci_lines`]: round ticks, both axes labelled).
 //! - `trace-utility.svg` and `trace-energy.svg` (files with `trace_minutes`): the mean
 //!   cumulative utility and energy against the minute of the window, one line per
 //!   configuration (Figs. 3.7, 3.10, 3.11, 3.13, 4.6).
@@ -13,7 +16,8 @@
 //! The same rows give the same bytes.
 
 use super::{EnergyExperiment, Row};
-use crate::report::svg::{scatter, ScatterSeries};
+use crate::report::stats::{mean_ci, MeanCi};
+use crate::report::svg::{ci_lines, scatter, CiSeries, ScatterSeries};
 use kairos_core::serial::{Machines, SerialFilter};
 
 /// What the x axis of `utility.svg` and `energy.svg` is.
@@ -62,14 +66,30 @@ fn without(label: &str, token: &str) -> String {
         .join(" ")
 }
 
-/// Each configuration's mean over its trials of `f`.
-fn means(exp: &EnergyExperiment, rows: &[Row], f: &dyn Fn(&Row) -> f64) -> Vec<f64> {
+/// Each configuration's mean over its trials of `f`, with its 95% confidence interval.
+fn means(exp: &EnergyExperiment, rows: &[Row], f: &dyn Fn(&Row) -> f64) -> Vec<MeanCi> {
     (0..exp.configs.len())
         .map(|i| {
             let xs: Vec<f64> = rows.iter().filter(|r| r.config == i).map(f).collect();
-            xs.iter().sum::<f64>() / xs.len().max(1) as f64
+            mean_ci(&xs)
         })
         .collect()
+}
+
+/// Lines by name in first-seen order, each point (x, mean, CI).
+fn ci_series(points: Vec<(String, f64, MeanCi)>) -> Vec<CiSeries> {
+    let mut out: Vec<CiSeries> = Vec::new();
+    for (name, x, m) in points {
+        let p = (x, m.mean, m.ci95);
+        match out.iter_mut().find(|s| s.label == name) {
+            Some(s) => s.points.push(p),
+            None => out.push(CiSeries {
+                label: name,
+                points: vec![p],
+            }),
+        }
+    }
+    out
 }
 
 /// Series by name in first-seen order, each point (x, y), the line in x order.
@@ -126,12 +146,13 @@ pub fn plots(exp: &EnergyExperiment, rows: &[Row]) -> Vec<(&'static str, String)
     };
     let utility = means(exp, rows, &|r| r.report.utility.as_f64());
     let energy = means(exp, rows, &|r| r.report.energy.as_joules_f64() / 1e9);
-    let sub = format!(
-        "{} trial(s), {what}",
-        rows.iter().map(|r| r.trial + 1).max().unwrap_or(0)
-    );
-    let lines = |ys: &[f64]| {
-        series(
+    let n = rows.iter().map(|r| r.trial + 1).max().unwrap_or(0);
+    let sub = match n {
+        0 | 1 => format!("{n} trial: its values (no interval: it needs 2 trials or more), {what}"),
+        _ => format!("{n} trials: the mean and its 95% confidence interval (Student t), {what}"),
+    };
+    let lines = |ys: &[MeanCi]| {
+        ci_series(
             (0..exp.configs.len())
                 .filter_map(|i| point(i).map(|(n, x)| (n, x, ys[i])))
                 .collect(),
@@ -140,7 +161,7 @@ pub fn plots(exp: &EnergyExperiment, rows: &[Row]) -> Vec<(&'static str, String)
     let mut out = vec![
         (
             "utility.svg",
-            scatter(
+            ci_lines(
                 &format!("{}: utility", exp.title),
                 &sub,
                 x_label,
@@ -150,7 +171,7 @@ pub fn plots(exp: &EnergyExperiment, rows: &[Row]) -> Vec<(&'static str, String)
         ),
         (
             "energy.svg",
-            scatter(
+            ci_lines(
                 &format!("{}: energy", exp.title),
                 &sub,
                 x_label,
