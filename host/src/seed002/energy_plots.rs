@@ -11,13 +11,13 @@
 //!   ([`crate::report::svg::ci_lines`]: round ticks, both axes labelled).
 //! - `trace-utility.svg` and `trace-energy.svg` (files with `trace_minutes`): the mean
 //!   cumulative utility and energy against the minute of the window, one line per
-//!   configuration (Figs. 3.7, 3.10, 3.11, 3.13, 4.6).
+//!   configuration (Figs. 3.7, 3.10, 3.11, 3.13, 4.6), past six lines dashed.
 //!
 //! The same rows give the same bytes.
 
 use super::{EnergyExperiment, Row};
 use crate::report::stats::{mean_ci, MeanCi};
-use crate::report::svg::{ci_lines, scatter, CiSeries, ScatterSeries};
+use crate::report::svg::{ci_lines, CiSeries};
 use kairos_core::serial::{Machines, SerialFilter};
 
 /// What the x axis of `utility.svg` and `energy.svg` is.
@@ -88,26 +88,6 @@ fn ci_series(points: Vec<(String, f64, MeanCi)>) -> Vec<CiSeries> {
                 points: vec![p],
             }),
         }
-    }
-    out
-}
-
-/// Series by name in first-seen order, each point (x, y), the line in x order.
-fn series(points: Vec<(String, f64, f64)>) -> Vec<ScatterSeries> {
-    let mut out: Vec<ScatterSeries> = Vec::new();
-    for (name, x, y) in points {
-        match out.iter_mut().find(|s| s.label == name) {
-            Some(s) => s.points.push((x, y)),
-            None => out.push(ScatterSeries {
-                label: name,
-                points: vec![(x, y)],
-                front: Vec::new(),
-            }),
-        }
-    }
-    for s in &mut out {
-        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
-        s.front = s.points.clone();
     }
     out
 }
@@ -191,22 +171,29 @@ pub fn plots(exp: &EnergyExperiment, rows: &[Row]) -> Vec<(&'static str, String)
                 let rs: Vec<&Row> = rows.iter().filter(|r| r.config == i).collect();
                 let n = rs.first().map_or(0, |r| r.trace.len());
                 for p in 0..n {
-                    let y = rs
+                    let ys: Vec<f64> = rs
                         .iter()
-                        .map(|r| if idx == 0 { r.trace[p].0 } else { r.trace[p].1 })
-                        .sum::<f64>()
-                        / rs.len() as f64;
-                    pts.push((c.label.clone(), (p + 1) as f64 * step_min, y * scale));
+                        .map(|r| scale * if idx == 0 { r.trace[p].0 } else { r.trace[p].1 })
+                        .collect();
+                    let m = mean_ci(&ys);
+                    // The trials' spread is summary.csv's; a bar at every sample would
+                    // hide the lines.
+                    let m = MeanCi { ci95: None, ..m };
+                    pts.push((c.label.clone(), (p + 1) as f64 * step_min, m));
                 }
             }
             out.push((
                 file,
-                scatter(
+                ci_lines(
                     &format!("{}: {y_label}", exp.title),
-                    &format!("every {step_min} min of the window, mean of the trials"),
+                    &format!(
+                        "every {step_min} min of the window, the mean of {n} trial{} (no \
+                         intervals: summary.csv has them)",
+                        if n == 1 { "" } else { "s" }
+                    ),
                     "minute of the window",
                     y_label,
-                    &series(pts),
+                    &ci_series(pts),
                 ),
             ));
         }
