@@ -20,6 +20,10 @@ use crate::units::Micros;
 /// Why a proposed decision was refused (one of the core's errors, [`Error::Refused`]).
 pub use crate::error::Refusal;
 
+/// What an external policy proposes each decision through: it applies the decision and
+/// gives the nodes it got to the second argument, or says why not ([`External::map`]).
+pub type Propose<'a> = dyn FnMut(&Decision, &mut dyn FnMut(u32)) -> Result<(), Error> + 'a;
+
 /// A policy that runs outside the core (another process, another language).
 pub trait External {
     /// Task `id` arrived (the controller has taken it).
@@ -30,9 +34,5 @@ pub trait External {
     /// and gives the nodes it got (indices within its cluster, in node order; none for a
     /// drop) to its second argument, or refuses it ([`Error::Refused`]) or fails (another
     /// [`Error`]); either ends the event with that error.
-    fn map(
-        &mut self,
-        now: Micros,
-        propose: &mut dyn FnMut(&Decision, &mut dyn FnMut(u32)) -> Result<(), Error>,
-    ) -> Result<(), Error>;
+    fn map(&mut self, now: Micros, propose: &mut Propose<'_>) -> Result<(), Error>;
 }

@@ -12,7 +12,7 @@
 
 use super::link::{Link, Received};
 use kairos_core::error::Error;
-use kairos_core::external::{External, Refusal};
+use kairos_core::external::{External, Propose, Refusal};
 use kairos_core::packed::PackedHeader;
 use kairos_core::task::{Task, TaskId};
 use kairos_core::units::Micros;
@@ -360,11 +360,7 @@ impl External for Exec {
         }
     }
 
-    fn map(
-        &mut self,
-        now: Micros,
-        propose: &mut dyn FnMut(&Decision, &mut dyn FnMut(u32)) -> Result<(), Error>,
-    ) -> Result<(), Error> {
+    fn map(&mut self, now: Micros, propose: &mut Propose<'_>) -> Result<(), Error> {
         self.event = (now, 0);
         let what = format!("the mapping event at {} us", now.0);
         let mut page_request = None;
