@@ -255,7 +255,7 @@ impl<'a> Controller<'a> {
         let config = *self.planner.config();
         if let Some(ext) = self.external.as_deref_mut() {
             let planner = &mut self.planner;
-            return ext.map(now, &mut |d| planner.propose(d, &mut sink));
+            return ext.map(now, &mut |d, nodes| planner.propose(d, &mut sink, nodes));
         }
         if let Some(threshold) = config.drop_threshold {
             self.planner.drop_hopeless(threshold, &mut sink)?;

@@ -8,6 +8,9 @@
 //! reservation later (`Reserve`) or a drop (`Drop`); its nodes and planned end must be the
 //! task's on that cluster and P-state, the nodes free over the run, and its energy inside
 //! what the day's budget has left (the energy filter is a policy's pacing, not checked).
+//! The task must be waiting, or hold a reservation that has not started: that one is taken
+//! back first (EASY recomputes its reservation at every event). The core's node choice
+//! picks which nodes an applied decision gets, and tells them back.
 
 use crate::error::Error;
 use crate::plan::Decision;
@@ -17,18 +20,19 @@ use crate::units::Micros;
 /// Why a proposed decision was refused (one of the core's errors, [`Error::Refused`]).
 pub use crate::error::Refusal;
 
+/// What an external policy proposes each decision through: it applies the decision and
+/// gives the nodes it got to the second argument, or says why not ([`External::map`]).
+pub type Propose<'a> = dyn FnMut(&Decision, &mut dyn FnMut(u32)) -> Result<(), Error> + 'a;
+
 /// A policy that runs outside the core (another process, another language).
 pub trait External {
     /// Task `id` arrived (the controller has taken it).
     fn arrived(&mut self, id: TaskId, task: &Task) -> Result<(), Error>;
     /// Task `id` completed at `at`, under assignment `seq`.
     fn completed(&mut self, id: TaskId, at: Micros, seq: u32) -> Result<(), Error>;
-    /// A mapping event at `now`: every decision goes through `propose`, which applies it,
-    /// or refuses it ([`Error::Refused`]) or fails (another [`Error`]); either ends the
-    /// event with that error.
-    fn map(
-        &mut self,
-        now: Micros,
-        propose: &mut dyn FnMut(&Decision) -> Result<(), Error>,
-    ) -> Result<(), Error>;
+    /// A mapping event at `now`: every decision goes through `propose`, which applies it
+    /// and gives the nodes it got (indices within its cluster, in node order; none for a
+    /// drop) to its second argument, or refuses it ([`Error::Refused`]) or fails (another
+    /// [`Error`]); either ends the event with that error.
+    fn map(&mut self, now: Micros, propose: &mut Propose<'_>) -> Result<(), Error>;
 }

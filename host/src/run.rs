@@ -239,6 +239,14 @@ impl Watch {
         }
     }
 
+    /// The measured day's counts so far (a watch [`for_day`](Self::for_day)): arrived,
+    /// completed and dropped, of the tasks that arrived in the day.
+    pub(crate) fn day_counts(&self) -> Option<(u32, u32, u32)> {
+        self.day
+            .as_ref()
+            .map(|d| (d.arrived, d.completed, d.dropped))
+    }
+
     /// A mapping event's wall time measured elsewhere (over a live controller's link).
     pub(crate) fn record_event_us(&mut self, us: u64) {
         self.durations.push(us);

@@ -217,7 +217,7 @@ fn replay_refuses_batsim_out_with_the_pool() {
 fn replay_names_a_toml_file_as_one() {
     let scenario = root().join("scenarios/essc-5k.toml");
     let e = fails(&["replay", scenario.to_str().unwrap(), "--policy", "easy"]);
-    assert!(e.contains("this is a TOML file"), "{e}");
+    assert!(e.contains("this is a scenario"), "{e}");
     assert!(e.contains("kairos run"), "{e}");
 }
 

@@ -255,8 +255,12 @@ fn python_fcfs_gives_the_builtin_fcfs_schedule() {
     same_files(&burst(dir.path(), 150), &[], &["--policy", "fcfs"], &fcfs);
 }
 
+/// easy.py takes its reservation back at every event and learns which nodes kairos gives
+/// its decisions (docs/protocol.md, "Nodes"), so it gives the node allocation's EASY,
+/// where a reservation holds named nodes: on easy_node_choice.swf that is not the
+/// processor-count EASY's schedule (docs/traces.md, "Reservations hold nodes").
 #[test]
-fn python_easy_gives_the_processor_count_easy_schedule() {
+fn python_easy_gives_the_builtin_easy_schedule() {
     let easy = exec("clients/python/examples/easy.py", "");
     for log in [
         "easy_backfills.swf",
@@ -264,11 +268,23 @@ fn python_easy_gives_the_processor_count_easy_schedule() {
         "early_completion.swf",
         "conservative_vs_easy.swf",
     ] {
+        same_files(&swf(log), &["--procs", "4"], &["--policy", "easy"], &easy);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    same_files(&burst(dir.path(), 150), &[], &["--policy", "easy"], &easy);
+}
+
+/// The whole of KTH-SP2 (`--clean strong`, 28,481 jobs): fcfs.py and easy.py write the
+/// built-ins' Batsim jobs files and `--jobs-out` files byte for byte.
+#[test]
+fn python_fcfs_and_easy_give_the_builtin_schedules_on_kth() {
+    let kth = root().join("../shared/traces/KTH-SP2-1996-2.1.swf");
+    for policy in ["fcfs", "easy"] {
         same_files(
-            &swf(log),
-            &["--procs", "4"],
-            &["--policy", "easy", "--allocation", "pool"],
-            &easy,
+            &kth,
+            &["--clean", "strong"],
+            &["--policy", policy],
+            &exec(&format!("clients/python/examples/{policy}.py"), ""),
         );
     }
 }
@@ -457,4 +473,73 @@ fn the_tutorial_policy_runs() {
         "job_id,submit,start,end,procs\n1,0.000000,0.000000,10.000000,3\n\
          2,1.000000,10.000000,20.000000,4\n3,2.500000,2.500000,6.750000,1\n"
     );
+}
+
+/// An experiment file names exec controllers beside built-ins: the Python FCFS's runs have
+/// the built-in FCFS's digests trial by trial, the reports call them `exec`, and the
+/// controllers' paths are relative to the experiment file.
+#[test]
+fn an_experiment_runs_exec_controllers_beside_the_builtins() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = root().join("host/tests/data/exec/experiment.toml");
+    let out = kairos(&[
+        "experiment",
+        file.to_str().unwrap(),
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trials = std::fs::read_to_string(dir.path().join("trials.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = trials
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let digests = |label: &str| -> Vec<&str> {
+        rows.iter()
+            .filter(|r| r[0] == label)
+            .map(|r| *r.last().unwrap())
+            .collect()
+    };
+    assert_eq!(digests("FCFS").len(), 2, "{trials}");
+    assert_eq!(digests("fcfs.py"), digests("FCFS"), "{trials}");
+    assert_eq!(digests("utility per joule (Python)").len(), 2, "{trials}");
+    let summary = std::fs::read_to_string(dir.path().join("summary.csv")).unwrap();
+    assert!(summary.contains("\nfcfs.py,exec,"), "{summary}");
+    let svg = std::fs::read_to_string(dir.path().join("utility.svg")).unwrap();
+    assert!(svg.contains("exec controller"), "{svg}");
+}
+
+/// A controller run takes none of the built-ins' keys and needs a label; a trace
+/// experiment's runs take no controller: each said with the file, line and key.
+#[test]
+fn an_experiment_controller_run_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = root().join("host/tests/data/essc_small.toml");
+    let file = dir.path().join("bad.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"bad\"\nscenario = {:?}\n\n[[runs]]\ncontroller = \"exec:python3 x.py\"\n\
+             heuristic = \"fcfs\"\n\n[[runs]]\nlabel = \"y\"\ncontroller = \"python3 y.py\"\n",
+            scenario.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let out = kairos(&[
+        "experiment",
+        file.to_str().unwrap(),
+        "--out",
+        dir.path().join("o").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("bad.toml:6: runs[0].heuristic"), "{err}");
+    assert!(err.contains("runs[0].label"), "{err}");
+    assert!(err.contains("bad.toml:10: runs[1].controller"), "{err}");
+    assert!(err.contains("expected \"exec:COMMAND\""), "{err}");
 }

@@ -110,6 +110,17 @@ fn wrong_file_kinds_name_the_command_that_takes_them() {
     assert!(!e.contains("unknown field"), "{e}");
     let e = fails(&["run", &experiment, "--heuristic", "max-upe"]);
     assert!(e.contains("kairos experiment"), "{e}");
+    let e = fails(&["replay", &scenario, "--policy", "easy"]);
+    assert!(
+        e.contains("this is a scenario, and `kairos replay` reads an SWF log")
+            && e.contains("kairos run"),
+        "{e}"
+    );
+    let e = fails(&["replay", &experiment, "--policy", "easy"]);
+    assert!(
+        e.contains("this is an experiment file") && e.contains("kairos experiment"),
+        "{e}"
+    );
     // What they take still works.
     let dir = tempfile::tempdir().unwrap();
     let o = dir.path().join("x.json");

@@ -230,4 +230,24 @@ fn value_reduced_experiment_shows_the_robust_claims() {
     assert_eq!(alone.digest, row.digest);
     assert_eq!(alone.utility, row.utility);
     assert_eq!(alone.max_utility, row.max_utility);
+    // The counts are the measured day's [4 h, 28 h), as docs/formats.md says: the
+    // warm-up's arrivals are simulated, not counted, and the fates add up.
+    let (day_start, day_end) = (
+        seed001::WARMUP,
+        seed001::WARMUP.saturating_add(seed001::DAY),
+    );
+    let in_day = sc
+        .tasks
+        .iter()
+        .filter(|t| t.arrival >= day_start && t.arrival < day_end)
+        .count() as u32;
+    assert!(
+        in_day < sc.tasks.len() as u32,
+        "tasks arrive in the warm-up"
+    );
+    assert_eq!(alone.arrived, in_day);
+    assert_eq!(
+        alone.completed + alone.dropped + alone.unfinished,
+        alone.arrived
+    );
 }

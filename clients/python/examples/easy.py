@@ -1,11 +1,13 @@
-"""EASY backfilling over processor counts (Lifka; the textbook one, as pyss): FCFS, then a
-reservation for the first waiting task at the earliest time enough nodes will be free (by
-the running tasks' planned ends), and later tasks start now only if they fit and either
-end by then or use nodes the reservation leaves over. One cluster.
+"""EASY backfilling as kairos's ``--policy easy`` does it (Lifka; seed 000 §III.D.3): at
+every mapping event the reservation, if it has not started, is taken back; then in arrival
+order each task starts now if it can, the first that cannot gets the one reservation at its
+earliest start, and later tasks start now only on nodes free over their whole run, so
+never on the reservation's nodes past its start. One cluster.
 
-The same schedule as ``kairos replay LOG --policy easy --allocation pool``. kairos's own
-``--policy easy`` books the reservation on named nodes when it makes it, so it can differ
-(docs/traces.md, "Reservations hold nodes"); this policy keeps its reservation to itself.
+The reservation holds the nodes kairos gives it, so which tasks can backfill depends on
+which nodes those are: the policy yields ``SYNC`` after the reservation and after each
+backfill to learn them. The same schedule as ``kairos replay LOG --policy easy``
+(docs/protocol.md, "Same schedules as the built-ins").
 """
 
 import os
@@ -13,47 +15,41 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from kairos_client import Decision, serve  # noqa: E402
+from kairos_client import SYNC, Decision, serve  # noqa: E402
 
 
 class Easy:
+    #: It reads which nodes its decisions got (``state.free_nodes``).
+    nodes = True
+
     def decide(self, state):
-        now, out = state.now, []
+        now = state.now
+        for h in state.reservations():
+            state.take_back(h.task.id)
+        # Until the reservation is made, every booking runs from now or earlier: counts are
+        # exact. After it, which nodes it holds decides who fits.
         free = state.free_now(0)
-        queue = state.queue()
-        while queue and queue[0].nodes() <= free:
-            task = queue.pop(0)
-            free -= task.nodes()
-            out.append(Decision.start_now(task, now))
-        if len(queue) < 2 or free == 0:
-            return out
-        # The shadow time: when the first waiting task would have its nodes, and how many
-        # nodes are left over then.
-        need, avail = queue[0].nodes(), free
-        shadow, extra = None, 0
-        ends = {}
-        running = [(h.end, h.nodes) for h in state.running(0)]
-        running += [(d.end, d.nodes) for d in out]  # started in this pass
-        for end, nodes in running:
-            ends[end] = ends.get(end, 0) + nodes
-        for end in sorted(ends):
-            avail += ends[end]
-            if avail >= need:
-                shadow, extra = end, avail - need
+        reservation = None
+        for task in state.queue():
+            n, d = task.nodes(0), task.duration(0)
+            if reservation is None:
+                if n <= free:
+                    free -= n
+                    yield Decision.start_now(task, now)
+                    continue
+                at = state.earliest_start(n, d, 0)
+                if at is None:
+                    continue
+                reservation = Decision.reserve(task, at)
+                yield reservation
+                yield SYNC
+                free = len(state.free_nodes(0, now, now + 1))
+            elif n <= free and n <= len(state.free_nodes(0, now, now + d)):
+                yield Decision.start_now(task, now)
+                yield SYNC
+                free = len(state.free_nodes(0, now, now + 1))
+            if reservation is not None and free == 0:
                 break
-        for task in queue[1:]:
-            if free == 0:
-                break
-            n = task.nodes()
-            if n > free:
-                continue
-            by_shadow = shadow is None or now + task.duration() <= shadow
-            if by_shadow or n <= extra:
-                if not by_shadow:
-                    extra -= n
-                free -= n
-                out.append(Decision.start_now(task, now))
-        return out
 
 
 if __name__ == "__main__":

@@ -13,6 +13,6 @@ policy must never print to stdout (log to stderr).
 
 from .messages import Decision, Placement, Platform, Task, VERSION
 from .state import Held, State
-from .loop import serve
+from .loop import SYNC, serve
 
-__all__ = ["Decision", "Held", "Placement", "Platform", "State", "Task", "VERSION", "serve"]
+__all__ = ["Decision", "Held", "Placement", "Platform", "SYNC", "State", "Task", "VERSION", "serve"]

@@ -1,14 +1,21 @@
 """The loop: reads kairos's requests from stdin, keeps the ``State``, asks the policy for
 each mapping event's decisions and answers on stdout (docs/protocol.md).
 
-A policy is any object with ``decide(state) -> list of Decision`` (``state.now`` is the
-event's time); it may also have ``hello(platform)``, ``arrived(task, state)``,
-``completed(task_id, at, state)`` and ``refused(decision, why)``.
+A policy is any object with ``decide(state)`` returning (or yielding) the event's
+decisions (``state.now`` is the event's time); it may also have ``hello(platform)``,
+``arrived(task, state)``, ``completed(task_id, at, state)`` and ``refused(why)``.
+
+Each decision is recorded in the state as it is yielded. A policy that needs to know which
+nodes kairos gave its decisions (``Held.node_ids``, ``State.free_nodes``) yields ``SYNC``:
+the loop sends the decisions so far, kairos applies them and says which nodes each got in
+its next ``Page`` request (docs/protocol.md, "Nodes"), and the generator resumes with the
+state knowing them. With ``nodes = True`` on the policy, the loop also learns the nodes of
+an event's last decisions before it ends the event.
 """
 
 import json
 import sys
-from typing import Any, Dict, List, Optional, TextIO
+from typing import Any, Dict, Iterator, List, Optional, TextIO
 
 from .messages import PAGE, VERSION, Decision, Platform, Task
 from .state import State
@@ -18,16 +25,63 @@ class ProtocolError(Exception):
     """kairos sent something this client does not understand."""
 
 
-def _page(decisions: List[Decision], start: int) -> Dict[str, Any]:
+#: Yielded by a policy's ``decide``: send the decisions so far and learn their nodes.
+SYNC = object()
+
+
+def _page(decisions: List[Decision], start: int, more: bool) -> Dict[str, Any]:
+    """A page of ``decisions`` from ``start``: ``total`` one past it when ``more`` are to
+    come (kairos then asks the next page, telling this one's nodes)."""
     return {"Mapped": {
-        "total": len(decisions),
+        "total": start + len(decisions) + (1 if more else 0),
         "from": start,
         # The policy's own ledgers are kairos's business: it keeps the authoritative ones.
         "utility": 0,
         "consumed": 0,
-        "decisions": [{"decision": d.to_json(), "fate": "None"}
-                      for d in decisions[start:start + PAGE]],
+        "decisions": [{"decision": d.to_json(), "fate": "None"} for d in decisions],
     }}
+
+
+class _Event:
+    """A mapping event under way: the policy's decisions, paged out as it yields them."""
+
+    def __init__(self, policy: Any, state: State):
+        self.state = state
+        self.source: Iterator[Any] = iter(policy.decide(state))
+        self.wants_nodes = bool(getattr(policy, "nodes", False))
+        #: Decisions sent so far, and those of the last page (whose nodes come next).
+        self.sent = 0
+        self.last: List[Decision] = []
+        self.done = False
+
+    def next_page(self) -> Dict[str, Any]:
+        """Pulls decisions up to a ``SYNC``, a full page or the end; returns the page."""
+        batch: List[Decision] = []
+        synced = False
+        while not self.done and len(batch) < PAGE:
+            item = next(self.source, None)
+            if item is None:
+                self.done = True
+            elif item is SYNC:
+                if batch:
+                    synced = True
+                    break
+            else:
+                self.state.apply(item)
+                batch.append(item)
+        # More to come: the policy is not done, or it wants the nodes of these last ones.
+        more = bool(batch) and (not self.done or synced or self.wants_nodes)
+        page = _page(batch, self.sent, more)
+        self.sent += len(batch)
+        self.last = batch
+        return page
+
+    def booked(self, start: int, booked: List[List[int]]) -> None:
+        if start != self.sent:
+            raise ProtocolError(f"kairos asked for the page from {start}, the loop sent {self.sent}")
+        for d, ids in zip(self.last, booked):
+            if d.kind != "Drop":
+                self.state.booked(d.task, ids)
 
 
 def serve(policy: Any, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] = None) -> int:
@@ -35,7 +89,7 @@ def serve(policy: Any, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] 
     inp = stdin if stdin is not None else sys.stdin
     out = stdout if stdout is not None else sys.stdout
     state: Optional[State] = None
-    decisions: List[Decision] = []
+    event: Optional[_Event] = None
     served = 0
     for line in inp:
         msg = json.loads(line)
@@ -64,7 +118,7 @@ def serve(policy: Any, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] 
                                      "nodes": sum(platform.nodes), "decisions": 2**32 - 1,
                                      "payload": 2**32 - 1}}
         elif kind == "Reset":
-            state, decisions, answer = None, [], "Reset"
+            state, event, answer = None, None, "Reset"
         elif state is None:
             answer = {"Fault": "NoSession"}
         elif kind == "Arrival":
@@ -82,20 +136,13 @@ def serve(policy: Any, stdin: Optional[TextIO] = None, stdout: Optional[TextIO] 
             answer = {"Completed": 0}
         elif kind == "Map":
             state.now = args["now"]
-            decisions = list(policy.decide(state))
-            for d in decisions:
-                state.apply(d)
-            answer = _page(decisions, 0)
+            event = _Event(policy, state)
+            answer = event.next_page()
         elif kind == "Page":
-            answer = _page(decisions, args["from"])
-        elif kind == "Status":
-            answer = {"Status": {"now": state.now, "utility": 0, "consumed": state.spent_mj,
-                                 "committed": state.committed_mj,
-                                 "budget": state.platform.budget_mj,
-                                 "counts": {"arrived": 0, "completed": 0, "dropped": 0,
-                                            "mapping_events": 0, "started": 0},
-                                 "day_end": state.platform.day_end,
-                                 "slots_used": len(state.waiting) + len(state.held)}}
+            if event is None:
+                raise ProtocolError("kairos asked for a page outside a mapping event")
+            event.booked(args["from"], args.get("booked", []))
+            answer = event.next_page()
         else:
             raise ProtocolError(f"unknown request {kind!r}")
         out.write(json.dumps({"seq": seq, "body": answer}, separators=(",", ":")))

@@ -10,7 +10,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from kairos_client import Decision, serve  # noqa: E402
+from kairos_client import SYNC, Decision, serve  # noqa: E402
 from kairos_client.messages import Platform, Task  # noqa: E402
 from kairos_client.state import State  # noqa: E402
 
@@ -79,11 +79,38 @@ class LoopTest(unittest.TestCase):
         reqs = [{"Hello": {"version": 1, "header": dict(HEADER, platform=dict(
             HEADER["platform"], clusters=[{"nodes": 100, "cores_per_node": 1, "kind": "General"}]))}}]
         reqs += [{"Arrival": task(i, 0, 1, 10)} for i in range(60)]
-        reqs += [{"Map": {"now": 0}}, {"Page": {"from": 48}}]
+        reqs += [{"Map": {"now": 0}}, {"Page": {"from": 48, "booked": [[i] for i in range(48)]}}]
         _, answers = exchange(reqs, Greedy())
         first, rest = answers[-2]["body"]["Mapped"], answers[-1]["body"]["Mapped"]
-        self.assertEqual((first["total"], len(first["decisions"])), (60, 48))
-        self.assertEqual((rest["from"], len(rest["decisions"])), (48, 12))
+        # A full page says one more is to come; the last says how many there were.
+        self.assertEqual((first["total"], len(first["decisions"])), (49, 48))
+        self.assertEqual((rest["total"], rest["from"], len(rest["decisions"])), (60, 48, 12))
+
+    def test_sync_sends_what_was_decided_and_learns_its_nodes(self):
+        seen = []
+
+        class Syncing:
+            nodes = True
+
+            def decide(self, state):
+                q = state.queue()
+                yield Decision.start_now(q[0], state.now)
+                yield SYNC
+                seen.append(state.held[q[0].id].node_ids)
+                yield Decision.start_now(q[1], state.now)
+
+        _, answers = exchange([
+            {"Hello": {"version": 1, "header": HEADER}},
+            {"Arrival": task(0, 0, 2, 10)},
+            {"Arrival": task(1, 0, 1, 10)},
+            {"Map": {"now": 0}},
+            {"Page": {"from": 1, "booked": [[2, 3]]}},
+            {"Page": {"from": 2, "booked": [[0]]}},
+        ], Syncing())
+        pages = [a["body"]["Mapped"] for a in answers[3:]]
+        self.assertEqual([(p["total"], p["from"], len(p["decisions"])) for p in pages],
+                         [(2, 0, 1), (3, 1, 1), (2, 2, 0)])
+        self.assertEqual(seen, [[2, 3]])
 
 
 class StateTest(unittest.TestCase):
@@ -106,6 +133,33 @@ class StateTest(unittest.TestCase):
         self.assertEqual(s.free_over(0, 10, 15), 2)
         s.completed(0, 8)
         self.assertEqual(s.free_now(), 4)
+
+    def test_take_back_and_nodes(self):
+        s = self.state
+        a = Task.of(task(0, 0, 3, 10), self.platform)
+        b = Task.of(task(1, 0, 2, 5), self.platform)
+        c = Task.of(task(2, 0, 1, 5), self.platform)
+        for t in (a, b, c):
+            s.arrived(t)
+        s.apply(Decision.start_now(a, 0))
+        s.booked(0, [1, 2, 3])
+        s.apply(Decision.reserve(b, 10))
+        s.booked(1, [0, 1])
+        # Node 0 is free now but the reservation's from 10: a 5 us task fits, a 20 us one
+        # does not.
+        self.assertEqual(s.free_nodes(0, 0, 5), {0})
+        self.assertEqual(s.free_over(0, 0, 5), 1)
+        self.assertEqual(s.free_nodes(0, 0, 20), set())
+        s.now = 3
+        self.assertIs(s.take_back(1), b)
+        self.assertEqual([t.id for t in s.queue()], [1, 2])
+        self.assertIsNone(s.take_back(0))
+        # Deciding a reserved task again re-places it, as kairos does.
+        s.apply(Decision.reserve(b, 10))
+        s.apply(Decision.reserve(b, 8))
+        self.assertEqual([h.start for h in s.reservations()], [8])
+        with self.assertRaises(ValueError):
+            s.free_nodes(0, 0, 20)
 
     def test_energy_inside_the_day(self):
         s = self.state

@@ -378,12 +378,17 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     let workload = match crate::batsim::sniff(&args.swf)? {
         InputKind::Swf => None,
         InputKind::Json => Some(crate::batsim::read_workload(&args.swf)?),
-        InputKind::Toml => anyhow::bail!(
-            "{}: this is a TOML file (a scenario or an experiment?); kairos replay reads an SWF \
-             log or a Batsim workload (JSON). Run a scenario with `kairos run` and an \
-             experiment file with `kairos experiment`",
-            args.swf.display()
-        ),
+        InputKind::Toml => {
+            // A scenario or an experiment file is named as such, with the command that
+            // takes it (the "file kinds" rule of `run`, `experiment` and `export`).
+            use crate::batsim::FileKind;
+            crate::batsim::check_kind(&args.swf, "replay", &[FileKind::Swf, FileKind::Json])?;
+            anyhow::bail!(
+                "{}: this is a TOML file of no kind kairos knows; kairos replay reads an SWF \
+                 log or a Batsim workload (JSON)",
+                args.swf.display()
+            )
+        }
     };
     if workload.is_some() && (args.clean.is_some() || args.skip_bad_lines) {
         return Err(super::usage(format!(

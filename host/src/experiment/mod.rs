@@ -25,6 +25,12 @@
 //! leniency = 4.0                         # optional: default the scenario's for the filter
 //! # leniencies = [0.5, 1, 2]             # instead of leniency: a sweep, one run per value
 //!
+//! [[runs]]                               # a policy of your own beside the built-ins
+//! label = "my policy"                    # required with controller
+//! controller = "exec:python3 my.py"      # instead of heuristic: as `kairos run --controller`;
+//!                                        # run in this file's directory, one process per
+//!                                        # run and trial; no reservations, filter or leniency
+//!
 //! [calibrate]                            # optional: the 70% rule of seed 000 §IV.C.3
 //! fraction = 0.7                         # optional, default 0.7
 //! reference = "Max Util PH"              # the label whose mean energy is scaled; optional
@@ -55,7 +61,8 @@
 //! ```
 //!
 //! Trace experiments take no `budget`, `filter`, `leniency`, `leniencies` or `[calibrate]`
-//! (energy plays no part in seed 001); `cores_fraction` is an error without `[trace]`.
+//! (energy plays no part in seed 001) and no `controller`; `cores_fraction` is an error
+//! without `[trace]`.
 //!
 //! Choices:
 //! - `scenario` is relative to the directory of the experiment file (as Cargo's `path`
@@ -122,8 +129,12 @@ pub enum BudgetSpec {
 pub struct RunConfig {
     /// Its label, unique in the experiment (reports and plots show it).
     pub label: String,
-    /// The heuristic.
+    /// The heuristic (with a `controller`, FCFS's settings stand for it: the controller
+    /// makes every decision and the heuristic is never asked).
     pub heuristic: Heuristic,
+    /// An exec controller's command (`controller = "exec:COMMAND"`): every decision is
+    /// its, checked by kairos ([`crate::live::exec`]).
+    pub controller: Option<String>,
     /// Permanent reservations or place-holders (resolved: never the heuristic's default).
     pub reservations: Reservations,
     /// The energy filter.
@@ -135,6 +146,16 @@ pub struct RunConfig {
     pub series: Option<usize>,
     /// Trace experiments: the fraction of Curie's cores (the oversubscription level).
     pub cores_fraction: Option<f64>,
+}
+
+impl RunConfig {
+    /// What the reports call its policy: the heuristic's name, or `exec` for a controller.
+    pub fn heuristic_name(&self) -> &str {
+        match self.controller {
+            Some(_) => "exec",
+            None => self.heuristic.name(),
+        }
+    }
 }
 
 /// A leniency sweep: the configurations one `[[runs]]` entry with `leniencies` expands into.
@@ -269,6 +290,7 @@ impl Experiment {
 
     /// The `kairos run` options of configuration `config` on trial `trial`.
     pub fn run_options(&self, config: usize, trial: u32) -> crate::run::RunOptions {
+        // A controller run's options are FCFS's without a filter ([`RunConfig::heuristic`]).
         let c = &self.configs[config];
         crate::run::RunOptions {
             heuristic: c.heuristic,

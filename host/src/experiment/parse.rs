@@ -46,7 +46,10 @@ struct FileSpec {
 struct RunSpec {
     #[serde(default)]
     label: Option<String>,
-    heuristic: String,
+    #[serde(default)]
+    heuristic: Option<String>,
+    #[serde(default)]
+    controller: Option<String>,
     #[serde(default)]
     reservations: Option<String>,
     #[serde(default)]
@@ -314,6 +317,7 @@ fn runs_tables(
         };
         let Entry {
             heuristic: h,
+            controller,
             reservations: r,
             filter,
             leniencies,
@@ -344,6 +348,7 @@ fn runs_tables(
             configs.push(RunConfig {
                 label,
                 heuristic: h,
+                controller: controller.clone(),
                 reservations: r,
                 filter,
                 leniency,
@@ -377,6 +382,7 @@ fn runs_tables(
 /// One `[[runs]]` entry's keys, checked.
 struct Entry {
     heuristic: Heuristic,
+    controller: Option<String>,
     reservations: Reservations,
     filter: FilterKind,
     /// One configuration per value; `None`: the scenario's leniency for the filter.
@@ -387,13 +393,24 @@ struct Entry {
 /// Checks entry `runs[i]`; `None` when its heuristic, reservations or filter is unusable.
 fn run_entry(i: usize, run: &RunSpec, is_trace: bool, c: &mut Checker<'_>) -> Option<Entry> {
     let key = |k: &str| format!("runs[{i}].{k}");
-    let h: Option<Heuristic> = match run.heuristic.parse() {
+    if let Some(command) = &run.controller {
+        return controller_entry(i, run, command, is_trace, c);
+    }
+    let Some(heuristic) = &run.heuristic else {
+        c.fail(
+            &key("heuristic"),
+            "(absent)",
+            "must name a heuristic (or give controller = \"exec:COMMAND\")",
+        );
+        return None;
+    };
+    let h: Option<Heuristic> = match heuristic.parse() {
         Ok(h) => Some(h),
         Err(_) => {
             let names: Vec<&str> = Heuristic::ALL.iter().map(|h| h.name()).collect();
             c.fail(
                 &key("heuristic"),
-                format_args!("{:?}", run.heuristic),
+                format_args!("{heuristic:?}"),
                 format_args!("unknown heuristic (expected one of {})", names.join(", ")),
             );
             None
@@ -534,10 +551,89 @@ fn run_entry(i: usize, run: &RunSpec, is_trace: bool, c: &mut Checker<'_>) -> Op
     }
     Some(Entry {
         heuristic: h?,
+        controller: None,
         reservations: r?,
         filter: filter?,
         leniencies,
         cores_fraction,
+    })
+}
+
+/// Checks entry `runs[i]`, a `controller` run: an exec command, a label, and none of the
+/// built-ins' keys (the controller makes every decision; the energy filter is a built-in's
+/// pacing, docs/protocol.md "Checks"). `None` when it cannot run.
+fn controller_entry(
+    i: usize,
+    run: &RunSpec,
+    command: &str,
+    is_trace: bool,
+    c: &mut Checker<'_>,
+) -> Option<Entry> {
+    let key = |k: &str| format!("runs[{i}].{k}");
+    let before = c.failures();
+    let exec = match command.strip_prefix("exec:") {
+        Some(cmd) if !cmd.trim().is_empty() => Some(cmd.to_string()),
+        _ => {
+            c.fail(
+                &key("controller"),
+                format_args!("{command:?}"),
+                "expected \"exec:COMMAND\" (a program speaking docs/protocol.md)",
+            );
+            None
+        }
+    };
+    if is_trace {
+        c.fail(
+            &key("controller"),
+            format_args!("{command:?}"),
+            "a trace experiment's runs take a built-in heuristic (seed 001's value \
+             functions); run an exec controller on a scenario, or on a log with kairos replay",
+        );
+    }
+    for (k, given) in [
+        ("heuristic", run.heuristic.is_some()),
+        ("reservations", run.reservations.is_some()),
+        ("filter", run.filter.is_some()),
+        ("leniency", run.leniency.is_some()),
+        ("leniencies", run.leniencies.is_some()),
+        ("cores_fraction", run.cores_fraction.is_some()),
+    ] {
+        if given {
+            c.fail(
+                &key(k),
+                "...",
+                "a controller run makes its own decisions: give controller or the built-in \
+                 keys, not both",
+            );
+        }
+    }
+    match &run.label {
+        None => c.fail(
+            &key("label"),
+            "(absent)",
+            "must be given for a controller run (it names the run in the reports)",
+        ),
+        Some(l) if l.trim().is_empty() => c.fail(&key("label"), "\"\"", "must not be empty"),
+        Some(l) if l.chars().count() > crate::limits::MAX_LABEL_CHARS => c.fail(
+            &key("label"),
+            format_args!("{} characters", l.chars().count()),
+            format_args!(
+                "must be at most {} characters",
+                crate::limits::MAX_LABEL_CHARS
+            ),
+        ),
+        Some(_) => {}
+    }
+    if c.failures() > before {
+        return None;
+    }
+    Some(Entry {
+        heuristic: Heuristic::Fcfs,
+        controller: exec,
+        reservations: Reservations::Permanent,
+        filter: FilterKind::None,
+        leniencies: vec![None],
+        cores_fraction: None,
     })
 }
 

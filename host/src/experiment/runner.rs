@@ -1,5 +1,8 @@
 //! Runs an experiment: every configuration on every trial, in parallel.
 //!
+//! A configuration with a `controller` runs its exec program once per trial (a process
+//! each, started in the experiment file's directory) through [`crate::live::exec`].
+//!
 //! Each trial is generated once (generation is deterministic per scenario seed and trial) and
 //! every configuration runs on it; rayon spreads the trials, and the configurations of a
 //! trial, over its threads. A worker holds one trial and one controller at a time, so the
@@ -242,7 +245,21 @@ fn run_one_trial(
         .into_par_iter()
         .map(|c| {
             let opts = exp.run_options(c, t);
-            let r = match run_generated(&exp.scenario, &opts, &trial, generate_s) {
+            let run = match &exp.configs[c].controller {
+                // One process per run: trials run on several threads, each its own.
+                Some(command) => crate::live::exec::run_generated(
+                    &exp.scenario,
+                    &opts,
+                    &trial,
+                    generate_s,
+                    command,
+                    exp.file.parent().filter(|d| !d.as_os_str().is_empty()),
+                    crate::live::exec::DEFAULT_TIMEOUT,
+                )
+                .map(|(summary, _)| summary),
+                None => run_generated(&exp.scenario, &opts, &trial, generate_s),
+            };
+            let r = match run {
                 Ok(mut summary) => {
                     summary.trace = Vec::new();
                     Ok(Row { config: c, summary })

@@ -12,7 +12,7 @@
 
 use super::link::{Link, Received};
 use kairos_core::error::Error;
-use kairos_core::external::{External, Refusal};
+use kairos_core::external::{External, Propose, Refusal};
 use kairos_core::packed::PackedHeader;
 use kairos_core::task::{Task, TaskId};
 use kairos_core::units::Micros;
@@ -56,6 +56,18 @@ enum JsonHello<'a> {
     },
 }
 
+/// The exec protocol's page request: the wire's [`Request::Page`] with the nodes each
+/// decision of the page before got (docs/protocol.md, "Nodes").
+#[derive(Serialize)]
+enum JsonPage {
+    Page {
+        from: u32,
+        /// For each decision of the last page, in order, the nodes (indices within its
+        /// cluster) its booking holds; empty for a drop.
+        booked: Vec<Vec<u32>>,
+    },
+}
+
 /// A running exec controller.
 pub struct Exec {
     /// The process (none for a controller over channels: [`Exec::over`]).
@@ -77,8 +89,22 @@ impl Exec {
     /// Starts `command` (run by `sh -c`, so it may hold arguments and quotes), its stdin
     /// and stdout the protocol, its stderr kairos's.
     pub fn spawn(command: &str, timeout: Duration) -> anyhow::Result<Exec> {
+        Exec::spawn_in(command, None, timeout)
+    }
+
+    /// [`spawn`](Self::spawn), in directory `dir` if given (an experiment file's: the
+    /// paths in its command are relative to it, as its scenario's is).
+    pub fn spawn_in(
+        command: &str,
+        dir: Option<&std::path::Path>,
+        timeout: Duration,
+    ) -> anyhow::Result<Exec> {
         use anyhow::Context;
-        let mut child = Command::new("sh")
+        let mut cmd = Command::new("sh");
+        if let Some(d) = dir {
+            cmd.current_dir(d);
+        }
+        let mut child = cmd
             .arg("-c")
             .arg(format!("exec {command}"))
             .stdin(Stdio::piped())
@@ -334,17 +360,17 @@ impl External for Exec {
         }
     }
 
-    fn map(
-        &mut self,
-        now: Micros,
-        propose: &mut dyn FnMut(&Decision) -> Result<(), Error>,
-    ) -> Result<(), Error> {
+    fn map(&mut self, now: Micros, propose: &mut Propose<'_>) -> Result<(), Error> {
         self.event = (now, 0);
         let what = format!("the mapping event at {} us", now.0);
-        let mut request = Request::Map { now };
+        let mut page_request = None;
         let mut got = 0u32;
         loop {
-            let page = match self.call(&request, &what)? {
+            let answer = match page_request.take() {
+                None => self.call(&Request::Map { now }, &what)?,
+                Some(p) => self.call(&p, &what)?,
+            };
+            let page = match answer {
                 Response::Mapped(p) => p,
                 r => return self.unexpected(&what, &r),
             };
@@ -355,8 +381,10 @@ impl External for Exec {
                     self.stats.command, page.from
                 ));
             }
+            let mut booked = Vec::with_capacity(page.decisions.len());
             for d in &page.decisions {
-                match propose(&d.decision) {
+                let mut nodes = Vec::new();
+                match propose(&d.decision, &mut |n| nodes.push(n)) {
                     Ok(()) => {}
                     Err(Error::Refused(r)) => {
                         self.tell_refused(r);
@@ -370,6 +398,7 @@ impl External for Exec {
                     }
                     Err(e) => return Err(e),
                 }
+                booked.push(nodes);
                 got += 1;
                 self.stats.decisions += 1;
             }
@@ -383,7 +412,7 @@ impl External for Exec {
                     self.stats.command, page.total
                 ));
             }
-            request = Request::Page { from: got };
+            page_request = Some(JsonPage::Page { from: got, booked });
         }
     }
 }
@@ -435,6 +464,44 @@ pub fn simulate(
     kairos_core::engine::Engine::new(schedule, parts.pending)
         .with_pending_ends(parts.ends)
         .run(&mut ctl, tasks.iter().cloned().map(Ok), observer)
+}
+
+/// Simulates the generated `trial` of `scenario` under `opts` with every decision from the
+/// exec controller `command` (started in `dir` if given, waiting `timeout` for each
+/// answer): `kairos run --controller exec:` and an experiment's `controller` runs. The
+/// summary is the in-process run's, its heuristic `exec`; the exchange's counts come with
+/// it. An error says what the controller did.
+pub fn run_generated(
+    scenario: &crate::scenario::Scenario,
+    opts: &crate::run::RunOptions,
+    trial: &crate::generate::Trial,
+    generate_s: f64,
+    command: &str,
+    dir: Option<&std::path::Path>,
+    timeout: Duration,
+) -> anyhow::Result<(crate::run::RunSummary, ExecStats)> {
+    let mut exec = Exec::spawn_in(command, dir, timeout)?;
+    let run = crate::run::run_generated_with(
+        scenario,
+        opts,
+        trial,
+        generate_s,
+        &mut |platform, classes, config, schedule, tasks, watch| {
+            simulate(&mut exec, platform, classes, config, schedule, tasks, watch)
+                .map_err(anyhow::Error::new)
+        },
+    );
+    let mut summary = match (run, exec.failure()) {
+        (Err(_), Some(f)) => anyhow::bail!(
+            "simulating trial {} of {} under --controller: {f}",
+            opts.trial,
+            scenario.name
+        ),
+        (r, _) => r?,
+    };
+    summary.heuristic = "exec".to_string();
+    let stats = exec.finish()?;
+    Ok((summary, stats))
 }
 
 /// A decision in words, for errors.

@@ -296,27 +296,8 @@ pub fn run_trial(
     let generate_s = t0.elapsed().as_secs_f64();
     let mut stats = LinkStats::default();
     if let ControllerSpec::Exec(command) = spec {
-        let mut exec = exec::Exec::spawn(command, timeout)?;
-        let run = crate::run::run_generated_with(
-            scenario,
-            opts,
-            &trial,
-            generate_s,
-            &mut |platform, classes, config, schedule, tasks, watch| {
-                exec::simulate(&mut exec, platform, classes, config, schedule, tasks, watch)
-                    .map_err(anyhow::Error::new)
-            },
-        );
-        let mut summary = match (run, exec.failure()) {
-            (Err(_), Some(f)) => bail!(
-                "simulating trial {} of {} under --controller: {f}",
-                opts.trial,
-                scenario.name
-            ),
-            (r, _) => r?,
-        };
-        summary.heuristic = "exec".to_string();
-        let served = exec.finish()?;
+        let (summary, served) =
+            exec::run_generated(scenario, opts, &trial, generate_s, command, None, timeout)?;
         stats.requests = served.requests;
         stats.bytes_sent = served.bytes_sent;
         stats.bytes_received = served.bytes_received;

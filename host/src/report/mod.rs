@@ -166,7 +166,7 @@ pub fn summary_csv(summaries: &[ConfigSummary]) -> String {
             s,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             csv_field(&k.label),
-            k.heuristic.name(),
+            k.heuristic_name(),
             k.reservations.name(),
             k.filter.name(),
             f6(k.leniency),
@@ -284,7 +284,7 @@ pub fn summary_json(
             let k = &c.config;
             Json::obj([
                 ("label", Json::str(&k.label)),
-                ("heuristic", Json::str(k.heuristic.name())),
+                ("heuristic", Json::str(k.heuristic_name())),
                 ("reservations", Json::str(k.reservations.name())),
                 ("filter", Json::str(k.filter.name())),
                 ("leniency", Json::Num(k.leniency)),

@@ -7,8 +7,8 @@
 //! - `leniency.svg` (Figs. 7, 8): the mean percentage of the maximum utility against the
 //!   filter's leniency, one line per sweep, with 95% CIs; `leniency-energy.svg` the energy.
 //!
-//! Bars are coloured by energy filter (grey for the comparison heuristics), lighter for
-//! permanent reservations; labels are rotated 45 degrees. Numbers are written with fixed
+//! Bars are coloured by energy filter (grey for the comparison heuristics, gold for exec
+//! controllers: a user's policy), lighter for permanent reservations; labels are rotated 45 degrees. Numbers are written with fixed
 //! decimals, so the same summaries give the same bytes.
 
 use super::ConfigSummary;
@@ -20,6 +20,10 @@ use std::fmt::Write as _;
 const FONT: &str = "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\"";
 const GREY: &str = "#8c8c8c";
 const BUDGET: &str = "#c0392b";
+/// The dash of a line whose colour an earlier line of the plot has ([`ci_lines`]).
+const DASH: &str = "6 3";
+/// An exec controller's bars (a policy of the user's, beside the built-ins).
+const EXEC: &str = "#d4a017";
 const PALETTE: [&str; 6] = [
     "#1f77b4", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
 ];
@@ -133,7 +137,10 @@ impl Axis {
     fn new(lo: f64, hi: f64, from_zero: bool) -> Axis {
         let (lo, hi) = finite_span(lo, hi);
         let pad = if from_zero { 0.0 } else { 0.05 * (hi - lo) };
-        let step = nice_step(hi - lo + 2.0 * pad, 5.0);
+        // From zero, the ticks span zero to `hi`: a step over the data's span alone could
+        // need hundreds of ticks (fronts at 113 to 114 on an axis from 0).
+        let span = if from_zero { hi - lo.min(0.0) } else { hi - lo };
+        let step = nice_step(span + 2.0 * pad, 5.0);
         let lo = if from_zero {
             0.0_f64.min(libm::floor(lo / step) * step)
         } else {
@@ -143,18 +150,6 @@ impl Axis {
         // A quotient that underflows (a subnormal `hi`) must not leave `hi` off the axis.
         let top = if top < hi { top + step } else { top };
         Axis { lo, hi: top, step }.checked()
-    }
-
-    /// An axis over [lo, hi] on round ticks, without padding.
-    fn exact(lo: f64, hi: f64) -> Axis {
-        let (lo, hi) = finite_span(lo, hi);
-        let step = nice_step(hi - lo, 5.0);
-        Axis {
-            lo: libm::floor(lo / step) * step,
-            hi: libm::ceil(hi / step) * step,
-            step,
-        }
-        .checked()
     }
 
     /// Whole decades from `lo` to `hi` (base-10 logarithms), one a tick, at least one.
@@ -334,6 +329,8 @@ enum Key {
     Line(&'static str),
     /// The dashed budget line.
     Dashed,
+    /// A dashed line with a marker (a line past the palette's colours, [`ci_lines`]).
+    DashedLine(&'static str),
 }
 
 /// A legend: one row per (key, text), from (x, y) down.
@@ -365,6 +362,17 @@ fn legend(svg: &mut String, x: f64, y: f64, rows: &[(Key, String)]) {
                 x + 22.0,
                 ry + 6.0
             ),
+            Key::DashedLine(color) => writeln!(
+                svg,
+                "<line x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{color}\" \
+                 stroke-width=\"2\" stroke-dasharray=\"{DASH}\"/><circle cx=\"{:.1}\" \
+                 cy=\"{:.1}\" r=\"3.5\" fill=\"{color}\"/>",
+                ry + 6.0,
+                x + 22.0,
+                ry + 6.0,
+                x + 11.0,
+                ry + 6.0
+            ),
         };
         let _ = writeln!(
             svg,
@@ -394,7 +402,9 @@ fn ref_line(svg: &mut String, f: &Frame, v: f64) {
     );
 }
 
-fn subtitle(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
+/// The plots' subtitle: the source, the trial count and what the marks are (`marks`:
+/// "bars" or "points", the means).
+fn subtitle(exp: &Experiment, summaries: &[ConfigSummary], marks: &str) -> String {
     let n = summaries
         .iter()
         .map(|s| s.utility_percent.n)
@@ -415,7 +425,7 @@ fn subtitle(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
         return format!("{source}, {n} trial: its values (no interval: it needs 2 trials or more)");
     }
     format!(
-        "{source}, {n} trials: bars the mean, error bars its 95% confidence interval (Student t){}",
+        "{source}, {n} trials: {marks} the mean, error bars its 95% confidence interval (Student t){}",
         if n == 2 {
             "; 2 trials: the intervals say little"
         } else {
@@ -562,7 +572,9 @@ fn bars_and_legend<'a>(
         .iter()
         .map(|s| {
             let k = &s.config;
-            let (color, opacity) = if k.heuristic.is_utility_aware() {
+            let (color, opacity) = if k.controller.is_some() {
+                (EXEC, 1.0)
+            } else if k.heuristic.is_utility_aware() {
                 let o = match k.reservations {
                     Reservations::PlaceHolder => 1.0,
                     Reservations::Permanent => 0.45,
@@ -586,7 +598,7 @@ fn bars_and_legend<'a>(
     let mut comparison: Vec<String> = Vec::new();
     for s in summaries
         .iter()
-        .filter(|s| !s.config.heuristic.is_utility_aware())
+        .filter(|s| s.config.controller.is_none() && !s.config.heuristic.is_utility_aware())
     {
         let name = s.config.heuristic.name().to_string();
         if !comparison.contains(&name) {
@@ -595,6 +607,9 @@ fn bars_and_legend<'a>(
     }
     if !comparison.is_empty() {
         add(GREY, 1.0, &format!("comparison: {}", comparison.join(", ")));
+    }
+    if summaries.iter().any(|s| s.config.controller.is_some()) {
+        add(EXEC, 1.0, "exec controller");
     }
     // Filters are named only when some configuration has one.
     let filtered = summaries
@@ -634,7 +649,7 @@ pub fn utility_bars(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
     };
     bar_chart(
         &format!("{}: percentage of maximum {metric}", exp.title),
-        &subtitle(exp, summaries),
+        &subtitle(exp, summaries, "bars"),
         &format!("% of maximum {metric}"),
         1,
         &bars,
@@ -656,7 +671,7 @@ pub fn energy_bars(exp: &Experiment, summaries: &[ConfigSummary]) -> String {
     let reference = exp.budget_joules().map(|b| b / 1e9);
     bar_chart(
         &format!("{}: energy consumed", exp.title),
-        &subtitle(exp, summaries),
+        &subtitle(exp, summaries, "bars"),
         "energy consumed in the day (GJ)",
         2,
         &bars,
@@ -709,7 +724,9 @@ pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: boo
     if !y_lo.is_finite() {
         (y_lo, y_hi) = (0.0, 1.0);
     }
-    let x = Axis::exact(0.0, x_hi.max(1e-9));
+    // From zero, with room past the largest leniency: its point and error bar stay inside
+    // the frame, not on its edge.
+    let x = Axis::new(0.0, x_hi.max(1e-9), true);
     let (left, top, width_plot, height_plot) = (80.0, 64.0, 560.0, 380.0);
     let legend_w = {
         let mut rows: Vec<(Key, String)> = exp
@@ -739,7 +756,7 @@ pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: boo
         width,
         height,
         &format!("{}: {what} against leniency", exp.title),
-        &subtitle(exp, summaries),
+        &subtitle(exp, summaries, "points"),
     );
     y_axis(
         &mut svg,
@@ -812,6 +829,138 @@ pub fn leniency_lines(exp: &Experiment, summaries: &[ConfigSummary], energy: boo
     svg
 }
 
+/// One line of [`ci_lines`]: its label and its points (x, mean, half-width of the mean's
+/// 95% confidence interval if there is one).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CiSeries {
+    /// The legend's text.
+    pub label: String,
+    /// The points, drawn in x order.
+    pub points: Vec<(f64, f64, Option<f64>)>,
+}
+
+/// Means with their 95% confidence intervals against a swept value, a line per series, on
+/// round ticks with both axes labelled (seed 002's energy plots); the intervals' bars are
+/// drawn and the y axis spans them. With bars, the series are shifted a few pixels apart so
+/// that they do not overlap; past the palette's colours, lines are dashed.
+pub fn ci_lines(
+    title: &str,
+    sub: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[CiSeries],
+) -> String {
+    let all = || {
+        series
+            .iter()
+            .flat_map(|s| s.points.iter())
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+    };
+    let ci = |p: &(f64, f64, Option<f64>)| p.2.filter(|c| c.is_finite()).unwrap_or(0.0);
+    let (mut x_lo, mut x_hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    let (mut y_lo, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for p in all() {
+        (x_lo, x_hi) = (x_lo.min(p.0), x_hi.max(p.0));
+        (y_lo, y_hi) = (y_lo.min(p.1 - ci(p)), y_hi.max(p.1 + ci(p)));
+    }
+    if !x_lo.is_finite() {
+        (x_lo, x_hi, y_lo, y_hi) = (0.0, 1.0, 0.0, 1.0);
+    }
+    let x = Axis::new(x_lo, x_hi, false);
+    let (left, top, width_plot, height_plot) = (80.0, 64.0, 620.0, 400.0);
+    let rows: Vec<(Key, String)> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let color = PALETTE[i % PALETTE.len()];
+            let key = if i < PALETTE.len() {
+                Key::Line(color)
+            } else {
+                Key::DashedLine(color)
+            };
+            (key, s.label.clone())
+        })
+        .collect();
+    let f = Frame {
+        left,
+        top,
+        width: width_plot,
+        height: height_plot,
+        // From zero when nothing is negative: utility and energy are.
+        y: Axis::new(y_lo, y_hi, y_lo >= 0.0),
+    };
+    let width = left + width_plot + 20.0 + legend_width(&rows);
+    let height = top + height_plot + 60.0;
+    let mut svg = String::new();
+    open(&mut svg, width, height, title, sub);
+    y_axis(&mut svg, &f, y_label);
+    x_axis(&mut svg, &f, &x, x_label);
+    let k = series.len() as f64;
+    // Only error bars need keeping apart: without them a point stays at its x.
+    let bars = series
+        .iter()
+        .any(|s| s.points.iter().any(|p| p.2.is_some()));
+    for (i, s) in series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let dodge = if bars {
+            4.0 * (i as f64 - (k - 1.0) / 2.0)
+        } else {
+            0.0
+        };
+        let px = |v: f64| left + width_plot * (v - x.lo) / (x.hi - x.lo) + dodge;
+        let mut pts: Vec<&(f64, f64, Option<f64>)> = s
+            .points
+            .iter()
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let path: Vec<String> = pts
+            .iter()
+            .enumerate()
+            .map(|(j, p)| {
+                format!(
+                    "{}{:.1} {:.1}",
+                    if j == 0 { "M" } else { "L" },
+                    px(p.0),
+                    f.py(p.1)
+                )
+            })
+            .collect();
+        if !path.is_empty() {
+            let dash = if i < PALETTE.len() {
+                String::new()
+            } else {
+                format!(" stroke-dasharray=\"{DASH}\"")
+            };
+            let _ = writeln!(
+                svg,
+                "<path d=\"{}\" stroke=\"{color}\" stroke-width=\"2\" fill=\"none\"{dash}/>",
+                path.join("")
+            );
+        }
+        for p in pts {
+            if let Some(c) = p.2.filter(|c| c.is_finite()) {
+                error_bar(&mut svg, &f, px(p.0), p.1 - c, p.1 + c, color);
+            }
+            let _ = writeln!(
+                svg,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" fill=\"{color}\"><title>{} at \
+                 {}: {:.3}{}</title></circle>",
+                px(p.0),
+                f.py(p.1),
+                esc(&s.label),
+                p.0,
+                p.1,
+                p.2.map_or(String::new(), |c| format!(" +/- {c:.3}"))
+            );
+        }
+    }
+    frame_box(&mut svg, &f);
+    legend(&mut svg, left + width_plot + 20.0, top + 4.0, &rows);
+    svg.push_str("</svg>\n");
+    svg
+}
+
 /// One series of [`scatter`]: its label, its points (x, y), and a line through its front.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScatterSeries {
@@ -831,7 +980,30 @@ pub fn scatter(
     y_label: &str,
     series: &[ScatterSeries],
 ) -> String {
-    scatter_axes(title, sub, x_label, y_label, series, false)
+    scatter_axes(title, sub, x_label, y_label, series, YScale::FromZero)
+}
+
+/// As [`scatter`], the y axis spanning the data only (with a margin), not from zero: Pareto
+/// fronts, whose shape is in a narrow band far from zero.
+pub fn scatter_zoomed(
+    title: &str,
+    sub: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[ScatterSeries],
+) -> String {
+    scatter_axes(title, sub, x_label, y_label, series, YScale::Zoomed)
+}
+
+/// The y axis of [`scatter_axes`].
+#[derive(Clone, Copy, PartialEq)]
+enum YScale {
+    /// Linear, from zero when nothing is negative.
+    FromZero,
+    /// Linear over the data.
+    Zoomed,
+    /// Base-10 logarithms: whole decades.
+    Log,
 }
 
 /// As [`scatter`], the series' y values being base-10 logarithms: the y axis is a log axis
@@ -844,7 +1016,7 @@ pub fn scatter_log_y(
     y_label: &str,
     series: &[ScatterSeries],
 ) -> String {
-    scatter_axes(title, sub, x_label, y_label, series, true)
+    scatter_axes(title, sub, x_label, y_label, series, YScale::Log)
 }
 
 /// A decade's label: `1`, `10`, ... `100000`, then `1e6`, and `0.1`, `0.01`, then `1e-3`.
@@ -906,8 +1078,9 @@ fn scatter_axes(
     x_label: &str,
     y_label: &str,
     series: &[ScatterSeries],
-    log_y: bool,
+    scale: YScale,
 ) -> String {
+    let log_y = scale == YScale::Log;
     let all = series.iter().flat_map(|s| s.points.iter().chain(&s.front));
     let (mut x_lo, mut x_hi, mut y_lo, mut y_hi) = (
         f64::INFINITY,
@@ -941,7 +1114,7 @@ fn scatter_axes(
         Axis::decades(y_lo, y_hi)
     } else {
         // From zero when nothing is negative (expansion factors, their logarithms).
-        Axis::new(y_lo, y_hi, y_lo >= 0.0)
+        Axis::new(y_lo, y_hi, scale == YScale::FromZero && y_lo >= 0.0)
     };
     let f = Frame {
         left,
@@ -1269,13 +1442,53 @@ mod tests {
         /// end, and a finite range of ordinary size is covered.
         #[test]
         fn axes_never_panic(lo in any_value(), hi in any_value(), from_zero: bool) {
-            for a in [Axis::new(lo, hi, from_zero), Axis::exact(lo, hi), Axis::decades(lo, hi)] {
+            for a in [Axis::new(lo, hi, from_zero), Axis::decades(lo, hi)] {
                 assert_usable(&a)?;
             }
             if lo.is_finite() && hi.is_finite() && lo.abs() < 1e15 && hi.abs() < 1e15 {
                 let a = Axis::new(lo, hi, from_zero);
                 prop_assert!(a.lo <= lo.min(hi) && a.hi >= lo.max(hi), "{a:?}");
             }
+        }
+    }
+
+    /// An axis from zero over data far from it keeps round ticks (a step over the data's
+    /// span alone needed hundreds of ticks, and the axis fell back to quarters: 29.0625).
+    #[test]
+    fn a_from_zero_axis_over_a_narrow_band_has_round_ticks() {
+        let a = Axis::new(113.2, 114.1, true);
+        assert_eq!((a.lo, a.step, a.hi), (0.0, 25.0, 125.0));
+        let z = Axis::new(113.2, 114.1, false);
+        assert!(
+            z.lo > 113.0 - 1.0 && z.hi < 115.0 && z.ticks().len() <= 11,
+            "{z:?}"
+        );
+        assert_eq!(libm::round(z.step * 10.0) / 10.0, z.step);
+    }
+
+    /// `ci_lines` draws an error bar per interval, dashes the lines past the palette, and
+    /// survives degenerate data.
+    #[test]
+    fn ci_lines_draw_bars_and_dashes() {
+        let series: Vec<CiSeries> = (0..7)
+            .map(|i| CiSeries {
+                label: format!("s{i}"),
+                points: vec![(1.0, 10.0 + i as f64, Some(1.0)), (2.0, 12.0, None)],
+            })
+            .collect();
+        let svg = ci_lines("t", "s", "x", "y", &series);
+        assert_eq!(svg.matches("stroke-width=\"1.2\"").count(), 7);
+        assert_eq!(
+            svg.matches(DASH).count(),
+            2,
+            "the 7th line and its legend key"
+        );
+        for v in [f64::NAN, f64::INFINITY, 1e300] {
+            let s = [CiSeries {
+                label: "s".into(),
+                points: vec![(v, v, Some(v)), (0.0, 1.0, Some(v))],
+            }];
+            assert!(ci_lines("t", "s", "x", "y", &s).ends_with("</svg>\n"));
         }
     }
 

@@ -100,6 +100,18 @@ fn plots_draw_a_line_per_configuration_family() {
     }
     // One weight and one filter: configurations on x, a line per machine model.
     assert!(svgs[0].1.contains("adaptive, queued") && svgs[0].1.contains("adaptive, polled"));
+    // Two trials: each mean has its interval's error bar, and the subtitle says so.
+    for (name, text) in &svgs[..2] {
+        assert!(
+            text.contains("2 trials: the mean and its 95% confidence interval"),
+            "{name}"
+        );
+        assert_eq!(
+            text.matches("stroke-width=\"1.2\"").count(),
+            exp.configs.len(),
+            "{name}: an error bar per configuration"
+        );
+    }
     // Traces: a line per configuration.
     for c in &exp.configs {
         assert!(svgs[2].1.contains(&c.label), "{}", c.label);

@@ -1,19 +1,23 @@
-//! The plots of an energy experiment (Chapters 3-4), drawn with the project's scatter plot
-//! ([`crate::report::svg::scatter`]), each series a line through its means:
+//! The plots of an energy experiment (Chapters 3-4), each series a line through its means
+//! over the trials:
 //!
 //! - `utility.svg` and `energy.svg`: the mean utility and energy over the swept parameter, a
 //!   line per remaining configuration: the U-E weighting factor when the file has several
 //!   weights (Figs. 3.5, 3.6, 3.12), else the tuned filter's leniency when it has several
 //!   (Figs. 3.8, 3.9; the unfiltered runs are in `summary.csv`), else the configurations in
 //!   `summary.csv` order, one line per filter and machine model (Figs. 3.4, 3.14, 4.4).
+//!   Each mean has its 95% confidence interval's error bar (Student t, as `summary.csv`'s;
+//!   none with one trial), and the subtitle names the trial count and the interval
+//!   ([`crate::report::svg::ci_lines`]: round ticks, both axes labelled).
 //! - `trace-utility.svg` and `trace-energy.svg` (files with `trace_minutes`): the mean
 //!   cumulative utility and energy against the minute of the window, one line per
-//!   configuration (Figs. 3.7, 3.10, 3.11, 3.13, 4.6).
+//!   configuration (Figs. 3.7, 3.10, 3.11, 3.13, 4.6), past six lines dashed.
 //!
 //! The same rows give the same bytes.
 
 use super::{EnergyExperiment, Row};
-use crate::report::svg::{scatter, ScatterSeries};
+use crate::report::stats::{mean_ci, MeanCi};
+use crate::report::svg::{ci_lines, CiSeries};
 use kairos_core::serial::{Machines, SerialFilter};
 
 /// What the x axis of `utility.svg` and `energy.svg` is.
@@ -62,32 +66,28 @@ fn without(label: &str, token: &str) -> String {
         .join(" ")
 }
 
-/// Each configuration's mean over its trials of `f`.
-fn means(exp: &EnergyExperiment, rows: &[Row], f: &dyn Fn(&Row) -> f64) -> Vec<f64> {
+/// Each configuration's mean over its trials of `f`, with its 95% confidence interval.
+fn means(exp: &EnergyExperiment, rows: &[Row], f: &dyn Fn(&Row) -> f64) -> Vec<MeanCi> {
     (0..exp.configs.len())
         .map(|i| {
             let xs: Vec<f64> = rows.iter().filter(|r| r.config == i).map(f).collect();
-            xs.iter().sum::<f64>() / xs.len().max(1) as f64
+            mean_ci(&xs)
         })
         .collect()
 }
 
-/// Series by name in first-seen order, each point (x, y), the line in x order.
-fn series(points: Vec<(String, f64, f64)>) -> Vec<ScatterSeries> {
-    let mut out: Vec<ScatterSeries> = Vec::new();
-    for (name, x, y) in points {
+/// Lines by name in first-seen order, each point (x, mean, CI).
+fn ci_series(points: Vec<(String, f64, MeanCi)>) -> Vec<CiSeries> {
+    let mut out: Vec<CiSeries> = Vec::new();
+    for (name, x, m) in points {
+        let p = (x, m.mean, m.ci95);
         match out.iter_mut().find(|s| s.label == name) {
-            Some(s) => s.points.push((x, y)),
-            None => out.push(ScatterSeries {
+            Some(s) => s.points.push(p),
+            None => out.push(CiSeries {
                 label: name,
-                points: vec![(x, y)],
-                front: Vec::new(),
+                points: vec![p],
             }),
         }
-    }
-    for s in &mut out {
-        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
-        s.front = s.points.clone();
     }
     out
 }
@@ -126,12 +126,13 @@ pub fn plots(exp: &EnergyExperiment, rows: &[Row]) -> Vec<(&'static str, String)
     };
     let utility = means(exp, rows, &|r| r.report.utility.as_f64());
     let energy = means(exp, rows, &|r| r.report.energy.as_joules_f64() / 1e9);
-    let sub = format!(
-        "{} trial(s), {what}",
-        rows.iter().map(|r| r.trial + 1).max().unwrap_or(0)
-    );
-    let lines = |ys: &[f64]| {
-        series(
+    let n = rows.iter().map(|r| r.trial + 1).max().unwrap_or(0);
+    let sub = match n {
+        0 | 1 => format!("{n} trial: its values (no interval: it needs 2 trials or more), {what}"),
+        _ => format!("{n} trials: the mean and its 95% confidence interval (Student t), {what}"),
+    };
+    let lines = |ys: &[MeanCi]| {
+        ci_series(
             (0..exp.configs.len())
                 .filter_map(|i| point(i).map(|(n, x)| (n, x, ys[i])))
                 .collect(),
@@ -140,7 +141,7 @@ pub fn plots(exp: &EnergyExperiment, rows: &[Row]) -> Vec<(&'static str, String)
     let mut out = vec![
         (
             "utility.svg",
-            scatter(
+            ci_lines(
                 &format!("{}: utility", exp.title),
                 &sub,
                 x_label,
@@ -150,7 +151,7 @@ pub fn plots(exp: &EnergyExperiment, rows: &[Row]) -> Vec<(&'static str, String)
         ),
         (
             "energy.svg",
-            scatter(
+            ci_lines(
                 &format!("{}: energy", exp.title),
                 &sub,
                 x_label,
@@ -170,22 +171,29 @@ pub fn plots(exp: &EnergyExperiment, rows: &[Row]) -> Vec<(&'static str, String)
                 let rs: Vec<&Row> = rows.iter().filter(|r| r.config == i).collect();
                 let n = rs.first().map_or(0, |r| r.trace.len());
                 for p in 0..n {
-                    let y = rs
+                    let ys: Vec<f64> = rs
                         .iter()
-                        .map(|r| if idx == 0 { r.trace[p].0 } else { r.trace[p].1 })
-                        .sum::<f64>()
-                        / rs.len() as f64;
-                    pts.push((c.label.clone(), (p + 1) as f64 * step_min, y * scale));
+                        .map(|r| scale * if idx == 0 { r.trace[p].0 } else { r.trace[p].1 })
+                        .collect();
+                    let m = mean_ci(&ys);
+                    // The trials' spread is summary.csv's; a bar at every sample would
+                    // hide the lines.
+                    let m = MeanCi { ci95: None, ..m };
+                    pts.push((c.label.clone(), (p + 1) as f64 * step_min, m));
                 }
             }
             out.push((
                 file,
-                scatter(
+                ci_lines(
                     &format!("{}: {y_label}", exp.title),
-                    &format!("every {step_min} min of the window, mean of the trials"),
+                    &format!(
+                        "every {step_min} min of the window, the mean of {n} trial{} (no \
+                         intervals: summary.csv has them)",
+                        if n == 1 { "" } else { "s" }
+                    ),
                     "minute of the window",
                     y_label,
-                    &series(pts),
+                    &ci_series(pts),
                 ),
             ));
         }

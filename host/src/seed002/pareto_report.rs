@@ -11,7 +11,7 @@
 use super::pareto::{Instance, Objective};
 use super::pareto_experiment::{Front, ParetoExperiment};
 use crate::nsga2::{dominates, Point};
-use crate::report::svg::{scatter, ScatterSeries};
+use crate::report::svg::{scatter, scatter_zoomed, ScatterSeries};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -165,7 +165,7 @@ pub fn checkpoint_svg(exp: &ParetoExperiment, inst: &Instance, fronts: &[Front],
         })
         .collect();
     let (x, y) = labels(inst);
-    scatter(
+    scatter_zoomed(
         &format!("{}: generation {g}", exp.title),
         &inst.tables.source,
         x,
@@ -191,7 +191,7 @@ pub fn population_svg(
         })
         .collect();
     let (x, y) = labels(inst);
-    scatter(
+    scatter_zoomed(
         &format!("{}: {}", exp.title, exp.populations[p].name),
         &inst.tables.source,
         x,
