@@ -475,6 +475,24 @@ pub fn run_one(
     Ok((report, points, share))
 }
 
+/// Configuration `i` of `exp` on trial `et` (trial `t`).
+fn run_config(exp: &EnergyExperiment, et: &EnergyTrial, i: usize, t: u32) -> anyhow::Result<Row> {
+    let c = &exp.configs[i];
+    let cfg = EnergyConfig {
+        seed: exp.workload.seed ^ ((t as u64) << 32),
+        ..c.cfg
+    };
+    let (report, trace, priority_share) =
+        run_one(et, cfg, exp.trace).with_context(|| format!("{} on trial {t}", c.label))?;
+    Ok(Row {
+        config: i,
+        trial: t,
+        report,
+        trace,
+        priority_share,
+    })
+}
+
 /// Runs every configuration on every trial on `jobs` threads; rows by (config, trial).
 pub fn run(
     exp: &EnergyExperiment,
@@ -487,21 +505,33 @@ pub fn run(
         jobs,
         progress,
         |t| EnergyTrial::new(&exp.workload, t, exp.affinity),
-        |et, i, t| {
-            let c = &exp.configs[i];
-            let cfg = EnergyConfig {
-                seed: exp.workload.seed ^ ((t as u64) << 32),
-                ..c.cfg
-            };
-            let (report, trace, priority_share) =
-                run_one(et, cfg, exp.trace).with_context(|| format!("{} on trial {t}", c.label))?;
-            Ok(Row {
-                config: i,
-                trial: t,
-                report,
-                trace,
-                priority_share,
-            })
+        |et, i, t| run_config(exp, et, i, t),
+    )
+}
+
+/// [`run`], saving each trial in `r`'s steps as it finishes and running only the trials not
+/// saved; `None` if stopped ([`super::grid::run_grid_saved`]).
+pub fn run_saved(
+    exp: &EnergyExperiment,
+    jobs: Option<usize>,
+    r: &super::Resumed<'_>,
+) -> anyhow::Result<Option<Vec<Row>>> {
+    use super::saved_rows as s;
+    super::grid::run_grid_saved(
+        exp.trials,
+        exp.configs.len(),
+        jobs,
+        |t| EnergyTrial::new(&exp.workload, t, exp.affinity),
+        |et, i, t| run_config(exp, et, i, t),
+        &super::grid::Saving {
+            steps: r.steps,
+            saved: r.saved,
+            columns: &s::ENERGY_COLUMNS,
+            fields: s::energy_fields,
+            parse: s::energy_parse,
+            key: s::energy_key,
+            stop: r.stop,
+            progress: r.progress,
         },
     )
 }
@@ -632,13 +662,14 @@ pub fn reports(exp: &EnergyExperiment, rows: &[Row]) -> (String, String, String,
 }
 
 /// Runs the file at `path` (`trials` overrides its count) and writes the reports to `out`
-/// (default `out/<name>/`); returns the text table and the directory written.
+/// (default `out/<name>/`), each trial saved as it finishes for `--resume`
+/// ([`super::Resume`]); returns the text table and the directory written.
 pub fn run_file(
     path: &Path,
     trials: Option<u32>,
     out: super::ReportsDir,
     jobs: Option<usize>,
-    progress: &(dyn Fn(u32) + Sync),
+    resume: &super::Resume<'_>,
 ) -> anyhow::Result<(String, PathBuf)> {
     let mut exp = EnergyExperiment::load(path)?;
     if let Some(n) = trials {
@@ -648,8 +679,14 @@ pub fn run_file(
         );
         exp.trials = n;
     }
-    let dir = out.prepare(&exp.name, "summary.csv", path)?;
-    let rows = run(&exp, jobs, progress)?;
+    let (dir, rows) = super::run_resumable(
+        path,
+        trials,
+        out,
+        resume,
+        (&exp.name, exp.trials, "summary.csv", "seed002-energy"),
+        |r| run_saved(&exp, jobs, r),
+    )?;
     let (summary, trials_csv, traces, table) = reports(&exp, &rows);
     let svgs = plots::plots(&exp, &rows);
     // summary.csv last: its presence marks the folder as holding a whole run's reports.
@@ -660,6 +697,7 @@ pub fn run_file(
     for (name, text) in files {
         crate::output::write_atomic(&dir.join(name), text)?;
     }
+    super::finish_resumable(&dir)?;
     Ok((table, dir))
 }
 

@@ -278,6 +278,37 @@ pub struct Row {
     pub by_priority: [Utility; 4],
 }
 
+/// Trial `t` of `exp` and its maximum-utility bound: the data its configurations share.
+fn trial_data(exp: &SerialExperiment, t: u32) -> (generate::Trial, f64) {
+    let tr = generate::trial(&exp.workload, t);
+    let bound = generate::bound(&tr, exp.workload.window());
+    (tr, bound)
+}
+
+/// Configuration `i` of `exp` on trial `t` (`data` from [`trial_data`]).
+fn run_config(
+    exp: &SerialExperiment,
+    (tr, bound): &(generate::Trial, f64),
+    i: usize,
+    t: u32,
+) -> anyhow::Result<Row> {
+    let c = &exp.configs[i];
+    let cfg = SerialConfig {
+        seed: exp.workload.seed ^ ((t as u64) << 32),
+        window: exp.workload.window(),
+        ..c.cfg
+    };
+    let (report, by_priority) = super::run::run_split(tr, cfg, &exp.workload.priorities)
+        .with_context(|| format!("{} on trial {t}", c.label))?;
+    Ok(Row {
+        config: i,
+        trial: t,
+        bound: *bound,
+        report,
+        by_priority,
+    })
+}
+
 /// Runs every configuration of `exp` on every trial on `jobs` threads; rows sorted by
 /// (configuration, trial). `progress` is told each finished trial.
 pub fn run(
@@ -285,33 +316,39 @@ pub fn run(
     jobs: Option<usize>,
     progress: &(dyn Fn(u32) + Sync),
 ) -> anyhow::Result<Vec<Row>> {
-    let window = exp.workload.window();
     super::grid::run_grid(
         exp.trials,
         exp.configs.len(),
         jobs,
         progress,
-        |t| {
-            let tr = generate::trial(&exp.workload, t);
-            let bound = generate::bound(&tr, window);
-            (tr, bound)
-        },
-        |(tr, bound), i, t| {
-            let c = &exp.configs[i];
-            let cfg = SerialConfig {
-                seed: exp.workload.seed ^ ((t as u64) << 32),
-                window,
-                ..c.cfg
-            };
-            let (report, by_priority) = super::run::run_split(tr, cfg, &exp.workload.priorities)
-                .with_context(|| format!("{} on trial {t}", c.label))?;
-            Ok(Row {
-                config: i,
-                trial: t,
-                bound: *bound,
-                report,
-                by_priority,
-            })
+        |t| trial_data(exp, t),
+        |d, i, t| run_config(exp, d, i, t),
+    )
+}
+
+/// [`run`], saving each trial in `r`'s steps as it finishes and running only the trials not
+/// saved; `None` if stopped ([`super::grid::run_grid_saved`]).
+pub fn run_saved(
+    exp: &SerialExperiment,
+    jobs: Option<usize>,
+    r: &super::Resumed<'_>,
+) -> anyhow::Result<Option<Vec<Row>>> {
+    use super::saved_rows as s;
+    super::grid::run_grid_saved(
+        exp.trials,
+        exp.configs.len(),
+        jobs,
+        |t| trial_data(exp, t),
+        |d, i, t| run_config(exp, d, i, t),
+        &super::grid::Saving {
+            steps: r.steps,
+            saved: r.saved,
+            columns: &s::SERIAL_COLUMNS,
+            fields: s::serial_fields,
+            parse: s::serial_parse,
+            key: s::serial_key,
+            stop: r.stop,
+            progress: r.progress,
         },
     )
 }
