@@ -122,7 +122,9 @@ impl SerialExperiment {
         if f.system != "serial" {
             c.fail("system", &f.system, "must be \"serial\"");
         }
-        c.float_above("tasks_per_day", f.tasks_per_day, 0.0, 1e6);
+        // At least one task a day: a smaller rate draws no task, and the run would report the
+        // workload as if it had been asked for.
+        c.float("tasks_per_day", f.tasks_per_day, 1.0, 1e6);
         let trials = f.trials.unwrap_or(DEFAULT_TRIALS);
         c.int("trials", trials as u64, 1, 100_000);
         let priorities = f.priorities.unwrap_or([8.0, 4.0, 2.0, 1.0]);
