@@ -577,7 +577,11 @@ pub fn seed002_toml(data: &[u8]) {
     let p = scratch("seed002.toml", data);
     if let Ok(e) = SerialExperiment::load(&p) {
         assert!((1..=100_000).contains(&e.trials));
-        assert!(e.workload.tasks_per_day >= 1.0, "{}", e.workload.tasks_per_day);
+        assert!(
+            e.workload.tasks_per_day >= 1.0,
+            "{}",
+            e.workload.tasks_per_day
+        );
         labels_unique(e.configs.iter().map(|c| c.label.as_str()));
     }
     if let Ok(e) = EnergyExperiment::load(&p) {

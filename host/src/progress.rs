@@ -109,11 +109,7 @@ impl Steps {
             self.label,
             self.total,
             self.unit,
-            if self.total == 0 {
-                100
-            } else {
-                done * 100 / self.total
-            },
+            (done * 100).checked_div(self.total).unwrap_or(100),
             duration_text(elapsed)
         )
     }

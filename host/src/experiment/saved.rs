@@ -174,7 +174,8 @@ impl Rows {
     /// Field `col` of row `row` as a finite float.
     pub fn finite(&self, row: usize, col: usize) -> anyhow::Result<f64> {
         let l = &self.text.rows[row];
-        self.text.parse_finite(l, &self.columns[col], &l.fields[col])
+        self.text
+            .parse_finite(l, &self.columns[col], &l.fields[col])
     }
 
     /// Field `col` of row `row` as text.

@@ -137,7 +137,9 @@ where
                 let (c, tt) = (s.key)(&r);
                 return Err(rows.error(
                     i,
-                    format!("configuration {c} of trial {tt}, expected configuration {i} of trial {t}"),
+                    format!(
+                        "configuration {c} of trial {tt}, expected configuration {i} of trial {t}"
+                    ),
                 ));
             }
             here.push(r);

@@ -163,8 +163,9 @@ pub(crate) fn run_resumable<R>(
 pub(crate) fn finish_resumable(dir: &Path) -> anyhow::Result<()> {
     let runs = dir.join(saved::RUNS_DIR);
     if runs.exists() {
-        std::fs::remove_dir_all(&runs)
-            .map_err(|e| anyhow::anyhow!("{}: cannot remove the saved trials: {e}", runs.display()))?;
+        std::fs::remove_dir_all(&runs).map_err(|e| {
+            anyhow::anyhow!("{}: cannot remove the saved trials: {e}", runs.display())
+        })?;
     }
     Ok(())
 }
