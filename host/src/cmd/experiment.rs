@@ -134,7 +134,7 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
                 args.file.display()
             );
         }
-        return seed002(args, crate::seed002::energy_experiment::run_file);
+        return seed002(args, crate::seed002::run_energy_file);
     }
     if crate::seed003::experiment::is_seed003(&args.file) {
         if args.shard.is_some() {
@@ -358,7 +358,7 @@ fn failed(exp: &Experiment, outcome: &runner::Outcome, runs_total: u64) -> anyho
 }
 
 /// How a seed 002 system runs a file: `crate::seed002::run_file` (`system = "serial"`) or
-/// `crate::seed002::energy_experiment::run_file` (`system = "serial-energy"`).
+/// `crate::seed002::run_energy_file` (`system = "serial-energy"`).
 type Seed002Run = fn(
     &std::path::Path,
     Option<u32>,
@@ -376,7 +376,7 @@ fn seed002(args: Args, run: Seed002Run) -> anyhow::Result<()> {
         dir: args.out.clone(),
         force: args.force,
     };
-    catch_ctrl_c(args.jobs, "trial");
+    crate::interrupt::catch_for_steps(args.jobs, "trial");
     let resume = crate::seed002::Resume {
         resume: args.resume,
         stop: &crate::interrupt::requested_saying,
@@ -390,18 +390,6 @@ fn seed002(args: Args, run: Seed002Run) -> anyhow::Result<()> {
     write!(super::pipe::stdout(), "{table}")?;
     crate::diag!("reports written to {}", dir.display());
     Ok(())
-}
-
-/// Installs the Ctrl-C handler of a run whose steps (`step`: "trial", "workload") run
-/// `threads` at a time, with the message saying what the first Ctrl-C does.
-pub(crate) fn catch_ctrl_c(threads: Option<usize>, step: &str) {
-    crate::interrupt::catch();
-    let running = threads.unwrap_or_else(rayon::current_num_threads).max(1);
-    crate::interrupt::say_when_requested(format!(
-        "Ctrl-C: finishing the running {step}{} (up to {running}), then stopping (finished \
-         {step}s are saved); Ctrl-C again stops at once",
-        if running == 1 { "" } else { "s" }
-    ));
 }
 
 /// `kairos experiment --shard K/N`: runs the slice, writes its shard file, prints where.

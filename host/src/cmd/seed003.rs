@@ -81,7 +81,7 @@ pub fn main(mut args: Options) -> anyhow::Result<()> {
             String::new()
         }
     );
-    super::experiment::catch_ctrl_c(args.jobs, "workload");
+    crate::interrupt::catch_for_steps(args.jobs, "workload");
     let progress =
         crate::progress::Steps::new(&exp.name, "workloads", steps.steps as u64, before as u64);
     let saving = experiment::Saving {

@@ -38,7 +38,7 @@ use kairos_core::units::{Micros, MilliJoules, Utility};
 use kairos_core::utility::UtilityCurve;
 use serde::Deserialize;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Trials when the file does not say (Chapters 3 and 4: 48).
 pub const DEFAULT_TRIALS: u32 = 48;
@@ -476,7 +476,12 @@ pub fn run_one(
 }
 
 /// Configuration `i` of `exp` on trial `et` (trial `t`).
-fn run_config(exp: &EnergyExperiment, et: &EnergyTrial, i: usize, t: u32) -> anyhow::Result<Row> {
+pub(crate) fn run_config(
+    exp: &EnergyExperiment,
+    et: &EnergyTrial,
+    i: usize,
+    t: u32,
+) -> anyhow::Result<Row> {
     let c = &exp.configs[i];
     let cfg = EnergyConfig {
         seed: exp.workload.seed ^ ((t as u64) << 32),
@@ -506,33 +511,6 @@ pub fn run(
         progress,
         |t| EnergyTrial::new(&exp.workload, t, exp.affinity),
         |et, i, t| run_config(exp, et, i, t),
-    )
-}
-
-/// [`run`], saving each trial in `r`'s steps as it finishes and running only the trials not
-/// saved; `None` if stopped ([`super::grid::run_grid_saved`]).
-pub fn run_saved(
-    exp: &EnergyExperiment,
-    jobs: Option<usize>,
-    r: &super::Resumed<'_>,
-) -> anyhow::Result<Option<Vec<Row>>> {
-    use super::saved_rows as s;
-    super::grid::run_grid_saved(
-        exp.trials,
-        exp.configs.len(),
-        jobs,
-        |t| EnergyTrial::new(&exp.workload, t, exp.affinity),
-        |et, i, t| run_config(exp, et, i, t),
-        &super::grid::Saving {
-            steps: r.steps,
-            saved: r.saved,
-            columns: &s::ENERGY_COLUMNS,
-            fields: s::energy_fields,
-            parse: s::energy_parse,
-            key: s::energy_key,
-            stop: r.stop,
-            progress: r.progress,
-        },
     )
 }
 
@@ -659,46 +637,6 @@ pub fn reports(exp: &EnergyExperiment, rows: &[Row]) -> (String, String, String,
         }
     }
     (summary, trials, traces, table)
-}
-
-/// Runs the file at `path` (`trials` overrides its count) and writes the reports to `out`
-/// (default `out/<name>/`), each trial saved as it finishes for `--resume`
-/// ([`super::Resume`]); returns the text table and the directory written.
-pub fn run_file(
-    path: &Path,
-    trials: Option<u32>,
-    out: super::ReportsDir,
-    jobs: Option<usize>,
-    resume: &super::Resume<'_>,
-) -> anyhow::Result<(String, PathBuf)> {
-    let mut exp = EnergyExperiment::load(path)?;
-    if let Some(n) = trials {
-        anyhow::ensure!(
-            (1..=100_000).contains(&n),
-            "--trials {n}: must be between 1 and 100000"
-        );
-        exp.trials = n;
-    }
-    let (dir, rows) = super::run_resumable(
-        path,
-        trials,
-        out,
-        resume,
-        (&exp.name, exp.trials, "summary.csv", "seed002-energy"),
-        |r| run_saved(&exp, jobs, r),
-    )?;
-    let (summary, trials_csv, traces, table) = reports(&exp, &rows);
-    let svgs = plots::plots(&exp, &rows);
-    // summary.csv last: its presence marks the folder as holding a whole run's reports.
-    let files = [("trials.csv", trials_csv), ("traces.csv", traces)]
-        .into_iter()
-        .chain(svgs)
-        .chain([("summary.csv", summary)]);
-    for (name, text) in files {
-        crate::output::write_atomic(&dir.join(name), text)?;
-    }
-    super::finish_resumable(&dir)?;
-    Ok((table, dir))
 }
 
 #[path = "energy_plots.rs"]

@@ -281,14 +281,14 @@ pub struct Row {
 }
 
 /// Trial `t` of `exp` and its maximum-utility bound: the data its configurations share.
-fn trial_data(exp: &SerialExperiment, t: u32) -> (generate::Trial, f64) {
+pub(crate) fn trial_data(exp: &SerialExperiment, t: u32) -> (generate::Trial, f64) {
     let tr = generate::trial(&exp.workload, t);
     let bound = generate::bound(&tr, exp.workload.window());
     (tr, bound)
 }
 
 /// Configuration `i` of `exp` on trial `t` (`data` from [`trial_data`]).
-fn run_config(
+pub(crate) fn run_config(
     exp: &SerialExperiment,
     (tr, bound): &(generate::Trial, f64),
     i: usize,
@@ -325,32 +325,5 @@ pub fn run(
         progress,
         |t| trial_data(exp, t),
         |d, i, t| run_config(exp, d, i, t),
-    )
-}
-
-/// [`run`], saving each trial in `r`'s steps as it finishes and running only the trials not
-/// saved; `None` if stopped ([`super::grid::run_grid_saved`]).
-pub fn run_saved(
-    exp: &SerialExperiment,
-    jobs: Option<usize>,
-    r: &super::Resumed<'_>,
-) -> anyhow::Result<Option<Vec<Row>>> {
-    use super::saved_rows as s;
-    super::grid::run_grid_saved(
-        exp.trials,
-        exp.configs.len(),
-        jobs,
-        |t| trial_data(exp, t),
-        |d, i, t| run_config(exp, d, i, t),
-        &super::grid::Saving {
-            steps: r.steps,
-            saved: r.saved,
-            columns: &s::SERIAL_COLUMNS,
-            fields: s::serial_fields,
-            parse: s::serial_parse,
-            key: s::serial_key,
-            stop: r.stop,
-            progress: r.progress,
-        },
     )
 }

@@ -60,11 +60,51 @@ pub fn run_file(
         out,
         resume,
         (&exp.name, exp.trials, "summary.json", "seed002-serial"),
-        |r| experiment::run_saved(&exp, jobs, r),
+        |r| saved_rows::serial_run_saved(&exp, jobs, r),
     )?;
     report::write_all(&dir, &exp, &rows)?;
     finish_resumable(&dir)?;
     Ok((report::text_table(&exp, &rows), dir))
+}
+
+/// Runs the energy file (`system = "serial-energy"`) at `path` (`trials` overrides its count) and writes the reports to `out`
+/// (default `out/<name>/`), each trial saved as it finishes for `--resume`
+/// ([`Resume`]); returns the text table and the directory written.
+pub fn run_energy_file(
+    path: &Path,
+    trials: Option<u32>,
+    out: ReportsDir,
+    jobs: Option<usize>,
+    resume: &Resume<'_>,
+) -> anyhow::Result<(String, PathBuf)> {
+    let mut exp = energy_experiment::EnergyExperiment::load(path)?;
+    if let Some(n) = trials {
+        anyhow::ensure!(
+            (1..=100_000).contains(&n),
+            "--trials {n}: must be between 1 and 100000"
+        );
+        exp.trials = n;
+    }
+    let (dir, rows) = run_resumable(
+        path,
+        trials,
+        out,
+        resume,
+        (&exp.name, exp.trials, "summary.csv", "seed002-energy"),
+        |r| saved_rows::energy_run_saved(&exp, jobs, r),
+    )?;
+    let (summary, trials_csv, traces, table) = energy_experiment::reports(&exp, &rows);
+    let svgs = energy_experiment::plots::plots(&exp, &rows);
+    // summary.csv last: its presence marks the folder as holding a whole run's reports.
+    let files = [("trials.csv", trials_csv), ("traces.csv", traces)]
+        .into_iter()
+        .chain(svgs)
+        .chain([("summary.csv", summary)]);
+    for (name, text) in files {
+        crate::output::write_atomic(&dir.join(name), text)?;
+    }
+    finish_resumable(&dir)?;
+    Ok((table, dir))
 }
 
 /// `--resume` and Ctrl-C as a seed 002 experiment takes them.
@@ -83,7 +123,7 @@ impl Resume<'_> {
     };
 }
 
-/// What a resumable run's trials are given ([`experiment::run_saved`]).
+/// What a resumable run's trials are given ([`saved_rows::serial_run_saved`]).
 pub struct Resumed<'a> {
     /// The saved trials' files.
     pub steps: &'a Steps,

@@ -1,10 +1,12 @@
-//! Seed 002's experiment rows as saved steps ([`crate::experiment::saved`]): every field the
-//! reports read, integers as they are and floats in their shortest round-trip form, so the
-//! reports of a resumed run are those of an uninterrupted one to the byte. Also each run's
-//! identity: the experiment file's contents and the trial count.
+//! Seed 002's resumable experiment runs ([`serial_run_saved`], [`energy_run_saved`]) and
+//! their rows as saved steps ([`crate::experiment::saved`]): every field the reports read,
+//! integers as they are and floats in their shortest round-trip form, so the reports of a
+//! resumed run are those of an uninterrupted one to the byte. Also each run's identity: the
+//! experiment file's contents and the trial count.
 
-use super::energy_experiment::Row as EnergyRow;
-use super::experiment::Row as SerialRow;
+use super::energy_experiment::{self, EnergyExperiment, EnergyTrial, Row as EnergyRow};
+use super::experiment::{self, Row as SerialRow, SerialExperiment};
+use super::grid::{run_grid_saved, Saving};
 use crate::experiment::saved::Rows;
 use crate::shard::Identity;
 use kairos_core::serial::{EnergyReport, SerialReport};
@@ -177,4 +179,56 @@ pub fn energy_parse(rows: &Rows, i: usize) -> anyhow::Result<EnergyRow> {
 /// An energy row's (configuration, trial).
 pub fn energy_key(r: &EnergyRow) -> (usize, u32) {
     (r.config, r.trial)
+}
+
+/// [`experiment::run`], saving each trial in `r`'s steps as it finishes and running only
+/// the trials not saved; `None` if stopped ([`run_grid_saved`]).
+pub fn serial_run_saved(
+    exp: &SerialExperiment,
+    jobs: Option<usize>,
+    r: &super::Resumed<'_>,
+) -> anyhow::Result<Option<Vec<SerialRow>>> {
+    run_grid_saved(
+        exp.trials,
+        exp.configs.len(),
+        jobs,
+        |t| experiment::trial_data(exp, t),
+        |d, i, t| experiment::run_config(exp, d, i, t),
+        &Saving {
+            steps: r.steps,
+            saved: r.saved,
+            columns: &SERIAL_COLUMNS,
+            fields: serial_fields,
+            parse: serial_parse,
+            key: serial_key,
+            stop: r.stop,
+            progress: r.progress,
+        },
+    )
+}
+
+/// [`energy_experiment::run`], saving each trial in `r`'s steps as it finishes and running
+/// only the trials not saved; `None` if stopped ([`run_grid_saved`]).
+pub fn energy_run_saved(
+    exp: &EnergyExperiment,
+    jobs: Option<usize>,
+    r: &super::Resumed<'_>,
+) -> anyhow::Result<Option<Vec<EnergyRow>>> {
+    run_grid_saved(
+        exp.trials,
+        exp.configs.len(),
+        jobs,
+        |t| EnergyTrial::new(&exp.workload, t, exp.affinity),
+        |et, i, t| energy_experiment::run_config(exp, et, i, t),
+        &Saving {
+            steps: r.steps,
+            saved: r.saved,
+            columns: &ENERGY_COLUMNS,
+            fields: energy_fields,
+            parse: energy_parse,
+            key: energy_key,
+            stop: r.stop,
+            progress: r.progress,
+        },
+    )
 }
