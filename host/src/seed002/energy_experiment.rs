@@ -178,12 +178,11 @@ impl EnergyExperiment {
             }
         };
         let mut machines = Vec::new();
-        for (i, m) in f
-            .machines
-            .unwrap_or_else(|| vec!["queued".into()])
-            .iter()
-            .enumerate()
-        {
+        let machines_named = f.machines.unwrap_or_else(|| vec!["queued".into()]);
+        for (i, m) in machines_named.iter().enumerate() {
+            if machines_named[..i].contains(m) {
+                c.fail(&format!("machines[{i}]"), m, "listed twice");
+            }
             match m.as_str() {
                 "queued" => machines.push(Machines::Queued),
                 "polled" => machines.push(Machines::Polled),
@@ -198,6 +197,10 @@ impl EnergyExperiment {
             .enumerate()
         {
             match parse_filter(s) {
+                // Two spellings of one filter (`adaptive`, `adaptive:1`) are one filter.
+                Some(x) if filters.contains(&x) => {
+                    c.fail(&format!("filters[{i}]"), s, "listed twice")
+                }
                 Some(x) => filters.push(x),
                 None => c.fail(
                     &format!("filters[{i}]"),
@@ -209,6 +212,9 @@ impl EnergyExperiment {
         let weights = f.weights.unwrap_or_else(|| vec![0.5]);
         for (i, w) in weights.iter().enumerate() {
             c.float(&format!("weights[{i}]"), *w, 0.0, 1.0);
+            if weights[..i].contains(w) {
+                c.fail(&format!("weights[{i}]"), w, "listed twice");
+            }
         }
         let mut hs = Vec::new();
         for (i, n) in f.heuristics.iter().enumerate() {

@@ -180,6 +180,10 @@ impl SerialExperiment {
             if !matches!(p, 0 | 2..=5) {
                 c.fail(&format!("permute[{i}]"), p, "must be 0 (off) or 2 to 5");
             }
+            // Twice would run and label one configuration twice (the fuzzer's find).
+            if permutes[..i].contains(p) {
+                c.fail(&format!("permute[{i}]"), p, "listed twice");
+            }
         }
         let mut triggers = Vec::new();
         for (i, t) in f.triggers.unwrap_or_default().into_iter().enumerate() {
@@ -198,6 +202,9 @@ impl SerialExperiment {
                 interval: t.interval_min.map(|m| Micros::from_secs_f64(m * 60.0)),
             };
             let label = t.label.unwrap_or_else(|| trigger_label(&trig));
+            if triggers.iter().any(|(l, _): &(String, Trigger)| *l == label) {
+                c.fail(&format!("{key}.label"), &label, "two triggers with one label");
+            }
             triggers.push((label, trig));
         }
         c.finish()?;

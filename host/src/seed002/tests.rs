@@ -221,3 +221,36 @@ fn a_heuristic_or_theta_listed_twice_is_refused() {
         "{e}"
     );
 }
+
+/// A value listed twice would run one configuration twice under one label (the
+/// `seed002_toml` fuzzer's find: `permute = [0, 5, 3, 5]`,
+/// `fuzz/corpus/seed002_toml/fuzz_permute_twice.toml`); so would two triggers with one
+/// label, and in an energy file a machine model, a filter or a weight given twice.
+#[test]
+fn a_value_listed_twice_is_refused() {
+    let p = write(
+        "twice",
+        "name = \"x\"\nsystem = \"serial\"\nseed = 1\ntasks_per_day = 100\n\
+         heuristics = [\"sufferage\"]\npermute = [0, 5, 3, 5]\n\
+         [[triggers]]\nlabel = \"t\"\ntasks = 5\n[[triggers]]\nlabel = \"t\"\ntasks = 6\n",
+    );
+    let e = SerialExperiment::load(&p).unwrap_err().to_string();
+    assert!(e.contains("permute[3] = 5: listed twice"), "{e}");
+    assert!(e.contains("triggers[1].label = t: two triggers with one label"), "{e}");
+    let p = write(
+        "twice-energy",
+        "name = \"x\"\nsystem = \"serial-energy\"\nchapter = 4\nseed = 1\nbudget_gj = 1\n\
+         heuristics = [\"weighted-util\"]\nmachines = [\"queued\", \"queued\"]\n\
+         filters = [\"adaptive\", \"adaptive:1\"]\nweights = [0.5, 0.5]\n",
+    );
+    let e = super::energy_experiment::EnergyExperiment::load(&p)
+        .unwrap_err()
+        .to_string();
+    for want in [
+        "machines[1] = queued: listed twice",
+        "filters[1] = adaptive:1: listed twice",
+        "weights[1] = 0.5: listed twice",
+    ] {
+        assert!(e.contains(want), "{want}: {e}");
+    }
+}
