@@ -202,8 +202,15 @@ impl SerialExperiment {
                 interval: t.interval_min.map(|m| Micros::from_secs_f64(m * 60.0)),
             };
             let label = t.label.unwrap_or_else(|| trigger_label(&trig));
-            if triggers.iter().any(|(l, _): &(String, Trigger)| *l == label) {
-                c.fail(&format!("{key}.label"), &label, "two triggers with one label");
+            if triggers
+                .iter()
+                .any(|(l, _): &(String, Trigger)| *l == label)
+            {
+                c.fail(
+                    &format!("{key}.label"),
+                    &label,
+                    "two triggers with one label",
+                );
             }
             triggers.push((label, trig));
         }

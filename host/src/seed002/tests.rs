@@ -236,7 +236,10 @@ fn a_value_listed_twice_is_refused() {
     );
     let e = SerialExperiment::load(&p).unwrap_err().to_string();
     assert!(e.contains("permute[3] = 5: listed twice"), "{e}");
-    assert!(e.contains("triggers[1].label = t: two triggers with one label"), "{e}");
+    assert!(
+        e.contains("triggers[1].label = t: two triggers with one label"),
+        "{e}"
+    );
     let p = write(
         "twice-energy",
         "name = \"x\"\nsystem = \"serial-energy\"\nchapter = 4\nseed = 1\nbudget_gj = 1\n\
