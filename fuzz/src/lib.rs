@@ -538,3 +538,114 @@ pub fn controller(data: &[u8]) {
         }
     }
 }
+
+/// A file holding `data`, for the readers that take a path (the experiment files, whose
+/// errors name it, and the shard files): one scratch folder per process, under `/dev/shm`
+/// where there is one, so a run costs no disk.
+fn scratch(name: &str, data: &[u8]) -> std::path::PathBuf {
+    use std::sync::OnceLock;
+    static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let shm = Path::new("/dev/shm");
+        let base = if shm.is_dir() {
+            shm.to_path_buf()
+        } else {
+            std::env::temp_dir()
+        };
+        let d = base.join(format!("kairos-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(&d).expect("a scratch folder");
+        d
+    });
+    let p = dir.join(name);
+    std::fs::write(&p, data).expect("a scratch file");
+    p
+}
+
+/// Each label once: two configurations with one label would be reported as one.
+fn labels_unique<'a>(labels: impl Iterator<Item = &'a str>) {
+    let mut seen = std::collections::HashSet::new();
+    for l in labels {
+        assert!(seen.insert(l.to_string()), "label {l:?} twice");
+    }
+}
+
+/// A seed 002 experiment file (`system = "serial"` or `"serial-energy"`): loaded and
+/// checked, or a clean error; a loaded one has trials, configurations, and each label once.
+pub fn seed002_toml(data: &[u8]) {
+    use kairos_host::seed002::energy_experiment::EnergyExperiment;
+    use kairos_host::seed002::experiment::SerialExperiment;
+    let p = scratch("seed002.toml", data);
+    if let Ok(e) = SerialExperiment::load(&p) {
+        assert!((1..=100_000).contains(&e.trials));
+        assert!(
+            e.workload.tasks_per_day >= 1.0,
+            "{}",
+            e.workload.tasks_per_day
+        );
+        labels_unique(e.configs.iter().map(|c| c.label.as_str()));
+    }
+    if let Ok(e) = EnergyExperiment::load(&p) {
+        assert!((1..=100_000).contains(&e.trials));
+        labels_unique(e.configs.iter().map(|c| c.label.as_str()));
+    }
+}
+
+/// Tasks of the largest pareto instance the `pareto_toml` target builds.
+pub const PARETO_INSTANCE_TASKS: usize = 256;
+
+/// A seed 002 Pareto file (`system = "pareto"` or `"pareto-stochastic"`): loaded and
+/// checked, its instance built when it is small, or a clean error; a loaded one has
+/// increasing checkpoints and each population name once.
+pub fn pareto_toml(data: &[u8]) {
+    use kairos_host::seed002::pareto_experiment::ParetoExperiment;
+    use kairos_host::seed002::pareto_stochastic_run::StochasticExperiment;
+    let p = scratch("pareto.toml", data);
+    if let Ok(e) = ParetoExperiment::load(&p) {
+        assert!(e.checkpoints.windows(2).all(|w| w[0] < w[1]));
+        labels_unique(e.populations.iter().map(|q| q.name.as_str()));
+        if e.tasks.is_some_and(|t| t <= PARETO_INSTANCE_TASKS) {
+            let _ = e.instance();
+        }
+    }
+    let _ = StochasticExperiment::load(&p);
+}
+
+/// A shard file or a saved step, as `kairos merge` and `--resume` read them: an experiment
+/// shard, a knapsack shard, a seed 002 saved trial (serial and energy rows), or a clean
+/// error naming the file and line; no value read is NaN or infinite.
+pub fn shard_rows(data: &[u8]) {
+    use kairos_host::experiment::saved::Steps;
+    use kairos_host::seed002::saved_rows;
+    let p = scratch("shard-1-of-1.shard", data);
+    let _ = kairos_host::shard::kind(&p);
+    if let Ok(s) = kairos_host::shard::experiment::read(&p) {
+        for r in &s.rows {
+            assert!(r.summary.utility_percent.is_finite());
+        }
+    }
+    if let Ok(s) = kairos_host::shard::knapsack::read(&p) {
+        for (_, c) in &s.costs {
+            assert!(c.ef.iter().flatten().all(|x| x.is_finite()));
+        }
+    }
+    let steps = Steps {
+        dir: p.parent().expect("a folder").to_path_buf(),
+        kind: "seed002-serial",
+        hash: String::new(),
+        steps: 1,
+    };
+    if let Ok(rows) = steps.read(0, &saved_rows::SERIAL_COLUMNS) {
+        for i in 0..rows.len() {
+            if let Ok(r) = saved_rows::serial_parse(&rows, i) {
+                assert!(r.bound.is_finite());
+            }
+        }
+    }
+    if let Ok(rows) = steps.read(0, &saved_rows::ENERGY_COLUMNS) {
+        for i in 0..rows.len() {
+            if let Ok(r) = saved_rows::energy_parse(&rows, i) {
+                assert!(r.trace.iter().all(|(u, e)| u.is_finite() && e.is_finite()));
+            }
+        }
+    }
+}

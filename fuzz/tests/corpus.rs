@@ -72,3 +72,18 @@ fn corpus_seed003_profile_cache() {
 fn corpus_batsim_json() {
     run("batsim_json", kairos_fuzz::batsim_json);
 }
+
+#[test]
+fn corpus_seed002_toml() {
+    run("seed002_toml", kairos_fuzz::seed002_toml);
+}
+
+#[test]
+fn corpus_pareto_toml() {
+    run("pareto_toml", kairos_fuzz::pareto_toml);
+}
+
+#[test]
+fn corpus_shard_rows() {
+    run("shard_rows", kairos_fuzz::shard_rows);
+}

@@ -74,3 +74,15 @@ pub fn requested_saying() -> bool {
     }
     r
 }
+
+/// Installs the Ctrl-C handler of a run whose steps (`step`: "trial", "workload") run
+/// `threads` at a time, with the message saying what the first Ctrl-C does.
+pub fn catch_for_steps(threads: Option<usize>, step: &str) {
+    catch();
+    let running = threads.unwrap_or_else(rayon::current_num_threads).max(1);
+    say_when_requested(format!(
+        "Ctrl-C: finishing the running {step}{} (up to {running}), then stopping (finished \
+         {step}s are saved); Ctrl-C again stops at once",
+        if running == 1 { "" } else { "s" }
+    ));
+}

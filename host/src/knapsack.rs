@@ -43,6 +43,7 @@ use crate::report::svg::{scatter_log_y, ScatterSeries};
 use crate::swf::ReplayJob;
 use crate::trace::{self, secs, LoadOptions};
 
+pub mod saved;
 mod summary;
 pub use summary::{summarize, Best, Summary};
 

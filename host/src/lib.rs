@@ -43,7 +43,8 @@
 //! - Safety (docs/reliability.md). [`limits`]: the limits on sizes from input, checked
 //!   before allocation. [`output`]: every report written whole (a temporary name, then a
 //!   rename), results folders checked before any work. [`interrupt`]: Ctrl-C as a request
-//!   to stop, which [`experiment::resume`] honours between trials, saved for `--resume`.
+//!   to stop, which [`experiment::resume`] and [`experiment::saved`] honour between steps,
+//!   saved for `--resume`; [`progress`]: a long command's progress with an estimate.
 //! - Other tools' files. [`batsim`]: Batsim's jobs and schedule files (`--batsim-out`, read
 //!   by evalys) and its workload JSON in and out; [`placement`]: the node ids each task ran
 //!   on, read off the controller's timelines for the jobs file; [`export`]: workloads out
@@ -82,6 +83,7 @@ pub mod nsga2;
 pub mod output;
 pub mod placement;
 pub mod platform_file;
+pub mod progress;
 pub mod report;
 pub mod run;
 pub mod scenario;

@@ -49,17 +49,7 @@ pub struct Args {
     pub json: bool,
 }
 
-/// `1h02m03s`, `4m05s` or `6.7s`.
-pub fn duration_text(d: Duration) -> String {
-    let s = d.as_secs();
-    if s >= 3600 {
-        format!("{}h{:02}m{:02}s", s / 3600, s / 60 % 60, s % 60)
-    } else if s >= 60 {
-        format!("{}m{:02}s", s / 60, s % 60)
-    } else {
-        format!("{:.1}s", d.as_secs_f64())
-    }
-}
+pub use crate::progress::duration_text;
 
 /// Progress as plain lines on stderr: one per finished trial.
 struct Lines {
@@ -144,7 +134,7 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
                 args.file.display()
             );
         }
-        return seed002(args, crate::seed002::energy_experiment::run_file);
+        return seed002(args, crate::seed002::run_energy_file);
     }
     if crate::seed003::experiment::is_seed003(&args.file) {
         if args.shard.is_some() {
@@ -154,19 +144,13 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
                 args.file.display()
             );
         }
-        if args.resume {
-            bail!(
-                "{}: --resume: a seed 003 experiment is not resumable (its trials share PBA's \
-                 profiles through seed003.profile_cache, which an interrupted run keeps)",
-                args.file.display()
-            );
-        }
         return super::seed003::main(super::seed003::Options {
             file: args.file,
             trials: args.trials,
             out: args.out,
             jobs: args.jobs,
             force: args.force,
+            resume: args.resume,
             json: args.json,
         });
     }
@@ -374,32 +358,30 @@ fn failed(exp: &Experiment, outcome: &runner::Outcome, runs_total: u64) -> anyho
 }
 
 /// How a seed 002 system runs a file: `crate::seed002::run_file` (`system = "serial"`) or
-/// `crate::seed002::energy_experiment::run_file` (`system = "serial-energy"`).
+/// `crate::seed002::run_energy_file` (`system = "serial-energy"`).
 type Seed002Run = fn(
     &std::path::Path,
     Option<u32>,
     crate::seed002::ReportsDir,
     Option<usize>,
-    &(dyn Fn(u32) + Sync),
+    &crate::seed002::Resume<'_>,
 ) -> anyhow::Result<(String, PathBuf)>;
 
-/// A seed 002 file: one line per finished trial, the table to stdout (or `--json`), the
-/// reports to `--out` (checked before any trial, `--force` to overwrite).
+/// A seed 002 file: progress on stderr ([`crate::progress`]), each trial saved as it
+/// finishes, Ctrl-C stopping after the running trials (`--resume` continues), the table to
+/// stdout (or `--json`), the reports to `--out` (checked before any trial, `--force` to
+/// overwrite).
 fn seed002(args: Args, run: Seed002Run) -> anyhow::Result<()> {
-    let start = Instant::now();
-    let done = AtomicU64::new(0);
-    let progress = |t: u32| {
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        crate::diag!(
-            "trial {t} done ({n} so far, {} elapsed)",
-            duration_text(start.elapsed())
-        );
-    };
     let out = crate::seed002::ReportsDir {
         dir: args.out.clone(),
         force: args.force,
     };
-    let (table, dir) = run(&args.file, args.trials, out, args.jobs, &progress)?;
+    crate::interrupt::catch_for_steps(args.jobs, "trial");
+    let resume = crate::seed002::Resume {
+        resume: args.resume,
+        stop: &crate::interrupt::requested_saying,
+    };
+    let (table, dir) = run(&args.file, args.trials, out, args.jobs, &resume)?;
     if args.json {
         let s = super::json::dir_summary(&dir, &["summary.csv"])?;
         writeln!(super::pipe::stdout(), "{s}")?;

@@ -1,8 +1,8 @@
 //! `kairos pareto`: evolves the Pareto fronts of a seed 002 Chapter 5-6 experiment file
 //! (`system = "pareto"`) and writes them (`crate::seed002::pareto_report`), each
 //! checkpoint's fronts as soon as the run reaches it. One line per population and
-//! checkpoint on stderr, and one every 30 s between (generation, elapsed, time left); the
-//! summary table to stdout.
+//! checkpoint on stderr, and between them one after 3 s, then one every 30 s (generation,
+//! elapsed, time left); the summary table to stdout.
 
 use crate::cmd::experiment::duration_text;
 use crate::seed002::pareto_checkpoints::Progress;

@@ -2,6 +2,7 @@
 //! table (and a calibration's verdict) and writes the reports. The work is in
 //! [`crate::seed003`].
 
+use crate::experiment::saved::{self, Steps};
 use crate::seed003::experiment::{self, Seed003Experiment};
 use crate::seed003::report;
 use std::io::Write;
@@ -17,8 +18,10 @@ pub struct Options {
     pub out: Option<PathBuf>,
     /// `--jobs`.
     pub jobs: Option<usize>,
-    /// `--force`: overwrite an earlier run's reports in the folder.
+    /// `--force`: overwrite an earlier run's reports (and saved units) in the folder.
     pub force: bool,
+    /// `--resume`: run only the units an interrupted run did not save.
+    pub resume: bool,
     /// `--json`: the summary CSV's rows as JSON instead of the text table.
     pub json: bool,
 }
@@ -43,25 +46,71 @@ pub fn main(mut args: Options) -> anyhow::Result<()> {
     // Created and checked before any work: a bad --out fails at once.
     crate::output::prepare_reports_dir(
         &out_dir,
-        args.force,
+        args.force || args.resume,
         "summary.csv",
         &[&args.file, &exp.scenario_path],
         &[],
     )?;
+    let mut id = crate::shard::Identity::new();
+    id.file("experiment", &args.file)?;
+    id.file("scenario", &exp.scenario_path)?;
+    id.part("trials", &exp.trials.to_le_bytes());
+    let steps = Steps {
+        dir: out_dir.join(saved::RUNS_DIR),
+        kind: "seed003",
+        hash: id.text(),
+        steps: experiment::unit_count(&exp),
+    };
+    let flags = saved::Flags {
+        resume: args.resume,
+        force: args.force,
+    };
+    let saved_units = flags.prepare(&out_dir, "summary.csv", &steps)?;
+    let before = saved_units.iter().filter(|s| **s).count() as u32;
     crate::diag!(
-        "{}: {} points x {} approaches x {} trials of {}",
+        "{}: {} points x {} approaches x {} trials of {} ({} workloads{})",
         exp.name,
         exp.points.len(),
         exp.approaches.len(),
         exp.trials,
-        exp.scenario_path.display()
+        exp.scenario_path.display(),
+        steps.steps,
+        if before > 0 {
+            format!(", {before} saved")
+        } else {
+            String::new()
+        }
     );
-    let progress = |done: usize, total: usize| {
-        crate::diag!("workload {done}/{total} done");
+    crate::interrupt::catch_for_steps(args.jobs, "workload");
+    let progress =
+        crate::progress::Steps::new(&exp.name, "workloads", steps.steps as u64, before as u64);
+    let saving = experiment::Saving {
+        steps: &steps,
+        saved: &saved_units,
+        stop: &crate::interrupt::requested_saying,
+        progress: &progress,
     };
-    let out = experiment::run(&exp, args.jobs, &progress)?;
+    let ran = experiment::run_saved(&exp, args.jobs, &saving)?;
+    progress.finish();
+    let Some(out) = ran else {
+        let n = steps.saved()?.iter().filter(|s| **s).count();
+        return Err(saved::stopped(
+            n,
+            &steps,
+            "workloads",
+            &format!(
+                "kairos experiment {} --out {}{}",
+                args.file.display(),
+                out_dir.display(),
+                args.trials
+                    .map_or(String::new(), |n| format!(" --trials {n}"))
+            ),
+        ));
+    };
     let (cells, avgs) = report::summarize(&exp, &out);
     let written = report::write_all(&out_dir, &exp, &out, &cells)?;
+    // The reports are complete: the saved units have served.
+    steps.remove()?;
     let mut stdout = std::io::stdout().lock();
     if args.json {
         writeln!(

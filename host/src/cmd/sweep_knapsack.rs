@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::experiment::saved::{self, Steps};
 use crate::knapsack::{self, Mode};
 use crate::shard::knapsack::Sweep;
 use crate::shard::Slice;
@@ -52,9 +53,13 @@ pub struct Args {
     /// `shard-K-of-N.shard`, into `--out`; `kairos merge` joins the shards.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Slice>,
-    /// Overwrite the results of an earlier sweep in `--out`.
-    #[arg(long)]
+    /// Overwrite the results (and the saved slices) of an earlier sweep in `--out`.
+    #[arg(long, conflicts_with = "resume")]
     pub force: bool,
+    /// Continue an interrupted sweep: the slices of the grid saved in `--out`'s `runs/` are
+    /// not swept again; the reports are the same as an uninterrupted sweep's.
+    #[arg(long, conflicts_with = "shard")]
+    pub resume: bool,
     /// Print the summary as JSON (it always is: accepted so that every command that prints a
     /// summary takes `--json`).
     #[arg(long)]
@@ -165,65 +170,148 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
     let inputs: Vec<&std::path::Path> = sweep.swf.iter().map(|p| p.as_path()).collect();
     crate::output::prepare_reports_dir(
         &out,
-        args.force || args.shard.is_some(),
+        args.force || args.resume || args.shard.is_some(),
         crate::output::RESULTS_MARKER,
         &inputs,
         &[],
     )?;
     let (w, grid) = sweep.load()?;
     let threads = args.threads.unwrap_or_else(rayon::current_num_threads);
-    let slice = args.shard.unwrap_or(Slice::WHOLE);
-    let range = slice.range(grid.points() as u64);
-    let range = range.start as usize..range.end as usize;
-    estimate(&w, &grid, &args, range.len(), threads)?;
+    if let Some(slice) = args.shard {
+        return shard(&args, &sweep, &w, &grid, slice, &out, threads);
+    }
+    let steps = Steps {
+        dir: out.join(saved::RUNS_DIR),
+        kind: "knapsack",
+        hash: sweep.identity()?,
+        steps: knapsack::saved::step_count(grid.points()),
+    };
+    let flags = saved::Flags {
+        resume: args.resume,
+        force: args.force,
+    };
+    let saved_slices = flags.prepare(&out, crate::output::RESULTS_MARKER, &steps)?;
+    let total = grid.points() as u64;
+    let saved_points: u64 = saved_slices
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s)
+        .map(|(k, _)| {
+            let r = Slice {
+                k: k as u32 + 1,
+                n: steps.steps,
+            }
+            .range(total);
+            r.end - r.start
+        })
+        .sum();
+    estimate(&w, &grid, &args, (total - saved_points) as usize, threads)?;
     crate::diag!(
         "sweep-knapsack: {} ({} jobs, {} processors), {} points{} on {threads} threads",
         w.name,
         w.jobs.len(),
         w.procs,
         grid.points(),
-        if args.shard.is_some() {
-            format!(", shard {slice}: points {}..{}", range.start, range.end)
+        if saved_points > 0 {
+            format!(" ({saved_points} saved)")
         } else {
             String::new()
         }
     );
+    crate::interrupt::catch();
+    crate::interrupt::say_when_requested(format!(
+        "Ctrl-C: finishing the running slice of the grid (about {} points), then stopping \
+         (finished slices are saved); Ctrl-C again stops at once",
+        total.div_ceil(steps.steps as u64)
+    ));
+    let progress = crate::progress::Steps::new("sweep-knapsack", "points", total, saved_points);
     let clock = Instant::now();
-    let points = knapsack::sweep_points(
+    let swept = knapsack::saved::sweep_saved(
         &w,
         &grid,
         args.mode,
         args.share,
-        range,
         args.threads,
-        &mut |done, total| {
-            crate::diag!(
-                "sweep-knapsack: {done}/{total} points ({}%), {:.2} s",
-                done * 100 / total,
-                clock.elapsed().as_secs_f64()
-            );
+        &knapsack::saved::Saving {
+            steps: &steps,
+            saved: &saved_slices,
+            stop: &crate::interrupt::requested_saying,
+            progress: &progress,
         },
     )?;
+    progress.finish();
     let sweep_s = clock.elapsed().as_secs_f64();
-    if args.shard.is_some() {
-        let path = out.join(slice.file_name());
-        crate::shard::knapsack::write(&path, &sweep, &grid, slice, &points)?;
-        writeln!(
-            super::pipe::stdout(),
-            "shard {slice}: {} points in {sweep_s:.2} s; wrote {}",
-            points.len(),
-            path.display()
-        )?;
-        return Ok(());
-    }
+    let Some(points) = swept else {
+        let n = steps.saved()?.iter().filter(|s| **s).count();
+        let mut again: Vec<String> = std::env::args().skip(1).collect();
+        again.retain(|a| a != "--resume");
+        return Err(saved::stopped(
+            n,
+            &steps,
+            "slices of the grid",
+            &format!("kairos {}", again.join(" ")),
+        ));
+    };
     let json = crate::shard::knapsack::write_reports(&out, &sweep, &w, &grid, &points)?;
     writeln!(super::pipe::stdout(), "{json}")?;
+    // The reports are complete: the saved slices have served.
+    steps.remove()?;
     crate::diag!(
-        "sweep-knapsack: {} points in {sweep_s:.2} s ({:.0} points/s, {threads} threads); \
-         wrote {}",
+        "sweep-knapsack: {} points ({} swept now) in {sweep_s:.2} s, {threads} threads; wrote {}",
         points.len(),
-        points.len() as f64 / sweep_s,
+        total - saved_points,
         out.display()
     );
+    Ok(())
+}
+
+/// `--shard K/N`: sweeps the slice and writes its shard file into `out`.
+fn shard(
+    args: &Args,
+    sweep: &Sweep,
+    w: &knapsack::Workload,
+    grid: &knapsack::Grid,
+    slice: Slice,
+    out: &std::path::Path,
+    threads: usize,
+) -> anyhow::Result<()> {
+    let range = slice.range(grid.points() as u64);
+    let range = range.start as usize..range.end as usize;
+    estimate(w, grid, args, range.len(), threads)?;
+    crate::diag!(
+        "sweep-knapsack: {} ({} jobs, {} processors), {} points, shard {slice}: points \
+         {}..{} on {threads} threads",
+        w.name,
+        w.jobs.len(),
+        w.procs,
+        grid.points(),
+        range.start,
+        range.end
+    );
+    let progress = crate::progress::Steps::new("sweep-knapsack", "points", range.len() as u64, 0);
+    let clock = Instant::now();
+    let mut told = 0;
+    let points = knapsack::sweep_points(
+        w,
+        grid,
+        args.mode,
+        args.share,
+        range,
+        args.threads,
+        &mut |done, _| {
+            progress.add((done - told) as u64);
+            told = done;
+        },
+    )?;
+    progress.finish();
+    let sweep_s = clock.elapsed().as_secs_f64();
+    let path = out.join(slice.file_name());
+    crate::shard::knapsack::write(&path, sweep, grid, slice, &points)?;
+    writeln!(
+        super::pipe::stdout(),
+        "shard {slice}: {} points in {sweep_s:.2} s; wrote {}",
+        points.len(),
+        path.display()
+    )?;
     Ok(())
 }

@@ -80,6 +80,7 @@
 mod parse;
 pub mod resume;
 pub mod runner;
+pub mod saved;
 
 use crate::scenario::Scenario;
 use crate::toml_file::{self, TomlFileError};

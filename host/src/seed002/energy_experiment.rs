@@ -38,7 +38,7 @@ use kairos_core::units::{Micros, MilliJoules, Utility};
 use kairos_core::utility::UtilityCurve;
 use serde::Deserialize;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Trials when the file does not say (Chapters 3 and 4: 48).
 pub const DEFAULT_TRIALS: u32 = 48;
@@ -178,12 +178,11 @@ impl EnergyExperiment {
             }
         };
         let mut machines = Vec::new();
-        for (i, m) in f
-            .machines
-            .unwrap_or_else(|| vec!["queued".into()])
-            .iter()
-            .enumerate()
-        {
+        let machines_named = f.machines.unwrap_or_else(|| vec!["queued".into()]);
+        for (i, m) in machines_named.iter().enumerate() {
+            if machines_named[..i].contains(m) {
+                c.fail(&format!("machines[{i}]"), m, "listed twice");
+            }
             match m.as_str() {
                 "queued" => machines.push(Machines::Queued),
                 "polled" => machines.push(Machines::Polled),
@@ -198,6 +197,10 @@ impl EnergyExperiment {
             .enumerate()
         {
             match parse_filter(s) {
+                // Two spellings of one filter (`adaptive`, `adaptive:1`) are one filter.
+                Some(x) if filters.contains(&x) => {
+                    c.fail(&format!("filters[{i}]"), s, "listed twice")
+                }
                 Some(x) => filters.push(x),
                 None => c.fail(
                     &format!("filters[{i}]"),
@@ -209,6 +212,9 @@ impl EnergyExperiment {
         let weights = f.weights.unwrap_or_else(|| vec![0.5]);
         for (i, w) in weights.iter().enumerate() {
             c.float(&format!("weights[{i}]"), *w, 0.0, 1.0);
+            if weights[..i].contains(w) {
+                c.fail(&format!("weights[{i}]"), w, "listed twice");
+            }
         }
         let mut hs = Vec::new();
         for (i, n) in f.heuristics.iter().enumerate() {
@@ -475,6 +481,29 @@ pub fn run_one(
     Ok((report, points, share))
 }
 
+/// Configuration `i` of `exp` on trial `et` (trial `t`).
+pub(crate) fn run_config(
+    exp: &EnergyExperiment,
+    et: &EnergyTrial,
+    i: usize,
+    t: u32,
+) -> anyhow::Result<Row> {
+    let c = &exp.configs[i];
+    let cfg = EnergyConfig {
+        seed: exp.workload.seed ^ ((t as u64) << 32),
+        ..c.cfg
+    };
+    let (report, trace, priority_share) =
+        run_one(et, cfg, exp.trace).with_context(|| format!("{} on trial {t}", c.label))?;
+    Ok(Row {
+        config: i,
+        trial: t,
+        report,
+        trace,
+        priority_share,
+    })
+}
+
 /// Runs every configuration on every trial on `jobs` threads; rows by (config, trial).
 pub fn run(
     exp: &EnergyExperiment,
@@ -487,22 +516,7 @@ pub fn run(
         jobs,
         progress,
         |t| EnergyTrial::new(&exp.workload, t, exp.affinity),
-        |et, i, t| {
-            let c = &exp.configs[i];
-            let cfg = EnergyConfig {
-                seed: exp.workload.seed ^ ((t as u64) << 32),
-                ..c.cfg
-            };
-            let (report, trace, priority_share) =
-                run_one(et, cfg, exp.trace).with_context(|| format!("{} on trial {t}", c.label))?;
-            Ok(Row {
-                config: i,
-                trial: t,
-                report,
-                trace,
-                priority_share,
-            })
-        },
+        |et, i, t| run_config(exp, et, i, t),
     )
 }
 
@@ -629,38 +643,6 @@ pub fn reports(exp: &EnergyExperiment, rows: &[Row]) -> (String, String, String,
         }
     }
     (summary, trials, traces, table)
-}
-
-/// Runs the file at `path` (`trials` overrides its count) and writes the reports to `out`
-/// (default `out/<name>/`); returns the text table and the directory written.
-pub fn run_file(
-    path: &Path,
-    trials: Option<u32>,
-    out: super::ReportsDir,
-    jobs: Option<usize>,
-    progress: &(dyn Fn(u32) + Sync),
-) -> anyhow::Result<(String, PathBuf)> {
-    let mut exp = EnergyExperiment::load(path)?;
-    if let Some(n) = trials {
-        anyhow::ensure!(
-            (1..=100_000).contains(&n),
-            "--trials {n}: must be between 1 and 100000"
-        );
-        exp.trials = n;
-    }
-    let dir = out.prepare(&exp.name, "summary.csv", path)?;
-    let rows = run(&exp, jobs, progress)?;
-    let (summary, trials_csv, traces, table) = reports(&exp, &rows);
-    let svgs = plots::plots(&exp, &rows);
-    // summary.csv last: its presence marks the folder as holding a whole run's reports.
-    let files = [("trials.csv", trials_csv), ("traces.csv", traces)]
-        .into_iter()
-        .chain(svgs)
-        .chain([("summary.csv", summary)]);
-    for (name, text) in files {
-        crate::output::write_atomic(&dir.join(name), text)?;
-    }
-    Ok((table, dir))
 }
 
 #[path = "energy_plots.rs"]

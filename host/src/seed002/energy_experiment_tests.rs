@@ -2,6 +2,7 @@
 //! reports are byte-identical on a rerun and on another thread count.
 
 use super::*;
+use std::path::PathBuf;
 
 fn write(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("kairos-s002e-{}-{name}", std::process::id()));

@@ -122,7 +122,9 @@ impl SerialExperiment {
         if f.system != "serial" {
             c.fail("system", &f.system, "must be \"serial\"");
         }
-        c.float_above("tasks_per_day", f.tasks_per_day, 0.0, 1e6);
+        // At least one task a day: a smaller rate draws no task, and the run would report the
+        // workload as if it had been asked for.
+        c.float("tasks_per_day", f.tasks_per_day, 1.0, 1e6);
         let trials = f.trials.unwrap_or(DEFAULT_TRIALS);
         c.int("trials", trials as u64, 1, 100_000);
         let priorities = f.priorities.unwrap_or([8.0, 4.0, 2.0, 1.0]);
@@ -178,6 +180,10 @@ impl SerialExperiment {
             if !matches!(p, 0 | 2..=5) {
                 c.fail(&format!("permute[{i}]"), p, "must be 0 (off) or 2 to 5");
             }
+            // Twice would run and label one configuration twice (the fuzzer's find).
+            if permutes[..i].contains(p) {
+                c.fail(&format!("permute[{i}]"), p, "listed twice");
+            }
         }
         let mut triggers = Vec::new();
         for (i, t) in f.triggers.unwrap_or_default().into_iter().enumerate() {
@@ -196,6 +202,16 @@ impl SerialExperiment {
                 interval: t.interval_min.map(|m| Micros::from_secs_f64(m * 60.0)),
             };
             let label = t.label.unwrap_or_else(|| trigger_label(&trig));
+            if triggers
+                .iter()
+                .any(|(l, _): &(String, Trigger)| *l == label)
+            {
+                c.fail(
+                    &format!("{key}.label"),
+                    &label,
+                    "two triggers with one label",
+                );
+            }
             triggers.push((label, trig));
         }
         c.finish()?;
@@ -278,6 +294,37 @@ pub struct Row {
     pub by_priority: [Utility; 4],
 }
 
+/// Trial `t` of `exp` and its maximum-utility bound: the data its configurations share.
+pub(crate) fn trial_data(exp: &SerialExperiment, t: u32) -> (generate::Trial, f64) {
+    let tr = generate::trial(&exp.workload, t);
+    let bound = generate::bound(&tr, exp.workload.window());
+    (tr, bound)
+}
+
+/// Configuration `i` of `exp` on trial `t` (`data` from [`trial_data`]).
+pub(crate) fn run_config(
+    exp: &SerialExperiment,
+    (tr, bound): &(generate::Trial, f64),
+    i: usize,
+    t: u32,
+) -> anyhow::Result<Row> {
+    let c = &exp.configs[i];
+    let cfg = SerialConfig {
+        seed: exp.workload.seed ^ ((t as u64) << 32),
+        window: exp.workload.window(),
+        ..c.cfg
+    };
+    let (report, by_priority) = super::run::run_split(tr, cfg, &exp.workload.priorities)
+        .with_context(|| format!("{} on trial {t}", c.label))?;
+    Ok(Row {
+        config: i,
+        trial: t,
+        bound: *bound,
+        report,
+        by_priority,
+    })
+}
+
 /// Runs every configuration of `exp` on every trial on `jobs` threads; rows sorted by
 /// (configuration, trial). `progress` is told each finished trial.
 pub fn run(
@@ -285,33 +332,12 @@ pub fn run(
     jobs: Option<usize>,
     progress: &(dyn Fn(u32) + Sync),
 ) -> anyhow::Result<Vec<Row>> {
-    let window = exp.workload.window();
     super::grid::run_grid(
         exp.trials,
         exp.configs.len(),
         jobs,
         progress,
-        |t| {
-            let tr = generate::trial(&exp.workload, t);
-            let bound = generate::bound(&tr, window);
-            (tr, bound)
-        },
-        |(tr, bound), i, t| {
-            let c = &exp.configs[i];
-            let cfg = SerialConfig {
-                seed: exp.workload.seed ^ ((t as u64) << 32),
-                window,
-                ..c.cfg
-            };
-            let (report, by_priority) = super::run::run_split(tr, cfg, &exp.workload.priorities)
-                .with_context(|| format!("{} on trial {t}", c.label))?;
-            Ok(Row {
-                config: i,
-                trial: t,
-                bound: *bound,
-                report,
-                by_priority,
-            })
-        },
+        |t| trial_data(exp, t),
+        |d, i, t| run_config(exp, d, i, t),
     )
 }

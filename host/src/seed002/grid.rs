@@ -1,7 +1,10 @@
 //! The fan-out of Chapters 2-4's experiment files: every configuration on every trial, in
 //! parallel on a pool of the asked size, the rows handed back in (configuration, trial)
-//! order whatever the thread count, so that the reports are the same on any machine.
+//! order whatever the thread count, so that the reports are the same on any machine;
+//! [`run_grid_saved`] saves each trial's rows as it finishes, for `--resume`
+//! ([`crate::experiment::saved`]).
 
+use crate::experiment::saved::{Rows, Steps};
 use anyhow::Context;
 use rayon::prelude::*;
 
@@ -49,6 +52,107 @@ where
         }
     }
     Ok(rows)
+}
+
+/// How [`run_grid_saved`] saves and reads back a trial's rows.
+pub(crate) struct Saving<'a, R> {
+    /// The run's saved steps: one a trial.
+    pub steps: &'a Steps,
+    /// Which trials are saved already (not run again).
+    pub saved: &'a [bool],
+    /// The columns of a saved row.
+    pub columns: &'a [&'a str],
+    /// A row's fields, as [`Saving::columns`] names them.
+    pub fields: fn(&R) -> Vec<String>,
+    /// Row `i` of a saved trial's rows, read back.
+    pub parse: fn(&Rows, usize) -> anyhow::Result<R>,
+    /// A row's (configuration, trial).
+    pub key: fn(&R) -> (usize, u32),
+    /// Asked before each trial starts: whether to stop (Ctrl-C).
+    pub stop: &'a (dyn Fn() -> bool + Sync),
+    /// Told each finished trial.
+    pub progress: &'a crate::progress::Steps,
+}
+
+/// [`run_grid`] over the trials not saved, each saved as it finishes; once every trial is
+/// saved, the rows of all of them as read back from their files, by (configuration,
+/// trial): the same rows whether the run was interrupted or not. `None`: stopped before
+/// every trial ran (the trials that finished are saved). A trial that fails is an error
+/// (the trials that finished are saved).
+pub(crate) fn run_grid_saved<T, R>(
+    trials: u32,
+    configs: usize,
+    jobs: Option<usize>,
+    trial: impl Fn(u32) -> T + Sync,
+    run: impl Fn(&T, usize, u32) -> anyhow::Result<R> + Sync,
+    s: &Saving<'_, R>,
+) -> anyhow::Result<Option<Vec<R>>>
+where
+    T: Sync,
+    R: Send,
+{
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.unwrap_or(0))
+        .build()
+        .context("starting the worker threads")?;
+    let pending: Vec<u32> = (0..trials)
+        .filter(|&t| !s.saved.get(t as usize).copied().unwrap_or(false))
+        .collect();
+    let ran: Vec<bool> = pool.install(|| {
+        pending
+            .into_par_iter()
+            .map(|t| {
+                if (s.stop)() {
+                    return Ok(false);
+                }
+                let data = trial(t);
+                let rows = (0..configs)
+                    .into_par_iter()
+                    .map(|i| run(&data, i, t))
+                    .collect::<anyhow::Result<Vec<R>>>()?;
+                let text: Vec<Vec<String>> = rows.iter().map(s.fields).collect();
+                s.steps.write(t, s.columns, &text)?;
+                s.progress.add(1);
+                Ok(true)
+            })
+            .collect::<anyhow::Result<Vec<bool>>>()
+    })?;
+    if ran.iter().any(|r| !r) {
+        return Ok(None);
+    }
+    let mut columns = Vec::with_capacity(trials as usize);
+    for t in 0..trials {
+        let rows = s.steps.read(t, s.columns)?;
+        if rows.len() != configs {
+            return Err(anyhow::anyhow!(
+                "{}: {} rows, expected one per configuration ({configs})",
+                s.steps.file(t).display(),
+                rows.len()
+            ));
+        }
+        let mut here = Vec::with_capacity(configs);
+        for i in 0..configs {
+            let r = (s.parse)(&rows, i)?;
+            if (s.key)(&r) != (i, t) {
+                let (c, tt) = (s.key)(&r);
+                return Err(rows.error(
+                    i,
+                    format!(
+                        "configuration {c} of trial {tt}, expected configuration {i} of trial {t}"
+                    ),
+                ));
+            }
+            here.push(r);
+        }
+        columns.push(here.into_iter());
+    }
+    let mut rows = Vec::with_capacity(configs * columns.len());
+    for _ in 0..configs {
+        for column in &mut columns {
+            rows.extend(column.next());
+        }
+    }
+    Ok(Some(rows))
 }
 
 #[cfg(test)]

@@ -31,17 +31,20 @@ pub mod pareto_stochastic_run;
 pub mod priority_split;
 pub mod report;
 pub mod run;
+pub mod saved_rows;
 
+use crate::experiment::saved::{self, Flags, Steps};
 use std::path::{Path, PathBuf};
 
 /// Runs the file at `path` (`trials` overrides its count) and writes the reports to `out`
-/// (default `out/<name>/`); returns the text table and the directory written.
+/// (default `out/<name>/`), each trial saved as it finishes for `--resume` ([`Resume`]);
+/// returns the text table and the directory written.
 pub fn run_file(
     path: &Path,
     trials: Option<u32>,
     out: ReportsDir,
     jobs: Option<usize>,
-    progress: &(dyn Fn(u32) + Sync),
+    resume: &Resume<'_>,
 ) -> anyhow::Result<(String, PathBuf)> {
     let mut exp = experiment::SerialExperiment::load(path)?;
     if let Some(n) = trials {
@@ -51,10 +54,160 @@ pub fn run_file(
         );
         exp.trials = n;
     }
-    let dir = out.prepare(&exp.name, "summary.json", path)?;
-    let rows = experiment::run(&exp, jobs, progress)?;
+    let (dir, rows) = run_resumable(
+        path,
+        trials,
+        out,
+        resume,
+        (&exp.name, exp.trials, "summary.json", "seed002-serial"),
+        |r| saved_rows::serial_run_saved(&exp, jobs, r),
+    )?;
     report::write_all(&dir, &exp, &rows)?;
+    finish_resumable(&dir)?;
     Ok((report::text_table(&exp, &rows), dir))
+}
+
+/// Runs the energy file (`system = "serial-energy"`) at `path` (`trials` overrides its count) and writes the reports to `out`
+/// (default `out/<name>/`), each trial saved as it finishes for `--resume`
+/// ([`Resume`]); returns the text table and the directory written.
+pub fn run_energy_file(
+    path: &Path,
+    trials: Option<u32>,
+    out: ReportsDir,
+    jobs: Option<usize>,
+    resume: &Resume<'_>,
+) -> anyhow::Result<(String, PathBuf)> {
+    let mut exp = energy_experiment::EnergyExperiment::load(path)?;
+    if let Some(n) = trials {
+        anyhow::ensure!(
+            (1..=100_000).contains(&n),
+            "--trials {n}: must be between 1 and 100000"
+        );
+        exp.trials = n;
+    }
+    let (dir, rows) = run_resumable(
+        path,
+        trials,
+        out,
+        resume,
+        (&exp.name, exp.trials, "summary.csv", "seed002-energy"),
+        |r| saved_rows::energy_run_saved(&exp, jobs, r),
+    )?;
+    let (summary, trials_csv, traces, table) = energy_experiment::reports(&exp, &rows);
+    let svgs = energy_experiment::plots::plots(&exp, &rows);
+    // summary.csv last: its presence marks the folder as holding a whole run's reports.
+    let files = [("trials.csv", trials_csv), ("traces.csv", traces)]
+        .into_iter()
+        .chain(svgs)
+        .chain([("summary.csv", summary)]);
+    for (name, text) in files {
+        crate::output::write_atomic(&dir.join(name), text)?;
+    }
+    finish_resumable(&dir)?;
+    Ok((table, dir))
+}
+
+/// `--resume` and Ctrl-C as a seed 002 experiment takes them.
+pub struct Resume<'a> {
+    /// `--resume`: run only the trials not saved by an interrupted run.
+    pub resume: bool,
+    /// Asked before each trial starts: whether to stop, keeping the finished trials.
+    pub stop: &'a (dyn Fn() -> bool + Sync),
+}
+
+impl Resume<'_> {
+    /// Never stops, never resumes: a run from start to end.
+    pub const WHOLE: Resume<'static> = Resume {
+        resume: false,
+        stop: &|| false,
+    };
+}
+
+/// What a resumable run's trials are given ([`saved_rows::serial_run_saved`]).
+pub struct Resumed<'a> {
+    /// The saved trials' files.
+    pub steps: &'a Steps,
+    /// Which trials are saved.
+    pub saved: &'a [bool],
+    /// Whether to stop.
+    pub stop: &'a (dyn Fn() -> bool + Sync),
+    /// The trials' progress.
+    pub progress: &'a crate::progress::Steps,
+}
+
+/// The frame of a resumable seed 002 run of the file at `path`: its results folder checked
+/// (`--force`, `--resume`), its saved trials found, progress shown, and `run` given them;
+/// then the rows of every trial, or, if stopped, the error saying how to resume. `what` is
+/// the experiment's (name, trials, marker report, saved kind).
+pub(crate) fn run_resumable<R>(
+    path: &Path,
+    trials_flag: Option<u32>,
+    out: ReportsDir,
+    resume: &Resume<'_>,
+    (name, trials, marker, kind): (&str, u32, &str, &'static str),
+    run: impl FnOnce(&Resumed<'_>) -> anyhow::Result<Option<Vec<R>>>,
+) -> anyhow::Result<(PathBuf, Vec<R>)> {
+    let force = out.force;
+    let dir = ReportsDir {
+        dir: out.dir,
+        force: force || resume.resume,
+    }
+    .prepare(name, marker, path)?;
+    let steps = Steps {
+        dir: dir.join(saved::RUNS_DIR),
+        kind,
+        hash: saved_rows::identity(path, trials)?,
+        steps: trials,
+    };
+    let flags = Flags {
+        resume: resume.resume,
+        force,
+    };
+    let saved = flags.prepare(&dir, marker, &steps)?;
+    let before = saved.iter().filter(|s| **s).count() as u32;
+    if before > 0 {
+        crate::diag!(
+            "{name}: {before} of {trials} trials saved; running the other {}",
+            trials - before
+        );
+    }
+    let progress = crate::progress::Steps::new(name, "trials", trials as u64, before as u64);
+    let r = Resumed {
+        steps: &steps,
+        saved: &saved,
+        stop: resume.stop,
+        progress: &progress,
+    };
+    let rows = run(&r)?;
+    progress.finish();
+    match rows {
+        Some(rows) => Ok((dir, rows)),
+        None => {
+            let n = steps.saved()?.iter().filter(|s| **s).count();
+            Err(saved::stopped(
+                n,
+                &steps,
+                "trials",
+                &format!(
+                    "kairos experiment {} --out {}{}",
+                    path.display(),
+                    dir.display(),
+                    trials_flag.map_or(String::new(), |n| format!(" --trials {n}"))
+                ),
+            ))
+        }
+    }
+}
+
+/// Once a resumable run's reports are written: its saved trials have served, and go.
+pub(crate) fn finish_resumable(dir: &Path) -> anyhow::Result<()> {
+    let runs = dir.join(saved::RUNS_DIR);
+    if runs.exists() {
+        std::fs::remove_dir_all(&runs).map_err(|e| {
+            anyhow::anyhow!("{}: cannot remove the saved trials: {e}", runs.display())
+        })?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

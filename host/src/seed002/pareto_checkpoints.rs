@@ -19,6 +19,10 @@ use std::time::{Duration, Instant};
 /// How often a population still short of its next checkpoint reports its generation.
 pub const PROGRESS_EVERY: Duration = Duration::from_secs(30);
 
+/// When a population first reports its generation: soon, so a long run says within seconds
+/// how long it will take (its estimate), then every [`PROGRESS_EVERY`].
+pub const FIRST_PROGRESS: Duration = Duration::from_secs(3);
+
 /// Where one population stands: sent at each checkpoint and every [`PROGRESS_EVERY`]
 /// between them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -48,10 +52,10 @@ impl Progress {
     }
 }
 
-/// A generation's tick: calls `progress` with the generation every [`PROGRESS_EVERY`]
-/// after `start`.
+/// A generation's tick: calls `progress` with the generation [`FIRST_PROGRESS`] after
+/// `start`, then every [`PROGRESS_EVERY`].
 pub(crate) fn ticker(mut progress: impl FnMut(u64), start: Instant) -> impl FnMut(u64) {
-    let mut next = start + PROGRESS_EVERY;
+    let mut next = start + FIRST_PROGRESS;
     move |g| {
         let now = Instant::now();
         if now >= next {
@@ -212,7 +216,8 @@ mod tests {
         }
         drop(tick);
         assert!(calls.is_empty());
-        let start = Instant::now().checked_sub(PROGRESS_EVERY).unwrap();
+        // The first report comes FIRST_PROGRESS in, not PROGRESS_EVERY.
+        let start = Instant::now().checked_sub(FIRST_PROGRESS).unwrap();
         let mut tick = ticker(|g| calls.push(g), start);
         tick(8);
         tick(9);

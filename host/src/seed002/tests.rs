@@ -44,8 +44,9 @@ fn a_rerun_writes_the_same_bytes() {
     let p = write("small", SMALL);
     let out1 = p.parent().unwrap().join("out1");
     let out2 = p.parent().unwrap().join("out2");
-    super::run_file(&p, None, dir_at(&out1), Some(2), &|_| {}).unwrap();
-    super::run_file(&p, None, dir_at(&out2), Some(1), &|_| {}).unwrap();
+    let whole = &super::Resume::WHOLE;
+    super::run_file(&p, None, dir_at(&out1), Some(2), whole).unwrap();
+    super::run_file(&p, None, dir_at(&out2), Some(1), whole).unwrap();
     for f in [
         "trials.csv",
         "summary.csv",
@@ -59,8 +60,13 @@ fn a_rerun_writes_the_same_bytes() {
     }
     // A folder holding a run's reports is refused before any trial runs, unless forced.
     let trials = std::sync::atomic::AtomicU32::new(0);
-    let count = |_| {
+    let count = || {
         trials.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        false
+    };
+    let count = super::Resume {
+        resume: false,
+        stop: &count,
     };
     let e = super::run_file(&p, None, dir_at(&out1), Some(1), &count)
         .unwrap_err()
@@ -75,6 +81,71 @@ fn a_rerun_writes_the_same_bytes() {
     let csv = std::fs::read_to_string(out1.join("trials.csv")).unwrap();
     // 4 heuristics x 2 thresholds x 2 trials, and a header.
     assert_eq!(csv.lines().count(), 17);
+}
+
+/// The reports of `dir`, by name.
+fn reports(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Stopped after its first trial (as Ctrl-C stops it), a run keeps that trial, refuses a
+/// rerun without `--resume`, and `--resume` runs the other trials only, to the bytes of an
+/// uninterrupted run; the saved trials are gone once the reports are written.
+#[test]
+fn a_stopped_run_resumes_to_the_same_bytes() {
+    let p = write("small", SMALL);
+    let whole = p.parent().unwrap().join("whole");
+    let cut = p.parent().unwrap().join("cut");
+    super::run_file(&p, Some(3), dir_at(&whole), Some(1), &super::Resume::WHOLE).unwrap();
+    let asked = std::sync::atomic::AtomicU32::new(0);
+    let stop_after_one = || asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= 1;
+    let stopping = super::Resume {
+        resume: false,
+        stop: &stop_after_one,
+    };
+    let e = super::run_file(&p, Some(3), dir_at(&cut), Some(1), &stopping)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("interrupted: 1 of 3 trials saved"), "{e}");
+    assert!(e.contains("--trials 3 --resume`"), "{e}");
+    assert!(!cut.join("summary.json").exists());
+    let e = super::run_file(&p, Some(3), dir_at(&cut), Some(1), &super::Resume::WHOLE)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("pass --resume"), "{e}");
+    // Another trial count is refused, and keeps the saved trial.
+    let resume = super::Resume {
+        resume: true,
+        stop: &|| false,
+    };
+    let e = super::run_file(&p, Some(4), dir_at(&cut), Some(1), &resume)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("a run of 3 steps, not 4"), "{e}");
+    assert!(cut.join("runs/shard-1-of-3.shard").exists());
+    let ran = std::sync::atomic::AtomicU32::new(0);
+    let counting = || {
+        ran.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        false
+    };
+    let resume = super::Resume {
+        resume: true,
+        stop: &counting,
+    };
+    super::run_file(&p, Some(3), dir_at(&cut), Some(2), &resume).unwrap();
+    assert_eq!(ran.load(std::sync::atomic::Ordering::SeqCst), 2);
+    assert_eq!(reports(&cut), reports(&whole));
+    assert!(!cut.join("runs").exists());
 }
 
 #[test]
@@ -149,4 +220,40 @@ fn a_heuristic_or_theta_listed_twice_is_refused() {
         e.contains("exp.toml:6: thetas[1] = 0.5: listed twice"),
         "{e}"
     );
+}
+
+/// A value listed twice would run one configuration twice under one label (the
+/// `seed002_toml` fuzzer's find: `permute = [0, 5, 3, 5]`,
+/// `fuzz/corpus/seed002_toml/fuzz_permute_twice.toml`); so would two triggers with one
+/// label, and in an energy file a machine model, a filter or a weight given twice.
+#[test]
+fn a_value_listed_twice_is_refused() {
+    let p = write(
+        "twice",
+        "name = \"x\"\nsystem = \"serial\"\nseed = 1\ntasks_per_day = 100\n\
+         heuristics = [\"sufferage\"]\npermute = [0, 5, 3, 5]\n\
+         [[triggers]]\nlabel = \"t\"\ntasks = 5\n[[triggers]]\nlabel = \"t\"\ntasks = 6\n",
+    );
+    let e = SerialExperiment::load(&p).unwrap_err().to_string();
+    assert!(e.contains("permute[3] = 5: listed twice"), "{e}");
+    assert!(
+        e.contains("triggers[1].label = t: two triggers with one label"),
+        "{e}"
+    );
+    let p = write(
+        "twice-energy",
+        "name = \"x\"\nsystem = \"serial-energy\"\nchapter = 4\nseed = 1\nbudget_gj = 1\n\
+         heuristics = [\"weighted-util\"]\nmachines = [\"queued\", \"queued\"]\n\
+         filters = [\"adaptive\", \"adaptive:1\"]\nweights = [0.5, 0.5]\n",
+    );
+    let e = super::energy_experiment::EnergyExperiment::load(&p)
+        .unwrap_err()
+        .to_string();
+    for want in [
+        "machines[1] = queued: listed twice",
+        "filters[1] = adaptive:1: listed twice",
+        "weights[1] = 0.5: listed twice",
+    ] {
+        assert!(e.contains(want), "{want}: {e}");
+    }
 }

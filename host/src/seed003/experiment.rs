@@ -391,14 +391,9 @@ struct Unit {
     p_static_w: f64,
 }
 
-/// Runs the experiment on `threads` workers (default: rayon's), calling `progress(done,
-/// total)` after each unit (a trial's workload at one (s_w, s_d, static power)).
-pub fn run(
-    exp: &Seed003Experiment,
-    threads: Option<usize>,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> anyhow::Result<Outcome> {
-    let start = Instant::now();
+/// The experiment's units, in order: each trial's workload at each distinct (s_w, s_d,
+/// static power) of the points. A resumable run saves one unit per step.
+fn units(exp: &Seed003Experiment) -> Vec<Unit> {
     let mut units = Vec::new();
     for trial in 0..exp.trials {
         let mut seen: Vec<(f64, f64, f64)> = Vec::new();
@@ -415,6 +410,23 @@ pub fn run(
             }
         }
     }
+    units
+}
+
+/// The number of units ([`units`]): the steps of a resumable run.
+pub fn unit_count(exp: &Seed003Experiment) -> u32 {
+    units(exp).len() as u32
+}
+
+/// Runs the experiment on `threads` workers (default: rayon's), calling `progress(done,
+/// total)` after each unit (a trial's workload at one (s_w, s_d, static power)).
+pub fn run(
+    exp: &Seed003Experiment,
+    threads: Option<usize>,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> anyhow::Result<Outcome> {
+    let start = Instant::now();
+    let units = units(exp);
     let mut builder = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
         builder = builder.num_threads(n);
@@ -451,6 +463,173 @@ pub fn run(
         run_cpu_s,
         threads: pool.current_num_threads(),
     })
+}
+
+/// How [`run_saved`] saves the units and when it stops.
+pub struct Saving<'a> {
+    /// The run's saved units, one a step.
+    pub steps: &'a crate::experiment::saved::Steps,
+    /// Which units are saved already (not run again).
+    pub saved: &'a [bool],
+    /// Asked before each unit starts: whether to stop (Ctrl-C).
+    pub stop: &'a (dyn Fn() -> bool + Sync),
+    /// Told each finished unit.
+    pub progress: &'a crate::progress::Steps,
+}
+
+/// The columns of a saved row.
+const SAVED_COLUMNS: [&str; 11] = [
+    "point",
+    "approach",
+    "trial",
+    "value",
+    "energy_nj",
+    "dropped",
+    "zero_value",
+    "executed",
+    "jobs",
+    "evals",
+    "digest",
+];
+
+/// [`run`] over the units not saved, each saved as it finishes; once every unit is saved,
+/// the rows of all of them as read back from their files (the same rows whether the run was
+/// interrupted or not; the timings are this session's). `None`: stopped before every unit
+/// ran (those that finished are saved).
+pub fn run_saved(
+    exp: &Seed003Experiment,
+    threads: Option<usize>,
+    s: &Saving<'_>,
+) -> anyhow::Result<Option<Outcome>> {
+    let start = Instant::now();
+    let units = units(exp);
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        builder = builder.num_threads(n);
+    }
+    let pool = builder.build()?;
+    let pending: Vec<usize> = (0..units.len())
+        .filter(|&i| !s.saved.get(i).copied().unwrap_or(false))
+        .collect();
+    let per_unit: Vec<anyhow::Result<Option<(f64, u64, f64)>>> = pool.install(|| {
+        pending
+            .par_iter()
+            .map(|&i| {
+                if (s.stop)() {
+                    return Ok(None);
+                }
+                let (rows, ps, pj, rcs) = run_unit(exp, &units[i])?;
+                let text: Vec<Vec<String>> = rows
+                    .iter()
+                    .map(|r| {
+                        let x = &r.result;
+                        [
+                            r.point as u64,
+                            r.approach as u64,
+                            r.trial as u64,
+                            x.value,
+                            x.energy_nj,
+                            x.dropped as u64,
+                            x.zero_value as u64,
+                            x.executed as u64,
+                            x.jobs as u64,
+                            x.evals,
+                            x.digest,
+                        ]
+                        .iter()
+                        .map(u64::to_string)
+                        .collect()
+                    })
+                    .collect();
+                s.steps.write(i as u32, &SAVED_COLUMNS, &text)?;
+                s.progress.add(1);
+                Ok(Some((ps, pj, rcs)))
+            })
+            .collect()
+    });
+    let (mut profile_cpu_s, mut profiled_jobs, mut run_cpu_s) = (0.0, 0u64, 0.0);
+    let mut stopped = false;
+    for r in per_unit {
+        match r? {
+            Some((ps, pj, rcs)) => {
+                profile_cpu_s += ps;
+                profiled_jobs += pj;
+                run_cpu_s += rcs;
+            }
+            None => stopped = true,
+        }
+    }
+    if stopped {
+        return Ok(None);
+    }
+    let mut rows = Vec::new();
+    for (i, u) in units.iter().enumerate() {
+        rows.extend(read_unit(exp, s.steps, i as u32, u)?);
+    }
+    rows.sort_by_key(|r| (r.point, r.approach, r.trial));
+    Ok(Some(Outcome {
+        rows,
+        wall_s: start.elapsed().as_secs_f64(),
+        profile_cpu_s,
+        profiled_jobs,
+        run_cpu_s,
+        threads: pool.current_num_threads(),
+    }))
+}
+
+/// Unit `i`'s rows read back from its saved file, each checked to be a run of the unit.
+fn read_unit(
+    exp: &Seed003Experiment,
+    steps: &crate::experiment::saved::Steps,
+    i: u32,
+    u: &Unit,
+) -> anyhow::Result<Vec<Row>> {
+    let saved = steps.read(i, &SAVED_COLUMNS)?;
+    let expected: Vec<(usize, usize)> = exp
+        .points
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| (p.s_w, p.s_d, p.p_static_w) == (u.s_w, u.s_d, u.p_static_w))
+        .flat_map(|(pi, _)| (0..exp.approaches.len()).map(move |ai| (pi, ai)))
+        .collect();
+    if saved.len() != expected.len() {
+        anyhow::bail!(
+            "{}: {} rows, expected {} (the unit's points x approaches)",
+            steps.file(i).display(),
+            saved.len(),
+            expected.len()
+        );
+    }
+    let mut rows = Vec::with_capacity(expected.len());
+    for (k, &(point, approach)) in expected.iter().enumerate() {
+        let got: (usize, usize, u32) = (saved.get(k, 0)?, saved.get(k, 1)?, saved.get(k, 2)?);
+        if got != (point, approach, u.trial) {
+            return Err(saved.error(
+                k,
+                format!(
+                    "point {}, approach {}, trial {}: expected point {point}, approach \
+                     {approach}, trial {}",
+                    got.0, got.1, got.2, u.trial
+                ),
+            ));
+        }
+        rows.push(Row {
+            point,
+            approach,
+            trial: u.trial,
+            result: TrialResult {
+                value: saved.get(k, 3)?,
+                energy_nj: saved.get(k, 4)?,
+                dropped: saved.get(k, 5)?,
+                zero_value: saved.get(k, 6)?,
+                executed: saved.get(k, 7)?,
+                jobs: saved.get(k, 8)?,
+                evals: saved.get(k, 9)?,
+                digest: saved.get(k, 10)?,
+            },
+        });
+    }
+    Ok(rows)
 }
 
 fn run_unit(exp: &Seed003Experiment, u: &Unit) -> anyhow::Result<UnitOut> {

@@ -533,7 +533,6 @@ pub fn write_all(
     std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
     let t = &exp.title;
     let files: Vec<(&str, String)> = vec![
-        ("summary.csv", summary_csv(exp, cells)),
         ("trials.csv", trials_csv(exp, out)),
         ("pba_choices.csv", choices_csv(exp, out)),
         (
@@ -579,6 +578,8 @@ pub fn write_all(
                 |c| c.rejected,
             ),
         ),
+        // Last: its presence marks the folder as holding a whole run's reports.
+        ("summary.csv", summary_csv(exp, cells)),
     ];
     let mut written = Vec::new();
     for (name, body) in files {
