@@ -38,6 +38,7 @@ use super::profile;
 use super::sim::{self, Approach, Setup, TrialResult};
 use crate::toml_file::{self, Checker};
 use anyhow::Context;
+use kairos_core::limits::{MAX_DAG_TASKS, MAX_DVFS_LEVELS};
 use kairos_core::units::Micros;
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -478,7 +479,7 @@ pub struct Saving<'a> {
 }
 
 /// The columns of a saved row.
-const SAVED_COLUMNS: [&str; 11] = [
+const SAVED_COLUMNS: [&str; 12] = [
     "point",
     "approach",
     "trial",
@@ -490,6 +491,7 @@ const SAVED_COLUMNS: [&str; 11] = [
     "jobs",
     "evals",
     "digest",
+    "choices",
 ];
 
 /// [`run`] over the units not saved, each saved as it finishes; once every unit is saved,
@@ -523,7 +525,7 @@ pub fn run_saved(
                     .iter()
                     .map(|r| {
                         let x = &r.result;
-                        [
+                        let mut fields: Vec<String> = [
                             r.point as u64,
                             r.approach as u64,
                             r.trial as u64,
@@ -538,7 +540,9 @@ pub fn run_saved(
                         ]
                         .iter()
                         .map(u64::to_string)
-                        .collect()
+                        .collect();
+                        fields.push(choices_field(&x.choices));
+                        fields
                     })
                     .collect();
                 s.steps.write(i as u32, &SAVED_COLUMNS, &text)?;
@@ -575,6 +579,32 @@ pub fn run_saved(
         run_cpu_s,
         threads: pool.current_num_threads(),
     }))
+}
+
+/// A trial's tasks by cores and level ([`TrialResult::choices`]) as one saved field: the
+/// counts row by row, `;`-separated.
+fn choices_field(c: &[[u32; MAX_DVFS_LEVELS]; MAX_DAG_TASKS]) -> String {
+    let all: Vec<String> = c.iter().flatten().map(u32::to_string).collect();
+    all.join(";")
+}
+
+/// [`choices_field`] read back: exactly `MAX_DAG_TASKS x MAX_DVFS_LEVELS` counts.
+fn parse_choices(field: &str) -> Result<[[u32; MAX_DVFS_LEVELS]; MAX_DAG_TASKS], String> {
+    let mut c = [[0u32; MAX_DVFS_LEVELS]; MAX_DAG_TASKS];
+    let mut parts = field.split(';');
+    for slot in c.iter_mut().flatten() {
+        let p = parts
+            .next()
+            .ok_or_else(|| format!("fewer than {} counts", MAX_DAG_TASKS * MAX_DVFS_LEVELS))?;
+        *slot = p.parse().map_err(|_| format!("{p:?} is not a count"))?;
+    }
+    if parts.next().is_some() {
+        return Err(format!(
+            "more than {} counts",
+            MAX_DAG_TASKS * MAX_DVFS_LEVELS
+        ));
+    }
+    Ok(c)
 }
 
 /// Unit `i`'s rows read back from its saved file, each checked to be a run of the unit.
@@ -626,6 +656,8 @@ fn read_unit(
                 jobs: saved.get(k, 8)?,
                 evals: saved.get(k, 9)?,
                 digest: saved.get(k, 10)?,
+                choices: parse_choices(&saved.get::<String>(k, 11)?)
+                    .map_err(|m| saved.error(k, format!("choices: {m}")))?,
             },
         });
     }
