@@ -7,7 +7,8 @@
 //!
 //! # Files, one idea each
 //! - this file: the resolved platform ([`PlatformFile`], [`Partition`], [`PStateSpec`]),
-//!   [`load`] and the conversion to a scenario's clusters ([`PlatformFile::scenario_spec`]).
+//!   [`load`] and what a scenario's clusters may take from it
+//!   ([`PlatformFile::not_for_scenarios`]; the conversion is `scenario.rs`'s).
 //! - `toml_format.rs`: the TOML format and every range check on it (errors name the file,
 //!   the line and the dotted key, as every kairos TOML file's do).
 //! - `simgrid.rs`: SimGrid platform XML as Batsim reads it (hosts, `speed` P-state lists,

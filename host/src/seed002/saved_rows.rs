@@ -182,7 +182,7 @@ pub fn energy_key(r: &EnergyRow) -> (usize, u32) {
 }
 
 /// [`experiment::run`], saving each trial in `r`'s steps as it finishes and running only
-/// the trials not saved; `None` if stopped ([`run_grid_saved`]).
+/// the trials not saved; `None` if stopped.
 pub fn serial_run_saved(
     exp: &SerialExperiment,
     jobs: Option<usize>,
@@ -208,7 +208,7 @@ pub fn serial_run_saved(
 }
 
 /// [`energy_experiment::run`], saving each trial in `r`'s steps as it finishes and running
-/// only the trials not saved; `None` if stopped ([`run_grid_saved`]).
+/// only the trials not saved; `None` if stopped.
 pub fn energy_run_saved(
     exp: &EnergyExperiment,
     jobs: Option<usize>,

@@ -414,7 +414,8 @@ fn units(exp: &Seed003Experiment) -> Vec<Unit> {
     units
 }
 
-/// The number of units ([`units`]): the steps of a resumable run.
+/// The number of units (a trial's points of one workload and platform): the steps of a
+/// resumable run.
 pub fn unit_count(exp: &Seed003Experiment) -> u32 {
     units(exp).len() as u32
 }
