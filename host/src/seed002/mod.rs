@@ -36,6 +36,18 @@ pub mod saved_rows;
 use crate::experiment::saved::{self, Flags, Steps};
 use std::path::{Path, PathBuf};
 
+/// `--trials`, where given, in place of a file's trial count (1 to 100,000).
+fn override_trials(trials: Option<u32>, count: &mut u32) -> anyhow::Result<()> {
+    if let Some(n) = trials {
+        anyhow::ensure!(
+            (1..=100_000).contains(&n),
+            "--trials {n}: must be between 1 and 100000"
+        );
+        *count = n;
+    }
+    Ok(())
+}
+
 /// Runs the file at `path` (`trials` overrides its count) and writes the reports to `out`
 /// (default `out/<name>/`), each trial saved as it finishes for `--resume` ([`Resume`]);
 /// returns the text table and the directory written.
@@ -47,13 +59,7 @@ pub fn run_file(
     resume: &Resume<'_>,
 ) -> anyhow::Result<(String, PathBuf)> {
     let mut exp = experiment::SerialExperiment::load(path)?;
-    if let Some(n) = trials {
-        anyhow::ensure!(
-            (1..=100_000).contains(&n),
-            "--trials {n}: must be between 1 and 100000"
-        );
-        exp.trials = n;
-    }
+    override_trials(trials, &mut exp.trials)?;
     let (dir, rows) = run_resumable(
         path,
         trials,
@@ -78,13 +84,7 @@ pub fn run_energy_file(
     resume: &Resume<'_>,
 ) -> anyhow::Result<(String, PathBuf)> {
     let mut exp = energy_experiment::EnergyExperiment::load(path)?;
-    if let Some(n) = trials {
-        anyhow::ensure!(
-            (1..=100_000).contains(&n),
-            "--trials {n}: must be between 1 and 100000"
-        );
-        exp.trials = n;
-    }
+    override_trials(trials, &mut exp.trials)?;
     let (dir, rows) = run_resumable(
         path,
         trials,
