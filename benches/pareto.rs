@@ -13,8 +13,8 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use kairos_host::generate::rng::Stream;
 use kairos_host::nsga2::{Nsga2, Params, Ranking};
-use kairos_host::seed002::pareto_data::load_benchmarks;
-use kairos_host::seed002::pareto_sets::DataSet;
+use kairos_host::seed002::pareto::data::load_benchmarks;
+use kairos_host::seed002::pareto::sets::DataSet;
 use kairos_suite::{repo_path, selected};
 
 fn generation(c: &mut Criterion) {

@@ -15,7 +15,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use kairos_core::serial::{EventCost, Mode, SerialConfig, SerialHeuristic, Sim, Trigger};
 use kairos_host::seed002::generate::{self, Trial, Workload};
-use kairos_host::seed002::run::Buffers;
+use kairos_host::seed002::serial::run::Buffers;
 use kairos_suite::{selected, smoke_test};
 use std::time::{Duration, Instant};
 

@@ -17,8 +17,8 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use kairos_core::serial::{EnergyConfig, EnergyHeuristic, EnergySim, Machines, SerialFilter};
 use kairos_core::units::{Micros, MilliJoules};
-use kairos_host::seed002::energy_env::Affinity;
-use kairos_host::seed002::energy_experiment::{EnergyBuffers, EnergyTrial};
+use kairos_host::seed002::energy::env::Affinity;
+use kairos_host::seed002::energy::experiment::{EnergyBuffers, EnergyTrial};
 use kairos_host::seed002::generate::Workload;
 use kairos_suite::{selected, smoke_test};
 use std::time::{Duration, Instant};

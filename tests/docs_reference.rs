@@ -272,7 +272,7 @@ fn the_checks_catch_what_they_are_for() {
         "per round, each unfixed task at each level",
         "the merge job of a submission; the merge of their lists",
         "the energy ledger and the host's serial system; a multiset of voids",
-        "`seed001::value_curve`, `host/src/seed002/pareto.rs`",
+        "`seed001::value_curve`, `host/src/seed002/pareto/problem.rs`",
         "one pass in arrival order",
         "EASY's passes 56% (the head's reservation)",
         "--cache-sim=yes --branch-sim=yes",

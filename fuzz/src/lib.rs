@@ -572,8 +572,8 @@ fn labels_unique<'a>(labels: impl Iterator<Item = &'a str>) {
 /// A seed 002 experiment file (`system = "serial"` or `"serial-energy"`): loaded and
 /// checked, or a clean error; a loaded one has trials, configurations, and each label once.
 pub fn seed002_toml(data: &[u8]) {
-    use kairos_host::seed002::energy_experiment::EnergyExperiment;
-    use kairos_host::seed002::experiment::SerialExperiment;
+    use kairos_host::seed002::energy::experiment::EnergyExperiment;
+    use kairos_host::seed002::serial::experiment::SerialExperiment;
     let p = scratch("seed002.toml", data);
     if let Ok(e) = SerialExperiment::load(&p) {
         assert!((1..=100_000).contains(&e.trials));
@@ -597,8 +597,8 @@ pub const PARETO_INSTANCE_TASKS: usize = 256;
 /// checked, its instance built when it is small, or a clean error; a loaded one has
 /// increasing checkpoints and each population name once.
 pub fn pareto_toml(data: &[u8]) {
-    use kairos_host::seed002::pareto_experiment::ParetoExperiment;
-    use kairos_host::seed002::pareto_stochastic_run::StochasticExperiment;
+    use kairos_host::seed002::pareto::experiment::ParetoExperiment;
+    use kairos_host::seed002::pareto::stochastic_run::StochasticExperiment;
     let p = scratch("pareto.toml", data);
     if let Ok(e) = ParetoExperiment::load(&p) {
         assert!(e.checkpoints.windows(2).all(|w| w[0] < w[1]));

@@ -18,8 +18,8 @@
 
 use kairos_core::serial::{EnergyConfig, EnergyHeuristic, EnergySim, Machines, SerialFilter};
 use kairos_core::units::{Micros, MilliJoules};
-use kairos_host::seed002::energy_env::Affinity;
-use kairos_host::seed002::energy_experiment::{EnergyBuffers, EnergyTrial};
+use kairos_host::seed002::energy::env::Affinity;
+use kairos_host::seed002::energy::experiment::{EnergyBuffers, EnergyTrial};
 use kairos_host::seed002::generate::Workload;
 use std::process::ExitCode;
 

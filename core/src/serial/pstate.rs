@@ -2,7 +2,7 @@
 //! type, P-state) the execution time ETC and the average power APC, and the energy
 //! EEC = ETC x APC that the energy-constrained runs charge.
 //!
-//! The tables are the caller's (the host draws them, `host/src/seed002/energy_env.rs`); the
+//! The tables are the caller's (the host draws them, `host/src/seed002/energy/env.rs`); the
 //! core checks them once and then reads them. APC is integer milliwatts and EEC integer
 //! millijoules (`ETC[us] x APC[mW] / 10^6`, rounded down), so the day's ledger is exact
 //! (MODEL.md). P-state 0 is the fastest (highest power) state of every pair.

@@ -116,7 +116,7 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
     }
     args.jobs =
         crate::limits::threads("--threads", args.jobs).map_err(|e| super::usage(e.to_string()))?;
-    if crate::seed002::experiment::is_serial(&args.file) {
+    if crate::seed002::serial::experiment::is_serial(&args.file) {
         if args.shard.is_some() {
             bail!(
                 "{}: --shard: seed 002 experiments run on one machine (--jobs spreads their \
@@ -126,7 +126,7 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
         }
         return seed002(args, crate::seed002::run_file);
     }
-    if crate::seed002::energy_experiment::is_energy(&args.file) {
+    if crate::seed002::energy::experiment::is_energy(&args.file) {
         if args.shard.is_some() {
             bail!(
                 "{}: --shard: seed 002 experiments run on one machine (--jobs spreads their \

@@ -1,11 +1,11 @@
 //! `kairos pareto`: evolves the Pareto fronts of a seed 002 Chapter 5-6 experiment file
-//! (`system = "pareto"`) and writes them (`crate::seed002::pareto_report`), each
+//! (`system = "pareto"`) and writes them (`crate::seed002::pareto::report`), each
 //! checkpoint's fronts as soon as the run reaches it. One line per population and
 //! checkpoint on stderr, and between them one after 3 s, then one every 30 s (generation,
 //! elapsed, time left); the summary table to stdout.
 
 use crate::cmd::experiment::duration_text;
-use crate::seed002::pareto_checkpoints::Progress;
+use crate::seed002::pareto::checkpoints::Progress;
 use std::io::Write;
 use std::path::PathBuf;
 

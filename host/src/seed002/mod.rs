@@ -1,37 +1,18 @@
-//! Seed 002's serial system on the host (dissertation Chapter 2): the generator
-//! ([`generate`]), one run through the core's serial event loop ([`run`]), experiment files
-//! and their reports ([`experiment`], [`report`]), the utility by priority level
-//! ([`priority_split`]). Chapters 5-6's bi-objective allocation
-//! over NSGA-II ([`crate::nsga2`]): the problem ([`pareto`]), its tables ([`pareto_data`]),
-//! instances ([`pareto_sets`]), seeding heuristics ([`pareto_seeds`]), experiment files and
-//! runs ([`pareto_experiment`]) and reports ([`pareto_report`]), written as each checkpoint
-//! is reached ([`pareto_checkpoints`]); Chapter 7's stochastic
-//! fronts ([`pareto_stochastic`], [`pareto_stochastic_run`]); [`run_pareto_file`].
+//! Seed 002 (Friese's dissertation) on the host, a folder per system: the serial system of
+//! Chapter 2 ([`serial`]), the energy-constrained one of Chapters 3-4 ([`energy`]) and the
+//! bi-objective allocation of Chapters 5-7 ([`pareto`], [`run_pareto_file`]). Shared by them:
+//! the workload generator ([`generate`]), the configuration grid, and the runner that saves
+//! each trial for `--resume` ([`saved_rows`], [`Resume`], [`ReportsDir`]).
 //!
 //! The online decisions live in `kairos_core::serial`; this module draws the trials,
 //! allocates the core's storage, and aggregates results over trials.
 
-pub mod energy_env;
-pub mod energy_experiment;
-pub mod experiment;
+pub mod energy;
 pub mod generate;
 mod grid;
 pub mod pareto;
-pub mod pareto_checkpoints;
-mod pareto_curve;
-pub mod pareto_data;
-pub mod pareto_dynamic_seeds;
-mod pareto_exp;
-pub mod pareto_experiment;
-pub mod pareto_report;
-pub mod pareto_seeds;
-pub mod pareto_sets;
-pub mod pareto_stochastic;
-pub mod pareto_stochastic_run;
-pub mod priority_split;
-pub mod report;
-pub mod run;
 pub mod saved_rows;
+pub mod serial;
 
 use crate::experiment::saved::{self, Flags, Steps};
 use std::path::{Path, PathBuf};
@@ -58,7 +39,7 @@ pub fn run_file(
     jobs: Option<usize>,
     resume: &Resume<'_>,
 ) -> anyhow::Result<(String, PathBuf)> {
-    let mut exp = experiment::SerialExperiment::load(path)?;
+    let mut exp = serial::experiment::SerialExperiment::load(path)?;
     override_trials(trials, &mut exp.trials)?;
     let (dir, rows) = run_resumable(
         path,
@@ -68,9 +49,9 @@ pub fn run_file(
         (&exp.name, exp.trials, "summary.json", "seed002-serial"),
         |r| saved_rows::serial_run_saved(&exp, jobs, r),
     )?;
-    report::write_all(&dir, &exp, &rows)?;
+    serial::report::write_all(&dir, &exp, &rows)?;
     finish_resumable(&dir)?;
-    Ok((report::text_table(&exp, &rows), dir))
+    Ok((serial::report::text_table(&exp, &rows), dir))
 }
 
 /// Runs the energy file (`system = "serial-energy"`) at `path` (`trials` overrides its count) and writes the reports to `out`
@@ -83,7 +64,7 @@ pub fn run_energy_file(
     jobs: Option<usize>,
     resume: &Resume<'_>,
 ) -> anyhow::Result<(String, PathBuf)> {
-    let mut exp = energy_experiment::EnergyExperiment::load(path)?;
+    let mut exp = energy::experiment::EnergyExperiment::load(path)?;
     override_trials(trials, &mut exp.trials)?;
     let (dir, rows) = run_resumable(
         path,
@@ -93,8 +74,8 @@ pub fn run_energy_file(
         (&exp.name, exp.trials, "summary.csv", "seed002-energy"),
         |r| saved_rows::energy_run_saved(&exp, jobs, r),
     )?;
-    let (summary, trials_csv, traces, table) = energy_experiment::reports(&exp, &rows);
-    let svgs = energy_experiment::plots::plots(&exp, &rows);
+    let (summary, trials_csv, traces, table) = energy::experiment::reports(&exp, &rows);
+    let svgs = energy::experiment::plots::plots(&exp, &rows);
     // summary.csv last: its presence marks the folder as holding a whole run's reports.
     let files = [("trials.csv", trials_csv), ("traces.csv", traces)]
         .into_iter()
@@ -243,16 +224,16 @@ impl ReportsDir {
 
 /// Runs the Pareto file at `path` (`checkpoints` overrides its checkpoints) and writes the
 /// reports to `out` (default `out/<name>/`): each checkpoint's fronts as the run reaches it
-/// ([`pareto_checkpoints`]), then every report, `coverage.csv` last. Returns the text
+/// ([`pareto::checkpoints`]), then every report, `coverage.csv` last. Returns the text
 /// summary and the directory.
 pub fn run_pareto_file(
     path: &Path,
     checkpoints: Option<Vec<u64>>,
     out: ReportsDir,
     jobs: Option<usize>,
-    progress: &(dyn Fn(&pareto_checkpoints::Progress) + Sync),
+    progress: &(dyn Fn(&pareto::checkpoints::Progress) + Sync),
 ) -> anyhow::Result<(String, PathBuf)> {
-    use pareto_checkpoints::{Reached, Watch};
+    use pareto::checkpoints::{Reached, Watch};
     let override_checkpoints = |c: Option<Vec<u64>>, into: &mut Vec<u64>| {
         if let Some(c) = c {
             anyhow::ensure!(
@@ -267,40 +248,42 @@ pub fn run_pareto_file(
         }
         Ok(())
     };
-    if pareto_stochastic_run::is_stochastic(path) {
-        let mut exp = pareto_stochastic_run::StochasticExperiment::load(path)?;
+    if pareto::stochastic_run::is_stochastic(path) {
+        let mut exp = pareto::stochastic_run::StochasticExperiment::load(path)?;
         override_checkpoints(checkpoints, &mut exp.checkpoints)?;
         let dir = out.prepare(&exp.name, "coverage.csv", path)?;
-        let reached = Reached::start(&dir, "coverage.csv", |f: &pareto_stochastic_run::SFront| {
-            (f.score, f.generation)
-        })?;
-        let front = |f: &pareto_stochastic_run::SFront| {
-            reached.add(f, |d, v| pareto_stochastic_run::write_reached(d, &exp, v))
+        let reached = Reached::start(
+            &dir,
+            "coverage.csv",
+            |f: &pareto::stochastic_run::SFront| (f.score, f.generation),
+        )?;
+        let front = |f: &pareto::stochastic_run::SFront| {
+            reached.add(f, |d, v| pareto::stochastic_run::write_reached(d, &exp, v))
         };
         let watch = Watch {
             progress,
             front: &front,
         };
-        let (insts, fronts) = pareto_stochastic_run::run(&exp, jobs, &watch)?;
-        let clouds = pareto_stochastic_run::clouds(&exp, &insts, &fronts);
-        let table = pareto_stochastic_run::write_all(&dir, &exp, &fronts, &clouds)?;
+        let (insts, fronts) = pareto::stochastic_run::run(&exp, jobs, &watch)?;
+        let clouds = pareto::stochastic_run::clouds(&exp, &insts, &fronts);
+        let table = pareto::stochastic_run::write_all(&dir, &exp, &fronts, &clouds)?;
         return Ok((table, dir));
     }
-    let mut exp = pareto_experiment::ParetoExperiment::load(path)?;
+    let mut exp = pareto::experiment::ParetoExperiment::load(path)?;
     override_checkpoints(checkpoints, &mut exp.checkpoints)?;
     let (_, inst) = exp.instance()?;
     let dir = out.prepare(&exp.name, "coverage.csv", path)?;
-    let reached = Reached::start(&dir, "coverage.csv", |f: &pareto_experiment::Front| {
+    let reached = Reached::start(&dir, "coverage.csv", |f: &pareto::experiment::Front| {
         (f.population, f.generation)
     })?;
-    let front = |f: &pareto_experiment::Front| {
-        reached.add(f, |d, v| pareto_report::write_reached(d, &exp, &inst, v))
+    let front = |f: &pareto::experiment::Front| {
+        reached.add(f, |d, v| pareto::report::write_reached(d, &exp, &inst, v))
     };
     let watch = Watch {
         progress,
         front: &front,
     };
-    let fronts = pareto_experiment::run(&exp, &inst, jobs, &watch)?;
-    pareto_report::write_all(&dir, &exp, &inst, &fronts)?;
-    Ok((pareto_report::text_table(&exp, &inst, &fronts), dir))
+    let fronts = pareto::experiment::run(&exp, &inst, jobs, &watch)?;
+    pareto::report::write_all(&dir, &exp, &inst, &fronts)?;
+    Ok((pareto::report::text_table(&exp, &inst, &fronts), dir))
 }

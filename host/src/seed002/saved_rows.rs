@@ -4,9 +4,11 @@
 //! resumed run are those of an uninterrupted one to the byte. Also each run's identity: the
 //! experiment file's contents and the trial count.
 
-use super::energy_experiment::{self, EnergyExperiment, EnergyTrial, Row as EnergyRow};
-use super::experiment::{self, Row as SerialRow, SerialExperiment};
+use super::energy::experiment::{
+    self as energy_experiment, EnergyExperiment, EnergyTrial, Row as EnergyRow,
+};
 use super::grid::{run_grid_saved, Saving};
+use super::serial::experiment::{self as serial_experiment, Row as SerialRow, SerialExperiment};
 use crate::experiment::saved::Rows;
 use crate::shard::Identity;
 use kairos_core::serial::{EnergyReport, SerialReport};
@@ -181,7 +183,7 @@ pub fn energy_key(r: &EnergyRow) -> (usize, u32) {
     (r.config, r.trial)
 }
 
-/// [`experiment::run`], saving each trial in `r`'s steps as it finishes and running only
+/// [`serial_experiment::run`], saving each trial in `r`'s steps as it finishes and running only
 /// the trials not saved; `None` if stopped.
 pub fn serial_run_saved(
     exp: &SerialExperiment,
@@ -192,8 +194,8 @@ pub fn serial_run_saved(
         exp.trials,
         exp.configs.len(),
         jobs,
-        |t| experiment::trial_data(exp, t),
-        |d, i, t| experiment::run_config(exp, d, i, t),
+        |t| serial_experiment::trial_data(exp, t),
+        |d, i, t| serial_experiment::run_config(exp, d, i, t),
         &Saving {
             steps: r.steps,
             saved: r.saved,

@@ -1,6 +1,6 @@
 //! Experiment files: errors that name the file and line, and reruns that write the same bytes.
 
-use super::experiment::{is_serial, SerialExperiment};
+use super::serial::experiment::{is_serial, SerialExperiment};
 use std::path::PathBuf;
 
 fn write(name: &str, text: &str) -> PathBuf {
@@ -177,7 +177,7 @@ fn every_seed002_experiment_file_loads() {
 fn the_priority_split_adds_up_to_the_reported_utility() {
     let p = write("split", SMALL);
     let exp = SerialExperiment::load(&p).unwrap();
-    let rows = super::experiment::run(&exp, Some(1), &|_| {}).unwrap();
+    let rows = super::serial::experiment::run(&exp, Some(1), &|_| {}).unwrap();
     for r in &rows {
         let sum: u64 = r.by_priority.iter().map(|u| u.0).sum();
         assert_eq!(
@@ -189,7 +189,7 @@ fn the_priority_split_adds_up_to_the_reported_utility() {
     assert!(rows
         .iter()
         .any(|r| r.by_priority.iter().filter(|u| u.0 > 0).count() == 4));
-    let csv = super::report::trials_csv(&exp, &rows);
+    let csv = super::serial::report::trials_csv(&exp, &rows);
     assert!(csv
         .lines()
         .next()
@@ -246,7 +246,7 @@ fn a_value_listed_twice_is_refused() {
          heuristics = [\"weighted-util\"]\nmachines = [\"queued\", \"queued\"]\n\
          filters = [\"adaptive\", \"adaptive:1\"]\nweights = [0.5, 0.5]\n",
     );
-    let e = super::energy_experiment::EnergyExperiment::load(&p)
+    let e = super::energy::experiment::EnergyExperiment::load(&p)
         .unwrap_err()
         .to_string();
     for want in [

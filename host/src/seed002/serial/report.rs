@@ -4,9 +4,9 @@
 //! vs delayed, Fig. 2.7). Nothing written depends on wall time or thread count, so a rerun
 //! writes the same bytes.
 
-use super::experiment::{Row, SerialExperiment};
 use crate::report::stats::{mean_ci, MeanCi};
 use crate::report::{f6, Json};
+use crate::seed002::serial::experiment::{Row, SerialExperiment};
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! One serial run: allocate the core's storage for a trial and run it.
 
-use super::generate::Trial;
-use super::priority_split::utility_by_priority;
+use crate::seed002::generate::Trial;
+use crate::seed002::serial::priority_split::utility_by_priority;
 use kairos_core::serial::{
     SerialConfig, SerialError, SerialReport, SerialStorage, Sim, TaskOutcome,
 };
@@ -60,7 +60,7 @@ pub fn run(trial: &Trial, cfg: SerialConfig) -> Result<SerialReport, SerialError
 }
 
 /// [`run`], and the window's utility split by priority level (`priorities`: critical, high,
-/// medium, low; [`super::priority_split`]).
+/// medium, low; [`crate::seed002::serial::priority_split`]).
 pub fn run_split(
     trial: &Trial,
     cfg: SerialConfig,

@@ -136,5 +136,5 @@ impl fmt::Debug for Recent {
 }
 
 #[cfg(test)]
-#[path = "pareto_recent_tests.rs"]
+#[path = "recent_tests.rs"]
 mod tests;

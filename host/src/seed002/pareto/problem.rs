@@ -24,8 +24,8 @@
 
 use crate::generate::rng::Stream;
 use crate::nsga2::{Cross, Point, Problem};
-use crate::seed002::pareto_curve::Curves;
-use crate::seed002::pareto_data::Tables;
+use crate::seed002::pareto::curve::Curves;
+use crate::seed002::pareto::data::Tables;
 use kairos_core::units::{Micros, Utility};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
 use std::sync::Arc;
@@ -583,9 +583,9 @@ fn bag_point(machines: &[MachineSums]) -> Point {
     [makespan.as_secs_f64(), energy as f64 / 1000.0]
 }
 
-#[path = "pareto_trace.rs"]
+#[path = "trace.rs"]
 mod trace;
 
 #[cfg(test)]
-#[path = "pareto_tests.rs"]
+#[path = "problem_tests.rs"]
 mod tests;

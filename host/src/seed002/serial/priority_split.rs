@@ -7,7 +7,7 @@
 //! the integer ledger as the core rounds it), so the four parts add up to the report's
 //! total exactly (checked in the tests).
 
-use super::generate::Trial;
+use crate::seed002::generate::Trial;
 use kairos_core::serial::TaskOutcome;
 use kairos_core::units::{Micros, Utility};
 

@@ -259,7 +259,7 @@ fn recent_utilities_too_large_to_keep_are_the_curves() {
     use crate::seed002::pareto::Task;
     use kairos_core::utility::{Urgency, UtilityClasses, UtilityCurve};
     let tables =
-        crate::seed002::pareto_data::cov_method(6, 3, (10.0, 0.3, 0.3), (200.0, 0.2, 0.3), 5);
+        crate::seed002::pareto::data::cov_method(6, 3, (10.0, 0.3, 0.3), (200.0, 0.2, 0.3), 5);
     let tasks = (0..20)
         .map(|i| Task {
             ty: (i % 6) as u16,

@@ -1,6 +1,6 @@
 use super::*;
-use crate::seed002::pareto_checkpoints::Watch;
-use crate::seed002::pareto_report::{coverage, fronts_csv};
+use crate::seed002::pareto::checkpoints::Watch;
+use crate::seed002::pareto::report::{coverage, fronts_csv};
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
@@ -77,7 +77,7 @@ fn every_pareto_experiment_file_loads() {
     }
     assert_eq!(n, 7);
     assert!(
-        crate::seed002::pareto_stochastic_run::StochasticExperiment::load(
+        crate::seed002::pareto::stochastic_run::StochasticExperiment::load(
             &dir.join("s002-pareto-fig7.4-7.7-stochastic.toml")
         )
         .is_ok()
@@ -133,9 +133,9 @@ fn the_final_reports_are_those_of_a_run_that_wrote_nothing_on_the_way() {
     let (_, inst) = exp.instance().unwrap();
     let plain = dir.path().join("plain");
     let f = run(&exp, &inst, Some(2), &Watch::none()).unwrap();
-    crate::seed002::pareto_report::write_all(&plain, &exp, &inst, &f).unwrap();
+    crate::seed002::pareto::report::write_all(&plain, &exp, &inst, &f).unwrap();
     let lines = std::sync::Mutex::new(Vec::new());
-    let progress = |p: &crate::seed002::pareto_checkpoints::Progress| {
+    let progress = |p: &crate::seed002::pareto::checkpoints::Progress| {
         lines
             .lock()
             .unwrap()

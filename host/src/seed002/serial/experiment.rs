@@ -26,7 +26,7 @@
 //!
 //! Errors name the file, the line and the key (`crate::toml_file`).
 
-use super::generate::{self, Workload};
+use crate::seed002::generate::{self, Workload};
 use crate::toml_file::{self, Checker, TomlFileError};
 use anyhow::Context;
 use kairos_core::serial::{EventCost, Mode, SerialConfig, SerialHeuristic, SerialReport, Trigger};
@@ -314,8 +314,9 @@ pub(crate) fn run_config(
         window: exp.workload.window(),
         ..c.cfg
     };
-    let (report, by_priority) = super::run::run_split(tr, cfg, &exp.workload.priorities)
-        .with_context(|| format!("{} on trial {t}", c.label))?;
+    let (report, by_priority) =
+        crate::seed002::serial::run::run_split(tr, cfg, &exp.workload.priorities)
+            .with_context(|| format!("{} on trial {t}", c.label))?;
     Ok(Row {
         config: i,
         trial: t,
@@ -332,7 +333,7 @@ pub fn run(
     jobs: Option<usize>,
     progress: &(dyn Fn(u32) + Sync),
 ) -> anyhow::Result<Vec<Row>> {
-    super::grid::run_grid(
+    crate::seed002::grid::run_grid(
         exp.trials,
         exp.configs.len(),
         jobs,

@@ -1,6 +1,6 @@
 use super::*;
 use crate::nsga2::{non_dominated, Nsga2, Params, Ranking};
-use crate::seed002::pareto_seeds::Seed;
+use crate::seed002::pareto::seeds::Seed;
 
 /// Two machine types (one machine each), two task types; linear curves: 10 until 100 s,
 /// 0 at 200 s.
@@ -154,7 +154,7 @@ fn small(objective: Objective, n: usize) -> Instance {
 /// keeps the machines busy; a few seconds leave them idle between tasks.
 pub(super) fn spaced(objective: Objective, n: usize, gap_ms: u64) -> Instance {
     let tables =
-        super::super::pareto_data::cov_method(6, 3, (10.0, 0.3, 0.3), (200.0, 0.2, 0.3), 5);
+        crate::seed002::pareto::data::cov_method(6, 3, (10.0, 0.3, 0.3), (200.0, 0.2, 0.3), 5);
     let mut r = Stream::new(5, 0, "test-tasks", 0);
     let tasks = (0..n)
         .map(|i| Task {

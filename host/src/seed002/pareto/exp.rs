@@ -1,5 +1,5 @@
 //! A fast `exp` for the utility curves' decay, with an absolute error bound that
-//! [`super::pareto_curve`] uses to decide when it may trust it: the curves' utilities are
+//! [`crate::seed002::pareto::curve`] uses to decide when it may trust it: the curves' utilities are
 //! integer micro-units, so an approximate value that lies farther than the bound from a
 //! rounding edge rounds to the same integer as `libm::exp`'s would (near an edge, the curve
 //! falls back to `libm`). So the fast `exp` never changes a decision.

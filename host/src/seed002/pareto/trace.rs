@@ -21,7 +21,7 @@ use crate::nsga2::Point;
 use kairos_core::units::{Micros, Utility};
 use std::sync::Arc;
 
-#[path = "pareto_recent.rs"]
+#[path = "recent.rs"]
 mod recent;
 pub(super) use recent::Recent;
 
@@ -420,5 +420,5 @@ fn trace_point(machines: &[MachineSums]) -> Point {
 }
 
 #[cfg(test)]
-#[path = "pareto_trace_tests.rs"]
+#[path = "trace_tests.rs"]
 mod tests;

@@ -16,10 +16,10 @@
 //!   types 1-2 (18 each), 1-6 (6 each) or 1-9 (4 each), 1,000 tasks of the 30 types.
 //!   Chapter 6 is a bag: every task arrives at time 0.
 
-use super::generate::priority_urgency;
-use super::pareto::{Instance, InstanceError, Objective, Task};
-use super::pareto_data::{cov_method, synthesize, Benchmarks, Tables};
 use crate::generate::rng::Stream;
+use crate::seed002::generate::priority_urgency;
+use crate::seed002::pareto::data::{cov_method, synthesize, Benchmarks, Tables};
+use crate::seed002::pareto::{Instance, InstanceError, Objective, Task};
 use kairos_core::units::Micros;
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
 

@@ -12,8 +12,8 @@
 //!   non-negative multiple of each further singular pair) and set each special task's speed
 //!   on its own special type to 10 x its mean general-purpose speed.
 
-use super::generate::{MACHINE_COUNTS, SPECIAL_MACHINE_TYPES, TASK_TYPES};
 use crate::generate::rng::Stream;
+use crate::seed002::generate::{MACHINE_COUNTS, SPECIAL_MACHINE_TYPES, TASK_TYPES};
 use kairos_core::units::Micros;
 
 /// Power scale of each P-state's dynamic power.

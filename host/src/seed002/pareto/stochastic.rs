@@ -23,14 +23,14 @@
 //!   dropped and gets the last keys. Max UPP has no dynamic heuristic, so it always seeds
 //!   this way; the others do when an experiment asks for `seed_kind = "one-pass"`.
 
-use super::energy_env::power_tables;
-use super::generate::{etc_table, machines, MACHINE_COUNTS};
-use super::pareto::Task;
-use super::pareto_curve::Curves;
-use super::pareto_data::Tables;
-use super::pareto_sets::trace;
 use crate::generate::rng::Stream;
 use crate::nsga2::{Point, Problem};
+use crate::seed002::energy::env::power_tables;
+use crate::seed002::generate::{etc_table, machines, MACHINE_COUNTS};
+use crate::seed002::pareto::curve::Curves;
+use crate::seed002::pareto::data::Tables;
+use crate::seed002::pareto::sets::trace;
+use crate::seed002::pareto::Task;
 use kairos_core::units::{Micros, Utility};
 use kairos_core::utility::UtilityClasses;
 
@@ -461,5 +461,5 @@ impl Problem for Stochastic {
 }
 
 #[cfg(test)]
-#[path = "pareto_stochastic_tests.rs"]
+#[path = "stochastic_tests.rs"]
 mod tests;

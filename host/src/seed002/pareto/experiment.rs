@@ -16,13 +16,13 @@
 //! random stream is its own (seed, population index), so results do not depend on the
 //! thread count or on which other populations run.
 
-use super::pareto::{Gene, Instance};
-use super::pareto_checkpoints::{evolve_to_checkpoints, Watch};
-use super::pareto_data::{load_benchmarks, Benchmarks};
-use super::pareto_seeds::Seed;
-use super::pareto_sets::DataSet;
 use crate::generate::rng::Stream;
 use crate::nsga2::{Nsga2, Params, Point, Ranking};
+use crate::seed002::pareto::checkpoints::{evolve_to_checkpoints, Watch};
+use crate::seed002::pareto::data::{load_benchmarks, Benchmarks};
+use crate::seed002::pareto::seeds::Seed;
+use crate::seed002::pareto::sets::DataSet;
+use crate::seed002::pareto::{Gene, Instance};
 use crate::toml_file::{self, Checker, TomlFileError};
 use rayon::prelude::*;
 use serde::Deserialize;
@@ -293,5 +293,5 @@ fn front_of(ga: &Nsga2<'_, Instance>, p: usize, elapsed: Duration) -> Front {
 }
 
 #[cfg(test)]
-#[path = "pareto_experiment_tests.rs"]
+#[path = "experiment_tests.rs"]
 mod tests;

@@ -24,10 +24,10 @@
 //! digest), `summary.csv` (means and 95% CIs), `traces.csv` (mean cumulative utility and
 //! energy at each trace point), and the plots of [`plots`]. Nothing depends on wall time or thread count.
 
-use super::energy_env::{power_tables, with_affinity, Affinity, PowerTables};
-use super::generate::{self, Trial, Workload};
 use crate::report::f6;
 use crate::report::stats::{mean_ci, MeanCi};
+use crate::seed002::energy::env::{power_tables, with_affinity, Affinity, PowerTables};
+use crate::seed002::generate::{self, Trial, Workload};
 use crate::toml_file::{self, Checker, TomlFileError};
 use anyhow::Context;
 use kairos_core::serial::{
@@ -510,7 +510,7 @@ pub fn run(
     jobs: Option<usize>,
     progress: &(dyn Fn(u32) + Sync),
 ) -> anyhow::Result<Vec<Row>> {
-    super::grid::run_grid(
+    crate::seed002::grid::run_grid(
         exp.trials,
         exp.configs.len(),
         jobs,
@@ -645,9 +645,9 @@ pub fn reports(exp: &EnergyExperiment, rows: &[Row]) -> (String, String, String,
     (summary, trials, traces, table)
 }
 
-#[path = "energy_plots.rs"]
+#[path = "plots.rs"]
 pub mod plots;
 
 #[cfg(test)]
-#[path = "energy_experiment_tests.rs"]
+#[path = "experiment_tests.rs"]
 mod tests;

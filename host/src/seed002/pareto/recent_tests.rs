@@ -1,6 +1,6 @@
 use super::*;
 use crate::generate::rng::Stream;
-use crate::seed002::pareto::tests::spaced;
+use crate::seed002::pareto::problem::tests::spaced;
 use crate::seed002::pareto::Objective;
 use proptest::prelude::*;
 

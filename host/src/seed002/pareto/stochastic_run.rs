@@ -17,12 +17,12 @@
 //! fuzzy = 100
 //! ```
 
-use super::pareto_checkpoints::{evolve_to_checkpoints, Watch};
-use super::pareto_dynamic_seeds::{chromosome, dynamic_allocation, DYNAMIC_SEEDS};
-use super::pareto_stochastic::{Outcome, SGene, Score, Stochastic, SEEDS};
 use crate::generate::rng::Stream;
 use crate::nsga2::{dominates, Nsga2, Params, Point, Ranking};
 use crate::report::svg::{scatter, ScatterSeries};
+use crate::seed002::pareto::checkpoints::{evolve_to_checkpoints, Watch};
+use crate::seed002::pareto::dynamic_seeds::{chromosome, dynamic_allocation, DYNAMIC_SEEDS};
+use crate::seed002::pareto::stochastic::{Outcome, SGene, Score, Stochastic, SEEDS};
 use crate::toml_file::{self, Checker, TomlFileError};
 use kairos_core::units::Micros;
 use rayon::prelude::*;

@@ -7,7 +7,7 @@
 //! the machines of its best type: Chapter 6's balanced min-energy seed), every heuristic
 //! then by the lower machine, Min-Min by the lower task index.
 
-use super::pareto::{Gene, Instance};
+use crate::seed002::pareto::{Gene, Instance};
 use kairos_core::units::Micros;
 
 /// A seeding heuristic.

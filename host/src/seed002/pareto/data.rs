@@ -283,5 +283,5 @@ pub fn cov_method(
 }
 
 #[cfg(test)]
-#[path = "pareto_data_tests.rs"]
+#[path = "data_tests.rs"]
 mod tests;

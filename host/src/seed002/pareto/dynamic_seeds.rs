@@ -15,9 +15,9 @@
 //! skips them unless they still earn theta). Utility per Power has no dynamic heuristic in
 //! the core, so its seed stays the one-pass stand-in of `pareto_stochastic`.
 
-use super::energy_env::power_tables;
-use super::generate::{etc_table, MACHINE_COUNTS, SPECIAL_MACHINE_TYPES};
-use super::pareto_stochastic::{SGene, Stochastic, THETA};
+use crate::seed002::energy::env::power_tables;
+use crate::seed002::generate::{etc_table, MACHINE_COUNTS, SPECIAL_MACHINE_TYPES};
+use crate::seed002::pareto::stochastic::{SGene, Stochastic, THETA};
 use kairos_core::serial::{
     EnergyConfig, EnergyHeuristic, EnergySim, EnergyStorage, Machines, PowerModel, SerialEnv,
     SerialError, SerialFilter, SerialTask, TaskOutcome,
@@ -175,7 +175,7 @@ pub fn chromosome(inst: &Stochastic, alloc: &[Allocation]) -> Vec<SGene> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::seed002::pareto_stochastic::Score;
+    use crate::seed002::pareto::stochastic::Score;
 
     #[test]
     fn dynamic_seeds_replay_the_loops_own_allocation() {

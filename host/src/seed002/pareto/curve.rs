@@ -13,12 +13,12 @@
 //! integer. Linear curves (seed 001) keep the general path.
 //!
 //! The integer utility first tries a faster value ([`Curves::utility`]): the decay's `exp`
-//! from [`super::pareto_exp`] (within a proven absolute bound of e^y) and its argument by a
+//! from [`crate::seed002::pareto::exp`] (within a proven absolute bound of e^y) and its argument by a
 //! precomputed rate per microsecond (no division), then the same clamp and a rounding that
 //! is trusted only if the value lies farther from a rounding edge (a half micro-unit) than
 //! everything the approximation can move it; else the exact value above. See
 //! [`Curves::utility`] for the bound.
-use super::pareto_exp::{exp_decay, ABS_ERROR};
+use crate::seed002::pareto::exp::{exp_decay, ABS_ERROR};
 use kairos_core::limits::MAX_CLASS_INTERVALS;
 use kairos_core::units::{Micros, Utility};
 use kairos_core::utility::{UtilityClasses, UtilityCurve};
@@ -340,5 +340,5 @@ fn round_units(u: f64) -> Utility {
 }
 
 #[cfg(test)]
-#[path = "pareto_curve_tests.rs"]
+#[path = "curve_tests.rs"]
 mod tests;

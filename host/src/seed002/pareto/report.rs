@@ -8,10 +8,10 @@
 //! `fronts.csv` holds only what the seed decides, so it is byte-identical between runs and
 //! thread counts; wall times go to `timings.csv`.
 
-use super::pareto::{Instance, Objective};
-use super::pareto_experiment::{Front, ParetoExperiment};
 use crate::nsga2::{dominates, Point};
 use crate::report::svg::{scatter, scatter_zoomed, ScatterSeries};
+use crate::seed002::pareto::experiment::{Front, ParetoExperiment};
+use crate::seed002::pareto::{Instance, Objective};
 use std::fmt::Write;
 use std::path::Path;
 
