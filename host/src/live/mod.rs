@@ -7,6 +7,8 @@
 //!   and duplicates frames on purpose (seeded).
 //! - [`client`]: requests numbered, sent again until answered, the cost counted.
 //! - [`drive`](mod@drive): the engine's event loop with the decisions from the link.
+//! - [`remote`]: the firmware deciding for a loop that keeps its own controller
+//!   (`kairos slurm-control --controller qemu`), each decision checked.
 //! - [`exec`]: a controller in another process speaking JSON lines, whose decisions the
 //!   host's own controller checks and applies ([`kairos_core::external`]).
 //! - Here: where the controller is ([`ControllerSpec`]) and how to reach it ([`connect`]).
@@ -16,6 +18,7 @@ pub mod drive;
 pub mod exec;
 pub mod faults;
 pub mod link;
+pub mod remote;
 
 use anyhow::{bail, Context};
 use kairos_core::engine::Schedule;

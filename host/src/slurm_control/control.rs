@@ -26,6 +26,8 @@ use super::policy::SitePolicy;
 use super::reconcile::reconcile;
 use super::slurm_cli::Slurm;
 use crate::live::exec::Exec;
+use crate::live::remote::{disagreement, Remote, Shared};
+use crate::live::ControllerSpec;
 use crate::storage::HostStorage;
 use kairos_core::engine::Schedule;
 use kairos_core::packed::PackedHeader;
@@ -46,6 +48,11 @@ pub struct Options {
     /// docs/protocol.md), each checked by the controller before it is applied; with it, how
     /// long to wait for each answer.
     pub exec: Option<(String, Duration)>,
+    /// Every decision from the firmware over its serial link (`--controller qemu` or
+    /// `serial:PATH`; `crate::live::remote`), each checked and booked by the controller
+    /// here too: where it is, the firmware image for QEMU, how long to wait for each
+    /// answer before asking again.
+    pub remote: Option<(ControllerSpec, PathBuf, Duration)>,
 }
 
 /// The clock and the pauses between cycles (a trait so that tests run on a scripted time).
@@ -188,6 +195,30 @@ pub fn serve(
         Some((command, timeout)) => Some(Exec::spawn(command, *timeout)?),
         None => None,
     };
+    let header = PackedHeader {
+        platform: platform.clone(),
+        classes: classes.clone(),
+        config,
+        schedule: Schedule::on_events(),
+        tasks: u32::try_from(options.max_tasks).unwrap_or(u32::MAX),
+    };
+    let mut remote = match &options.remote {
+        Some((spec, image, timeout)) => {
+            let r = Remote::connect(spec, image, &header, *timeout)
+                .context("the firmware controller (--controller)")?;
+            let have = r.capacities.tasks as usize;
+            if have < options.max_tasks {
+                log(&format!(
+                    "the firmware holds {have} tasks at once (--max-jobs {}): more waiting \
+                     or running jobs than that is an error",
+                    options.max_tasks
+                ));
+            }
+            Some(r)
+        }
+        None => None,
+    };
+    let shared = remote.as_ref().map(Remote::shared);
     let mut storage = HostStorage::by_need(
         &platform,
         options.max_tasks,
@@ -201,22 +232,19 @@ pub fn serve(
         .map_err(|e| anyhow::anyhow!("the controller: {e}"))?;
     ctl.recycle_slots();
     if let Some(x) = exec.as_mut() {
-        x.hello(&PackedHeader {
-            platform: platform.clone(),
-            classes: classes.clone(),
-            config,
-            schedule: Schedule::on_events(),
-            tasks: u32::try_from(options.max_tasks).unwrap_or(u32::MAX),
-        })
-        .map_err(|e| anyhow::anyhow!("the controller's hello: {e}"))?;
+        x.hello(&header)
+            .map_err(|e| anyhow::anyhow!("the controller's hello: {e}"))?;
         ctl.set_external(x);
+    } else if let Some(r) = remote.as_mut() {
+        ctl.set_external(r);
     }
+
     let mut book = Book::default();
 
     // The ledger replayed: the same calls, the same state; the decisions must match.
     let replayed = ledger.entries.len();
     for (k, e) in ledger.entries.clone().iter().enumerate() {
-        let got = apply(&mut ctl, &mut book, e, policy, &names, ledger.epoch)
+        let got = give(&mut ctl, &mut book, e, policy, &names, shared.as_ref())
             .with_context(|| format!("{}: entry {k}", options.ledger.display()))?;
         if let (Entry::Map { decisions, .. }, Some(got)) = (e, got) {
             if *decisions != got {
@@ -289,7 +317,7 @@ pub fn serve(
                 Entry::Withdraw { .. } => report.withdrawals += 1,
                 _ => {}
             }
-            apply(&mut ctl, &mut book, &e, policy, &names, ledger.epoch)?;
+            give(&mut ctl, &mut book, &e, policy, &names, shared.as_ref())?;
             ledger.entries.push(e);
         }
         if report.arrivals + report.completions + report.withdrawals > 0 {
@@ -297,7 +325,7 @@ pub fn serve(
                 now: now.0,
                 decisions: Vec::new(),
             };
-            let got = apply(&mut ctl, &mut book, &e, policy, &names, ledger.epoch)?;
+            let got = give(&mut ctl, &mut book, &e, policy, &names, shared.as_ref())?;
             if let (Entry::Map { decisions, .. }, Some(got)) = (&mut e, got) {
                 for d in &got {
                     match d.kind.as_str() {
@@ -356,6 +384,42 @@ pub fn serve(
         }
     }
     Ok(reports)
+}
+
+/// Gives entry `e` to the controller ([`apply`]); under the firmware (`shared` given), a
+/// failure of the link says what it was, and a mapping event's bookings are held to the
+/// firmware's fates ([`disagreement`]).
+fn give(
+    ctl: &mut Controller<'_>,
+    book: &mut Book,
+    e: &Entry,
+    policy: &SitePolicy,
+    names: &[String],
+    shared: Option<&std::rc::Rc<std::cell::RefCell<Shared>>>,
+) -> anyhow::Result<Option<Vec<super::ledger::Applied>>> {
+    let got = apply(ctl, book, e, policy, names, 0);
+    let Some(shared) = shared else {
+        return got;
+    };
+    let shared = shared.borrow();
+    let got = match (got, &shared.failure) {
+        (Err(err), Some(why)) => return Err(err.context(why.clone())),
+        (got, _) => got?,
+    };
+    if matches!(e, Entry::Map { .. }) {
+        let host = |id: kairos_core::task::TaskId| {
+            ctl.task(id)
+                .and_then(|s| s.assignment)
+                .map(|a| (a.start, a.end, a.seq))
+        };
+        if let Some(why) = disagreement(&shared.last, &host) {
+            bail!(
+                "the firmware and the host's controller disagree after the mapping event: \
+                 {why} (nothing of this event is applied)"
+            );
+        }
+    }
+    Ok(got)
 }
 
 /// The nodes of the managed partitions, in natural order.

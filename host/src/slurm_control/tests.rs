@@ -12,6 +12,8 @@ use super::control::{serve, Clock, Options};
 use super::policy::SitePolicy;
 use super::queue::{parse_jobs, parse_nodes, JobState, SlurmJob, SlurmNode};
 use super::slurm_cli::Slurm;
+use crate::live::ControllerSpec;
+use std::path::PathBuf;
 
 /// The time, Unix seconds, shared by the fake clock and the fake Slurm.
 type Now = Rc<Cell<u64>>;
@@ -194,6 +196,31 @@ fn run(kills: &[u64], down: Option<(u64, u64)>) -> Cluster {
 
 /// As [`run`], under the policy file `text`, with the decisions from `exec` if given.
 fn run_policy(text: &str, exec: Option<&str>, kills: &[u64], down: Option<(u64, u64)>) -> Cluster {
+    run_via(text, exec.map(|c| ControllerSpec::Exec(c.into())), kills, down)
+}
+
+/// The `--controller` of a run: an exec policy, or the core's serve loop over the wire
+/// protocol (`inline`: the firmware's code in a thread, as `--controller qemu` runs it).
+fn options_via(via: &Option<ControllerSpec>) -> (Option<(String, Duration)>, Remote) {
+    match via {
+        None => (None, None),
+        Some(ControllerSpec::Exec(c)) => (Some((c.clone(), Duration::from_secs(20))), None),
+        Some(spec) => (
+            None,
+            Some((spec.clone(), PathBuf::from("none"), Duration::from_secs(20))),
+        ),
+    }
+}
+
+type Remote = Option<(ControllerSpec, PathBuf, Duration)>;
+
+/// As [`run_policy`], the decisions from `via` if given.
+fn run_via(
+    text: &str,
+    via: Option<ControllerSpec>,
+    kills: &[u64],
+    down: Option<(u64, u64)>,
+) -> Cluster {
     let dir = tempfile::tempdir().unwrap();
     let ledger = dir.path().join("ledger.json");
     let now: Now = Rc::new(Cell::new(1_000_000));
@@ -204,7 +231,7 @@ fn run_policy(text: &str, exec: Option<&str>, kills: &[u64], down: Option<(u64, 
         c: c.clone(),
     };
     let policy = SitePolicy::parse(text, "policy.toml").unwrap();
-    let exec = exec.map(|c| (c.to_string(), Duration::from_secs(20)));
+    let (exec, remote) = options_via(&via);
     let mut segments: Vec<u64> = kills.to_vec();
     segments.push(200);
     let mut log = |_: &str| {};
@@ -221,6 +248,7 @@ fn run_policy(text: &str, exec: Option<&str>, kills: &[u64], down: Option<(u64, 
                     max_tasks: 64,
                     cycles: Some(from - done),
                     exec: exec.clone(),
+                    remote: remote.clone(),
                 };
                 serve(&options, &mut slurm, &mut clock, &|| false, &mut log).unwrap();
                 c.borrow_mut().down = true;
@@ -246,6 +274,7 @@ fn run_policy(text: &str, exec: Option<&str>, kills: &[u64], down: Option<(u64, 
             max_tasks: 64,
             cycles: Some(seg),
             exec: exec.clone(),
+            remote: remote.clone(),
         };
         serve(&options, &mut slurm, &mut clock, &|| false, &mut log).unwrap();
         done += seg;
@@ -301,6 +330,16 @@ fn a_slurm_down_for_a_while_delays_and_loses_nothing() {
 
 #[test]
 fn a_job_cancelled_while_held_is_withdrawn_and_the_rest_run() {
+    let inproc = cancelled_while_held(None);
+    // The firmware's code over the wire protocol (told the withdrawal) decides the same.
+    let wire = cancelled_while_held(Some(ControllerSpec::Inline));
+    assert_eq!(wire.starts, inproc.starts);
+    assert_eq!(wire.cancels, inproc.cancels);
+}
+
+/// One run of a_job_cancelled_while_held_is_withdrawn_and_the_rest_run.
+fn cancelled_while_held(via: Option<ControllerSpec>) -> Cluster {
+    let (exec, remote) = options_via(&via);
     let dir = tempfile::tempdir().unwrap();
     let ledger = dir.path().join("ledger.json");
     let now: Now = Rc::new(Cell::new(1_000_000));
@@ -317,7 +356,8 @@ fn a_job_cancelled_while_held_is_withdrawn_and_the_rest_run() {
         ledger: ledger.clone(),
         max_tasks: 64,
         cycles: Some(8),
-        exec: None,
+        exec,
+        remote,
     };
     let mut log = |_: &str| {};
     let mut clock = FakeClock(now.clone());
@@ -332,12 +372,13 @@ fn a_job_cancelled_while_held_is_withdrawn_and_the_rest_run() {
     };
     options.cycles = Some(200);
     serve(&options, &mut slurm, &mut clock, &|| false, &mut log).unwrap();
-    let c = c.borrow();
+    let c = std::mem::take(&mut *c.borrow_mut());
     assert!(
         c.starts.iter().all(|s| s.0 != victim),
         "the cancelled job never starts"
     );
     assert_eq!(c.starts.len(), script().len() - 1);
+    c
 }
 
 #[test]
@@ -360,6 +401,7 @@ fn a_job_that_cannot_be_a_task_is_cancelled_with_the_reason() {
         max_tasks: 8,
         cycles: Some(5),
         exec: None,
+        remote: None,
     };
     serve(
         &options,
@@ -396,6 +438,7 @@ fn a_ledger_under_another_policy_is_refused() {
         max_tasks: 64,
         cycles: Some(5),
         exec: None,
+        remote: None,
     };
     let mut clock = FakeClock(now);
     serve(&options, &mut slurm, &mut clock, &|| false, &mut |_| {}).unwrap();
@@ -492,6 +535,31 @@ fn an_exec_controller_decides_as_the_same_policy_in_process() {
 }
 
 #[test]
+fn the_firmware_over_the_wire_decides_as_the_controller_in_process() {
+    // EASY (reservations taken back and re-placed), and Max UPE with place-holders (which
+    // the host does not book): killed twice, each restart greets a fresh controller and
+    // replays the ledger to it.
+    let upe = "policy = \"max-upe\"\nreservations = \"place-holder\"\npartitions = \
+               [\"kairos\"]\npoll_ms = 1000\ndefault_class = \"u\"\n[power]\nbusy_watts = \
+               200\nidle_watts = 60\n[classes.u]\nvalue = 10.0\nsoft_s = 30\nhard_s = 90\n\
+               final_value = 1.0\n"
+        .to_string();
+    for text in [POLICY.to_string(), upe] {
+        let inproc = run_policy(&text, None, &[], None);
+        let wire = run_via(&text, Some(ControllerSpec::Inline), &[6, 9], None);
+        assert_eq!(wire.starts, inproc.starts, "{text}");
+        // The same jobs cancelled with the same reasons (the order of one cycle's cancels
+        // is the reconciliation's).
+        let sorted = |c: &Cluster| {
+            let mut v = c.cancels.clone();
+            v.sort();
+            v
+        };
+        assert_eq!(sorted(&wire), sorted(&inproc), "{text}");
+    }
+}
+
+#[test]
 fn a_drained_node_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let now: Now = Rc::new(Cell::new(1_000_000));
@@ -509,6 +577,7 @@ fn a_drained_node_is_reported() {
         max_tasks: 64,
         cycles: Some(3),
         exec: None,
+        remote: None,
     };
     let mut lines = Vec::new();
     serve(
