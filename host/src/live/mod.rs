@@ -226,6 +226,23 @@ pub fn qemu(image: &Path) -> anyhow::Result<Link> {
     if std::env::var_os("KAIROS_QEMU_ICOUNT").is_some_and(|v| v == "1") {
         cmd.args(["-icount", "shift=0"]);
     }
+    // QEMU ends with this process, however it ends (`kairos slurm-control` killed with
+    // SIGKILL starts a fresh QEMU on restart; the old one must not linger). Linux ties it
+    // to the thread that spawns it: every caller connects from the thread that drives it.
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: prctl(PR_SET_PDEATHSIG) is async-signal-safe and touches no memory of
+        // the parent; it is what runs between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
     let child = cmd
         .args(["-cpu", "cortex-m4", "-machine", "mps2-an386", "-nographic"])
         .args(["-semihosting-config", "enable=on,target=native"])

@@ -209,8 +209,8 @@ pub fn serve(
             let have = r.capacities.tasks as usize;
             if have < options.max_tasks {
                 log(&format!(
-                    "the firmware holds {have} tasks at once (--max-jobs {}): more waiting \
-                     or running jobs than that is an error",
+                    "the firmware holds {have} tasks at once: at most {have} jobs waiting or \
+                     running (--max-jobs {}); more wait held in Slurm until some end",
                     options.max_tasks
                 ));
             }
@@ -219,6 +219,10 @@ pub fn serve(
         None => None,
     };
     let shared = remote.as_ref().map(Remote::shared);
+    // The tasks the controller may hold at once: its table's, or the firmware's if fewer.
+    let capacity = remote.as_ref().map_or(options.max_tasks, |r| {
+        options.max_tasks.min(r.capacities.tasks as usize)
+    });
     let mut storage = HostStorage::by_need(
         &platform,
         options.max_tasks,
@@ -309,6 +313,29 @@ pub fn serve(
             now_s: now.0 / 1_000_000,
             ..CycleReport::default()
         };
+        // Arrivals past the capacity wait (held in Slurm, seen again next cycle; the slots
+        // this cycle's completions free are not counted: they may come after the arrivals).
+        let mut room = capacity.saturating_sub(ctl.slots_used());
+        let mut deferred = 0usize;
+        let events: Vec<Entry> = events
+            .into_iter()
+            .filter(|e| {
+                if !matches!(e, Entry::Arrive { .. }) {
+                    return true;
+                }
+                if room == 0 {
+                    deferred += 1;
+                    return false;
+                }
+                room -= 1;
+                true
+            })
+            .collect();
+        if deferred > 0 {
+            log(&format!(
+                "{deferred} jobs wait held: the controller holds {capacity} tasks at once"
+            ));
+        }
         let any = !events.is_empty();
         for e in events {
             match &e {
