@@ -163,7 +163,7 @@ run_slice() {
             sbatch -Q -p kairos -J "kc-$id" -N "$nodes" --time=$(((req + 59) / 60 + 1)) \
                 --comment "kairos: estimate=$req" -o /dev/null --wrap "sleep $run" \
                 || { echo "sbatch of job $id failed" >&2; return 1; }
-        done < <(grep -v '^;' "$run/slice.swf")
+        done < <(grep -v '^;' "$tmp/slice.swf")
     }
     submit_all &
     spid=$!

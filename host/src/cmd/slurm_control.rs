@@ -41,6 +41,10 @@ pub struct Args {
     /// builds).
     #[arg(long, value_name = "ELF")]
     pub image: Option<PathBuf>,
+    /// Compact the ledger once it passes this many bytes: the entries up to the last
+    /// moment kairos held no job are dropped (a replay of the rest rebuilds the same state).
+    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
+    pub compact_bytes: u64,
     /// Release every held job of the managed partitions as it is and exit: scheduling
     /// handed back to Slurm (stop kairos and take the partitions out of job_submit.lua
     /// first).
@@ -106,6 +110,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         cycles: args.cycles,
         exec,
         remote,
+        compact_bytes: args.compact_bytes,
     };
     let stop = slurm_control::signals::requested;
     let mut log = |m: &str| {

@@ -53,6 +53,9 @@ pub struct Options {
     /// here too: where it is, the firmware image for QEMU, how long to wait for each
     /// answer before asking again.
     pub remote: Option<(ControllerSpec, PathBuf, Duration)>,
+    /// Past this many bytes, the ledger is compacted at its last quiet point
+    /// ([`Ledger::quiet_point`]) when it has one.
+    pub compact_bytes: u64,
 }
 
 /// The clock and the pauses between cycles (a trait so that tests run on a scripted time).
@@ -368,9 +371,25 @@ pub fn serve(
         }
         if any {
             ledger.energy_mj = ctl.ledger().consumed().0 + ctl.ledger().committed().0;
-            ledger
+            let size = ledger
                 .save(&options.ledger)
                 .context("the ledger (kairos stops: without it a restart would lose state)")?;
+            if size as u64 > options.compact_bytes {
+                let tracked =
+                    |j: u64| book.task_of.contains_key(&j) || book.refused.contains_key(&j);
+                if let Some(n) = ledger.quiet_point(&tracked, policy.budget_mj.is_some()) {
+                    ledger.compact(n);
+                    let after = ledger.save(&options.ledger).context(
+                        "the compacted ledger (kairos stops: without it a restart would lose \
+                         state)",
+                    )?;
+                    log(&format!(
+                        "ledger {}: compacted from {size} to {after} bytes ({n} entries of jobs \
+                         long done dropped)",
+                        options.ledger.display()
+                    ));
+                }
+            }
         }
         report.waiting = ctl
             .tasks()

@@ -50,6 +50,8 @@ struct Cluster {
     down: bool,
     /// Nodes drained.
     drained: Vec<String>,
+    /// Ledger compactions the loop reported.
+    compactions: usize,
 }
 
 struct FakeSlurm {
@@ -175,6 +177,12 @@ fn script() -> Vec<Script> {
         (10, 15, 18, 3, 20),
         (11, 16, 4, 1, 6),
         (12, 20, 9, 2, 12),
+        // After a quiet stretch (every job above done): a second wave, and a third.
+        (13, 150, 10, 2, 15),
+        (14, 151, 12, 4, 15),
+        (15, 152, 5, 1, 8),
+        (16, 175, 6, 3, 8),
+        (17, 176, 4, 1, 6),
     ];
     raw.iter()
         .map(|&(id, submit, run, nodes, estimate)| Script {
@@ -196,7 +204,8 @@ fn run(kills: &[u64], down: Option<(u64, u64)>) -> Cluster {
 
 /// As [`run`], under the policy file `text`, with the decisions from `exec` if given.
 fn run_policy(text: &str, exec: Option<&str>, kills: &[u64], down: Option<(u64, u64)>) -> Cluster {
-    run_via(text, exec.map(|c| ControllerSpec::Exec(c.into())), kills, down)
+    let via = exec.map(|c| ControllerSpec::Exec(c.into()));
+    run_via(text, via, kills, down, u64::MAX)
 }
 
 /// The `--controller` of a run: an exec policy, or the core's serve loop over the wire
@@ -220,6 +229,7 @@ fn run_via(
     via: Option<ControllerSpec>,
     kills: &[u64],
     down: Option<(u64, u64)>,
+    compact_bytes: u64,
 ) -> Cluster {
     let dir = tempfile::tempdir().unwrap();
     let ledger = dir.path().join("ledger.json");
@@ -234,7 +244,12 @@ fn run_via(
     let (exec, remote) = options_via(&via);
     let mut segments: Vec<u64> = kills.to_vec();
     segments.push(200);
-    let mut log = |_: &str| {};
+    let mut compactions = 0;
+    let mut log = |m: &str| {
+        if m.contains("compacted") {
+            compactions += 1;
+        }
+    };
     let mut done = 0;
     for seg in segments {
         let mut clock = FakeClock(now.clone());
@@ -249,6 +264,7 @@ fn run_via(
                     cycles: Some(from - done),
                     exec: exec.clone(),
                     remote: remote.clone(),
+                    compact_bytes,
                 };
                 serve(&options, &mut slurm, &mut clock, &|| false, &mut log).unwrap();
                 c.borrow_mut().down = true;
@@ -275,11 +291,13 @@ fn run_via(
             cycles: Some(seg),
             exec: exec.clone(),
             remote: remote.clone(),
+            compact_bytes,
         };
         serve(&options, &mut slurm, &mut clock, &|| false, &mut log).unwrap();
         done += seg;
     }
-    let out = std::mem::take(&mut *c.borrow_mut());
+    let mut out = std::mem::take(&mut *c.borrow_mut());
+    out.compactions = compactions;
     for s in script() {
         assert_eq!(
             out.jobs[&s.id].state,
@@ -358,6 +376,7 @@ fn cancelled_while_held(via: Option<ControllerSpec>) -> Cluster {
         cycles: Some(8),
         exec,
         remote,
+        compact_bytes: u64::MAX,
     };
     let mut log = |_: &str| {};
     let mut clock = FakeClock(now.clone());
@@ -402,6 +421,7 @@ fn a_job_that_cannot_be_a_task_is_cancelled_with_the_reason() {
         cycles: Some(5),
         exec: None,
         remote: None,
+        compact_bytes: u64::MAX,
     };
     serve(
         &options,
@@ -439,6 +459,7 @@ fn a_ledger_under_another_policy_is_refused() {
         cycles: Some(5),
         exec: None,
         remote: None,
+        compact_bytes: u64::MAX,
     };
     let mut clock = FakeClock(now);
     serve(&options, &mut slurm, &mut clock, &|| false, &mut |_| {}).unwrap();
@@ -546,7 +567,7 @@ fn the_firmware_over_the_wire_decides_as_the_controller_in_process() {
         .to_string();
     for text in [POLICY.to_string(), upe] {
         let inproc = run_policy(&text, None, &[], None);
-        let wire = run_via(&text, Some(ControllerSpec::Inline), &[6, 9], None);
+        let wire = run_via(&text, Some(ControllerSpec::Inline), &[6, 9], None, u64::MAX);
         assert_eq!(wire.starts, inproc.starts, "{text}");
         // The same jobs cancelled with the same reasons (the order of one cycle's cancels
         // is the reconciliation's).
@@ -557,6 +578,80 @@ fn the_firmware_over_the_wire_decides_as_the_controller_in_process() {
         };
         assert_eq!(sorted(&wire), sorted(&inproc), "{text}");
     }
+}
+
+#[test]
+fn a_compacted_ledger_replays_to_the_same_schedule() {
+    let whole = run(&[], None);
+    // Compacted at every chance (any size is past 1 byte), killed before and after some.
+    for kills in [&[][..], &[12, 7, 30], &[25, 1, 1]] {
+        let compacted = run_via(POLICY, None, kills, None, 1);
+        assert!(compacted.compactions > 0, "the script has quiet points");
+        assert_eq!(
+            compacted.starts, whole.starts,
+            "kills after cycles {kills:?}"
+        );
+    }
+}
+
+#[test]
+fn a_quiet_point_is_where_no_job_is_held_nor_tracked() {
+    use super::ledger::{Applied, Entry, JobFacts, Ledger};
+    let facts = JobFacts {
+        nodes: 1,
+        limit_s: Some(60),
+        comment: String::new(),
+        partition: "kairos".into(),
+        qos: String::new(),
+    };
+    let arrive = |job, at| Entry::Arrive {
+        job,
+        at,
+        facts: facts.clone(),
+    };
+    let map = |now, job, kind: &str| Entry::Map {
+        now,
+        decisions: vec![Applied {
+            job,
+            kind: kind.into(),
+            start: now,
+            nodes: vec![],
+        }],
+    };
+    let day = 86_400_000_000u64;
+    let ledger = Ledger {
+        version: super::ledger::VERSION,
+        epoch: 0,
+        nodes: vec!["n1".into()],
+        policy: String::new(),
+        energy_mj: 0,
+        entries: vec![
+            arrive(1, 0),
+            map(0, 1, "start"),
+            Entry::Complete { job: 1, at: 10 },
+            // Quiet after 3 entries.
+            arrive(2, day + 5),
+            arrive(3, day + 6),
+            map(day + 6, 2, "start"),
+            map(day + 6, 3, "drop"),
+            Entry::Complete {
+                job: 2,
+                at: day + 9,
+            },
+            // Quiet after 8 entries (3 dropped).
+            arrive(4, day + 20),
+        ],
+    };
+    let none = |_: u64| false;
+    assert_eq!(ledger.quiet_point(&none, false), Some(8));
+    // Under a budget, only where the next entry is in a later day.
+    assert_eq!(ledger.quiet_point(&none, true), Some(3));
+    // Job 3 still tracked (its cancel not yet done): not past its entries.
+    assert_eq!(ledger.quiet_point(&|j| j == 3, false), Some(3));
+    assert_eq!(ledger.quiet_point(&|j| j == 1, false), None);
+    let mut c = ledger.clone();
+    c.compact(8);
+    assert_eq!(c.entries, ledger.entries[8..].to_vec());
 }
 
 #[test]
@@ -578,6 +673,7 @@ fn a_drained_node_is_reported() {
         cycles: Some(3),
         exec: None,
         remote: None,
+        compact_bytes: u64::MAX,
     };
     let mut lines = Vec::new();
     serve(
