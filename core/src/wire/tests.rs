@@ -692,9 +692,27 @@ fn a_withdrawn_task_is_never_decided() {
         input.extend(frame_of(2 + i, Request::Arrival(task(i))));
     }
     let at = Micros::from_secs(20);
-    input.extend(frame_of(5, Request::Withdraw { task: TaskId(1), at }));
-    input.extend(frame_of(6, Request::Withdraw { task: TaskId(1), at }));
-    input.extend(frame_of(7, Request::Withdraw { task: TaskId(9), at }));
+    input.extend(frame_of(
+        5,
+        Request::Withdraw {
+            task: TaskId(1),
+            at,
+        },
+    ));
+    input.extend(frame_of(
+        6,
+        Request::Withdraw {
+            task: TaskId(1),
+            at,
+        },
+    ));
+    input.extend(frame_of(
+        7,
+        Request::Withdraw {
+            task: TaskId(9),
+            at,
+        },
+    ));
     input.extend(frame_of(
         8,
         Request::Map {

@@ -61,11 +61,11 @@ impl Remote {
         header: &PackedHeader,
         timeout: std::time::Duration,
     ) -> anyhow::Result<Remote> {
-        let link = connect(spec, &header, header.tasks as usize, image)?;
+        let link = connect(spec, header, header.tasks as usize, image)?;
         let mut client = Client::new(link, fresh_seq(spec));
         client.timeout = timeout;
         // The serve loop ignores the hello's schedule, but its decoding holds any encoded
-        // schedule (always periodic, docs/protocol.md) to the day: a loop without a day
+        // schedule (always periodic: `Schedule::periodic`) to the day: a loop without a day
         // (`day_end` at its maximum) says its events come no more often than that allows.
         let mut header = header.clone();
         let fewest = header.config.day_end.0 / kairos_core::limits::MAX_PERIODIC_MAPPINGS + 1;
