@@ -13,9 +13,14 @@
 #      did on Slurm, from the second kairos decided its start to its end):
 #      every job ran once, on the nodes the simulation gives, starting within the tolerance
 #      (2 s, the cycle and Slurm's start, per job it waited behind, plus 2 s);
-#   5. the decision latency: one cycle over 1,000 held jobs (read, decided, applied),
-#      printed (docs/operations.md);
+#   4b. the same slice with --controller qemu (the firmware's live image, firmware/live.sh,
+#      deciding over its serial link; no kill), its schedule checked as in 4, and its ledger
+#      replayed by an in-process kairos, which fails unless the firmware's decisions are the
+#      in-process controller's;
+#   5. the decision latency: one cycle over 1,000 held jobs (read, decided, applied), in
+#      process and with --controller qemu, printed (docs/operations.md);
 #   6. stops kairos and the daemons it started (only those).
+# KAIROS_SLURM_CONTROL_RUNS picks among the runs "inprocess qemu latency" (default: all).
 # When Slurm cannot be started, it says so; that is a failure under CI=true and a skip
 # otherwise. Uses the debug kairos binary (built if needed), or $KAIROS_BIN.
 set -euo pipefail

@@ -271,3 +271,65 @@ fn shown(a: Option<(Micros, Micros, u32)>) -> String {
         Some((s, e, _)) => format!("from {} us to {} us", s.0, e.0),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kairos_core::platform::{ClusterId, PState};
+    use kairos_core::units::NodeCount;
+
+    fn decided(task: u32, start: u64, end: u64, fate: Fate) -> Decided {
+        Decided {
+            decision: Decision {
+                task: TaskId(task),
+                kind: DecisionKind::Start,
+                cluster: ClusterId(0),
+                nodes: NodeCount(1),
+                pstate: PState(0),
+                start: Micros(start),
+                end: Micros(end),
+            },
+            fate,
+        }
+    }
+
+    #[test]
+    fn the_host_is_held_to_the_firmware_fates() {
+        let list = [
+            decided(0, 10, 20, Fate::Same { seq: 1 }),
+            decided(
+                1,
+                10,
+                30,
+                Fate::Moved {
+                    start: Micros(40),
+                    end: Micros(60),
+                    seq: 3,
+                },
+            ),
+            decided(2, 10, 30, Fate::Gone),
+            decided(3, 10, 30, Fate::None),
+        ];
+        // The host's numbers may differ; its places may not.
+        let agree = |id: TaskId| match id.0 {
+            0 => Some((Micros(10), Micros(20), 7)),
+            1 => Some((Micros(40), Micros(60), 9)),
+            _ => None,
+        };
+        assert_eq!(disagreement(&list, &agree), None);
+        let late = |id: TaskId| match id.0 {
+            0 => Some((Micros(10), Micros(20), 1)),
+            1 => Some((Micros(10), Micros(30), 2)),
+            _ => None,
+        };
+        let why = disagreement(&list, &late).expect("task 1 was not moved on the host");
+        assert!(why.starts_with("task 1:"), "{why}");
+        let kept = |id: TaskId| match id.0 {
+            0 => Some((Micros(10), Micros(20), 1)),
+            1 => Some((Micros(40), Micros(60), 3)),
+            2 => Some((Micros(10), Micros(30), 4)),
+            _ => None,
+        };
+        assert!(disagreement(&list, &kept).unwrap().starts_with("task 2:"));
+    }
+}
