@@ -13,9 +13,14 @@
 #      did on Slurm, from the second kairos decided its start to its end):
 #      every job ran once, on the nodes the simulation gives, starting within the tolerance
 #      (2 s, the cycle and Slurm's start, per job it waited behind, plus 2 s);
-#   5. the decision latency: one cycle over 1,000 held jobs (read, decided, applied),
-#      printed (docs/operations.md);
+#   4b. the same slice with --controller qemu (the firmware's live image, firmware/live.sh,
+#      deciding over its serial link; no kill), its schedule checked as in 4, and its ledger
+#      replayed by an in-process kairos, which fails unless the firmware's decisions are the
+#      in-process controller's;
+#   5. the decision latency: one cycle over 1,000 held jobs (read, decided, applied), in
+#      process and with --controller qemu, printed (docs/operations.md);
 #   6. stops kairos and the daemons it started (only those).
+# KAIROS_SLURM_CONTROL_RUNS picks among the runs "inprocess qemu latency" (default: all).
 # When Slurm cannot be started, it says so; that is a failure under CI=true and a skip
 # otherwise. Uses the debug kairos binary (built if needed), or $KAIROS_BIN.
 set -euo pipefail
@@ -110,10 +115,13 @@ busy_watts = 200
 idle_watts = 60
 EOF2
 
+# kairos in charge, its ledger and log under $run, with any --controller given ($ctl).
 start_kairos() {
-    "$kairos" slurm-control "$tmp/policy.toml" --ledger "$tmp/ledger.json" 2>>"$tmp/kairos.log" &
+    "$kairos" slurm-control "$tmp/policy.toml" --ledger "$run/ledger.json" "${ctl[@]}" \
+        2>>"$run/kairos.log" &
     kpid=$!
 }
+
 
 # When to kill kairos: in the middle of the first quiet stretch of 10 s or more (no submit,
 # start or end in the simulation of the slice) past a third of the schedule. Killed when a
@@ -136,47 +144,62 @@ else:
 PY
 )
 
-# 3. kairos in charge; the jobs submitted at their times; kairos killed and restarted.
-start_kairos
-t0=$(($(date +%s) + 3))
-say "time zero at $(date -d "@$t0" +%T); kairos pid $kpid; killed at t=$kill_s s"
-kill_at=$((t0 + kill_s))
-# The submitter, in the background: each job at its scaled submit time.
-submit_all() {
-    local id sub run nodes req
-    while read -r id sub _ run nodes _ _ _ req _; do
-        while [ "$(date +%s%N)" -lt "$(((t0 + sub) * 1000000000))" ]; do sleep 0.05; done
-        sbatch -Q -p kairos -J "kc-$id" -N "$nodes" --time=$(((req + 59) / 60 + 1)) \
-            --comment "kairos: estimate=$req" -o /dev/null --wrap "sleep $run" \
-            || { echo "sbatch of job $id failed" >&2; return 1; }
-    done < <(grep -v '^;' "$tmp/slice.swf")
-}
-submit_all &
-spid=$!
-# Kill -9 midway, then restart on the ledger.
-while [ "$(date +%s)" -lt "$kill_at" ]; do sleep 0.2; done
-kill -9 "$kpid"
-wait "$kpid" 2>/dev/null || true
-say "kairos killed (SIGKILL) at t=$(($(date +%s) - t0)) s; restarted 2 s later"
-sleep 2
-start_kairos
-wait "$spid" || fail "the submissions failed"
-say "all $jobs jobs submitted"
-# Until every job of the slice has ended (or 300 s).
-for _ in $(seq 1500); do
-    left=$(squeue -h -p kairos -t PENDING,RUNNING,CONFIGURING,COMPLETING -o %i | wc -l)
-    [ "$left" = 0 ] && break
-    sleep 0.2
-done
-[ "$left" = 0 ] || fail "$left jobs still pending or running after 300 s: $(squeue -p kairos 2>&1 | head -20)"
-kill "$kpid"; wait "$kpid" || fail "kairos slurm-control exited non-zero after SIGTERM: $(tail -5 "$tmp/kairos.log")"
-kpid=""
-grep -q "entries replayed" "$tmp/kairos.log" || fail "the restarted kairos did not rebuild from its ledger"
-sleep 1
-tail -n +"$comp_from" "$jobcomp" >"$tmp/jobcomp.log"
+# 3.-4. One run of the slice: run_slice NAME KILL [--controller ...]: kairos in charge
+# (its decisions from the --controller given), the jobs submitted at their times, kairos
+# killed and restarted midway if KILL is "kill"; then the schedule Slurm ran checked.
+run_slice() {
+    name="$1" kill="${2#nokill}"
+    shift 2
+    ctl=("$@")
+    run="$tmp/$name"
+    mkdir -p "$run"
+    cp "$tmp/slice.swf" "$run/slice.swf"
+    comp_from=$(($(wc -l <"$jobcomp") + 1))
+    # 3. kairos in charge; the jobs submitted at their times; kairos killed and restarted.
+    start_kairos
+    t0=$(($(date +%s) + 3))
+    say "$name: time zero at $(date -d "@$t0" +%T); kairos pid $kpid${kill:+; killed at t=$kill_s s}"
+    kill_at=$((t0 + kill_s))
+    # The submitter, in the background: each job at its scaled submit time.
+    submit_all() {
+        local id sub run nodes req
+        while read -r id sub _ run nodes _ _ _ req _; do
+            while [ "$(date +%s%N)" -lt "$(((t0 + sub) * 1000000000))" ]; do sleep 0.05; done
+            sbatch -Q -p kairos -J "kc-$id" -N "$nodes" --time=$(((req + 59) / 60 + 1)) \
+                --comment "kairos: estimate=$req" -o /dev/null --wrap "sleep $run" \
+                || { echo "sbatch of job $id failed" >&2; return 1; }
+        done < <(grep -v '^;' "$tmp/slice.swf")
+    }
+    submit_all &
+    spid=$!
+    # Kill -9 midway, then restart on the ledger.
+    if [ -n "$kill" ]; then
+        while [ "$(date +%s)" -lt "$kill_at" ]; do sleep 0.2; done
+        kill -9 "$kpid"
+        wait "$kpid" 2>/dev/null || true
+        say "$name: kairos killed (SIGKILL) at t=$(($(date +%s) - t0)) s; restarted 2 s later"
+        sleep 2
+        start_kairos
+    fi
+    wait "$spid" || fail "the submissions failed"
+    say "$name: all $jobs jobs submitted"
+    # Until every job of the slice has ended (or 300 s).
+    for _ in $(seq 1500); do
+        left=$(squeue -h -p kairos -t PENDING,RUNNING,CONFIGURING,COMPLETING -o %i | wc -l)
+        [ "$left" = 0 ] && break
+        sleep 0.2
+    done
+    [ "$left" = 0 ] || fail "$name: $left jobs still pending or running after 300 s: $(squeue -p kairos 2>&1 | head -20)"
+    kill "$kpid"; wait "$kpid" || fail "kairos slurm-control exited non-zero after SIGTERM: $(tail -5 "$run/kairos.log")"
+    kpid=""
+    if [ -n "$kill" ]; then
+        grep -q "entries replayed" "$run/kairos.log" || fail "the restarted kairos did not rebuild from its ledger"
+    fi
+    sleep 1
+    tail -n +"$comp_from" "$jobcomp" >"$run/jobcomp.log"
 
-# 4. The schedule Slurm ran against the simulation of the same jobs.
-python3 - "$tmp" "$t0" "$kairos" <<'PY' || fail "the schedule Slurm ran is not kairos's"
+    # 4. The schedule Slurm ran against the simulation of the same jobs.
+    python3 - "$run" "$t0" "$kairos" <<'PY' || fail "the schedule Slurm ran is not kairos's"
 import csv, datetime, os, re, subprocess, sys
 tmp, t0, kairos = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 def expand(s):
@@ -271,19 +294,64 @@ if errors:
     print("\n".join("  " + e for e in errors))
     sys.exit(1)
 PY
-say "the schedule Slurm ran is kairos's simulation of the same jobs (node lists equal, starts within tolerance)"
+    say "$name: the schedule Slurm ran is kairos's simulation of the same jobs (node lists equal, starts within tolerance)"
+}
 
-# 5. Decision latency: one cycle over 1,000 held jobs.
+# Which runs (all by default; a subset is for working on one of them):
+# KAIROS_SLURM_CONTROL_RUNS="inprocess qemu latency".
+runs="${KAIROS_SLURM_CONTROL_RUNS:-inprocess qemu latency}"
+want() { [[ " $runs " == *" $1 "* ]]; }
+# The live firmware image (firmware/live.sh; QEMU from scripts/setup-firmware.sh).
+image=""
+live_image() {
+    if [ -z "$image" ]; then
+        scripts/setup-firmware.sh >/dev/null
+        image="$(firmware/live.sh)"
+    fi
+}
+
+if want inprocess; then
+    run_slice inprocess kill
+fi
+
+# 4b. The same slice with every decision from the firmware under QEMU (the live image,
+#     built by firmware/live.sh): Slurm's schedule checked as above, and the firmware's
+#     decisions held to the in-process controller's: its ledger replayed by an in-process
+#     kairos, which refuses a ledger whose mapping events do not replay to the decisions
+#     recorded.
+if want qemu; then
+    live_image
+    run_slice qemu nokill --controller qemu --image "$image"
+    "$kairos" slurm-control "$tmp/policy.toml" --ledger "$tmp/qemu/ledger.json" --cycles 1 \
+        2>"$tmp/qemu/replay.log" \
+        || fail "the firmware's decisions are not the in-process controller's: $(cat "$tmp/qemu/replay.log")"
+    grep -q "entries replayed" "$tmp/qemu/replay.log" || fail "the qemu run's ledger was not replayed"
+    say "qemu: the firmware's decisions replay to the same decisions in process"
+fi
+
+# 5. Decision latency: one cycle over 1,000 held jobs, in process and with the firmware
+#    under QEMU deciding (the jobs submitted afresh for each).
 n=1000
-say "submitting $n held jobs for the latency measurement"
-for i in $(seq "$n"); do
-    sbatch -Q -p kairos -J "kl-$i" -N 1 --time=1 --comment "kairos: estimate=30" -o /dev/null --wrap "sleep 1" \
-        || fail "sbatch $i"
-done
-"$kairos" slurm-control "$tmp/policy.toml" --ledger "$tmp/latency.json" --cycles 1 2>"$tmp/latency.log" \
-    || fail "the latency cycle: $(cat "$tmp/latency.log")"
-line="$(grep -m1 'arrived' "$tmp/latency.log")" || fail "no cycle line: $(cat "$tmp/latency.log")"
-grep -q "^slurm-control: t=[0-9]* s: $n arrived" <<<"$line" || fail "the cycle did not take the $n jobs: $line"
-say "latency over $n pending jobs: ${line#*waiting; }"
-scancel --partition=kairos
+if want latency; then
+    live_image
+    for via in inprocess qemu; do
+        ctl=()
+        [ "$via" = qemu ] && ctl=(--controller qemu --image "$image")
+        say "$via: submitting $n held jobs for the latency measurement"
+        for i in $(seq "$n"); do
+            sbatch -Q -p kairos -J "kl-$i" -N 1 --time=1 --comment "kairos: estimate=30" -o /dev/null \
+                --wrap "sleep 1" || fail "sbatch $i"
+        done
+        "$kairos" slurm-control "$tmp/policy.toml" --ledger "$tmp/latency-$via.json" --cycles 1 \
+            "${ctl[@]}" 2>"$tmp/latency-$via.log" \
+            || fail "the latency cycle ($via): $(cat "$tmp/latency-$via.log")"
+        line="$(grep -m1 'arrived' "$tmp/latency-$via.log")" \
+            || fail "no cycle line ($via): $(cat "$tmp/latency-$via.log")"
+        grep -q "^slurm-control: t=[0-9]* s: $n arrived" <<<"$line" \
+            || fail "the cycle ($via) did not take the $n jobs: $line"
+        say "$via: latency over $n pending jobs: ${line#*waiting; }"
+        scancel --partition=kairos
+        sleep 2
+    done
+fi
 say "ok"

@@ -223,8 +223,7 @@ impl<'a> Controller<'a> {
 
     /// A waiting task is withdrawn at `at` by whoever submitted it (a live cluster's job
     /// cancelled before it started): dropped, its reservation (if any) released. Counted as
-    /// a drop. An external policy is told it completed at `at` (its protocol has no
-    /// withdrawal; it forgets the task either way).
+    /// a drop. An external policy is told ([`External::withdrawn`]).
     pub fn withdraw(&mut self, id: TaskId, at: Micros) -> Result<(), Error> {
         let seq = self
             .planner
@@ -234,7 +233,7 @@ impl<'a> Controller<'a> {
         self.planner.withdraw(id, at)?;
         self.counts.dropped += 1;
         if let Some(ext) = self.external.as_deref_mut() {
-            ext.completed(id, at, seq)?;
+            ext.withdrawn(id, at, seq)?;
         }
         Ok(())
     }

@@ -30,6 +30,13 @@ pub trait External {
     fn arrived(&mut self, id: TaskId, task: &Task) -> Result<(), Error>;
     /// Task `id` completed at `at`, under assignment `seq`.
     fn completed(&mut self, id: TaskId, at: Micros, seq: u32) -> Result<(), Error>;
+    /// Task `id` was withdrawn at `at` (a job cancelled before it started; `seq` is the
+    /// reservation's it held, 0 if none). A policy whose protocol has no withdrawal is told
+    /// it completed (it forgets the task either way); the firmware's is told it was
+    /// withdrawn.
+    fn withdrawn(&mut self, id: TaskId, at: Micros, seq: u32) -> Result<(), Error> {
+        self.completed(id, at, seq)
+    }
     /// A mapping event at `now`: every decision goes through `propose`, which applies it
     /// and gives the nodes it got (indices within its cluster, in node order; none for a
     /// drop) to its second argument, or refuses it ([`Error::Refused`]) or fails (another

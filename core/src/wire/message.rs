@@ -83,6 +83,16 @@ pub enum Request<'a> {
     Status,
     /// Ends the session: the controller forgets everything and waits for a hello.
     Reset,
+    /// A waiting task taken back at `at` by whoever submitted it (a live cluster's job
+    /// cancelled before it started): dropped, its reservation (if any) released
+    /// ([`crate::Controller::withdraw`]). Answered [`Response::Withdrawn`]. Last of the
+    /// variants so that the others keep their encoding.
+    Withdraw {
+        /// The task.
+        task: TaskId,
+        /// When it was taken back.
+        at: Micros,
+    },
 }
 
 /// What the controller can hold, told in its answer to a hello.
@@ -257,6 +267,9 @@ pub enum Response {
     Reset,
     /// The request was not served.
     Fault(Fault),
+    /// The task was withdrawn ([`Request::Withdraw`]). Last of the variants so that the
+    /// others keep their encoding.
+    Withdrawn,
 }
 
 /// Why a message could not be encoded or decoded.

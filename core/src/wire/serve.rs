@@ -54,6 +54,8 @@ pub enum Kind {
     Status,
     /// [`Request::Reset`].
     Reset,
+    /// [`Request::Withdraw`].
+    Withdraw,
     /// A damaged frame or an undecodable payload.
     Garbled,
     /// A retry, answered from the cache.
@@ -104,6 +106,10 @@ enum Cmd {
     Page(u32),
     Status,
     Reset,
+    Withdraw {
+        task: TaskId,
+        at: Micros,
+    },
 }
 
 /// The link with its reader and the cached last answer.
@@ -154,6 +160,7 @@ impl<P: Port, W: Watch> Link<'_, '_, P, W> {
                 Request::Page { from } => Cmd::Page(from),
                 Request::Status => Cmd::Status,
                 Request::Reset => Cmd::Reset,
+                Request::Withdraw { task, at } => Cmd::Withdraw { task, at },
             };
             return Some((env.seq, cmd));
         }
@@ -247,6 +254,7 @@ fn kind_of(cmd: &Cmd) -> Kind {
         Cmd::Page(_) => Kind::Page,
         Cmd::Status => Kind::Status,
         Cmd::Reset => Kind::Reset,
+        Cmd::Withdraw { .. } => Kind::Withdraw,
     }
 }
 
@@ -346,6 +354,10 @@ fn session<P: Port, W: Watch>(
                 at,
                 seq: assignment,
             } => complete(&mut ctl, task, at, assignment),
+            Cmd::Withdraw { task, at } => match ctl.withdraw(task, at) {
+                Ok(()) => Response::Withdrawn,
+                Err(e) => Response::Fault(Fault::Core(e)),
+            },
             Cmd::Map(now) => match map(&mut ctl, now, decisions) {
                 Ok(n) => {
                     made = n;

@@ -681,3 +681,58 @@ fn a_mapping_event_past_the_day_rolls_it_over_in_a_session() {
     assert_eq!(day_end(&out[1].body), Micros::from_hours(2));
     assert_eq!(day_end(&out[3].body), Micros::from_hours(6));
 }
+
+/// A waiting task withdrawn over the wire is dropped (counted so) and never decided; a
+/// task withdrawn twice, or one never arrived, is a fault and changes nothing.
+#[test]
+fn a_withdrawn_task_is_never_decided() {
+    let hb = header_bytes();
+    let mut input = frame_of(1, hello(&hb));
+    for i in 0..3 {
+        input.extend(frame_of(2 + i, Request::Arrival(task(i))));
+    }
+    let at = Micros::from_secs(20);
+    input.extend(frame_of(
+        5,
+        Request::Withdraw {
+            task: TaskId(1),
+            at,
+        },
+    ));
+    input.extend(frame_of(
+        6,
+        Request::Withdraw {
+            task: TaskId(1),
+            at,
+        },
+    ));
+    input.extend(frame_of(
+        7,
+        Request::Withdraw {
+            task: TaskId(9),
+            at,
+        },
+    ));
+    input.extend(frame_of(
+        8,
+        Request::Map {
+            now: Micros::MINUTE,
+        },
+    ));
+    input.extend(frame_of(9, Request::Status));
+    let out = run(input, 16, 64);
+    assert_eq!(out.len(), 9);
+    assert_eq!(out[4].body, Response::Withdrawn);
+    assert!(matches!(out[5].body, Response::Fault(Fault::Core(_))));
+    assert!(matches!(out[6].body, Response::Fault(Fault::Core(_))));
+    let Response::Mapped(page) = &out[7].body else {
+        panic!("{:?}", out[7]);
+    };
+    assert!(page.total > 0);
+    assert!(page.decisions.iter().all(|d| d.decision.task != TaskId(1)));
+    let Response::Status(st) = out[8].body else {
+        panic!("{:?}", out[8]);
+    };
+    assert_eq!(st.counts.arrived, 3);
+    assert!(st.counts.dropped >= 1);
+}

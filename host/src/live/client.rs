@@ -191,5 +191,6 @@ fn name(r: &Request<'_>) -> &'static str {
         Request::Page { .. } => "a page of decisions",
         Request::Status => "a status query",
         Request::Reset => "a reset",
+        Request::Withdraw { .. } => "a withdrawal",
     }
 }

@@ -7,6 +7,8 @@
 //!   and duplicates frames on purpose (seeded).
 //! - [`client`]: requests numbered, sent again until answered, the cost counted.
 //! - [`drive`](mod@drive): the engine's event loop with the decisions from the link.
+//! - [`remote`]: the firmware deciding for a loop that keeps its own controller
+//!   (`kairos slurm-control --controller qemu`), each decision checked.
 //! - [`exec`]: a controller in another process speaking JSON lines, whose decisions the
 //!   host's own controller checks and applies ([`kairos_core::external`]).
 //! - Here: where the controller is ([`ControllerSpec`]) and how to reach it ([`connect`]).
@@ -16,6 +18,7 @@ pub mod drive;
 pub mod exec;
 pub mod faults;
 pub mod link;
+pub mod remote;
 
 use anyhow::{bail, Context};
 use kairos_core::engine::Schedule;
@@ -222,6 +225,23 @@ pub fn qemu(image: &Path) -> anyhow::Result<Link> {
     let mut cmd = Command::new("qemu-system-arm");
     if std::env::var_os("KAIROS_QEMU_ICOUNT").is_some_and(|v| v == "1") {
         cmd.args(["-icount", "shift=0"]);
+    }
+    // QEMU ends with this process, however it ends (`kairos slurm-control` killed with
+    // SIGKILL starts a fresh QEMU on restart; the old one must not linger). Linux ties it
+    // to the thread that spawns it: every caller connects from the thread that drives it.
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: prctl(PR_SET_PDEATHSIG) is async-signal-safe and touches no memory of
+        // the parent; it is what runs between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
     }
     let child = cmd
         .args(["-cpu", "cortex-m4", "-machine", "mps2-an386", "-nographic"])

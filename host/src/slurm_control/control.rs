@@ -26,6 +26,8 @@ use super::policy::SitePolicy;
 use super::reconcile::reconcile;
 use super::slurm_cli::Slurm;
 use crate::live::exec::Exec;
+use crate::live::remote::{disagreement, Remote, Shared};
+use crate::live::ControllerSpec;
 use crate::storage::HostStorage;
 use kairos_core::engine::Schedule;
 use kairos_core::packed::PackedHeader;
@@ -46,6 +48,14 @@ pub struct Options {
     /// docs/protocol.md), each checked by the controller before it is applied; with it, how
     /// long to wait for each answer.
     pub exec: Option<(String, Duration)>,
+    /// Every decision from the firmware over its serial link (`--controller qemu` or
+    /// `serial:PATH`; `crate::live::remote`), each checked and booked by the controller
+    /// here too: where it is, the firmware image for QEMU, how long to wait for each
+    /// answer before asking again.
+    pub remote: Option<(ControllerSpec, PathBuf, Duration)>,
+    /// Past this many bytes, the ledger is compacted at its last quiet point
+    /// ([`Ledger::quiet_point`]) when it has one.
+    pub compact_bytes: u64,
 }
 
 /// The clock and the pauses between cycles (a trait so that tests run on a scripted time).
@@ -188,6 +198,34 @@ pub fn serve(
         Some((command, timeout)) => Some(Exec::spawn(command, *timeout)?),
         None => None,
     };
+    let header = PackedHeader {
+        platform: platform.clone(),
+        classes: classes.clone(),
+        config,
+        schedule: Schedule::on_events(),
+        tasks: u32::try_from(options.max_tasks).unwrap_or(u32::MAX),
+    };
+    let mut remote = match &options.remote {
+        Some((spec, image, timeout)) => {
+            let r = Remote::connect(spec, image, &header, *timeout)
+                .context("the firmware controller (--controller)")?;
+            let have = r.capacities.tasks as usize;
+            if have < options.max_tasks {
+                log(&format!(
+                    "the firmware holds {have} tasks at once: at most {have} jobs waiting or \
+                     running (--max-jobs {}); more wait held in Slurm until some end",
+                    options.max_tasks
+                ));
+            }
+            Some(r)
+        }
+        None => None,
+    };
+    let shared = remote.as_ref().map(Remote::shared);
+    // The tasks the controller may hold at once: its table's, or the firmware's if fewer.
+    let capacity = remote.as_ref().map_or(options.max_tasks, |r| {
+        options.max_tasks.min(r.capacities.tasks as usize)
+    });
     let mut storage = HostStorage::by_need(
         &platform,
         options.max_tasks,
@@ -201,22 +239,19 @@ pub fn serve(
         .map_err(|e| anyhow::anyhow!("the controller: {e}"))?;
     ctl.recycle_slots();
     if let Some(x) = exec.as_mut() {
-        x.hello(&PackedHeader {
-            platform: platform.clone(),
-            classes: classes.clone(),
-            config,
-            schedule: Schedule::on_events(),
-            tasks: u32::try_from(options.max_tasks).unwrap_or(u32::MAX),
-        })
-        .map_err(|e| anyhow::anyhow!("the controller's hello: {e}"))?;
+        x.hello(&header)
+            .map_err(|e| anyhow::anyhow!("the controller's hello: {e}"))?;
         ctl.set_external(x);
+    } else if let Some(r) = remote.as_mut() {
+        ctl.set_external(r);
     }
+
     let mut book = Book::default();
 
     // The ledger replayed: the same calls, the same state; the decisions must match.
     let replayed = ledger.entries.len();
     for (k, e) in ledger.entries.clone().iter().enumerate() {
-        let got = apply(&mut ctl, &mut book, e, policy, &names, ledger.epoch)
+        let got = give(&mut ctl, &mut book, e, policy, &names, shared.as_ref())
             .with_context(|| format!("{}: entry {k}", options.ledger.display()))?;
         if let (Entry::Map { decisions, .. }, Some(got)) = (e, got) {
             if *decisions != got {
@@ -281,6 +316,29 @@ pub fn serve(
             now_s: now.0 / 1_000_000,
             ..CycleReport::default()
         };
+        // Arrivals past the capacity wait (held in Slurm, seen again next cycle; the slots
+        // this cycle's completions free are not counted: they may come after the arrivals).
+        let mut room = capacity.saturating_sub(ctl.slots_used());
+        let mut deferred = 0usize;
+        let events: Vec<Entry> = events
+            .into_iter()
+            .filter(|e| {
+                if !matches!(e, Entry::Arrive { .. }) {
+                    return true;
+                }
+                if room == 0 {
+                    deferred += 1;
+                    return false;
+                }
+                room -= 1;
+                true
+            })
+            .collect();
+        if deferred > 0 {
+            log(&format!(
+                "{deferred} jobs wait held: the controller holds {capacity} tasks at once"
+            ));
+        }
         let any = !events.is_empty();
         for e in events {
             match &e {
@@ -289,7 +347,7 @@ pub fn serve(
                 Entry::Withdraw { .. } => report.withdrawals += 1,
                 _ => {}
             }
-            apply(&mut ctl, &mut book, &e, policy, &names, ledger.epoch)?;
+            give(&mut ctl, &mut book, &e, policy, &names, shared.as_ref())?;
             ledger.entries.push(e);
         }
         if report.arrivals + report.completions + report.withdrawals > 0 {
@@ -297,7 +355,7 @@ pub fn serve(
                 now: now.0,
                 decisions: Vec::new(),
             };
-            let got = apply(&mut ctl, &mut book, &e, policy, &names, ledger.epoch)?;
+            let got = give(&mut ctl, &mut book, &e, policy, &names, shared.as_ref())?;
             if let (Entry::Map { decisions, .. }, Some(got)) = (&mut e, got) {
                 for d in &got {
                     match d.kind.as_str() {
@@ -313,9 +371,25 @@ pub fn serve(
         }
         if any {
             ledger.energy_mj = ctl.ledger().consumed().0 + ctl.ledger().committed().0;
-            ledger
+            let size = ledger
                 .save(&options.ledger)
                 .context("the ledger (kairos stops: without it a restart would lose state)")?;
+            if size as u64 > options.compact_bytes {
+                let tracked =
+                    |j: u64| book.task_of.contains_key(&j) || book.refused.contains_key(&j);
+                if let Some(n) = ledger.quiet_point(&tracked, policy.budget_mj.is_some()) {
+                    ledger.compact(n);
+                    let after = ledger.save(&options.ledger).context(
+                        "the compacted ledger (kairos stops: without it a restart would lose \
+                         state)",
+                    )?;
+                    log(&format!(
+                        "ledger {}: compacted from {size} to {after} bytes ({n} entries of jobs \
+                         long done dropped)",
+                        options.ledger.display()
+                    ));
+                }
+            }
         }
         report.waiting = ctl
             .tasks()
@@ -356,6 +430,42 @@ pub fn serve(
         }
     }
     Ok(reports)
+}
+
+/// Gives entry `e` to the controller ([`apply`]); under the firmware (`shared` given), a
+/// failure of the link says what it was, and a mapping event's bookings are held to the
+/// firmware's fates ([`disagreement`]).
+fn give(
+    ctl: &mut Controller<'_>,
+    book: &mut Book,
+    e: &Entry,
+    policy: &SitePolicy,
+    names: &[String],
+    shared: Option<&std::rc::Rc<std::cell::RefCell<Shared>>>,
+) -> anyhow::Result<Option<Vec<super::ledger::Applied>>> {
+    let got = apply(ctl, book, e, policy, names, 0);
+    let Some(shared) = shared else {
+        return got;
+    };
+    let shared = shared.borrow();
+    let got = match (got, &shared.failure) {
+        (Err(err), Some(why)) => return Err(err.context(why.clone())),
+        (got, _) => got?,
+    };
+    if matches!(e, Entry::Map { .. }) {
+        let host = |id: kairos_core::task::TaskId| {
+            ctl.task(id)
+                .and_then(|s| s.assignment)
+                .map(|a| (a.start, a.end, a.seq))
+        };
+        if let Some(why) = disagreement(&shared.last, &host) {
+            bail!(
+                "the firmware and the host's controller disagree after the mapping event: \
+                 {why} (nothing of this event is applied)"
+            );
+        }
+    }
+    Ok(got)
 }
 
 /// The nodes of the managed partitions, in natural order.

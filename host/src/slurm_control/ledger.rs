@@ -5,6 +5,11 @@
 //! the new one). The controller is deterministic, so on a restart the same calls in the same
 //! order rebuild the same state (bookings, reservations, energy and utility ledgers), and
 //! the decisions recorded check that they did.
+//!
+//! Compaction: once the file passes a size (`--compact-bytes`), the entries up to the last
+//! moment the controller held no job are dropped ([`Ledger::quiet_point`]); the rest
+//! replays to the same decisions. A cluster that is never empty of kairos's jobs keeps its
+//! whole ledger (docs/operations.md).
 
 use std::path::Path;
 
@@ -133,10 +138,75 @@ impl Ledger {
         Ok(Some(l))
     }
 
+    /// The length of the longest prefix of the entries that can go without changing what
+    /// a replay of the rest rebuilds, or `None` (nothing can go): the prefix must end where
+    /// the controller held no job (every job that arrived in it had completed, been
+    /// withdrawn or been dropped), and none of its jobs may be one the loop still tracks in
+    /// Slurm (`tracked`: a dropped or refused job not yet cancelled). A controller begun
+    /// afresh there decides as the old one (its task table and timelines empty alike; task
+    /// and assignment numbers differ, which no decision reads). Under a daily energy budget
+    /// (`budget`) the prefix must also end a day: the next entry falls in a later day than
+    /// its last, so that the energy it consumed is the past day's, which the new day's
+    /// ledger does not carry.
+    pub fn quiet_point(&self, tracked: &dyn Fn(u64) -> bool, budget: bool) -> Option<usize> {
+        const DAY_US: u64 = 86_400_000_000;
+        let mut live = std::collections::BTreeSet::new();
+        let mut best = None;
+        // The time of each entry (a refusal's: the last time before it).
+        let mut times = Vec::with_capacity(self.entries.len());
+        let mut last = 0;
+        for e in &self.entries {
+            last = time_of(e).unwrap_or(last);
+            times.push(last);
+        }
+        for (k, e) in self.entries.iter().enumerate() {
+            match e {
+                Entry::Arrive { job, .. } => {
+                    live.insert(*job);
+                }
+                Entry::Complete { job, .. } | Entry::Withdraw { job, .. } => {
+                    live.remove(job);
+                }
+                Entry::Map { decisions, .. } => {
+                    for d in decisions.iter().filter(|d| d.kind == "drop") {
+                        live.remove(&d.job);
+                    }
+                }
+                Entry::Refuse { .. } => {}
+            }
+            if tracked(job_of(e).unwrap_or(u64::MAX)) {
+                // A job still tracked: no cut at or after its entries.
+                return best;
+            }
+            if let Entry::Map { decisions, .. } = e {
+                if decisions.iter().any(|d| tracked(d.job)) {
+                    return best;
+                }
+            }
+            if !live.is_empty() {
+                continue;
+            }
+            if budget {
+                match times.get(k + 1) {
+                    Some(next) if next / DAY_US > times[k] / DAY_US => {}
+                    _ => continue,
+                }
+            }
+            best = Some(k + 1);
+        }
+        best
+    }
+
+    /// Drops the first `n` entries (a [`quiet_point`](Self::quiet_point)).
+    pub fn compact(&mut self, n: usize) {
+        self.entries.drain(..n.min(self.entries.len()));
+    }
+
     /// Writes the ledger to `path` whole or not at all: a temporary file beside it, synced
     /// to disk, renamed into place, and the folder synced (so that a power cut, not only a
     /// kill, leaves one whole ledger; `output::write_atomic` does not sync).
-    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+    /// Returns the bytes written.
+    pub fn save(&self, path: &Path) -> anyhow::Result<usize> {
         use std::io::Write;
         let bytes = serde_json::to_vec(self).context("cannot encode the ledger")?;
         let name = path
@@ -162,6 +232,28 @@ impl Ledger {
         if let Ok(d) = std::fs::File::open(dir) {
             let _ = d.sync_all();
         }
-        Ok(())
+        Ok(bytes.len())
+    }
+}
+
+/// The job an entry names (a mapping event names its decisions' jobs).
+fn job_of(e: &Entry) -> Option<u64> {
+    match e {
+        Entry::Arrive { job, .. }
+        | Entry::Complete { job, .. }
+        | Entry::Withdraw { job, .. }
+        | Entry::Refuse { job, .. } => Some(*job),
+        Entry::Map { .. } => None,
+    }
+}
+
+/// An entry's time, microseconds since the epoch (a refusal has none).
+fn time_of(e: &Entry) -> Option<u64> {
+    match e {
+        Entry::Arrive { at, .. } | Entry::Complete { at, .. } | Entry::Withdraw { at, .. } => {
+            Some(*at)
+        }
+        Entry::Map { now, .. } => Some(*now),
+        Entry::Refuse { .. } => None,
     }
 }

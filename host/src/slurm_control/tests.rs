@@ -12,6 +12,8 @@ use super::control::{serve, Clock, Options};
 use super::policy::SitePolicy;
 use super::queue::{parse_jobs, parse_nodes, JobState, SlurmJob, SlurmNode};
 use super::slurm_cli::Slurm;
+use crate::live::ControllerSpec;
+use std::path::PathBuf;
 
 /// The time, Unix seconds, shared by the fake clock and the fake Slurm.
 type Now = Rc<Cell<u64>>;
@@ -48,6 +50,8 @@ struct Cluster {
     down: bool,
     /// Nodes drained.
     drained: Vec<String>,
+    /// Ledger compactions the loop reported.
+    compactions: usize,
 }
 
 struct FakeSlurm {
@@ -173,6 +177,12 @@ fn script() -> Vec<Script> {
         (10, 15, 18, 3, 20),
         (11, 16, 4, 1, 6),
         (12, 20, 9, 2, 12),
+        // After a quiet stretch (every job above done): a second wave, and a third.
+        (13, 150, 10, 2, 15),
+        (14, 151, 12, 4, 15),
+        (15, 152, 5, 1, 8),
+        (16, 175, 6, 3, 8),
+        (17, 176, 4, 1, 6),
     ];
     raw.iter()
         .map(|&(id, submit, run, nodes, estimate)| Script {
@@ -194,6 +204,33 @@ fn run(kills: &[u64], down: Option<(u64, u64)>) -> Cluster {
 
 /// As [`run`], under the policy file `text`, with the decisions from `exec` if given.
 fn run_policy(text: &str, exec: Option<&str>, kills: &[u64], down: Option<(u64, u64)>) -> Cluster {
+    let via = exec.map(|c| ControllerSpec::Exec(c.into()));
+    run_via(text, via, kills, down, u64::MAX)
+}
+
+/// The `--controller` of a run: an exec policy, or the core's serve loop over the wire
+/// protocol (`inline`: the firmware's code in a thread, as `--controller qemu` runs it).
+fn options_via(via: &Option<ControllerSpec>) -> (Option<(String, Duration)>, Remote) {
+    match via {
+        None => (None, None),
+        Some(ControllerSpec::Exec(c)) => (Some((c.clone(), Duration::from_secs(20))), None),
+        Some(spec) => (
+            None,
+            Some((spec.clone(), PathBuf::from("none"), Duration::from_secs(20))),
+        ),
+    }
+}
+
+type Remote = Option<(ControllerSpec, PathBuf, Duration)>;
+
+/// As [`run_policy`], the decisions from `via` if given.
+fn run_via(
+    text: &str,
+    via: Option<ControllerSpec>,
+    kills: &[u64],
+    down: Option<(u64, u64)>,
+    compact_bytes: u64,
+) -> Cluster {
     let dir = tempfile::tempdir().unwrap();
     let ledger = dir.path().join("ledger.json");
     let now: Now = Rc::new(Cell::new(1_000_000));
@@ -204,10 +241,15 @@ fn run_policy(text: &str, exec: Option<&str>, kills: &[u64], down: Option<(u64, 
         c: c.clone(),
     };
     let policy = SitePolicy::parse(text, "policy.toml").unwrap();
-    let exec = exec.map(|c| (c.to_string(), Duration::from_secs(20)));
+    let (exec, remote) = options_via(&via);
     let mut segments: Vec<u64> = kills.to_vec();
     segments.push(200);
-    let mut log = |_: &str| {};
+    let mut compactions = 0;
+    let mut log = |m: &str| {
+        if m.contains("compacted") {
+            compactions += 1;
+        }
+    };
     let mut done = 0;
     for seg in segments {
         let mut clock = FakeClock(now.clone());
@@ -221,6 +263,8 @@ fn run_policy(text: &str, exec: Option<&str>, kills: &[u64], down: Option<(u64, 
                     max_tasks: 64,
                     cycles: Some(from - done),
                     exec: exec.clone(),
+                    remote: remote.clone(),
+                    compact_bytes,
                 };
                 serve(&options, &mut slurm, &mut clock, &|| false, &mut log).unwrap();
                 c.borrow_mut().down = true;
@@ -246,11 +290,14 @@ fn run_policy(text: &str, exec: Option<&str>, kills: &[u64], down: Option<(u64, 
             max_tasks: 64,
             cycles: Some(seg),
             exec: exec.clone(),
+            remote: remote.clone(),
+            compact_bytes,
         };
         serve(&options, &mut slurm, &mut clock, &|| false, &mut log).unwrap();
         done += seg;
     }
-    let out = std::mem::take(&mut *c.borrow_mut());
+    let mut out = std::mem::take(&mut *c.borrow_mut());
+    out.compactions = compactions;
     for s in script() {
         assert_eq!(
             out.jobs[&s.id].state,
@@ -301,6 +348,16 @@ fn a_slurm_down_for_a_while_delays_and_loses_nothing() {
 
 #[test]
 fn a_job_cancelled_while_held_is_withdrawn_and_the_rest_run() {
+    let inproc = cancelled_while_held(None);
+    // The firmware's code over the wire protocol (told the withdrawal) decides the same.
+    let wire = cancelled_while_held(Some(ControllerSpec::Inline));
+    assert_eq!(wire.starts, inproc.starts);
+    assert_eq!(wire.cancels, inproc.cancels);
+}
+
+/// One run of a_job_cancelled_while_held_is_withdrawn_and_the_rest_run.
+fn cancelled_while_held(via: Option<ControllerSpec>) -> Cluster {
+    let (exec, remote) = options_via(&via);
     let dir = tempfile::tempdir().unwrap();
     let ledger = dir.path().join("ledger.json");
     let now: Now = Rc::new(Cell::new(1_000_000));
@@ -317,7 +374,9 @@ fn a_job_cancelled_while_held_is_withdrawn_and_the_rest_run() {
         ledger: ledger.clone(),
         max_tasks: 64,
         cycles: Some(8),
-        exec: None,
+        exec,
+        remote,
+        compact_bytes: u64::MAX,
     };
     let mut log = |_: &str| {};
     let mut clock = FakeClock(now.clone());
@@ -332,12 +391,13 @@ fn a_job_cancelled_while_held_is_withdrawn_and_the_rest_run() {
     };
     options.cycles = Some(200);
     serve(&options, &mut slurm, &mut clock, &|| false, &mut log).unwrap();
-    let c = c.borrow();
+    let c = std::mem::take(&mut *c.borrow_mut());
     assert!(
         c.starts.iter().all(|s| s.0 != victim),
         "the cancelled job never starts"
     );
     assert_eq!(c.starts.len(), script().len() - 1);
+    c
 }
 
 #[test]
@@ -360,6 +420,8 @@ fn a_job_that_cannot_be_a_task_is_cancelled_with_the_reason() {
         max_tasks: 8,
         cycles: Some(5),
         exec: None,
+        remote: None,
+        compact_bytes: u64::MAX,
     };
     serve(
         &options,
@@ -396,6 +458,8 @@ fn a_ledger_under_another_policy_is_refused() {
         max_tasks: 64,
         cycles: Some(5),
         exec: None,
+        remote: None,
+        compact_bytes: u64::MAX,
     };
     let mut clock = FakeClock(now);
     serve(&options, &mut slurm, &mut clock, &|| false, &mut |_| {}).unwrap();
@@ -492,6 +556,105 @@ fn an_exec_controller_decides_as_the_same_policy_in_process() {
 }
 
 #[test]
+fn the_firmware_over_the_wire_decides_as_the_controller_in_process() {
+    // EASY (reservations taken back and re-placed), and Max UPE with place-holders (which
+    // the host does not book): killed twice, each restart greets a fresh controller and
+    // replays the ledger to it.
+    let upe = "policy = \"max-upe\"\nreservations = \"place-holder\"\npartitions = \
+               [\"kairos\"]\npoll_ms = 1000\ndefault_class = \"u\"\n[power]\nbusy_watts = \
+               200\nidle_watts = 60\n[classes.u]\nvalue = 10.0\nsoft_s = 30\nhard_s = 90\n\
+               final_value = 1.0\n"
+        .to_string();
+    for text in [POLICY.to_string(), upe] {
+        let inproc = run_policy(&text, None, &[], None);
+        let wire = run_via(&text, Some(ControllerSpec::Inline), &[6, 9], None, u64::MAX);
+        assert_eq!(wire.starts, inproc.starts, "{text}");
+        // The same jobs cancelled with the same reasons (the order of one cycle's cancels
+        // is the reconciliation's).
+        let sorted = |c: &Cluster| {
+            let mut v = c.cancels.clone();
+            v.sort();
+            v
+        };
+        assert_eq!(sorted(&wire), sorted(&inproc), "{text}");
+    }
+}
+
+#[test]
+fn a_compacted_ledger_replays_to_the_same_schedule() {
+    let whole = run(&[], None);
+    // Compacted at every chance (any size is past 1 byte), killed before and after some.
+    for kills in [&[][..], &[12, 7, 30], &[25, 1, 1]] {
+        let compacted = run_via(POLICY, None, kills, None, 1);
+        assert!(compacted.compactions > 0, "the script has quiet points");
+        assert_eq!(
+            compacted.starts, whole.starts,
+            "kills after cycles {kills:?}"
+        );
+    }
+}
+
+#[test]
+fn a_quiet_point_is_where_no_job_is_held_nor_tracked() {
+    use super::ledger::{Applied, Entry, JobFacts, Ledger};
+    let facts = JobFacts {
+        nodes: 1,
+        limit_s: Some(60),
+        comment: String::new(),
+        partition: "kairos".into(),
+        qos: String::new(),
+    };
+    let arrive = |job, at| Entry::Arrive {
+        job,
+        at,
+        facts: facts.clone(),
+    };
+    let map = |now, job, kind: &str| Entry::Map {
+        now,
+        decisions: vec![Applied {
+            job,
+            kind: kind.into(),
+            start: now,
+            nodes: vec![],
+        }],
+    };
+    let day = 86_400_000_000u64;
+    let ledger = Ledger {
+        version: super::ledger::VERSION,
+        epoch: 0,
+        nodes: vec!["n1".into()],
+        policy: String::new(),
+        energy_mj: 0,
+        entries: vec![
+            arrive(1, 0),
+            map(0, 1, "start"),
+            Entry::Complete { job: 1, at: 10 },
+            // Quiet after 3 entries.
+            arrive(2, day + 5),
+            arrive(3, day + 6),
+            map(day + 6, 2, "start"),
+            map(day + 6, 3, "drop"),
+            Entry::Complete {
+                job: 2,
+                at: day + 9,
+            },
+            // Quiet after 8 entries (3 dropped).
+            arrive(4, day + 20),
+        ],
+    };
+    let none = |_: u64| false;
+    assert_eq!(ledger.quiet_point(&none, false), Some(8));
+    // Under a budget, only where the next entry is in a later day.
+    assert_eq!(ledger.quiet_point(&none, true), Some(3));
+    // Job 3 still tracked (its cancel not yet done): not past its entries.
+    assert_eq!(ledger.quiet_point(&|j| j == 3, false), Some(3));
+    assert_eq!(ledger.quiet_point(&|j| j == 1, false), None);
+    let mut c = ledger.clone();
+    c.compact(8);
+    assert_eq!(c.entries, ledger.entries[8..].to_vec());
+}
+
+#[test]
 fn a_drained_node_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let now: Now = Rc::new(Cell::new(1_000_000));
@@ -509,6 +672,8 @@ fn a_drained_node_is_reported() {
         max_tasks: 64,
         cycles: Some(3),
         exec: None,
+        remote: None,
+        compact_bytes: u64::MAX,
     };
     let mut lines = Vec::new();
     serve(
