@@ -257,6 +257,15 @@ fn the_weight_pulls_towards_low_energy() {
     // Max-Max UPE: 1 / 48 kJ beats 1 / 60 kJ.
     let (_, u) = run(&w, &tasks, cfg(EnergyHeuristic::MaxMaxUpe, 1000));
     assert_eq!(u[0].unwrap().2, 1);
+    // P1 at 60 W for 20 min: less power than P0's 100 W, more energy (72 kJ against 60 kJ).
+    // Max-Max UPP takes the lower power, Max-Max UPE the lower energy.
+    let w = World {
+        apc: vec![100_000, 60_000],
+        ..one_type(1)
+    };
+    let (_, upp) = run(&w, &tasks, cfg(EnergyHeuristic::MaxMaxUpp, 1000));
+    let (_, upe) = run(&w, &tasks, cfg(EnergyHeuristic::MaxMaxUpe, 1000));
+    assert_eq!((upp[0].unwrap().2, upe[0].unwrap().2), (1, 0));
 }
 
 #[test]
@@ -288,6 +297,7 @@ fn heuristics() -> Vec<EnergyHeuristic> {
         EnergyHeuristic::MaxMaxUtil,
         EnergyHeuristic::MaxMaxUpt,
         EnergyHeuristic::MaxMaxUpe,
+        EnergyHeuristic::MaxMaxUpp,
         EnergyHeuristic::WeightedUtil(0.5),
         EnergyHeuristic::WeightedUpt(0.3),
         EnergyHeuristic::WeightedUpe(0.2),

@@ -15,6 +15,7 @@ pub mod problem;
 pub mod report;
 pub mod seeds;
 pub mod sets;
+pub mod state;
 pub mod stochastic;
 pub mod stochastic_run;
 
