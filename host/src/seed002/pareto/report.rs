@@ -28,7 +28,8 @@ pub fn coverage(a: &[Point], b: &[Point]) -> f64 {
     n as f64 / b.len() as f64
 }
 
-fn field(s: &str) -> String {
+/// The CSV field `s`, quoted where it holds a comma, quote or line break.
+pub(crate) fn field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -486,6 +487,10 @@ pub fn write_all(
         )?;
     }
     write("summary.txt", &text_table(exp, inst, fronts))?;
+    write(
+        "allocations.csv",
+        &crate::seed002::pareto::allocation::allocations_csv(exp, fronts),
+    )?;
     // Last: its presence marks the folder as holding a whole run's reports.
     write("coverage.csv", &coverage_csv(exp, fronts))?;
     Ok(())

@@ -640,6 +640,10 @@ pub fn write_all(
         ),
     )?;
     write("ellipses.svg", &ellipses_svg(exp, clouds))?;
+    write(
+        "allocations.csv",
+        &crate::seed002::pareto::allocation::stochastic_allocations_csv(exp, fronts),
+    )?;
     // Last: its presence marks the folder as holding a whole run's reports.
     write("coverage.csv", &coverage_csv(exp, clouds))?;
     Ok(table)
