@@ -297,7 +297,6 @@ fn heuristics() -> Vec<EnergyHeuristic> {
         EnergyHeuristic::MaxMaxUtil,
         EnergyHeuristic::MaxMaxUpt,
         EnergyHeuristic::MaxMaxUpe,
-        EnergyHeuristic::MaxMaxUpp,
         EnergyHeuristic::WeightedUtil(0.5),
         EnergyHeuristic::WeightedUpt(0.3),
         EnergyHeuristic::WeightedUpe(0.2),
@@ -310,6 +309,9 @@ fn heuristics() -> Vec<EnergyHeuristic> {
             all_pstates: i & 4 != 0,
         });
     }
+    // Last, so that the golden digests' filters and modes, cycling by position, stay those
+    // of the heuristics before it.
+    v.push(EnergyHeuristic::MaxMaxUpp);
     v
 }
 
