@@ -111,7 +111,7 @@ fn chapter_7_pieces_give_the_fronts_of_one_sitting() {
     std::fs::write(
         &p,
         "system = \"pareto-stochastic\"\nname = \"ch7\"\nseed = 2\ntasks = 60\n\
-         window_min = 10\narrivals = \"uniform\"\nsamples = 8\nscores = [\"expected\", \"p50\"]\n\
+         window_min = 10\narrivals = \"uniform\"\nsamples = 8\nscores = [\"expected\", \"p4\"]\n\
          population = 12\ncheckpoints = [0, 20]\nfuzzy = 4\n",
     )
     .unwrap();

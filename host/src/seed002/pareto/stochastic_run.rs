@@ -106,7 +106,7 @@ impl StochasticExperiment {
         c.int("window_min", f.window_min, 1, 100_000);
         let arrivals = match f.arrivals.as_deref() {
             None | Some("appendix-f") => {
-                if f.window_min % 60 != 0 {
+                if !f.window_min.is_multiple_of(60) {
                     c.fail(
                         "window_min",
                         f.window_min,
