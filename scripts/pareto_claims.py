@@ -194,6 +194,24 @@ def analysis(d):
                 "front_utility_above_fresh_median": sum(float(p["utility"]) > float(c["median_utility"]) for p, c in zip(pts, rs)) / n,
                 "front_energy_below_fresh_median": sum(float(p["energy_j"]) < float(c["median_energy_j"]) for p, c in zip(pts, rs)) / n,
             }
+
+            if "share_both" in rs[0]:
+                # Fig. 7.4: both at once; and the same samples unqueued (each machine's queue
+                # advanced by mean times: the test of the explanation).
+                sc[s]["share_both"] = sum(f("share_both")) / len(rs)
+                sc[s]["unqueued_share_utility_above_expected"] = sum(f("unqueued_share_utility_above_expected")) / len(rs)
+                sc[s]["unqueued_share_energy_below_expected"] = sum(f("unqueued_share_energy_below_expected")) / len(rs)
+                sc[s]["unqueued_share_both"] = sum(f("unqueued_share_both")) / len(rs)
+                # Fig. 7.7's ellipses in the figure's units (energy / least mean energy,
+                # utility / most mean utility): area (pi x the sd product x sqrt(1 - r^2)),
+                # and whether they are upright (more spread in utility than in energy).
+                me, mu = min(f("mean_energy_j")), max(f("mean_utility"))
+                sx = [v / me for v in f("sd_energy_j")]
+                sy = [v / mu for v in f("sd_utility")]
+                area = [math.pi * a * b * math.sqrt(max(0.0, 1 - r * r)) for a, b, r in zip(sx, sy, f("corr_utility_energy"))]
+                sc[s]["corr_dropped_ellipse_area"] = corr(f("dropped"), area)
+                sc[s]["share_upright_ellipses"] = sum(b > a for a, b in zip(sx, sy)) / len(rs)
+                sc[s]["mean_corr_utility_energy"] = sum(f("corr_utility_energy")) / len(rs)
         out["last_generation"] = last
         out["scores"] = sc
         return out
@@ -217,6 +235,22 @@ def analysis(d):
             e["knee_distance"] = knee_distance(f, lo, hi)
         pops.setdefault(p, {})[str(g)] = e
     out["populations"] = pops
+    if ue:
+        # Fig. 5.5 B/C: utility per joule along each population's front at each checkpoint;
+        # the peak (the point of most utility per joule), its place from the low-energy end
+        # and whether it is inside the front (a peak, not an end).
+        peaks = {}
+        for (p, g), f in fronts.items():
+            pts = sorted(((-x, y) for x, y in f), key=lambda q: q[1])
+            pts = [q for q in pts if q[1] > 0]
+            if not pts:
+                continue
+            i = max(range(len(pts)), key=lambda k: pts[k][0] / pts[k][1])
+            peaks.setdefault(p, {})[str(g)] = {
+                "points": len(pts), "index": i, "interior": int(0 < i < len(pts) - 1),
+                "utility": pts[i][0], "energy_j": pts[i][1], "upe": pts[i][0] / pts[i][1],
+                "upe_low_energy_end": pts[0][0] / pts[0][1], "upe_high_energy_end": pts[-1][0] / pts[-1][1]}
+        out["upe_peak"] = peaks
     m = os.path.join(d, "machines.csv")
     if os.path.exists(m):
         alloc = defaultdict(list)
@@ -235,6 +269,10 @@ def analysis(d):
                      "idle_machines": sum(1 for x in fin if x == 0),
                      "energy_share": {str(t): by[t] / tot for t in sorted(by)}}
         out["allocations"] = al
+    le = os.path.join(d, "least-energy.csv")
+    if os.path.exists(le):
+        # Each machine type's share of the tasks it runs at least energy (the tables alone).
+        out["least_energy_share"] = {r["type"]: float(r["share_least_energy"]) for r in csv.DictReader(open(le))}
     return out
 
 

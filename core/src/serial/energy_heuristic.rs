@@ -16,6 +16,9 @@ pub enum EnergyHeuristic {
     MaxMaxUpt,
     /// Both stages: highest utility / energy (Ch. 4: Max UPE).
     MaxMaxUpe,
+    /// Both stages: highest utility / average power, that is utility x ETC / EEC (§7.3.4:
+    /// Max-Max Utility per Power, a seed of Chapter 7's populations).
+    MaxMaxUpp,
     /// Both stages: Eq. 3 with this U-E weighting factor w.
     WeightedUtil(f64),
     /// Both stages: Eq. 4 with this w.
@@ -83,6 +86,7 @@ impl EnergyHeuristic {
             EnergyHeuristic::MaxMaxUtil => u,
             EnergyHeuristic::MaxMaxUpt => u / etc_s,
             EnergyHeuristic::MaxMaxUpe => u / e,
+            EnergyHeuristic::MaxMaxUpp => u * etc_s / e,
             EnergyHeuristic::WeightedUtil(w) => {
                 (1.0 - w) * u / n.max_utility - w * eec_j / n.max_eec_j
             }
@@ -112,6 +116,7 @@ impl EnergyHeuristic {
             EnergyHeuristic::MaxMaxUtil => "max-max-util",
             EnergyHeuristic::MaxMaxUpt => "max-max-upt",
             EnergyHeuristic::MaxMaxUpe => "max-max-upe",
+            EnergyHeuristic::MaxMaxUpp => "max-max-upp",
             EnergyHeuristic::WeightedUtil(_) => "weighted-util",
             EnergyHeuristic::WeightedUpt(_) => "weighted-upt",
             EnergyHeuristic::WeightedUpe(_) => "weighted-upe",
@@ -146,6 +151,7 @@ impl EnergyHeuristic {
             "max-max-util" | "max-utility" => EnergyHeuristic::MaxMaxUtil,
             "max-max-upt" | "max-upt" => EnergyHeuristic::MaxMaxUpt,
             "max-max-upe" | "max-upe" => EnergyHeuristic::MaxMaxUpe,
+            "max-max-upp" | "max-upp" => EnergyHeuristic::MaxMaxUpp,
             "weighted-util" => EnergyHeuristic::WeightedUtil(w),
             "weighted-upt" => EnergyHeuristic::WeightedUpt(w),
             "weighted-upe" => EnergyHeuristic::WeightedUpe(w),
@@ -164,7 +170,7 @@ impl EnergyHeuristic {
 
     /// Every name [`EnergyHeuristic::from_name`] accepts, for error messages.
     pub const NAMES: &'static str = "min-min-comp, max-max-util (max-utility), max-max-upt \
-        (max-upt), max-max-upe (max-upe), weighted-util, weighted-upt, weighted-upe, fcfs-p0, \
+        (max-upt), max-max-upe (max-upe), max-max-upp (max-upp), weighted-util, weighted-upt, weighted-upe, fcfs-p0, \
         fcfs-all, lcfs-p0, lcfs-all, prio-fcfs-p0, prio-fcfs-all, prio-lcfs-p0, prio-lcfs-all, \
         random";
 }
@@ -228,6 +234,7 @@ mod tests {
         for n in [
             "min-min-comp",
             "max-max-upe",
+            "max-max-upp",
             "weighted-upt",
             "prio-lcfs-all",
             "fcfs-p0",

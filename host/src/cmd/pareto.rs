@@ -31,6 +31,14 @@ pub struct Args {
     /// Print the summary (coverage.csv's rows) as JSON on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Save each population's state (chromosomes, random stream, generation) here at each
+    /// checkpoint, so that a later piece can go on with --resume.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// Start each population from its state in --state DIR and run on to --checkpoints
+    /// (all later than the saved generation): the pieces give the fronts of one sitting.
+    #[arg(long, requires = "state")]
+    pub resume: bool,
 }
 
 /// Runs `kairos pareto`.
@@ -62,8 +70,14 @@ pub fn main(mut a: Args) -> anyhow::Result<()> {
         dir: a.out,
         force: a.force,
     };
-    let (table, dir) =
-        crate::seed002::run_pareto_file(&a.file, a.checkpoints, out, a.jobs, &progress)?;
+    let (table, dir) = crate::seed002::run_pareto_file(
+        &a.file,
+        a.checkpoints,
+        out,
+        a.jobs,
+        a.state.map(|d| (d, a.resume)),
+        &progress,
+    )?;
     if a.json {
         let s = super::json::dir_summary(&dir, &["coverage.csv"])?;
         writeln!(super::pipe::stdout(), "{s}")?;

@@ -56,6 +56,31 @@ impl Stream {
         )))
     }
 
+    /// Where the stream stands: its key, its ChaCha stream number and its position in
+    /// 32-bit words, 56 bytes (little-endian), so that [`Stream::resume`] continues it
+    /// draw for draw (a run saved and resumed in pieces).
+    pub fn position(&self) -> [u8; 56] {
+        let mut out = [0u8; 56];
+        out[..32].copy_from_slice(&self.0.get_seed());
+        out[32..40].copy_from_slice(&self.0.get_stream().to_le_bytes());
+        out[40..].copy_from_slice(&self.0.get_word_pos().to_le_bytes());
+        out
+    }
+
+    /// The stream at `position` ([`Stream::position`]).
+    pub fn resume(position: &[u8; 56]) -> Stream {
+        let mut key = [0u8; 32];
+        key.copy_from_slice(&position[..32]);
+        let mut r = ChaCha20Rng::from_seed(key);
+        let mut x = [0u8; 8];
+        x.copy_from_slice(&position[32..40]);
+        r.set_stream(u64::from_le_bytes(x));
+        let mut w = [0u8; 16];
+        w.copy_from_slice(&position[40..]);
+        r.set_word_pos(u128::from_le_bytes(w));
+        Stream(r)
+    }
+
     /// 64 random bits.
     pub fn u64(&mut self) -> u64 {
         self.0.next_u64()

@@ -197,6 +197,38 @@ impl<'p, P: Problem> Nsga2<'p, P> {
         non_dominated(&self.obj)
     }
 
+    /// The run's stream as it stands between generations ([`crate::generate::rng::Stream::position`]).
+    pub fn stream_position(&self) -> [u8; 56] {
+        self.rng
+            .as_ref()
+            .expect("the stream is back after each call")
+            .position()
+    }
+
+    /// Puts the run where a saved one stood after `generation` generations: its
+    /// population `pop` (in its order) and its stream; the objectives are evaluated afresh
+    /// (a pure function of the chromosome), so the run goes on as the saved one would
+    /// have. Every chromosome must have `problem.genes()` genes and there must be
+    /// `params.population` of them.
+    pub fn restore(&mut self, generation: u64, pop: Vec<Vec<P::Gene>>, rng: Stream) {
+        assert_eq!(pop.len(), self.params.population);
+        assert!(pop.iter().all(|c| c.len() == self.problem.genes()));
+        let problem = self.problem;
+        let mut memo: Vec<P::Memo> = pop.iter().map(|_| P::Memo::default()).collect();
+        self.obj = pop
+            .par_iter()
+            .zip(memo.par_iter_mut())
+            .map_init(
+                || problem.scratch(),
+                |s, (c, m)| problem.evaluate_memo(c, m, s),
+            )
+            .collect();
+        self.pop = pop;
+        self.memo = memo;
+        self.rng = Some(rng);
+        self.generation = generation;
+    }
+
     /// Runs one generation.
     pub fn step(&mut self) {
         self.evolve(self.generation + 1, |_| {});

@@ -222,15 +222,35 @@ impl ReportsDir {
     }
 }
 
+/// `--state DIR` (and `--resume`) as the run's state folder.
+fn state_dir(
+    state: Option<(PathBuf, bool)>,
+    name: &str,
+) -> anyhow::Result<Option<pareto::state::StateDir>> {
+    let Some((dir, resume)) = state else {
+        return Ok(None);
+    };
+    if resume {
+        pareto::state::check_resume(&dir)?;
+    }
+    Ok(Some(pareto::state::StateDir {
+        dir,
+        resume,
+        name: name.to_string(),
+    }))
+}
+
 /// Runs the Pareto file at `path` (`checkpoints` overrides its checkpoints) and writes the
 /// reports to `out` (default `out/<name>/`): each checkpoint's fronts as the run reaches it
-/// ([`pareto::checkpoints`]), then every report, `coverage.csv` last. Returns the text
-/// summary and the directory.
+/// ([`pareto::checkpoints`]), then every report, `coverage.csv` last. `state`: the folder
+/// the populations' states are saved to at each checkpoint ([`pareto::state`]) and whether
+/// to resume from it. Returns the text summary and the directory.
 pub fn run_pareto_file(
     path: &Path,
     checkpoints: Option<Vec<u64>>,
     out: ReportsDir,
     jobs: Option<usize>,
+    state: Option<(PathBuf, bool)>,
     progress: &(dyn Fn(&pareto::checkpoints::Progress) + Sync),
 ) -> anyhow::Result<(String, PathBuf)> {
     use pareto::checkpoints::{Reached, Watch};
@@ -260,9 +280,11 @@ pub fn run_pareto_file(
         let front = |f: &pareto::stochastic_run::SFront| {
             reached.add(f, |d, v| pareto::stochastic_run::write_reached(d, &exp, v))
         };
+        let state = state_dir(state, &exp.name)?;
         let watch = Watch {
             progress,
             front: &front,
+            state: state.as_ref(),
         };
         let (insts, fronts) = pareto::stochastic_run::run(&exp, jobs, &watch)?;
         let clouds = pareto::stochastic_run::clouds(&exp, &insts, &fronts);
@@ -279,9 +301,11 @@ pub fn run_pareto_file(
     let front = |f: &pareto::experiment::Front| {
         reached.add(f, |d, v| pareto::report::write_reached(d, &exp, &inst, v))
     };
+    let state = state_dir(state, &exp.name)?;
     let watch = Watch {
         progress,
         front: &front,
+        state: state.as_ref(),
     };
     let fronts = pareto::experiment::run(&exp, &inst, jobs, &watch)?;
     pareto::report::write_all(&dir, &exp, &inst, &fronts)?;

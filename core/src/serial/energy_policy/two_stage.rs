@@ -89,6 +89,9 @@ fn monotone(h: EnergyHeuristic, n: &Normalisers) -> bool {
         | EnergyHeuristic::MaxMaxUtil
         | EnergyHeuristic::MaxMaxUpt
         | EnergyHeuristic::MaxMaxUpe => true,
+        // Utility x ETC / EEC grows with the ETC: the per-type bounds do not hold; the scan
+        // decides.
+        EnergyHeuristic::MaxMaxUpp => false,
         EnergyHeuristic::WeightedUtil(w)
         | EnergyHeuristic::WeightedUpt(w)
         | EnergyHeuristic::WeightedUpe(w) => {
@@ -474,7 +477,7 @@ fn reads(h: EnergyHeuristic) -> (bool, bool, bool) {
         EnergyHeuristic::MaxMaxUpe
         | EnergyHeuristic::WeightedUtil(_)
         | EnergyHeuristic::WeightedUpe(_) => (false, true, false),
-        EnergyHeuristic::WeightedUpt(_) => (true, true, false),
+        EnergyHeuristic::WeightedUpt(_) | EnergyHeuristic::MaxMaxUpp => (true, true, false),
         EnergyHeuristic::ArrivalOrder { .. } | EnergyHeuristic::Random => (true, true, true),
     }
 }

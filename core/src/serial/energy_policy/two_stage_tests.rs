@@ -248,6 +248,7 @@ fn stage1_reads_only_the_parts_reads_names() {
         EnergyHeuristic::MaxMaxUtil,
         EnergyHeuristic::MaxMaxUpt,
         EnergyHeuristic::MaxMaxUpe,
+        EnergyHeuristic::MaxMaxUpp,
         EnergyHeuristic::WeightedUtil(0.5),
         EnergyHeuristic::WeightedUpt(0.3),
         EnergyHeuristic::WeightedUpe(0.7),

@@ -11,6 +11,7 @@
 //! the final files are the same bytes as a run that wrote nothing on the way.
 
 use crate::nsga2::{Nsga2, Problem};
+use crate::seed002::pareto::state::{GeneBytes, StateDir};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
@@ -68,6 +69,10 @@ pub(crate) fn ticker(mut progress: impl FnMut(u64), start: Instant) -> impl FnMu
 /// Evolves population `p` (`ga`, started at `start`) to each of `checkpoints` in turn,
 /// reporting its progress to `watch` between and at them; at each, `front` makes the
 /// population's front and `watch.front` hears of it at once. Returns the fronts in order.
+///
+/// With a state folder (`watch.state`), the population first resumes from its saved state
+/// if asked (every checkpoint must then lie beyond it), and its state is saved at each
+/// checkpoint.
 pub(crate) fn evolve_to_checkpoints<P: Problem, F>(
     ga: &mut Nsga2<'_, P>,
     p: usize,
@@ -75,7 +80,19 @@ pub(crate) fn evolve_to_checkpoints<P: Problem, F>(
     watch: &Watch<'_, F>,
     start: Instant,
     mut front: impl FnMut(&Nsga2<'_, P>, u64) -> F,
-) -> anyhow::Result<Vec<F>> {
+) -> anyhow::Result<Vec<F>>
+where
+    P::Gene: GeneBytes,
+{
+    if let Some(state) = watch.state {
+        let from = state.restore(p, ga)?;
+        if let Some(&cp) = checkpoints.iter().find(|&&cp| cp <= from && state.resume) {
+            anyhow::bail!(
+                "--checkpoints {cp}: population {p} resumes from generation {from}; give only \
+                 later checkpoints"
+            );
+        }
+    }
     let last = *checkpoints.last().unwrap_or(&0);
     let at = |generation, checkpoint| Progress {
         population: p,
@@ -92,6 +109,9 @@ pub(crate) fn evolve_to_checkpoints<P: Problem, F>(
         );
         let f = front(ga, cp);
         (watch.front)(&f)?;
+        if let Some(state) = watch.state {
+            state.save(p, ga)?;
+        }
         out.push(f);
         (watch.progress)(&at(cp, true));
     }
@@ -106,6 +126,8 @@ pub struct Watch<'a, F> {
     pub progress: &'a (dyn Fn(&Progress) + Sync),
     /// A front just reached.
     pub front: &'a (dyn Fn(&F) -> anyhow::Result<()> + Sync),
+    /// Where the populations' states are saved (and resumed from), if anywhere.
+    pub state: Option<&'a StateDir>,
 }
 
 impl<F> Watch<'_, F> {
@@ -114,6 +136,7 @@ impl<F> Watch<'_, F> {
         Watch {
             progress: &|_| {},
             front: &|_| Ok(()),
+            state: None,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Chapter 7's seeds from the dynamic heuristics themselves (spec §6: "traces of dynamic
 //! Max-Max Util / UPT / UPP / UPE ... key = start order; dropped tasks get the last keys").
 //!
-//! Each of part 2's Max-Max heuristics that the core has (Max Utility, Max UPT, Max UPE) runs
+//! Each of §7.3.4's Max-Max heuristics (Max Utility, Max UPT, Max UPP, Max UPE) runs
 //! the Chapter 7 trace through the core's energy event loop (`EnergySim`: queued machines, an
 //! event a minute, no budget, no filter, theta = [`THETA`]) on the platform's P-state tables,
 //! the very tables the stochastic model is built on. The loop's decisions are not touched:
@@ -12,8 +12,8 @@
 //! by machine, then task index), so a machine runs its tasks in the order the loop started
 //! them; tasks the loop dropped or never started get the last keys, in task order, on their
 //! first eligible machine in P-state 0 (at the end of a queue the evaluator's own drop rule
-//! skips them unless they still earn theta). Utility per Power has no dynamic heuristic in
-//! the core, so its seed stays the one-pass stand-in of `pareto_stochastic`.
+//! skips them unless they still earn theta). Max UPP is the core's `MaxMaxUpp` (utility
+//! over average power, utility x ETC / EEC).
 
 use crate::seed002::energy::env::power_tables;
 use crate::seed002::generate::{etc_table, MACHINE_COUNTS, SPECIAL_MACHINE_TYPES};
@@ -25,9 +25,10 @@ use kairos_core::serial::{
 use kairos_core::units::{Micros, MilliJoules};
 
 /// The dynamic heuristics that seed Chapter 7's populations, with their report names.
-pub const DYNAMIC_SEEDS: [(&str, EnergyHeuristic); 3] = [
+pub const DYNAMIC_SEEDS: [(&str, EnergyHeuristic); 4] = [
     ("max-utility", EnergyHeuristic::MaxMaxUtil),
     ("max-upt", EnergyHeuristic::MaxMaxUpt),
+    ("max-upp", EnergyHeuristic::MaxMaxUpp),
     ("max-upe", EnergyHeuristic::MaxMaxUpe),
 ];
 
@@ -222,11 +223,12 @@ mod tests {
                 }
             }
         }
-        // The three heuristics allocate differently.
+        // The heuristics allocate differently; Max UPP is not Max UPE.
         let cs: Vec<Vec<SGene>> = DYNAMIC_SEEDS
             .iter()
             .map(|&(_, h)| chromosome(&inst, &dynamic_allocation(&inst, 1, h).unwrap()))
             .collect();
-        assert_ne!(cs[0], cs[2]);
+        assert_ne!(cs[0], cs[3]);
+        assert_ne!(cs[2], cs[3]);
     }
 }

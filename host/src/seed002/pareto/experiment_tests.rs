@@ -145,7 +145,8 @@ fn the_final_reports_are_those_of_a_run_that_wrote_nothing_on_the_way() {
         dir: Some(dir.path().join("watched")),
         force: false,
     };
-    let (_, watched) = crate::seed002::run_pareto_file(&p, None, out, Some(2), &progress).unwrap();
+    let (_, watched) =
+        crate::seed002::run_pareto_file(&p, None, out, Some(2), None, &progress).unwrap();
     let names = |d: &Path| {
         let mut v: Vec<String> = std::fs::read_dir(d)
             .unwrap()

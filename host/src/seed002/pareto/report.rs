@@ -28,7 +28,8 @@ pub fn coverage(a: &[Point], b: &[Point]) -> f64 {
     n as f64 / b.len() as f64
 }
 
-fn field(s: &str) -> String {
+/// The CSV field `s`, quoted where it holds a comma, quote or line break.
+pub(crate) fn field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -95,6 +96,73 @@ pub fn max_upe(front: &Front) -> Option<(f64, f64)> {
         .max_by(|a, b| (a.0 / a.1).total_cmp(&(b.0 / b.1)))
 }
 
+/// Fig. 5.5 B (`by_energy` false) or C (true): utility per joule against utility (or
+/// energy, MJ) along the last front of the "max UPE" population (the first population when
+/// none has that name), its peak drawn apart: the utility or energy at which the front
+/// earns the most per joule. None for a makespan-energy run.
+pub fn upe_svg(
+    exp: &ParetoExperiment,
+    inst: &Instance,
+    fronts: &[Front],
+    by_energy: bool,
+) -> Option<String> {
+    if inst.objective != Objective::UtilityEnergy {
+        return None;
+    }
+    let p = exp
+        .populations
+        .iter()
+        .position(|q| q.name == "max UPE")
+        .unwrap_or(0);
+    let f = fronts
+        .iter()
+        .filter(|f| f.population == p)
+        .max_by_key(|f| f.generation)?;
+    let (peak_u, peak_e) = max_upe(f)?;
+    let at = |u: f64, e: f64| {
+        if by_energy {
+            (e / 1e6, u / e)
+        } else {
+            (u, u / e)
+        }
+    };
+    let line: Vec<(f64, f64)> = f
+        .points
+        .iter()
+        .map(|q| (-q[0], q[1]))
+        .filter(|&(_, e)| e > 0.0)
+        .map(|(u, e)| at(u, e))
+        .collect();
+    let series = [
+        ScatterSeries {
+            label: format!("{}, generation {}", exp.populations[p].name, f.generation),
+            points: Vec::new(),
+            front: line,
+        },
+        ScatterSeries {
+            label: if by_energy {
+                format!("peak: {:.3} MJ", peak_e / 1e6)
+            } else {
+                format!("peak: utility {peak_u:.1}")
+            },
+            points: vec![at(peak_u, peak_e)],
+            front: Vec::new(),
+        },
+    ];
+    let (fig, x) = if by_energy {
+        ("Fig. 5.5 C", "energy consumed (MJ)")
+    } else {
+        ("Fig. 5.5 B", "utility earned")
+    };
+    Some(scatter_zoomed(
+        &format!("{}: {fig}, utility per joule along the front", exp.title),
+        &inst.tables.source,
+        x,
+        "utility per joule",
+        &series,
+    ))
+}
+
 /// Five allocations along a makespan-energy front, A (min energy) to E (min makespan):
 /// the two ends, the middle and the quarter points by position on the front.
 pub fn allocations(front: &Front) -> Vec<(char, usize)> {
@@ -108,6 +176,37 @@ pub fn allocations(front: &Front) -> Vec<(char, usize)> {
         .enumerate()
         .map(|(q, name)| (name, (q * (n - 1) + 2) / 4))
         .collect()
+}
+
+/// Per machine type (1-based, as `machines.csv`): the share of the run's tasks for which
+/// it is the least-energy type (least EEC over the instance's machine types, ties to the
+/// lower type): the energy the minimum-energy allocation would put on each type if every
+/// task ran where it costs least, read off the tables alone (the test of investigation 2's
+/// type shares, which follow the tables).
+pub fn least_energy_csv(inst: &Instance) -> String {
+    let types = inst
+        .machine_type
+        .iter()
+        .map(|&t| t as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut count = vec![0usize; types];
+    for t in 0..inst.tasks.len() {
+        let best = inst
+            .eligible(t)
+            .iter()
+            .map(|&m| (inst.eec(t, m), inst.machine_type[m as usize]))
+            .min();
+        if let Some((_, ty)) = best {
+            count[ty as usize] += 1;
+        }
+    }
+    let n = inst.tasks.len().max(1) as f64;
+    let mut s = String::from("type,tasks_least_energy,share_least_energy\n");
+    for (ty, &c) in count.iter().enumerate() {
+        let _ = writeln!(s, "{},{c},{:.4}", ty + 1, c as f64 / n);
+    }
+    s
 }
 
 /// Per machine of each allocation of each population's last front: type, finish time and
@@ -370,8 +469,14 @@ pub fn write_all(
             &population_svg(exp, inst, fronts, p),
         )?;
     }
+    for (name, by_energy) in [("upe-by-utility.svg", false), ("upe-by-energy.svg", true)] {
+        if let Some(svg) = upe_svg(exp, inst, fronts, by_energy) {
+            write(name, &svg)?;
+        }
+    }
     if inst.objective == Objective::MakespanEnergy {
         write("machines.csv", &machines_csv(exp, inst, fronts))?;
+        write("least-energy.csv", &least_energy_csv(inst))?;
         write(
             "machines-finish.svg",
             &machines_svg(exp, inst, fronts, false),
@@ -382,6 +487,10 @@ pub fn write_all(
         )?;
     }
     write("summary.txt", &text_table(exp, inst, fronts))?;
+    write(
+        "allocations.csv",
+        &crate::seed002::pareto::allocation::allocations_csv(exp, fronts),
+    )?;
     // Last: its presence marks the folder as holding a whole run's reports.
     write("coverage.csv", &coverage_csv(exp, fronts))?;
     Ok(())

@@ -1,6 +1,10 @@
 //! Seed 002 Chapter 7: utility-energy allocation under stochastic execution times, on the
 //! §1 platform (13 machine types, 100 machines) with three P-states.
 //!
+//! - Trace (§7.3.1): about 6,000 tasks over 4 h, general types arriving on App. F's
+//!   sinusoids and special types in its bursts (`generate::trial`, the Chapter 2-4
+//!   generator, at the rate that expects that count over the window);
+//!   [`Arrivals::Uniform`] (uniform arrival times) only for small test instances.
 //! - Platform: Chapter 2's ETC at P0 (`generate::etc_table`) and part 2's P-state model,
 //!   the very tables Chapters 3-4 run on (`energy_env::power_tables`, trial 0): APC(i, j, k)
 //!   = static(j) + dynamic(i, j) x {1, 0.75, 0.5}_k, in integer milliwatts, and ETC(i, j, k)
@@ -15,18 +19,18 @@
 //!   random numbers: sample s draws every task's bin from the same stream for every
 //!   chromosome) and takes the X-th utility (descending) and the X-th energy (ascending).
 //! - The fuzzy front: every final allocation under `fuzzy` fresh samples (another stream).
-//! - Seeds: the dissertation seeds with traces of its dynamic heuristics (part 2's): those
-//!   the core has (Max Utility, Max UPT, Max UPE) run in its event loop and their allocation
-//!   is read back (`pareto_dynamic_seeds`). [`Stochastic::seed`] is the one-pass form over
+//! - Seeds: the dissertation seeds with traces of its dynamic heuristics (§7.3.4): Max
+//!   Utility, Max UPT, Max UPP and Max UPE run in the core's event loop and their allocation
+//!   is read back (`dynamic_seeds`). [`Stochastic::seed`] is the one-pass form over
 //!   (machine, P-state) with mean times: Max Utility (min completion), Max UPT (U / ETC),
 //!   Max UPP (U / APC), Max UPE (U / EEC); a task whose best option earns below 0.5 is
-//!   dropped and gets the last keys. Max UPP has no dynamic heuristic, so it always seeds
-//!   this way; the others do when an experiment asks for `seed_kind = "one-pass"`.
+//!   dropped and gets the last keys; they seed when an experiment asks for
+//!   `seed_kind = "one-pass"`.
 
 use crate::generate::rng::Stream;
 use crate::nsga2::{Point, Problem};
 use crate::seed002::energy::env::power_tables;
-use crate::seed002::generate::{etc_table, machines, MACHINE_COUNTS};
+use crate::seed002::generate::{etc_table, machines, trial, Workload, MACHINE_COUNTS};
 use crate::seed002::pareto::curve::Curves;
 use crate::seed002::pareto::data::Tables;
 use crate::seed002::pareto::sets::trace;
@@ -52,6 +56,26 @@ pub struct SGene {
     pub pstate: u8,
     /// The order key.
     pub key: u32,
+}
+
+/// How Chapter 7's trace arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrivals {
+    /// `tasks` arrival times uniform over `window`, types uniform (small test instances).
+    Uniform {
+        /// Tasks in the trace.
+        tasks: usize,
+        /// The window.
+        window: Micros,
+    },
+    /// §7.3.1 and App. F: about `tasks` over `hours` (the expected count; the drawn one
+    /// varies), 100 types, general types on sinusoids, special types bursty.
+    AppendixF {
+        /// Expected tasks over the window.
+        tasks: usize,
+        /// The window, in whole hours.
+        hours: u64,
+    },
 }
 
 /// How a chromosome is scored.
@@ -114,9 +138,20 @@ pub struct Outcome {
 }
 
 impl Stochastic {
-    /// The platform of `seed` with `n` tasks arriving over `window` (Chapter 2's utilities),
-    /// scored by `score` over `samples` samples.
+    /// The platform of `seed` with `n` tasks arriving uniformly over `window` (Chapter 2's
+    /// utilities), scored by `score` over `samples` samples.
     pub fn new(seed: u64, n: usize, window: Micros, score: Score, samples: usize) -> Stochastic {
+        Stochastic::with_arrivals(seed, Arrivals::Uniform { tasks: n, window }, score, samples)
+    }
+
+    /// The platform of `seed` with the trace `arrivals` draws (Chapter 2's utilities),
+    /// scored by `score` over `samples` samples.
+    pub fn with_arrivals(
+        seed: u64,
+        arrivals: Arrivals,
+        score: Score,
+        samples: usize,
+    ) -> Stochastic {
         let mt = MACHINE_COUNTS.len();
         let etc0 = etc_table(seed, 0);
         let types = etc0.len() / mt;
@@ -178,7 +213,11 @@ impl Stochastic {
             epc_w: vec![0.0; etc0.len()],
             source: String::new(),
         };
-        let tasks = trace(&tables, n, window, seed);
+        let tasks = match arrivals {
+            Arrivals::Uniform { tasks, window } => trace(&tables, tasks, window, seed),
+            Arrivals::AppendixF { tasks, hours } => appendix_f(seed, tasks, hours),
+        };
+        let n = tasks.len();
         let machine_type = machines();
         let eligible = (0..types)
             .map(|i| {
@@ -231,6 +270,21 @@ impl Stochastic {
     /// One pass of `c`: with mean times (`bins` None) or with task t's time from bin
     /// `bins[t]`.
     pub fn run_once(&self, c: &[SGene], bins: Option<&[u8]>, s: &mut SScratch) -> Outcome {
+        self.pass(c, bins, true, s)
+    }
+
+    /// Fig. 7.4's explanation put to the test: `c` with task t's time from bin `bins[t]`
+    /// for its own completion and energy, but each machine's queue advanced by the mean
+    /// time, so a long draw delays no later task (every start and drop as in the mean-time
+    /// run). If the queue is what makes samples earn less than the mean-time run, samples
+    /// earn more here, as the Gamma median below its mean says.
+    pub fn run_unqueued(&self, c: &[SGene], bins: &[u8], s: &mut SScratch) -> Outcome {
+        self.pass(c, Some(bins), false, s)
+    }
+
+    /// [`Stochastic::run_once`] (`queued`: a machine is free when its task ends) and
+    /// [`Stochastic::run_unqueued`] (free at start + mean time).
+    fn pass(&self, c: &[SGene], bins: Option<&[u8]>, queued: bool, s: &mut SScratch) -> Outcome {
         s.free.fill(Micros::ZERO);
         for t in (0..c.len()).rev() {
             let k = c[t].key as usize;
@@ -256,7 +310,7 @@ impl Stochastic {
                         }
                     };
                     let end = start + time;
-                    s.free[g.machine as usize] = end;
+                    s.free[g.machine as usize] = if queued { end } else { start + self.mean[at] };
                     utility += self
                         .curves
                         .utility(i, end.saturating_sub(self.tasks[i].arrival));
@@ -275,6 +329,17 @@ impl Stochastic {
     /// `c` under `n` fresh samples (stream "s002-ch7-fuzzy", `index`): the fuzzy front's
     /// cloud.
     pub fn fuzzy(&self, c: &[SGene], n: usize, seed: u64, index: u32) -> Vec<Outcome> {
+        self.fuzzy_both(c, n, seed, index).0
+    }
+
+    /// [`Stochastic::fuzzy`] and, under the very same samples, [`Stochastic::run_unqueued`].
+    pub fn fuzzy_both(
+        &self,
+        c: &[SGene],
+        n: usize,
+        seed: u64,
+        index: u32,
+    ) -> (Vec<Outcome>, Vec<Outcome>) {
         let mut r = Stream::new(seed, 0, "s002-ch7-fuzzy", index);
         let mut s = self.scratch();
         let mut b = vec![0u8; c.len()];
@@ -283,9 +348,12 @@ impl Stochastic {
                 for x in b.iter_mut() {
                     *x = r.int(0, BINS as u64 - 1) as u8;
                 }
-                self.run_once(c, Some(&b), &mut s)
+                (
+                    self.run_once(c, Some(&b), &mut s),
+                    self.run_unqueued(c, &b, &mut s),
+                )
             })
-            .collect()
+            .unzip()
     }
 
     /// A one-pass seed (see the module's notes): `by` scores an option from its utility,
@@ -338,6 +406,28 @@ impl Stochastic {
 }
 
 /// Micros x W in millijoules, rounded.
+/// §7.3.1's trace: Chapter 2's generator (`generate::trial`, trial 0, whose ETC is the
+/// platform's) over `hours` from time zero (no warm-up), at the daily rate that expects
+/// `tasks` in the window, priorities 8, 4, 2, 1 and Table C.1's four utility classes
+/// (§7.3.1: "4 urgency levels and 4 utility classes").
+fn appendix_f(seed: u64, tasks: usize, hours: u64) -> Vec<Task> {
+    let w = Workload {
+        tasks_per_day: tasks as f64 * 24.0 / hours as f64,
+        horizon_hours: hours,
+        warmup_hours: 0,
+        ..Workload::chapter2(seed, 0.0)
+    };
+    trial(&w, 0)
+        .tasks
+        .into_iter()
+        .map(|t| Task {
+            ty: t.ty,
+            arrival: t.arrival,
+            curve: t.curve,
+        })
+        .collect()
+}
+
 fn mj(t: Micros, w: f64) -> u64 {
     libm::round(t.0 as f64 * w / 1000.0) as u64
 }

@@ -1,7 +1,7 @@
 //! Chapter 7's experiment files (`system = "pareto-stochastic"`), runs and reports: one
 //! population per score (expected value, and the X-th percentile of N samples for each X),
-//! each seeded with the dynamic heuristics' allocations (`pareto_dynamic_seeds`: Max Utility,
-//! Max UPT, Max UPE from the core's event loop, Max UPP's one-pass stand-in) and random
+//! each seeded with the dynamic heuristics' allocations (`dynamic_seeds`: Max Utility,
+//! Max UPT, Max UPP, Max UPE from the core's event loop) and random
 //! chromosomes (`seed_kind = "one-pass"`: the four one-pass stand-ins instead), its front at
 //! each checkpoint, then every final allocation under fresh samples (the fuzzy front).
 //!
@@ -9,8 +9,9 @@
 //! system = "pareto-stochastic"
 //! name = "s002-pareto-fig7.4-7.7"
 //! seed = 1
-//! tasks = 600                 # the dissertation: about 6,000 in 4 h
-//! window_min = 24
+//! tasks = 6000                # expected over the window (§7.3.1: about 6,000 in 4 h)
+//! window_min = 240
+//! arrivals = "appendix-f"      # the default; "uniform": uniform times (small tests)
 //! samples = 100
 //! scores = ["expected", "p1", "p25", "p50", "p75", "p99"]
 //! checkpoints = [0, 100, 1000]
@@ -22,7 +23,7 @@ use crate::nsga2::{dominates, Nsga2, Params, Point, Ranking};
 use crate::report::svg::{scatter, ScatterSeries};
 use crate::seed002::pareto::checkpoints::{evolve_to_checkpoints, Watch};
 use crate::seed002::pareto::dynamic_seeds::{chromosome, dynamic_allocation, DYNAMIC_SEEDS};
-use crate::seed002::pareto::stochastic::{Outcome, SGene, Score, Stochastic, SEEDS};
+use crate::seed002::pareto::stochastic::{Arrivals, Outcome, SGene, Score, Stochastic, SEEDS};
 use crate::toml_file::{self, Checker, TomlFileError};
 use kairos_core::units::Micros;
 use rayon::prelude::*;
@@ -40,6 +41,7 @@ struct File {
     seed: u64,
     tasks: usize,
     window_min: u64,
+    arrivals: Option<String>,
     samples: usize,
     scores: Vec<String>,
     population: Option<usize>,
@@ -59,10 +61,8 @@ pub struct StochasticExperiment {
     pub title: String,
     /// Platform, trace, CRN and GA seed.
     pub seed: u64,
-    /// Tasks in the trace.
-    pub tasks: usize,
-    /// The trace's window.
-    pub window: Micros,
+    /// The trace.
+    pub arrivals: Arrivals,
     /// Samples per probabilistic evaluation (N).
     pub samples: usize,
     /// One population per score.
@@ -82,8 +82,7 @@ pub struct StochasticExperiment {
 /// Where Chapter 7's seeds come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SeedKind {
-    /// Max Utility, Max UPT and Max UPE as the core's event loop allocates (Max UPP's
-    /// one-pass stand-in beside them).
+    /// Max Utility, Max UPT, Max UPP and Max UPE as the core's event loop allocates.
     Dynamic,
     /// The four one-pass stand-ins.
     OnePass,
@@ -105,6 +104,32 @@ impl StochasticExperiment {
         }
         c.int("tasks", f.tasks as u64, 1, 1_000_000);
         c.int("window_min", f.window_min, 1, 100_000);
+        let arrivals = match f.arrivals.as_deref() {
+            None | Some("appendix-f") => {
+                if !f.window_min.is_multiple_of(60) {
+                    c.fail(
+                        "window_min",
+                        f.window_min,
+                        "must be whole hours (a multiple of 60) for arrivals = \"appendix-f\"",
+                    );
+                }
+                Arrivals::AppendixF {
+                    tasks: f.tasks,
+                    hours: f.window_min / 60,
+                }
+            }
+            Some("uniform") => Arrivals::Uniform {
+                tasks: f.tasks,
+                window: Micros::from_secs(f.window_min * 60),
+            },
+            Some(other) => {
+                c.fail("arrivals", other, "must be \"appendix-f\" or \"uniform\"");
+                Arrivals::Uniform {
+                    tasks: f.tasks,
+                    window: Micros::from_secs(f.window_min * 60),
+                }
+            }
+        };
         c.int("samples", f.samples as u64, 1, 10_000);
         c.int("fuzzy", f.fuzzy as u64, 1, 100_000);
         let population = f.population.unwrap_or(100);
@@ -148,8 +173,7 @@ impl StochasticExperiment {
             title: f.title.unwrap_or_else(|| f.name.clone()),
             name: f.name,
             seed: f.seed,
-            tasks: f.tasks,
-            window: Micros::from_secs(f.window_min * 60),
+            arrivals,
             samples: f.samples,
             scores,
             params: Params {
@@ -195,7 +219,7 @@ pub fn run(
             .par_iter()
             .enumerate()
             .map(|(p, &score)| {
-                let inst = Stochastic::new(exp.seed, exp.tasks, exp.window, score, exp.samples);
+                let inst = Stochastic::with_arrivals(exp.seed, exp.arrivals, score, exp.samples);
                 let fronts = evolve(exp, &inst, seeds.clone(), p, watch)?;
                 Ok((inst, fronts))
             })
@@ -208,7 +232,7 @@ pub fn run(
 /// The experiment's four seeds, in the dissertation's order (Max Utility, Max UPT, Max UPP,
 /// Max UPE); every score's instance has the same platform and trace, so one set serves all.
 pub fn seeds(exp: &StochasticExperiment) -> anyhow::Result<Vec<Vec<SGene>>> {
-    let inst = Stochastic::new(exp.seed, exp.tasks, exp.window, Score::Expected, 1);
+    let inst = Stochastic::with_arrivals(exp.seed, exp.arrivals, Score::Expected, 1);
     SEEDS
         .iter()
         .map(|&(name, by)| {
@@ -266,6 +290,8 @@ pub struct Cloud {
     pub expected: Outcome,
     /// Under each fresh sample.
     pub samples: Vec<Outcome>,
+    /// Under the same samples, unqueued ([`Stochastic::run_unqueued`]).
+    pub unqueued: Vec<Outcome>,
 }
 
 /// Every final allocation of every score under `exp.fuzzy` fresh samples (the same
@@ -286,11 +312,13 @@ pub fn clouds(exp: &StochasticExperiment, insts: &[Stochastic], fronts: &[SFront
         .map(|&(s, i, c)| {
             let inst = &insts[s];
             let mut sc = crate::nsga2::Problem::scratch(inst);
+            let (samples, unqueued) = inst.fuzzy_both(c, exp.fuzzy, exp.seed, 0);
             Cloud {
                 score: s,
                 point: i,
                 expected: inst.run_once(c, None, &mut sc),
-                samples: inst.fuzzy(c, exp.fuzzy, exp.seed, 0),
+                samples,
+                unqueued,
             }
         })
         .collect()
@@ -309,35 +337,52 @@ fn pick(mut v: Vec<f64>, x: usize, desc: bool) -> f64 {
     v[x.clamp(1, v.len()) - 1]
 }
 
-/// Per allocation: mean-time outcome, drops, fresh-sample mean and spread, the share of
-/// samples earning more / spending less than the mean-time run (Fig. 7.4), and the
-/// fresh-sample median.
+/// The share of `v` earning more than `e` (utility), spending less (energy), and both.
+fn shares(v: &[Outcome], e: &Outcome) -> (f64, f64, f64) {
+    let n = v.len() as f64;
+    let count = |f: &dyn Fn(&Outcome) -> bool| v.iter().filter(|o| f(o)).count() as f64 / n;
+    (
+        count(&|o| o.utility > e.utility),
+        count(&|o| o.energy_j < e.energy_j),
+        count(&|o| o.utility > e.utility && o.energy_j < e.energy_j),
+    )
+}
+
+/// Per allocation: mean-time outcome, drops, fresh-sample mean and spread, the correlation
+/// of utility with energy over the samples (with the spreads, Fig. 7.7's ellipse), the
+/// share of samples earning more / spending less / both than the mean-time run (Fig. 7.4),
+/// the same shares unqueued (`Stochastic::run_unqueued`, the test of Fig. 7.4's
+/// explanation), and the fresh-sample median.
 pub fn clouds_csv(exp: &StochasticExperiment, clouds: &[Cloud]) -> String {
     let mut s = String::from(
         "score,point,expected_utility,expected_energy_j,dropped,mean_utility,sd_utility,\
          mean_energy_j,sd_energy_j,share_utility_above_expected,share_energy_below_expected,\
-         median_utility,median_energy_j\n",
+         median_utility,median_energy_j,corr_utility_energy,share_both,\
+         unqueued_share_utility_above_expected,unqueued_share_energy_below_expected,\
+         unqueued_share_both\n",
     );
     for c in clouds {
         let (mu, su) = mean_sd(c.samples.iter().map(|o| o.utility));
         let (me, se) = mean_sd(c.samples.iter().map(|o| o.energy_j));
         let n = c.samples.len() as f64;
-        let above = c
+        let cross = c
             .samples
             .iter()
-            .filter(|o| o.utility > c.expected.utility)
-            .count() as f64
+            .map(|o| (o.utility - mu) * (o.energy_j - me))
+            .sum::<f64>()
             / n;
-        let below = c
-            .samples
-            .iter()
-            .filter(|o| o.energy_j < c.expected.energy_j)
-            .count() as f64
-            / n;
+        let corr = if su > 0.0 && se > 0.0 {
+            cross / (su * se)
+        } else {
+            0.0
+        };
+        let (above, below, both) = shares(&c.samples, &c.expected);
+        let (ua, ub, uboth) = shares(&c.unqueued, &c.expected);
         let half = c.samples.len().div_ceil(2);
         let _ = writeln!(
             s,
-            "{},{},{:.4},{:.1},{},{mu:.4},{su:.4},{me:.1},{se:.1},{above:.3},{below:.3},{:.4},{:.1}",
+            "{},{},{:.4},{:.1},{},{mu:.4},{su:.4},{me:.1},{se:.1},{above:.3},{below:.3},{:.4},{:.1},\
+             {corr:.4},{both:.3},{ua:.3},{ub:.3},{uboth:.3}",
             exp.scores[c.score].name(),
             c.point,
             c.expected.utility,
@@ -348,6 +393,113 @@ pub fn clouds_csv(exp: &StochasticExperiment, clouds: &[Cloud]) -> String {
         );
     }
     s
+}
+
+/// Fig. 7.7: each expected-value allocation as an ellipse, centred on its fresh-sample
+/// mean, energy across normalised by the least mean energy, utility up normalised by the
+/// largest mean utility (one-to-one axes, as the figure), half-axes and tilt from the
+/// samples' covariance (two standard deviations), coloured by dropped tasks from blue
+/// (fewest) to red (most).
+pub fn ellipses_svg(exp: &StochasticExperiment, clouds: &[Cloud]) -> String {
+    let mine: Vec<&Cloud> = clouds
+        .iter()
+        .filter(|c| exp.scores[c.score] == Score::Expected)
+        .collect();
+    let stats: Vec<(f64, f64, f64, f64, f64, u32)> = mine
+        .iter()
+        .map(|c| {
+            let (mu, su) = mean_sd(c.samples.iter().map(|o| o.utility));
+            let (me, se) = mean_sd(c.samples.iter().map(|o| o.energy_j));
+            let n = c.samples.len() as f64;
+            let cov = c
+                .samples
+                .iter()
+                .map(|o| (o.utility - mu) * (o.energy_j - me))
+                .sum::<f64>()
+                / n;
+            (mu, su, me, se, cov, c.expected.dropped)
+        })
+        .collect();
+    let min_e = stats.iter().map(|s| s.2).fold(f64::INFINITY, f64::min);
+    let max_u = stats.iter().map(|s| s.0).fold(0.0, f64::max);
+    let (w, h, pad) = (640.0, 640.0, 60.0);
+    let mut body = String::new();
+    if stats.is_empty() || min_e <= 0.0 || max_u <= 0.0 {
+        body.push_str("<text x=\"320\" y=\"320\" text-anchor=\"middle\">no expected-value allocations</text>\n");
+    } else {
+        // Normalised units on both axes; one scale for both (one-to-one aspect).
+        let pts: Vec<(f64, f64)> = stats.iter().map(|s| (s.2 / min_e, s.0 / max_u)).collect();
+        let reach = |i: usize| 2.0 * (stats[i].3 / min_e).max(stats[i].1 / max_u);
+        let x0 = (0..pts.len())
+            .map(|i| pts[i].0 - reach(i))
+            .fold(f64::INFINITY, f64::min);
+        let x1 = (0..pts.len())
+            .map(|i| pts[i].0 + reach(i))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let y0 = (0..pts.len())
+            .map(|i| pts[i].1 - reach(i))
+            .fold(f64::INFINITY, f64::min);
+        let y1 = (0..pts.len())
+            .map(|i| pts[i].1 + reach(i))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let span = (x1 - x0).max(y1 - y0).max(1e-12);
+        let k = (w - 2.0 * pad) / span;
+        let (dmin, dmax) = stats
+            .iter()
+            .fold((u32::MAX, 0), |(a, b), s| (a.min(s.5), b.max(s.5)));
+        for (i, s) in stats.iter().enumerate() {
+            // Covariance in normalised units; its eigen-decomposition gives the ellipse.
+            let (sx, sy) = (s.3 / min_e, s.1 / max_u);
+            let cxy = s.4 / (min_e * max_u);
+            let (a, b, c) = (sx * sx, cxy, sy * sy);
+            let mid = (a + c) / 2.0;
+            let rad = libm::sqrt(((a - c) / 2.0).powi(2) + b * b);
+            let (l1, l2) = (mid + rad, (mid - rad).max(0.0));
+            let angle = 0.5 * libm::atan2(2.0 * b, a - c);
+            let t = if dmax > dmin {
+                (s.5 - dmin) as f64 / (dmax - dmin) as f64
+            } else {
+                0.0
+            };
+            let (r, g, bl) = ((255.0 * t) as u8, 40u8, (255.0 * (1.0 - t)) as u8);
+            let cx = pad + (pts[i].0 - x0) * k;
+            let cy = h - pad - (pts[i].1 - y0) * k;
+            let _ = writeln!(
+                body,
+                "<ellipse cx=\"{cx:.2}\" cy=\"{cy:.2}\" rx=\"{:.2}\" ry=\"{:.2}\" \
+                 transform=\"rotate({:.2} {cx:.2} {cy:.2})\" fill=\"none\" \
+                 stroke=\"rgb({r},{g},{bl})\"><title>point {}: {} dropped</title></ellipse>",
+                2.0 * libm::sqrt(l1) * k,
+                2.0 * libm::sqrt(l2) * k,
+                -angle.to_degrees(),
+                mine[i].point,
+                s.5,
+            );
+        }
+        let _ = writeln!(
+            body,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">energy / least energy ({x0:.4} to {:.4})</text>\n\
+             <text x=\"14\" y=\"{}\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\">utility / most utility ({y0:.4} to {:.4})</text>\n\
+             <text x=\"{}\" y=\"{}\" text-anchor=\"end\">blue: {dmin} dropped, red: {dmax}</text>",
+            w / 2.0,
+            h - 16.0,
+            x0 + span,
+            h / 2.0,
+            h / 2.0,
+            y0 + span,
+            w - pad,
+            pad - 24.0,
+        );
+    }
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">{}: Fig. 7.7, each allocation's spread (2 sd)</text>\n\
+         <rect x=\"{pad}\" y=\"{pad}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n{body}</svg>\n",
+        w / 2.0,
+        exp.title.replace('&', "&amp;").replace('<', "&lt;"),
+        w - 2.0 * pad,
+        h - 2.0 * pad,
+    )
 }
 
 /// Fig. 7.6, numerically: each score's final allocations at their fresh-sample medians;
@@ -486,6 +638,11 @@ pub fn write_all(
             "utility earned",
             &series,
         ),
+    )?;
+    write("ellipses.svg", &ellipses_svg(exp, clouds))?;
+    write(
+        "allocations.csv",
+        &crate::seed002::pareto::allocation::stochastic_allocations_csv(exp, fronts),
     )?;
     // Last: its presence marks the folder as holding a whole run's reports.
     write("coverage.csv", &coverage_csv(exp, clouds))?;

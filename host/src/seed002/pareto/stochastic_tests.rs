@@ -108,3 +108,76 @@ fn the_same_seed_gives_the_same_stochastic_population_on_one_and_two_threads() {
     };
     assert_eq!(run(1), run(2));
 }
+
+#[test]
+fn appendix_f_trace_is_chapter_2s_generator_over_four_hours() {
+    let s = Stochastic::with_arrivals(
+        1,
+        Arrivals::AppendixF {
+            tasks: 6000,
+            hours: 4,
+        },
+        Score::Expected,
+        2,
+    );
+    let n = s.tasks.len();
+    // Expected 6,000; the drawn count varies (per-type counts, the rate curves' phases).
+    assert!((4_500..=7_500).contains(&n), "{n} tasks");
+    assert!(s.tasks.windows(2).all(|w| w[0].arrival <= w[1].arrival));
+    assert!(s.tasks.iter().all(|t| t.arrival < Micros::from_hours(4)));
+    // The very tasks of `generate::trial` at 36,000 a day over 4 h, no warm-up.
+    let w = crate::seed002::generate::Workload {
+        tasks_per_day: 36_000.0,
+        horizon_hours: 4,
+        warmup_hours: 0,
+        ..crate::seed002::generate::Workload::chapter2(1, 0.0)
+    };
+    let tr = crate::seed002::generate::trial(&w, 0);
+    assert_eq!(tr.tasks.len(), n);
+    for (a, b) in s.tasks.iter().zip(&tr.tasks) {
+        assert_eq!((a.ty, a.arrival, a.curve), (b.ty, b.arrival, b.curve));
+    }
+    // Special types (the first 17) arrive too, and not uniformly: some type's busiest hour
+    // holds at least twice its quietest.
+    assert!(s.tasks.iter().any(|t| (t.ty as usize) < 17));
+    let uneven = (0..100u16).any(|ty| {
+        let mut per_hour = [0u32; 4];
+        for t in s.tasks.iter().filter(|t| t.ty == ty) {
+            per_hour[(t.arrival.0 / Micros::from_hours(1).0) as usize] += 1;
+        }
+        let (lo, hi) = (
+            per_hour.iter().min().unwrap(),
+            per_hour.iter().max().unwrap(),
+        );
+        *hi >= 10 && *hi >= 2 * lo
+    });
+    assert!(uneven);
+    // The CRN cover every drawn task.
+    assert_eq!(s.crn.len(), 2 * n);
+}
+
+#[test]
+fn unqueued_runs_start_and_drop_as_the_mean_time_run() {
+    let s = inst(Score::Expected);
+    let mut sc = s.scratch();
+    let mut r = Stream::new(5, 0, "unqueued-test", 0);
+    let mut differs = false;
+    for (_, by) in SEEDS {
+        let c = s.seed(by);
+        let mean = s.run_once(&c, None, &mut sc);
+        for _ in 0..10 {
+            let b: Vec<u8> = (0..c.len())
+                .map(|_| r.int(0, BINS as u64 - 1) as u8)
+                .collect();
+            let u = s.run_unqueued(&c, &b, &mut sc);
+            // Every start (and so every drop) is the mean-time run's.
+            assert_eq!(u.dropped, mean.dropped);
+            differs |= u != s.run_once(&c, Some(&b), &mut sc);
+        }
+        // Both of fuzzy_both's halves under one sample stream: the first is fuzzy's.
+        let (q, un) = s.fuzzy_both(&c, 5, 1, 0);
+        assert_eq!(q, s.fuzzy(&c, 5, 1, 0));
+        assert_eq!(un.len(), 5);
+    }
+    assert!(differs, "the queue never mattered: the test shows nothing");
+}

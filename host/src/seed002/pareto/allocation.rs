@@ -1,0 +1,100 @@
+//! The allocation behind each front point, written beside `fronts.csv` as
+//! `allocations.csv`: for every point of the last checkpoint's fronts, one row per task with
+//! its machine, its place in that machine's run order and (Chapter 7) its P-state, so a
+//! front point can be acted on or checked by another tool against the exported instance
+//! (`docs/formats.md`, "Pareto allocations").
+//!
+//! A chromosome orders a machine's tasks by key, ties by task index (`problem`'s module
+//! notes); the file gives that order as a position (0 runs first), so a reader needs
+//! no tie rule. Only the last checkpoint is written: a front of 100 points over thousands of
+//! tasks is already hundreds of thousands of rows per population, and the earlier
+//! checkpoints' points are superseded (a run with `--checkpoints` stopping there writes
+//! theirs). Rows follow `fronts.csv`'s order (population, then point), then task: the same
+//! bytes for the same file and seed, whatever the thread count.
+
+use crate::seed002::pareto::experiment::{Front, ParetoExperiment};
+use crate::seed002::pareto::report::field;
+use crate::seed002::pareto::stochastic::SGene;
+use crate::seed002::pareto::stochastic_run::{SFront, StochasticExperiment};
+use crate::seed002::pareto::Gene;
+use std::fmt::Write;
+
+/// Each task's position in its machine's run order (0 first) for tasks on `machines[t]`
+/// with order keys `keys[t]`: by key, ties by task index.
+pub fn run_order(machines: &[u16], keys: &[u32]) -> Vec<u32> {
+    let mut idx: Vec<u32> = (0..machines.len() as u32).collect();
+    idx.sort_unstable_by_key(|&t| (machines[t as usize], keys[t as usize], t));
+    let mut order = vec![0u32; machines.len()];
+    let mut at = 0u32;
+    for (i, &t) in idx.iter().enumerate() {
+        let prev = i.checked_sub(1).map(|j| machines[idx[j] as usize]);
+        at = if prev == Some(machines[t as usize]) {
+            at + 1
+        } else {
+            0
+        };
+        order[t as usize] = at;
+    }
+    order
+}
+
+/// `allocations.csv` of a Chapter 5-6 run: `population,generation,point,task,machine,order`
+/// for every point of each population's front at the last checkpoint.
+pub fn allocations_csv(exp: &ParetoExperiment, fronts: &[Front]) -> String {
+    let mut s = String::from("population,generation,point,task,machine,order\n");
+    let Some(&last) = exp.checkpoints.last() else {
+        return s;
+    };
+    for f in fronts.iter().filter(|f| f.generation == last) {
+        let name = field(&exp.populations[f.population].name);
+        for (p, c) in f.chromosomes.iter().enumerate() {
+            let (machines, keys): (Vec<u16>, Vec<u32>) =
+                c.iter().map(|g: &Gene| (g.machine, g.key)).unzip();
+            let order = run_order(&machines, &keys);
+            for (t, (m, o)) in machines.iter().zip(&order).enumerate() {
+                let _ = writeln!(s, "{name},{},{p},{t},{m},{o}", f.generation);
+            }
+        }
+    }
+    s
+}
+
+/// `allocations.csv` of a Chapter 7 run: `score,generation,point,task,machine,pstate,order`
+/// for every point of each score's front at the last checkpoint. A task listed here may
+/// still be dropped when it would start (the §7.3 rule, decided as the allocation runs).
+pub fn stochastic_allocations_csv(exp: &StochasticExperiment, fronts: &[SFront]) -> String {
+    let mut s = String::from("score,generation,point,task,machine,pstate,order\n");
+    let Some(&last) = exp.checkpoints.last() else {
+        return s;
+    };
+    for f in fronts.iter().filter(|f| f.generation == last) {
+        let name = exp.scores[f.score].name();
+        for (p, c) in f.chromosomes.iter().enumerate() {
+            let (machines, keys): (Vec<u16>, Vec<u32>) =
+                c.iter().map(|g: &SGene| (g.machine, g.key)).unzip();
+            let order = run_order(&machines, &keys);
+            for (t, (g, o)) in c.iter().zip(&order).enumerate() {
+                let _ = writeln!(
+                    s,
+                    "{name},{},{p},{t},{},{},{o}",
+                    f.generation, g.machine, g.pstate
+                );
+            }
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_order_is_by_key_then_task_on_each_machine() {
+        // Machine 0: tasks 0 (key 5), 2 (key 1), 3 (key 5); machine 1: task 1, task 4.
+        let machines = [0, 1, 0, 0, 1];
+        let keys = [5, 9, 1, 5, 0];
+        assert_eq!(run_order(&machines, &keys), vec![1, 1, 0, 2, 0]);
+        assert!(run_order(&[], &[]).is_empty());
+    }
+}
