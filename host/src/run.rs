@@ -439,6 +439,9 @@ pub(crate) fn run_generated_with(
         )
     })?;
     let wall_time_s = t0.elapsed().as_secs_f64();
+    // The simulated hours after the last mapping event, to the horizon.
+    let end_h = cfg.day_end.0 / 3_600_000_000;
+    crate::progress::tick(end_h.saturating_sub(watch.hours_told));
     let mapping_event_us = watch.event_times();
     let day = watch.day.take().unwrap_or_default();
     let mut trace = watch.trace;

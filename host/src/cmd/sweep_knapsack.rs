@@ -150,7 +150,7 @@ fn estimate(
 
 /// The progress of a sweep of `points` grid points, `saved` of them before this session:
 /// counted in jobs scheduled (each point schedules every job of `w`), so that a workload
-/// whose every point takes minutes shows progress within seconds.
+/// whose every point takes minutes shows progress within seconds (and a short sweep none).
 fn job_progress(w: &knapsack::Workload, points: u64, saved: u64) -> crate::progress::Steps {
     let jobs = w.jobs.len() as u64;
     crate::progress::Steps::new(
@@ -159,6 +159,7 @@ fn job_progress(w: &knapsack::Workload, points: u64, saved: u64) -> crate::progr
         points.saturating_mul(jobs),
         saved.saturating_mul(jobs),
     )
+    .quiet_for(crate::progress::QUIET)
 }
 
 /// Runs `kairos sweep-knapsack`: load or generate, sweep, write, print the summary.
