@@ -127,7 +127,10 @@ fn knapsack_sweep_cli_is_deterministic() {
         );
         let e = String::from_utf8_lossy(&out.stderr);
         // Progress lines (in jobs scheduled) only for a sweep past its quiet start.
-        assert!(e.contains("sweep-knapsack: 125 points (125 swept now)"), "{e}");
+        assert!(
+            e.contains("sweep-knapsack: 125 points (125 swept now)"),
+            "{e}"
+        );
         read_all(&out_dir)
     };
     let a = run("a", "1");
