@@ -539,21 +539,34 @@ pub fn controller(data: &[u8]) {
     }
 }
 
+/// The scratch folder of this process ([`scratch`]), removed when it exits.
+static SCRATCH: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+/// Removes the scratch folder at the process's exit (libFuzzer ends a run with `exit`, which
+/// runs no destructors; a crash's `abort` runs nothing, and the scripts' folder, given by
+/// `KAIROS_FUZZ_SCRATCH` and removed by their `trap`, holds what it leaves).
+extern "C" fn remove_scratch() {
+    if let Some(d) = SCRATCH.get() {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
 /// A file holding `data`, for the readers that take a path (the experiment files, whose
-/// errors name it, and the shard files): one scratch folder per process, under `/dev/shm`
-/// where there is one, so a run costs no disk.
+/// errors name it, and the shard files): one scratch folder per process, in
+/// `KAIROS_FUZZ_SCRATCH` if set (scripts/fuzz.sh, scripts/fuzz-long.sh), else under
+/// `/dev/shm` where there is one, so a run costs no disk; removed at exit.
 fn scratch(name: &str, data: &[u8]) -> std::path::PathBuf {
-    use std::sync::OnceLock;
-    static DIR: OnceLock<std::path::PathBuf> = OnceLock::new();
-    let dir = DIR.get_or_init(|| {
+    let dir = SCRATCH.get_or_init(|| {
         let shm = Path::new("/dev/shm");
-        let base = if shm.is_dir() {
-            shm.to_path_buf()
-        } else {
-            std::env::temp_dir()
+        let base = match std::env::var_os("KAIROS_FUZZ_SCRATCH") {
+            Some(d) => std::path::PathBuf::from(d),
+            None if shm.is_dir() => shm.to_path_buf(),
+            None => std::env::temp_dir(),
         };
         let d = base.join(format!("kairos-fuzz-{}", std::process::id()));
         std::fs::create_dir_all(&d).expect("a scratch folder");
+        // SAFETY: registers a function without arguments that only removes a folder.
+        unsafe { libc::atexit(remove_scratch) };
         d
     });
     let p = dir.join(name);

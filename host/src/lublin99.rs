@@ -304,6 +304,10 @@ impl Iterator for Lublin99 {
     }
 }
 
+/// Jobs generated between two ticks of the command's progress ([`crate::progress::tick`]:
+/// `kairos generate-swf` counts both passes over the jobs).
+const TICK_JOBS: usize = 1 << 16;
+
 /// The latest submit time a generated log may hold, seconds (about 31,700 years): a load so
 /// low that the scaled arrivals pass it (`--load 1e-308` would put every submit time at
 /// 2^64 - 1) is refused before a line is written.
@@ -317,10 +321,17 @@ pub fn load_scale(options: &Lublin99Options) -> (f64, f64, f64) {
     let mut last = 0.0f64;
     // Ctrl-C ends this pass early: the writer then stops at its first line (`AtomicFile`).
     let jobs = Lublin99::new(options.procs, options.seed).take(options.jobs as usize);
-    for j in jobs.take_while(|_| !crate::interrupt::requested()) {
+    for (k, j) in jobs
+        .take_while(|_| !crate::interrupt::requested())
+        .enumerate()
+    {
         area += f64::from(j.procs) * j.runtime_s as f64;
         last = last.max(j.arrival_s);
+        if k % TICK_JOBS == TICK_JOBS - 1 {
+            crate::progress::tick(TICK_JOBS as u64);
+        }
     }
+    crate::progress::tick(options.jobs % TICK_JOBS as u64);
     let own = if last > 0.0 {
         area / (f64::from(options.procs) * last)
     } else {
@@ -398,7 +409,11 @@ pub fn write_swf(out: &mut dyn Write, options: &Lublin99Options) -> std::io::Res
             p = j.procs,
             q = u8::from(j.batch)
         )?;
+        if n % TICK_JOBS as u64 == 0 {
+            crate::progress::tick(TICK_JOBS as u64);
+        }
     }
+    crate::progress::tick(n % TICK_JOBS as u64);
     w.flush()?;
     Ok(Generated {
         jobs: n,

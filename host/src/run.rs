@@ -149,6 +149,8 @@ pub(crate) struct Watch {
     next_sample: Micros,
     trace: Vec<TracePoint>,
     day: Option<DayCounts>,
+    /// Simulated hours told to the command's progress ([`crate::progress::tick`]).
+    hours_told: u64,
 }
 
 /// The tasks that arrived in the measured day `[start, end)` and their fates by its end:
@@ -179,6 +181,12 @@ impl Observer for Watch {
     fn after_mapping(&mut self, now: Micros, ctl: &Controller<'_>, _decisions: u32) {
         if let Some(t) = self.started.take() {
             self.durations.push(t.elapsed().as_micros() as u64);
+        }
+        // `kairos run` shows its progress in simulated hours (a no-op elsewhere).
+        let hours = now.0 / 3_600_000_000;
+        if hours > self.hours_told {
+            crate::progress::tick(hours - self.hours_told);
+            self.hours_told = hours;
         }
         self.sample(
             now,
@@ -224,6 +232,7 @@ impl Watch {
             next_sample: Micros::ZERO,
             trace: Vec::new(),
             day: None,
+            hours_told: 0,
         }
     }
 
@@ -412,6 +421,8 @@ pub(crate) fn run_generated_with(
         scenario.simulation.mapping_interval_s as u64,
     ));
     let mut watch = Watch::for_day(cfg.day_start, cfg.day_end);
+    // `kairos run`'s simulated hours begin here, after the trial's generation.
+    crate::progress::begin();
     let t0 = Instant::now();
     let report = simulate(
         &trial.platform,
@@ -428,6 +439,9 @@ pub(crate) fn run_generated_with(
         )
     })?;
     let wall_time_s = t0.elapsed().as_secs_f64();
+    // The simulated hours after the last mapping event, to the horizon.
+    let end_h = cfg.day_end.0 / 3_600_000_000;
+    crate::progress::tick(end_h.saturating_sub(watch.hours_told));
     let mapping_event_us = watch.event_times();
     let day = watch.day.take().unwrap_or_default();
     let mut trace = watch.trace;

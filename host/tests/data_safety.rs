@@ -569,3 +569,406 @@ fn nonsense_is_refused() {
     );
     assert!(!t.join("g.swf").exists());
 }
+
+/// One command of the table of [`every_writing_command_refuses_each_collision`]: the files
+/// it starts from (path under the test's folder, content), commands run first (shards to
+/// merge), the command, the file that must come out unchanged, and the refusal's words.
+struct Collision {
+    what: &'static str,
+    files: Vec<(&'static str, String)>,
+    before: Vec<Vec<&'static str>>,
+    args: Vec<&'static str>,
+    kept: &'static str,
+    says: &'static str,
+}
+
+/// Every command that writes files, each output in turn colliding with an input (the
+/// input named as the output, or sitting in the output folder under a report's name) and,
+/// where a command writes several, with another output: refused with exit 1 before any
+/// work, the input unchanged, no report written.
+#[test]
+fn every_writing_command_refuses_each_collision() {
+    let read = |p: PathBuf| std::fs::read_to_string(p).unwrap();
+    let log = read(common::swf("easy_backfills.swf"));
+    let scenario = read(data("essc_small.toml"));
+    let exp = read(data("experiment_small.toml"));
+    let exp_scenario = read(data("experiment_scenario.toml"));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let serial = "name = \"s\"\nsystem = \"serial\"\nseed = 7\ntasks_per_day = 100\n\
+                  heuristics = [\"max-util\"]\nthetas = [0]\ntrials = 1\n"
+        .to_string();
+    let energy = "name = \"e\"\nsystem = \"serial-energy\"\nchapter = 4\nseed = 7\n\
+                  tasks_per_day = 100\nbudget_gj = 0.03\nheuristics = [\"max-upe\"]\n\
+                  trace_minutes = 120\ntrials = 1\n"
+        .to_string();
+    let seed003 = format!(
+        "name = \"s3\"\nscenario = {:?}\ntrials = 1\n[seed003]\naxis = \"nodes\"\n\
+         nodes = [2]\napproaches = [\"valopt\"]\n",
+        s(&root.join("scenarios/seed003.toml"))
+    );
+    let pareto = format!(
+        "system = \"pareto\"\nname = \"p\"\ndata = \"set2\"\nbenchmarks = {:?}\nseed = 2\n\
+         tasks = 20\npopulation = 6\ncheckpoints = [0, 2]\n\
+         populations = [{{ name = \"a\", seeds = [\"min-energy\"] }}]\n",
+        s(&root.join("data/s002-benchmarks-synthetic.toml"))
+    );
+    let destroy = "writing it would destroy the input";
+    let held = "which a report of this run could overwrite";
+    let both = "is also the file";
+    // The experiment file `name` with its scenario beside it, at `scenario`.
+    let with_scenario = |name: &'static str, scenario: &'static str, text: &str| {
+        vec![(name, text.to_string()), (scenario, exp_scenario.clone())]
+    };
+    let table = vec![
+        // One file given as both an input and an output.
+        Collision {
+            what: "replay --jobs-out the log",
+            files: vec![("log.swf", log.clone())],
+            before: vec![],
+            args: vec![
+                "replay",
+                "--policy",
+                "easy",
+                "log.swf",
+                "--jobs-out",
+                "log.swf",
+            ],
+            kept: "log.swf",
+            says: destroy,
+        },
+        Collision {
+            what: "replay --summary-out the log",
+            files: vec![("log.swf", log.clone())],
+            before: vec![],
+            args: vec![
+                "replay",
+                "--policy",
+                "easy",
+                "log.swf",
+                "--summary-out",
+                "log.swf",
+            ],
+            kept: "log.swf",
+            says: destroy,
+        },
+        Collision {
+            what: "replay --batsim-out's jobs file the log",
+            files: vec![("X_jobs.csv", log.clone())],
+            before: vec![],
+            args: vec![
+                "replay",
+                "--policy",
+                "easy",
+                "X_jobs.csv",
+                "--batsim-out",
+                "X",
+            ],
+            kept: "X_jobs.csv",
+            says: destroy,
+        },
+        Collision {
+            what: "replay --summary-out's plot the log",
+            files: vec![("s-queue.svg", log.clone())],
+            before: vec![],
+            args: vec![
+                "replay",
+                "--policy",
+                "easy",
+                "s-queue.svg",
+                "--summary-out",
+                "s.json",
+            ],
+            kept: "s-queue.svg",
+            says: destroy,
+        },
+        Collision {
+            what: "run --trace-out the scenario",
+            files: vec![("sc.toml", scenario.clone())],
+            before: vec![],
+            args: vec![
+                "run",
+                "sc.toml",
+                "--heuristic",
+                "max-upe",
+                "--trace-out",
+                "sc.toml",
+            ],
+            kept: "sc.toml",
+            says: destroy,
+        },
+        Collision {
+            what: "export -o the input",
+            files: vec![("log.swf", log.clone())],
+            before: vec![],
+            args: vec!["export", "log.swf", "--format", "batsim", "-o", "log.swf"],
+            kept: "log.swf",
+            says: destroy,
+        },
+        Collision {
+            what: "generate-swf -o an existing file",
+            files: vec![("g.swf", log.clone())],
+            before: vec![],
+            args: vec![
+                "generate-swf",
+                "--model",
+                "lublin99",
+                "--procs",
+                "8",
+                "--jobs",
+                "5",
+                "-o",
+                "g.swf",
+            ],
+            kept: "g.swf",
+            says: "exists; pass --force",
+        },
+        Collision {
+            what: "slurm's array script the experiment file",
+            files: with_scenario("d/shards.sbatch", "d/experiment_scenario.toml", &exp),
+            before: vec![],
+            args: vec!["slurm", "d/shards.sbatch", "--shards", "2", "--dir", "d"],
+            kept: "d/shards.sbatch",
+            says: destroy,
+        },
+        Collision {
+            what: "slurm's merge script the experiment file",
+            files: with_scenario("d/merge.sbatch", "d/experiment_scenario.toml", &exp),
+            before: vec![],
+            args: vec!["slurm", "d/merge.sbatch", "--shards", "2", "--dir", "d"],
+            kept: "d/merge.sbatch",
+            says: destroy,
+        },
+        // An input in the output folder under a report's kind of name.
+        Collision {
+            what: "experiment (seed 000) into the folder of its file",
+            files: with_scenario("o/trials.csv", "o/experiment_scenario.toml", &exp),
+            before: vec![],
+            args: vec!["experiment", "o/trials.csv", "--out", "o"],
+            kept: "o/trials.csv",
+            says: held,
+        },
+        Collision {
+            what: "experiment (seed 002 serial) into the folder of its file",
+            files: vec![("o/trials.csv", serial)],
+            before: vec![],
+            args: vec!["experiment", "o/trials.csv", "--out", "o"],
+            kept: "o/trials.csv",
+            says: held,
+        },
+        Collision {
+            what: "experiment (seed 002 energy) into the folder of its file",
+            files: vec![("o/summary.json", energy)],
+            before: vec![],
+            args: vec!["experiment", "o/summary.json", "--out", "o"],
+            kept: "o/summary.json",
+            says: held,
+        },
+        Collision {
+            what: "experiment (seed 003) into the folder of its file",
+            files: vec![("o/summary.csv", seed003)],
+            before: vec![],
+            args: vec!["experiment", "o/summary.csv", "--out", "o"],
+            kept: "o/summary.csv",
+            says: held,
+        },
+        Collision {
+            what: "pareto into the folder of its file",
+            files: vec![("o/coverage.csv", pareto)],
+            before: vec![],
+            args: vec!["pareto", "o/coverage.csv", "--out", "o"],
+            kept: "o/coverage.csv",
+            says: held,
+        },
+        Collision {
+            what: "sweep-knapsack into the folder of its log",
+            files: vec![("o/points.csv", log.clone())],
+            before: vec![],
+            args: vec![
+                "sweep-knapsack",
+                "o/points.csv",
+                "--jobs",
+                "4",
+                "--step",
+                "1",
+                "--out",
+                "o",
+            ],
+            kept: "o/points.csv",
+            says: held,
+        },
+        Collision {
+            what: "merge (experiment) into the folder of the experiment file",
+            files: with_scenario("e.toml", "experiment_scenario.toml", &exp),
+            before: vec![
+                vec![
+                    "experiment",
+                    "e.toml",
+                    "--shard",
+                    "1/1",
+                    "--out",
+                    "sh",
+                    "--jobs",
+                    "1",
+                ],
+                vec!["mkdir", "o"],
+                vec!["cp", "e.toml", "o/summary.csv"],
+                vec!["cp", "experiment_scenario.toml", "o/"],
+            ],
+            args: vec!["merge", "sh", "--out", "o", "--experiment", "o/summary.csv"],
+            kept: "o/summary.csv",
+            says: held,
+        },
+        Collision {
+            what: "merge (knapsack) into the folder of the log",
+            files: vec![("o/pareto.csv", log.clone())],
+            before: vec![vec![
+                "sweep-knapsack",
+                "o/pareto.csv",
+                "--jobs",
+                "4",
+                "--step",
+                "1",
+                "--shard",
+                "1/1",
+                "--out",
+                "sh",
+                "--threads",
+                "1",
+            ]],
+            args: vec!["merge", "sh", "--out", "o"],
+            kept: "o/pareto.csv",
+            says: held,
+        },
+        // Two outputs of one command, one file.
+        Collision {
+            what: "replay --jobs-out the jobs file of --batsim-out",
+            files: vec![("log.swf", log.clone())],
+            before: vec![],
+            args: vec![
+                "replay",
+                "--policy",
+                "easy",
+                "log.swf",
+                "--jobs-out",
+                "X_jobs.csv",
+                "--batsim-out",
+                "X",
+            ],
+            kept: "log.swf",
+            says: both,
+        },
+        Collision {
+            what: "replay --jobs-out and --summary-out one file",
+            files: vec![("log.swf", log.clone())],
+            before: vec![],
+            args: vec![
+                "replay",
+                "--policy",
+                "easy",
+                "log.swf",
+                "--jobs-out",
+                "j",
+                "--summary-out",
+                "j",
+            ],
+            kept: "log.swf",
+            says: both,
+        },
+        Collision {
+            what: "replay --jobs-out a plot of --summary-out",
+            files: vec![("log.swf", log.clone())],
+            before: vec![],
+            args: vec![
+                "replay",
+                "--policy",
+                "easy",
+                "log.swf",
+                "--summary-out",
+                "q.json",
+                "--jobs-out",
+                "q-queue.svg",
+            ],
+            kept: "log.swf",
+            says: both,
+        },
+        Collision {
+            what: "run --trace-out the jobs file of --batsim-out",
+            files: vec![("sc.toml", scenario.clone())],
+            before: vec![],
+            args: vec![
+                "run",
+                "sc.toml",
+                "--heuristic",
+                "max-upe",
+                "--trace-out",
+                "p_jobs.csv",
+                "--batsim-out",
+                "p",
+            ],
+            kept: "sc.toml",
+            says: both,
+        },
+    ];
+    for case in table {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path();
+        for (name, text) in &case.files {
+            let p = t.join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+        }
+        for cmd in &case.before {
+            let program = if cmd[0] == "mkdir" || cmd[0] == "cp" {
+                PathBuf::from(cmd[0])
+            } else {
+                PathBuf::from(env!("CARGO_BIN_EXE_kairos"))
+            };
+            let args = if program.ends_with("kairos") {
+                &cmd[..]
+            } else {
+                &cmd[1..]
+            };
+            let out = std::process::Command::new(program)
+                .args(args)
+                .current_dir(t)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}: {cmd:?}: {out:?}", case.what);
+        }
+        let kept = std::fs::read(t.join(case.kept)).unwrap();
+        let before: Vec<_> = walk(t);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kairos"))
+            .args(&case.args)
+            .current_dir(t)
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{}: {e}", case.what);
+        assert!(e.contains(case.says), "{}: {e}", case.what);
+        assert_eq!(
+            std::fs::read(t.join(case.kept)).unwrap(),
+            kept,
+            "{}: the input changed",
+            case.what
+        );
+        assert_eq!(walk(t), before, "{}: wrote files: {e}", case.what);
+    }
+}
+
+/// Every file under `dir`, by path, with its size.
+fn walk(dir: &Path) -> Vec<(PathBuf, u64)> {
+    let mut v = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                v.push((p, e.metadata().unwrap().len()));
+            }
+        }
+    }
+    v.sort();
+    v
+}

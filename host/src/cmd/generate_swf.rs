@@ -81,6 +81,16 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     // Written whole or not at all: an interrupted million-job log leaves no file cut mid-line,
     // and Ctrl-C stops the writer, which removes its temporary file (`AtomicFile`).
     crate::interrupt::catch();
+    // Both passes over the jobs (the load, then the lines), for a long log.
+    let progress = crate::progress::show(
+        crate::progress::Steps::new(
+            "generate-swf",
+            "jobs (two passes)",
+            args.jobs.saturating_mul(2),
+            0,
+        )
+        .quiet_for(crate::progress::QUIET),
+    );
     let file = crate::output::AtomicFile::create(path)?;
     let gz = path.extension().is_some_and(|e| e == "gz");
     let written = if gz {
@@ -97,6 +107,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         f.finish()?;
         g
     };
+    drop(progress);
     crate::diag!(
         "{}: {} jobs on {} processors, model load {:.4}, arrivals scaled by {:.6}, load {:.4}",
         path.display(),

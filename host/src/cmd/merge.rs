@@ -39,7 +39,15 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         shard::experiment::KIND => {
             let (exp, outcome) = shard::experiment::merge(&files, args.experiment.as_deref())?;
             let dir = args.out.unwrap_or_else(|| exp.default_out_dir());
-            crate::output::prepare_dir(&dir, args.force)?;
+            // The experiment and scenario files are inputs a report must not overwrite (the
+            // shard files may share the folder: no report is a `.shard`).
+            crate::output::prepare_reports_dir(
+                &dir,
+                args.force,
+                crate::output::RESULTS_MARKER,
+                &[exp.file.as_path(), exp.scenario_path.as_path()],
+                &[],
+            )?;
             let written = report::write_all(&dir, &exp, &outcome)?;
             let summaries = report::summarize(&exp, &outcome);
             if args.json {
@@ -83,7 +91,14 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             let dir = args
                 .out
                 .unwrap_or_else(|| super::sweep_knapsack::default_out_dir(&sweep));
-            crate::output::prepare_dir(&dir, args.force)?;
+            let inputs: Vec<&std::path::Path> = sweep.swf.iter().map(|p| p.as_path()).collect();
+            crate::output::prepare_reports_dir(
+                &dir,
+                args.force,
+                crate::output::RESULTS_MARKER,
+                &inputs,
+                &[],
+            )?;
             let json = shard::knapsack::write_reports(&dir, &sweep, &w, &grid, &points)?;
             writeln!(super::pipe::stdout(), "{json}")?;
             crate::diag!(

@@ -474,6 +474,11 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     }
     let mut energy_outcome = None;
     let mut served = None;
+    // Progress in jobs completed, for a large workload (a short replay prints none).
+    let progress = crate::progress::show(
+        crate::progress::Steps::new("replay", "jobs completed", loaded.jobs.len() as u64, 0)
+            .quiet_for(crate::progress::QUIET),
+    );
     let (result, placed) = if let Some(spec) = &args.controller {
         let (r, p, stats) = replay_exec(&args, &loaded, &replay, spec)?;
         served = Some(stats);
@@ -507,6 +512,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             .with_context(|| format!("{}: replay under {} failed", loaded.file, args.policy()))?;
         (r, None)
     };
+    drop(progress);
     if let (Some(prefix), Some(placed)) = (&args.batsim_out, &placed) {
         let name = args
             .swf

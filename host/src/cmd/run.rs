@@ -177,6 +177,16 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             args.options().heuristic
         )));
     }
+    // Progress in simulated hours, for a long horizon (a short run prints none).
+    let progress = crate::progress::show(
+        crate::progress::Steps::new(
+            "run",
+            "simulated hours",
+            u64::from(scenario.simulation.horizon_hours),
+            0,
+        )
+        .quiet_for(crate::progress::QUIET),
+    );
     let summary = match &args.controller {
         None if args.batsim_out.is_some() => {
             let (summary, jobs) = crate::batsim::run_trial_jobs(&scenario, &args.options())?;
@@ -217,6 +227,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             summary
         }
     };
+    drop(progress);
     if let Some(path) = &args.trace_out {
         run::write_trace(path, &summary.trace)?;
     }

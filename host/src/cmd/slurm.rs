@@ -86,6 +86,14 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     // Values clap parses but a job array cannot take: a bad command line (exit 2).
     slurm::check_flags(&plan).map_err(|e| super::usage(format!("{e:#}")))?;
     slurm::check(&plan)?;
+    // The scripts are outputs: neither may be the experiment or its scenario file.
+    for name in ["shards.sbatch", "merge.sbatch"] {
+        crate::output::refuse_input(
+            "--dir",
+            &plan.dir.join(name),
+            &[args.file.as_path(), exp.scenario_path.as_path()],
+        )?;
+    }
     let only = match &args.only {
         Some(list) => {
             Some(slurm::check_only(list, plan.shards).map_err(|e| super::usage(format!("{e:#}")))?)

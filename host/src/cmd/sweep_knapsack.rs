@@ -118,6 +118,16 @@ fn estimate(
         return Ok(());
     }
     let clock = Instant::now();
+    // A point of a large workload takes long itself: its jobs are shown as they start.
+    let progress = crate::progress::show(
+        crate::progress::Steps::new(
+            "sweep-knapsack: timing one point",
+            "jobs scheduled",
+            w.jobs.len() as u64,
+            0,
+        )
+        .quiet_for(crate::progress::QUIET),
+    );
     knapsack::sweep_points(
         w,
         grid,
@@ -127,6 +137,7 @@ fn estimate(
         Some(1),
         &mut |_, _| {},
     )?;
+    drop(progress);
     let one = clock.elapsed().as_secs_f64();
     let total = one * points as f64 / threads.max(1) as f64;
     crate::diag!(
@@ -135,6 +146,20 @@ fn estimate(
         one
     );
     Ok(())
+}
+
+/// The progress of a sweep of `points` grid points, `saved` of them before this session:
+/// counted in jobs scheduled (each point schedules every job of `w`), so that a workload
+/// whose every point takes minutes shows progress within seconds (and a short sweep none).
+fn job_progress(w: &knapsack::Workload, points: u64, saved: u64) -> crate::progress::Steps {
+    let jobs = w.jobs.len() as u64;
+    crate::progress::Steps::new(
+        "sweep-knapsack",
+        "jobs scheduled",
+        points.saturating_mul(jobs),
+        saved.saturating_mul(jobs),
+    )
+    .quiet_for(crate::progress::QUIET)
 }
 
 /// Runs `kairos sweep-knapsack`: load or generate, sweep, write, print the summary.
@@ -224,7 +249,7 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
          (finished slices are saved); Ctrl-C again stops at once",
         total.div_ceil(steps.steps as u64)
     ));
-    let progress = crate::progress::Steps::new("sweep-knapsack", "points", total, saved_points);
+    let progress = crate::progress::show(job_progress(&w, total, saved_points));
     let clock = Instant::now();
     let swept = knapsack::saved::sweep_saved(
         &w,
@@ -236,10 +261,9 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
             steps: &steps,
             saved: &saved_slices,
             stop: &crate::interrupt::requested_saying,
-            progress: &progress,
         },
     )?;
-    progress.finish();
+    drop(progress);
     let sweep_s = clock.elapsed().as_secs_f64();
     let Some(points) = swept else {
         let n = steps.saved()?.iter().filter(|s| **s).count();
@@ -288,9 +312,8 @@ fn shard(
         range.start,
         range.end
     );
-    let progress = crate::progress::Steps::new("sweep-knapsack", "points", range.len() as u64, 0);
+    let progress = crate::progress::show(job_progress(w, range.len() as u64, 0));
     let clock = Instant::now();
-    let mut told = 0;
     let points = knapsack::sweep_points(
         w,
         grid,
@@ -298,12 +321,9 @@ fn shard(
         args.share,
         range,
         args.threads,
-        &mut |done, _| {
-            progress.add((done - told) as u64);
-            told = done;
-        },
+        &mut |_, _| {},
     )?;
-    progress.finish();
+    drop(progress);
     let sweep_s = clock.elapsed().as_secs_f64();
     let path = out.join(slice.file_name());
     crate::shard::knapsack::write(&path, sweep, grid, slice, &points)?;

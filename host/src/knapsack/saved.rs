@@ -26,8 +26,6 @@ pub struct Saving<'a> {
     pub saved: &'a [bool],
     /// Asked before each slice: whether to stop (Ctrl-C).
     pub stop: &'a dyn Fn() -> bool,
-    /// Counts the points swept.
-    pub progress: &'a crate::progress::Steps,
 }
 
 /// Sweeps `grid` over `w` as [`super::sweep`] does, slice by slice, saving each; `None`:
@@ -51,11 +49,8 @@ pub fn sweep_saved(
         }
         let range = Slice { k: k + 1, n }.range(total);
         let range = range.start as usize..range.end as usize;
-        let mut told = 0;
-        let points = sweep_points(w, grid, mode, share, range, threads, &mut |done, _| {
-            s.progress.add((done - told) as u64);
-            told = done;
-        })?;
+        // The jobs of each point tell the command's progress ([`crate::progress::tick`]).
+        let points = sweep_points(w, grid, mode, share, range, threads, &mut |_, _| {})?;
         let rows: Vec<Vec<String>> = points
             .iter()
             .map(|p| {

@@ -338,11 +338,13 @@ pub(super) fn replay_from(
             .with_pending_ends(parts.ends)
             .run(&mut ctl, (0..jobs.len()).map(|k| Ok(task_of(k))), &mut rec);
         if ring.is_some() && matches!(run, Err(e) if ring_too_short(e)) {
+            crate::progress::untick(rec.ticked);
             return Ok(Err(Short::Ring));
         }
         if matches!(&run, Err(e) if crate::storage::budget_too_small(e))
             && crate::storage::next_budget(budget).is_some()
         {
+            crate::progress::untick(rec.ticked);
             return Ok(Err(Short::Budget));
         }
         if let Some(e) = rec.wrong_end.take() {
@@ -592,6 +594,9 @@ struct Recorder<'j> {
     cluster: Option<Vec<u8>>,
     /// A platform file's machine: its partitions' speeds set the runs' ends.
     machine: Option<&'j super::TraceMachine>,
+    /// Completions told to the command's progress ([`crate::progress::tick`]), taken back
+    /// if the attempt goes again.
+    ticked: u64,
 }
 
 impl<'j> Recorder<'j> {
@@ -610,6 +615,7 @@ impl<'j> Recorder<'j> {
             pstate: None,
             cluster: None,
             machine: None,
+            ticked: 0,
         }
     }
 }
@@ -652,6 +658,9 @@ impl Observer for Recorder<'_> {
     }
 
     fn on_completion(&mut self, task: TaskId, at: Micros) {
+        // `kairos replay` and `sweep-knapsack --mode rigid` count jobs (a no-op elsewhere).
+        crate::progress::tick(1);
+        self.ticked += 1;
         let k = task.0 as usize;
         let job = &self.jobs[self.order[k] as usize];
         let run = match (self.machine, self.model, &self.pstate, &self.cluster) {
