@@ -13,11 +13,14 @@
 //! bytes for the same file and seed, whatever the thread count.
 
 use crate::seed002::pareto::experiment::{Front, ParetoExperiment};
+use crate::seed002::pareto::instance_file::Placement;
 use crate::seed002::pareto::report::field;
 use crate::seed002::pareto::stochastic::SGene;
 use crate::seed002::pareto::stochastic_run::{SFront, StochasticExperiment};
 use crate::seed002::pareto::Gene;
+use anyhow::Context;
 use std::fmt::Write;
+use std::path::Path;
 
 /// Each task's position in its machine's run order (0 first) for tasks on `machines[t]`
 /// with order keys `keys[t]`: by key, ties by task index.
@@ -83,6 +86,90 @@ pub fn stochastic_allocations_csv(exp: &StochasticExperiment, fronts: &[SFront])
         }
     }
     s
+}
+
+/// One front point's allocation read back from `allocations.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointAllocation {
+    /// Its population (Chapters 5-6) or score (Chapter 7), as `fronts.csv` names it.
+    pub label: String,
+    /// Its checkpoint.
+    pub generation: u64,
+    /// Its index in its front.
+    pub point: usize,
+    /// Each task's placement, by task.
+    pub placements: Vec<Placement>,
+}
+
+/// Reads `allocations.csv` (either form) at `path`: its points in the file's order, each
+/// with every task placed once, in task order. Errors name the line and the column.
+pub fn read_allocations(path: &Path) -> anyhow::Result<Vec<PointAllocation>> {
+    let shown = path.display();
+    let mut r = csv::Reader::from_path(path).with_context(|| format!("{shown}: cannot read"))?;
+    let header: Vec<String> = r
+        .headers()
+        .with_context(|| format!("{shown}: line 1"))?
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    let stochastic = match header.join(",").as_str() {
+        "population,generation,point,task,machine,order" => false,
+        "score,generation,point,task,machine,pstate,order" => true,
+        h => anyhow::bail!(
+            "{shown}: line 1: header {h:?} is not allocations.csv's (docs/formats.md)"
+        ),
+    };
+    let mut out: Vec<PointAllocation> = Vec::new();
+    for (n, rec) in r.records().enumerate() {
+        let line = n + 2;
+        let rec = rec.with_context(|| format!("{shown}: line {line}"))?;
+        let num = |col: usize| -> anyhow::Result<u64> {
+            let v = rec.get(col).unwrap_or("");
+            v.parse().map_err(|_| {
+                anyhow::anyhow!(
+                    "{shown}: line {line}, {}: {v:?} is not a whole number",
+                    header[col]
+                )
+            })
+        };
+        let (generation, point, task, machine) = (num(1)?, num(2)? as usize, num(3)?, num(4)?);
+        let (pstate, order) = if stochastic {
+            (num(5)?, num(6)?)
+        } else {
+            (0, num(5)?)
+        };
+        let label = rec.get(0).unwrap_or("").to_owned();
+        let same = |a: &PointAllocation| {
+            a.label == label && a.generation == generation && a.point == point
+        };
+        if !out.last().is_some_and(same) {
+            anyhow::ensure!(
+                !out.iter().any(same),
+                "{shown}: line {line}: point ({label}, {generation}, {point}) appears twice, \
+                 apart"
+            );
+            out.push(PointAllocation {
+                label,
+                generation,
+                point,
+                placements: Vec::new(),
+            });
+        }
+        let a = out.last_mut().expect("pushed");
+        anyhow::ensure!(
+            task == a.placements.len() as u64,
+            "{shown}: line {line}, task: {task} where task {} comes next",
+            a.placements.len()
+        );
+        let too_big =
+            |col: usize| anyhow::anyhow!("{shown}: line {line}, {}: too large", header[col]);
+        a.placements.push(Placement {
+            machine: usize::try_from(machine).map_err(|_| too_big(4))?,
+            pstate: usize::try_from(pstate).map_err(|_| too_big(5))?,
+            order: u32::try_from(order).map_err(|_| too_big(if stochastic { 6 } else { 5 }))?,
+        });
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
