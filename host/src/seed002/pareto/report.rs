@@ -2,8 +2,9 @@
 //! between populations (coverage: the share of one front's points that a point of another
 //! strictly dominates), the most utility per energy on each front (Fig. 5.5), per-machine
 //! finish times and energies of five allocations along a makespan-energy front (Figs.
-//! 6.4-6.8), and SVG plots in the dissertation's form (one chart per checkpoint with every
-//! population, one per population with every checkpoint).
+//! 6.4-6.8), each last-checkpoint point's allocation (`allocations.csv`,
+//! [`crate::seed002::pareto::allocation`]), and SVG plots in the dissertation's form (one
+//! chart per checkpoint with every population, one per population with every checkpoint).
 //!
 //! `fronts.csv` holds only what the seed decides, so it is byte-identical between runs and
 //! thread counts; wall times go to `timings.csv`.

@@ -447,7 +447,8 @@ pub fn write_reached(
     crate::output::write_atomic(&dir.join("fronts.csv"), f)
 }
 
-/// Writes fronts.csv, timings.csv, clouds.csv, the plots and, last, coverage.csv to `dir`,
+/// Writes fronts.csv, timings.csv, clouds.csv, the plots, allocations.csv and, last,
+/// coverage.csv to `dir`,
 /// each file whole (written beside and renamed).
 pub fn write_all(
     dir: &Path,
