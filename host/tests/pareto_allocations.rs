@@ -11,8 +11,8 @@
 mod common;
 
 use common::kairos;
-use kairos_host::seed002::pareto::allocation::{read_allocations, PointAllocation};
-use kairos_host::seed002::pareto::instance_file::{evaluate, InstanceFile, Placement};
+use kairos_host::seed002::pareto::allocation::{read_allocations, Placement, PointAllocation};
+use kairos_host::seed002::pareto::instance_file::{evaluate, InstanceFile};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -16,6 +16,7 @@
 //! infinity).
 
 use crate::seed002::generate::{etc_table, SPECIAL_MACHINE_TYPES};
+use crate::seed002::pareto::allocation::Placement;
 use crate::seed002::pareto::experiment::ParetoExperiment;
 use crate::seed002::pareto::stochastic::{Score, Stochastic, BINS, PSTATES, THETA};
 use crate::seed002::pareto::stochastic_run::StochasticExperiment;
@@ -428,18 +429,6 @@ impl InstanceFile {
         }
         Ok(out)
     }
-}
-
-/// One task's place in an allocation: its machine, P-state (0 where there are none) and
-/// place in the machine's run order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Placement {
-    /// The machine.
-    pub machine: usize,
-    /// The P-state.
-    pub pstate: usize,
-    /// Its place in the machine's order (0 first).
-    pub order: u32,
 }
 
 /// What [`evaluate`] finds: both objectives as `fronts.csv` writes them.
