@@ -36,7 +36,8 @@ enum Command {
     SlurmControl(kairos_host::cmd::slurm_control::Args),
     /// Write a synthetic SWF log from a workload model (--model lublin99).
     GenerateSwf(kairos_host::cmd::generate_swf::Args),
-    /// Seed 002 Chapters 5-6: evolve Pareto fronts (NSGA-II) of a `system = "pareto"` file.
+    /// Seed 002 Chapters 5-7: evolve Pareto fronts (NSGA-II) of a `system = "pareto"` or
+    /// `"pareto-stochastic"` file, with each point's allocation; or export its instance.
     Pareto(kairos_host::cmd::pareto::Args),
     /// Write a scenario's trial, an SWF log or a Batsim workload as SWF or Batsim JSON.
     Export(kairos_host::cmd::export::Args),

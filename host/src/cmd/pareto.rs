@@ -2,7 +2,8 @@
 //! (`system = "pareto"`) and writes them (`crate::seed002::pareto::report`), each
 //! checkpoint's fronts as soon as the run reaches it. One line per population and
 //! checkpoint on stderr, and between them one after 3 s, then one every 30 s (generation,
-//! elapsed, time left); the summary table to stdout.
+//! elapsed, time left); the summary table to stdout. With `--export-instance PATH` it
+//! writes the generated instance instead of running.
 
 use crate::cmd::experiment::duration_text;
 use crate::seed002::pareto::checkpoints::Progress;
@@ -39,6 +40,14 @@ pub struct Args {
     /// (all later than the saved generation): the pieces give the fronts of one sitting.
     #[arg(long, requires = "state")]
     pub resume: bool,
+    /// Write the file's generated instance (tasks, arrivals, utility curves, machines, ETC
+    /// and power tables; Chapter 7's P-states, time distributions and common random numbers)
+    /// to PATH as JSON (docs/formats.md, "Pareto instances") and exit without evolving. With
+    /// the run's allocations.csv (one row per task of each last-checkpoint front point:
+    /// machine, order, P-state) it lets another tool recompute every point of fronts.csv,
+    /// e.g. `python3 scripts/pareto_evaluate.py PATH DIR/allocations.csv`.
+    #[arg(long, value_name = "PATH")]
+    pub export_instance: Option<PathBuf>,
 }
 
 /// Runs `kairos pareto`.
@@ -61,6 +70,18 @@ pub fn main(mut a: Args) -> anyhow::Result<()> {
             }
         );
     };
+    if let Some(path) = &a.export_instance {
+        let f = crate::seed002::pareto::instance_file::export(&a.file, path)?;
+        writeln!(
+            super::pipe::stdout(),
+            "instance of {} ({} tasks, {} machines) written to {}",
+            f.experiment,
+            f.tasks.len(),
+            f.machines.len(),
+            path.display()
+        )?;
+        return Ok(());
+    }
     if a.jobs == Some(0) {
         return Err(super::usage("--threads 0 (--jobs 0): must be at least 1"));
     }

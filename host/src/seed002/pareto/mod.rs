@@ -2,7 +2,7 @@
 //! ([`crate::nsga2`]): the problem ([`problem`], its items re-exported here), its tables
 //! ([`data`]), instances ([`sets`]), seeding heuristics ([`seeds`]), experiment files and
 //! runs ([`experiment`]) and reports ([`report`]), with each front point's allocation
-//! ([`allocation`]), written as each checkpoint is reached
+//! ([`allocation`]) and the instance as a file ([`instance_file`]), written as each checkpoint is reached
 //! ([`checkpoints`]); Chapter 7's stochastic fronts ([`stochastic`], [`stochastic_run`])
 //! and their dynamic seeds ([`dynamic_seeds`]).
 
@@ -13,6 +13,7 @@ pub mod data;
 pub mod dynamic_seeds;
 mod exp;
 pub mod experiment;
+pub mod instance_file;
 pub mod problem;
 pub mod report;
 pub mod seeds;

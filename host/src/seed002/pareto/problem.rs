@@ -267,6 +267,13 @@ impl Instance {
             + self.machine_type[m as usize] as usize]
     }
 
+    /// ETC (µs; [`Micros::MAX`]: cannot run) and EEC (mJ) of task type `i` on machine type
+    /// `j`: the integers every evaluation uses (the exported instance's tables).
+    pub fn type_cost(&self, i: usize, j: usize) -> (Micros, u64) {
+        let k = i * self.tables.machine_types + j;
+        (self.etc[k], self.eec[k])
+    }
+
     /// The machines task `t` can run on.
     pub fn eligible(&self, t: usize) -> &[u16] {
         &self.eligible[self.tasks[t].ty as usize]

@@ -2,14 +2,16 @@
 //! between populations (coverage: the share of one front's points that a point of another
 //! strictly dominates), the most utility per energy on each front (Fig. 5.5), per-machine
 //! finish times and energies of five allocations along a makespan-energy front (Figs.
-//! 6.4-6.8), and SVG plots in the dissertation's form (one chart per checkpoint with every
-//! population, one per population with every checkpoint).
+//! 6.4-6.8), each last-checkpoint point's allocation (`allocations.csv`,
+//! [`crate::seed002::pareto::allocation`]), and SVG plots in the dissertation's form (one
+//! chart per checkpoint with every population, one per population with every checkpoint).
 //!
 //! `fronts.csv` holds only what the seed decides, so it is byte-identical between runs and
 //! thread counts; wall times go to `timings.csv`.
 
 use crate::nsga2::{dominates, Point};
 use crate::report::svg::{scatter, scatter_zoomed, ScatterSeries};
+use crate::seed002::pareto::allocation::{allocations_csv, FrontGenes};
 use crate::seed002::pareto::experiment::{Front, ParetoExperiment};
 use crate::seed002::pareto::{Instance, Objective};
 use std::fmt::Write;
@@ -28,8 +30,7 @@ pub fn coverage(a: &[Point], b: &[Point]) -> f64 {
     n as f64 / b.len() as f64
 }
 
-/// The CSV field `s`, quoted where it holds a comma, quote or line break.
-pub(crate) fn field(s: &str) -> String {
+fn field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -487,9 +488,20 @@ pub fn write_all(
         )?;
     }
     write("summary.txt", &text_table(exp, inst, fronts))?;
+    let last = *exp.checkpoints.last().expect("checked");
     write(
         "allocations.csv",
-        &crate::seed002::pareto::allocation::allocations_csv(exp, fronts),
+        &allocations_csv(
+            "population",
+            fronts
+                .iter()
+                .filter(|f| f.generation == last)
+                .map(|f| FrontGenes {
+                    label: field(&exp.populations[f.population].name),
+                    generation: f.generation,
+                    chromosomes: &f.chromosomes,
+                }),
+        ),
     )?;
     // Last: its presence marks the folder as holding a whole run's reports.
     write("coverage.csv", &coverage_csv(exp, fronts))?;

@@ -249,6 +249,40 @@ impl Stochastic {
         }
     }
 
+    /// Machine types (the tables' columns).
+    pub fn machine_types(&self) -> usize {
+        self.machine_types
+    }
+
+    /// Task types (the tables' rows).
+    pub fn task_types(&self) -> usize {
+        self.mean.len() / (self.machine_types * PSTATES)
+    }
+
+    /// Samples per probabilistic evaluation (N).
+    pub fn samples(&self) -> usize {
+        self.samples
+    }
+
+    /// Of task type `i` on machine type `j` at P-state `k`: mean time ([`Micros::MAX`]:
+    /// cannot run), mean energy (mJ), APC (W), and the bins' times and energies (mJ).
+    pub fn costs(&self, i: usize, j: usize, k: usize) -> (Micros, u64, f64, &[Micros], &[u64]) {
+        let at = (i * self.machine_types + j) * PSTATES + k;
+        (
+            self.mean[at],
+            self.mean_mj[at],
+            self.apc[at],
+            &self.bins[at * BINS..(at + 1) * BINS],
+            &self.bins_mj[at * BINS..(at + 1) * BINS],
+        )
+    }
+
+    /// The common random numbers: sample `s`'s bin for each task.
+    pub fn crn(&self, s: usize) -> &[u8] {
+        let n = self.tasks.len();
+        &self.crn[s * n..(s + 1) * n]
+    }
+
     /// The machines task `t` can run on, ascending.
     pub fn eligible_machines(&self, t: usize) -> &[u16] {
         &self.eligible[self.tasks[t].ty as usize]

@@ -21,6 +21,7 @@
 use crate::generate::rng::Stream;
 use crate::nsga2::{dominates, Nsga2, Params, Point, Ranking};
 use crate::report::svg::{scatter, ScatterSeries};
+use crate::seed002::pareto::allocation::{allocations_csv, FrontGenes};
 use crate::seed002::pareto::checkpoints::{evolve_to_checkpoints, Watch};
 use crate::seed002::pareto::dynamic_seeds::{chromosome, dynamic_allocation, DYNAMIC_SEEDS};
 use crate::seed002::pareto::stochastic::{Arrivals, Outcome, SGene, Score, Stochastic, SEEDS};
@@ -599,7 +600,8 @@ pub fn write_reached(
     crate::output::write_atomic(&dir.join("fronts.csv"), f)
 }
 
-/// Writes fronts.csv, timings.csv, clouds.csv, the plots and, last, coverage.csv to `dir`,
+/// Writes fronts.csv, timings.csv, clouds.csv, the plots, allocations.csv and, last,
+/// coverage.csv to `dir`,
 /// each file whole (written beside and renamed).
 pub fn write_all(
     dir: &Path,
@@ -642,7 +644,17 @@ pub fn write_all(
     write("ellipses.svg", &ellipses_svg(exp, clouds))?;
     write(
         "allocations.csv",
-        &crate::seed002::pareto::allocation::stochastic_allocations_csv(exp, fronts),
+        &allocations_csv(
+            "score",
+            fronts
+                .iter()
+                .filter(|f| f.generation == last)
+                .map(|f| FrontGenes {
+                    label: exp.scores[f.score].name(),
+                    generation: f.generation,
+                    chromosomes: &f.chromosomes,
+                }),
+        ),
     )?;
     // Last: its presence marks the folder as holding a whole run's reports.
     write("coverage.csv", &coverage_csv(exp, clouds))?;
