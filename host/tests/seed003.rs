@@ -12,7 +12,7 @@ use kairos_host::seed003::generate::{self, Rate};
 use kairos_host::seed003::model::{Ga, Model};
 use kairos_host::seed003::profile;
 use kairos_host::seed003::sim::{self, Approach, Setup};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const GOLDEN: [(Approach, u64); 4] = [
     (Approach::ValOpt, 0xddac3754c6249e3b),
@@ -142,7 +142,11 @@ fn cached_profiles_give_the_same_rows() {
         "name = \"t\"\nscenario = \"s.toml\"\ntrials = 2\n[seed003]\n\
          profile_cache = \"cache\"\naxis = \"rate\"\napproaches = [\"pba\"]\n",
     );
-    let exp = Seed003Experiment::load(&e).unwrap();
+    let mut exp = Seed003Experiment::load(&e).unwrap();
+    assert_eq!(exp.profile_cache, None, "a loaded file caches nothing until told where");
+    let out = dir.path().join("out");
+    exp.cache_profiles_under(&out);
+    assert_eq!(exp.profile_cache.as_deref(), Some(out.join("cache").as_path()));
     let first = experiment::run(&exp, Some(1), &|_, _| {}).unwrap();
     assert_eq!(first.profiled_jobs, 80);
     let second = experiment::run(&exp, Some(1), &|_, _| {}).unwrap();
@@ -159,6 +163,69 @@ fn cached_profiles_give_the_same_rows() {
     let third = experiment::run(&exp, Some(1), &|_, _| {}).unwrap();
     assert_eq!(third.profiled_jobs, 40);
     assert_eq!(rows(&first), rows(&third));
+}
+
+/// The `.bin` files of `dir` and its subfolders.
+fn bin_files(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            found.extend(bin_files(&p));
+        } else if p.extension().is_some_and(|x| x == "bin") {
+            found.push(p);
+        }
+    }
+    found
+}
+
+#[test]
+fn kairos_experiment_keeps_pba_profiles_under_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = dir.path().join("inputs");
+    let cwd = dir.path().join("checkout");
+    std::fs::create_dir_all(&inputs).unwrap();
+    std::fs::create_dir_all(&cwd).unwrap();
+    write(
+        &inputs,
+        "s.toml",
+        "[workload]\njobs = 20\n[ga]\ngenerations = 3\npopulation = 6\n",
+    );
+    let e = write(
+        &inputs,
+        "e.toml",
+        "name = \"t\"\nscenario = \"s.toml\"\ntrials = 2\n[seed003]\naxis = \"rate\"\n\
+         approaches = [\"valopt\", \"pba\"]\n",
+    );
+    let out = dir.path().join("elsewhere").join("run");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["experiment", e.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_kairos"))
+            .args(&args)
+            .current_dir(&cwd)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let first = run(&[]);
+    assert!(first.contains("PBA profiling: 40 jobs"), "{first}");
+    let summary = || std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let profiled = summary();
+    // One file a trial, in --out's profiles/ folder; none in the working directory or beside
+    // the inputs.
+    let cached = bin_files(&out.join("profiles"));
+    assert_eq!(cached.len(), 2, "{cached:?}");
+    assert_eq!(bin_files(&cwd), Vec::<PathBuf>::new());
+    assert_eq!(bin_files(&inputs), Vec::<PathBuf>::new());
+    // A second run into the same folder reads them instead of profiling again.
+    let second = run(&["--force"]);
+    assert!(!second.contains("PBA profiling"), "{second}");
+    assert_eq!(profiled, summary(), "the cached profiles gave other results");
 }
 
 #[test]

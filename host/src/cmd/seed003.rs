@@ -51,6 +51,7 @@ pub fn main(mut args: Options) -> anyhow::Result<()> {
         &[&args.file, &exp.scenario_path],
         &[],
     )?;
+    exp.cache_profiles_under(&out_dir);
     let mut id = crate::shard::Identity::new();
     id.file("experiment", &args.file)?;
     id.file("scenario", &exp.scenario_path)?;
