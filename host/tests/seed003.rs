@@ -287,3 +287,94 @@ fn kairos_experiment_runs_a_seed003_file_and_rejects_a_bad_one() {
         "{err}"
     );
 }
+
+#[test]
+fn a_grid_experiment_maps_the_rates_claims_over_its_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "s.toml",
+        "[workload]\njobs = 30\n[ga]\ngenerations = 3\npopulation = 6\n",
+    );
+    let row = |rate: &str| {
+        format!("{{ file = \"summary.csv\", where = {{ rate = \"{rate}\", approach = \"valopt\" }}, column = \"value\" }}")
+    };
+    write(
+        dir.path(),
+        "c.toml",
+        &format!(
+            "seed = \"003\"\ntitle = \"t\"\n\
+             [[claim]]\nid = \"003-a\"\nsource = \"s\"\nstatement = \"more value when slower\"\n\
+             paper = \"low > high\"\nexperiment = \"e\"\nresults = \"seed003/rates\"\n\
+             ours = \"vl / vh\"\nunit = \"x\"\ntest = \"vl > vh\"\nvalues.vh = {}\nvalues.vl = {}\n\
+             values.n = {{ file = \"trials.csv\", where = {{ point = \"high\", approach = \"valopt\" }}, column = \"value\", stat = \"count\" }}\n\
+             [[claim]]\nid = \"003-b\"\nsource = \"s\"\nstatement = \"nodes\"\npaper = \"-\"\n\
+             experiment = \"e\"\nresults = \"seed003/nodes\"\nours = \"v\"\ntest = \"v > 0\"\n\
+             values.v = {}\n\
+             [[claim]]\nid = \"003-c\"\nsource = \"s\"\nstatement = \"by nodes\"\npaper = \"-\"\n\
+             experiment = \"e\"\nresults = \"seed003/rates\"\nours = \"v\"\ntest = \"v > 0\"\n\
+             values.v = {{ file = \"summary.csv\", where = {{ nodes = 3, approach = \"valopt\" }}, column = \"value\" }}\n",
+            row("high"),
+            row("low"),
+            row("high")
+        ),
+    );
+    let e = write(
+        dir.path(),
+        "e.toml",
+        "name = \"t\"\nscenario = \"s.toml\"\ntrials = 2\n[seed003]\naxis = \"s_d\"\n\
+         claims = \"c.toml\"\nrates = [\"high\", \"low\"]\ns_d = [1, 4]\n\
+         p_static_w = [2.45, 6.125]\napproaches = [\"valopt\", \"nba-ftps\"]\n",
+    );
+    let out = dir.path().join("out");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_kairos"))
+        .args(["experiment", e.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let grid = std::fs::read_to_string(out.join("claims_grid.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = grid.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    // 003-a and 003-c at the four cells; 003-b reads another experiment and is not mapped.
+    assert_eq!(rows.len(), 8, "{grid}");
+    assert!(rows.iter().all(|r| r[0] != "003-b"));
+    // 003-a's status in each cell is the comparison of the summary's two rows there.
+    let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    let head: Vec<&str> = summary.lines().next().unwrap().split(',').collect();
+    let col = |k: &str| head.iter().position(|h| *h == k).unwrap();
+    let value = |rate: &str, sd: &str, p: &str| -> f64 {
+        summary
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .find(|r| {
+                r[col("rate")] == rate
+                    && r[col("s_d")] == sd
+                    && r[col("p_static_w")] == p
+                    && r[col("approach")] == "valopt"
+            })
+            .unwrap()[col("value")]
+        .parse()
+        .unwrap()
+    };
+    let mut checked = 0;
+    for r in rows.iter().filter(|r| r[0] == "003-a") {
+        let (sd, p) = (r[1], r[2]);
+        let holds = value("low", sd, p) > value("high", sd, p);
+        assert_eq!(r[3], if holds { "holds" } else { "fails" }, "{r:?}");
+        let ours: f64 = r[4].parse().unwrap();
+        assert!((ours - value("low", sd, p) / value("high", sd, p)).abs() < 1e-6);
+        checked += 1;
+    }
+    assert_eq!(checked, 4);
+    // A claim that chooses rows by a column the grid does not vary is undefined, with why.
+    for r in rows.iter().filter(|r| r[0] == "003-c") {
+        assert_eq!(r[3], "undefined", "{r:?}");
+        assert!(r[6].contains("nodes"), "{r:?}");
+    }
+    let svg = std::fs::read_to_string(out.join("claims").join("003-a.svg")).unwrap();
+    assert!(svg.contains("003-a: more value when slower"), "{svg}");
+    assert!(svg.contains("2 paired trials a cell"));
+    assert!(svg.contains(">2.45 W</text>") && svg.contains(">4</text>"));
+    assert!(out.join("claims").join("003-c.svg").is_file());
+    assert!(!out.join("claims").join("003-b.svg").exists());
+}

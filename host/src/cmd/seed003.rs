@@ -109,7 +109,8 @@ pub fn main(mut args: Options) -> anyhow::Result<()> {
         ));
     };
     let (cells, avgs) = report::summarize(&exp, &out);
-    let written = report::write_all(&out_dir, &exp, &out, &cells)?;
+    let mut written = report::write_all(&out_dir, &exp, &out, &cells)?;
+    written.extend(crate::seed003::claim_grid::write(&exp, &out_dir)?);
     // The reports are complete: the saved units have served.
     steps.remove()?;
     let mut stdout = std::io::stdout().lock();

@@ -23,6 +23,9 @@
 //!                                        # any run with the same workload, power model and GA
 //!                                        # (profile.rs, `cache_file`): "../seed003-profiles"
 //!                                        # shares them between experiments written side by side
+//! claims = "../claims/seed003.toml"      # optional: evaluate this claims file's rates claims
+//!                                        # at every (s_d, static power) cell of the outputs
+//!                                        # (claim_grid.rs: claims_grid.csv, claims/<id>.svg)
 //!
 //! [seed003.calibrate]                    # optional: ValOpt's target rejections (spec §5.1)
 //! high = 49.0
@@ -84,6 +87,8 @@ struct GridSpec {
     calibrate: Option<Targets>,
     #[serde(default)]
     profile_cache: Option<String>,
+    #[serde(default)]
+    claims: Option<String>,
 }
 
 /// ValOpt's target rejection percentages (the paper's Table 7.1), for a calibration.
@@ -140,6 +145,9 @@ pub struct Seed003Experiment {
     /// The folder PBA's profiles are read from and written to; `None` (as loaded): profile on
     /// every run. The runner sets it with [`Seed003Experiment::cache_profiles_under`].
     pub profile_cache: Option<PathBuf>,
+    /// A claims file to evaluate at every grid cell of the outputs (the file's `claims`,
+    /// relative to it), if any.
+    pub claims: Option<PathBuf>,
 }
 
 /// PBA's profile cache when the file does not say: this folder of the output folder.
@@ -343,6 +351,7 @@ impl Seed003Experiment {
                 g.profile_cache.as_deref().unwrap_or(PROFILE_CACHE),
             ),
             profile_cache: None,
+            claims: g.claims.as_ref().map(|c| dir.join(c)),
         })
     }
 
