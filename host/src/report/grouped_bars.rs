@@ -147,7 +147,10 @@ mod tests {
         let g = vec!["high".to_string(), "low".to_string()];
         let s = grouped_bars("T", "48 trials", "arrival rate", "value", &g, &two());
         // Round ticks: 0 to 1.5 by 0.5 (the means reach 1.42 with the interval).
-        assert!(s.contains(">0.0</text>") && s.contains(">1.5</text>"), "{s}");
+        assert!(
+            s.contains(">0.0</text>") && s.contains(">1.5</text>"),
+            "{s}"
+        );
         assert!(s.contains(">arrival rate</text>"));
         assert!(s.contains(">48 trials</text>"));
         assert!(s.contains("B &amp; C"));
@@ -155,7 +158,10 @@ mod tests {
         assert_eq!(s.matches("stroke-width=\"1.2\"").count(), 2, "{s}");
         // Three bars: the NaN mean is not drawn.
         assert_eq!(s.matches("<rect x=").count() - 2 - 1, 3, "{s}");
-        assert_eq!(s, grouped_bars("T", "48 trials", "arrival rate", "value", &g, &two()));
+        assert_eq!(
+            s,
+            grouped_bars("T", "48 trials", "arrival rate", "value", &g, &two())
+        );
     }
 
     #[test]

@@ -61,12 +61,7 @@ pub fn axes(exp: &Seed003Experiment) -> (Vec<f64>, Vec<f64>) {
 
 /// `claim` narrowed to the cell (s_d, p) of `exp`'s outputs, read from the folder itself
 /// (`results = "."`); `Err`: why it cannot be.
-fn at_cell(
-    exp: &Seed003Experiment,
-    claim: &Claim,
-    s_d: f64,
-    p: f64,
-) -> Result<Claim, String> {
+fn at_cell(exp: &Seed003Experiment, claim: &Claim, s_d: f64, p: f64) -> Result<Claim, String> {
     let label = |rate: &str| -> Result<String, String> {
         exp.points
             .iter()
@@ -199,8 +194,8 @@ fn esc(s: &str) -> String {
 pub fn svg(exp: &Seed003Experiment, g: &GridClaim, default: (f64, f64)) -> String {
     let (sds, ps) = axes(exp);
     let (cw, ch) = (120.0, 56.0);
-    let (left, top) = (110.0, 96.0);
-    let width = (left + cw * sds.len() as f64 + 40.0).max(640.0);
+    let (left, top) = (110.0, 100.0);
+    let width = (left + cw * sds.len() as f64 + 40.0).max(760.0);
     let height = top + ch * ps.len() as f64 + 110.0;
     let mut s = String::new();
     let _ = writeln!(
@@ -209,9 +204,18 @@ pub fn svg(exp: &Seed003Experiment, g: &GridClaim, default: (f64, f64)) -> Strin
          viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"DejaVu Sans, Helvetica, Arial, \
          sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>"
     );
-    let holds = g.cells.iter().filter(|c| c.status == Some(Status::Holds)).count();
+    let holds = g
+        .cells
+        .iter()
+        .filter(|c| c.status == Some(Status::Holds))
+        .count();
     let lines = [
-        (24.0, 15.0_f64, "bold", format!("{}: {}", g.claim.id, g.claim.statement)),
+        (
+            24.0,
+            15.0_f64,
+            "bold",
+            format!("{}: {}", g.claim.id, g.claim.statement),
+        ),
         (
             44.0,
             12.0,
@@ -224,10 +228,16 @@ pub fn svg(exp: &Seed003Experiment, g: &GridClaim, default: (f64, f64)) -> Strin
             ),
         ),
         (62.0, 11.0, "normal", format!("test: {}", g.claim.test)),
+        (
+            78.0,
+            11.0,
+            "normal",
+            format!("a cell's number (ours): {}", g.claim.unit),
+        ),
     ];
     for (y, size, weight, text) in lines {
-        // ~0.6 em a character: shrink a long line to fit.
-        let fit = size.min((width - 20.0) / (0.6 * text.chars().count().max(1) as f64));
+        // ~0.64 em a character (bold at most): shrink a long line to fit.
+        let fit = size.min((width - 20.0) / (0.64 * text.chars().count().max(1) as f64));
         let _ = writeln!(
             s,
             "<text x=\"{:.1}\" y=\"{y:.1}\" font-size=\"{fit:.1}\" font-weight=\"{weight}\" \
@@ -257,10 +267,7 @@ pub fn svg(exp: &Seed003Experiment, g: &GridClaim, default: (f64, f64)) -> Strin
             );
             let number = cell
                 .and_then(|c| c.ours)
-                .map_or(String::from("-"), |v| {
-                    format!("{} {}", claims::render::num(v), g.claim.unit)
-                });
-            let number: String = number.chars().take(18).collect();
+                .map_or(String::from("-"), claims::render::num);
             let _ = writeln!(
                 s,
                 "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\" font-weight=\"bold\" \
@@ -292,11 +299,11 @@ pub fn svg(exp: &Seed003Experiment, g: &GridClaim, default: (f64, f64)) -> Strin
     let _ = writeln!(
         s,
         "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"middle\">value-curve \
-         tightness s_d (hard deadline past the soft one, x the R5 draw; smaller is tighter)\
-         </text>\n<text x=\"18\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"middle\" \
+         tightness s_d (smaller is tighter)</text>\n<text x=\"18\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"middle\" \
          transform=\"rotate(-90 18 {:.1})\">static power of a used core</text>\n<text \
          x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#444\" text-anchor=\"middle\">outlined: \
-         the scenario's inputs; the number in a cell is the claim's own (ours)</text>",
+         the scenario's inputs; s_d scales the hard deadline's distance past the soft one (R5)\
+         </text>",
         left + cw * sds.len() as f64 / 2.0,
         bottom + 42.0,
         top + ch * ps.len() as f64 / 2.0,
