@@ -143,10 +143,16 @@ fn cached_profiles_give_the_same_rows() {
          profile_cache = \"cache\"\naxis = \"rate\"\napproaches = [\"pba\"]\n",
     );
     let mut exp = Seed003Experiment::load(&e).unwrap();
-    assert_eq!(exp.profile_cache, None, "a loaded file caches nothing until told where");
+    assert_eq!(
+        exp.profile_cache, None,
+        "a loaded file caches nothing until told where"
+    );
     let out = dir.path().join("out");
     exp.cache_profiles_under(&out);
-    assert_eq!(exp.profile_cache.as_deref(), Some(out.join("cache").as_path()));
+    assert_eq!(
+        exp.profile_cache.as_deref(),
+        Some(out.join("cache").as_path())
+    );
     let first = experiment::run(&exp, Some(1), &|_, _| {}).unwrap();
     assert_eq!(first.profiled_jobs, 80);
     let second = experiment::run(&exp, Some(1), &|_, _| {}).unwrap();
@@ -202,7 +208,12 @@ fn kairos_experiment_keeps_pba_profiles_under_out() {
     );
     let out = dir.path().join("elsewhere").join("run");
     let run = |extra: &[&str]| {
-        let mut args = vec!["experiment", e.to_str().unwrap(), "--out", out.to_str().unwrap()];
+        let mut args = vec![
+            "experiment",
+            e.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
         args.extend_from_slice(extra);
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_kairos"))
             .args(&args)
@@ -225,7 +236,11 @@ fn kairos_experiment_keeps_pba_profiles_under_out() {
     // A second run into the same folder reads them instead of profiling again.
     let second = run(&["--force"]);
     assert!(!second.contains("PBA profiling"), "{second}");
-    assert_eq!(profiled, summary(), "the cached profiles gave other results");
+    assert_eq!(
+        profiled,
+        summary(),
+        "the cached profiles gave other results"
+    );
 }
 
 #[test]
@@ -328,12 +343,25 @@ fn a_grid_experiment_maps_the_rates_claims_over_its_cells() {
     );
     let out = dir.path().join("out");
     let run = std::process::Command::new(env!("CARGO_BIN_EXE_kairos"))
-        .args(["experiment", e.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .args([
+            "experiment",
+            e.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let grid = std::fs::read_to_string(out.join("claims_grid.csv")).unwrap();
-    let rows: Vec<Vec<&str>> = grid.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    let rows: Vec<Vec<&str>> = grid
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
     // 003-a and 003-c at the four cells; 003-b reads another experiment and is not mapped.
     assert_eq!(rows.len(), 8, "{grid}");
     assert!(rows.iter().all(|r| r[0] != "003-b"));

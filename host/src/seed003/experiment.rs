@@ -308,7 +308,10 @@ impl Seed003Experiment {
         for (i, &x) in sds.iter().enumerate() {
             c.float(&format!("seed003.s_d[{i}]"), x, 0.0, 1e4);
         }
-        if g.profile_cache.as_deref().is_some_and(|p| p.trim().is_empty()) {
+        if g.profile_cache
+            .as_deref()
+            .is_some_and(|p| p.trim().is_empty())
+        {
             c.fail(
                 "seed003.profile_cache",
                 "\"\"",
