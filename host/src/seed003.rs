@@ -14,7 +14,10 @@
 //! - [`experiment`]: experiment files (rates, nodes, cores, static power, calibration), their
 //!   runs over 48 paired trials, and [`report`]: means with 95% CIs, ratios versus ValOpt, CSV
 //!   and SVG in the paper's form.
+//! - [`claim_grid`]: the claims file's rates claims evaluated again at every (tightness, static
+//!   power) cell of a sensitivity experiment's outputs, one figure per claim.
 
+pub mod claim_grid;
 pub mod experiment;
 pub mod generate;
 pub mod model;

@@ -34,8 +34,10 @@ pub const R1_FREQ_MHZ: [u32; 6] = [1800, 1600, 1400, 1200, 1000, 800];
 pub const PENTIUM_M_FREQ_MHZ: [u32; 6] = [1600, 1400, 1200, 1000, 800, 600];
 /// The same operating points' core voltages, millivolts (same source).
 pub const PENTIUM_M_MV: [u32; 6] = [1484, 1420, 1276, 1164, 1036, 956];
-/// The Pentium M 1.6 GHz's thermal design power at its top level (Intel datasheet 252612):
-/// the whole power of its one core at level 0, static and dynamic.
+/// The Pentium M (Banias)'s thermal design power at its top voltage, 1.484 V, which the 1.6
+/// and 1.7 GHz parts share: the whole power of its one core at level 0, static and dynamic.
+/// Published for the 1.7 GHz part (tecChannel's Pentium M 735 review; heise's Dothan report);
+/// the 1.6 GHz row of datasheet 252612 was not found in a searchable source (docs/model.md).
 pub const PENTIUM_M_TDP: MilliWatts = MilliWatts(24_500);
 
 impl DvfsTable {

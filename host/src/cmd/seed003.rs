@@ -51,6 +51,7 @@ pub fn main(mut args: Options) -> anyhow::Result<()> {
         &[&args.file, &exp.scenario_path],
         &[],
     )?;
+    exp.cache_profiles_under(&out_dir);
     let mut id = crate::shard::Identity::new();
     id.file("experiment", &args.file)?;
     id.file("scenario", &exp.scenario_path)?;
@@ -108,7 +109,8 @@ pub fn main(mut args: Options) -> anyhow::Result<()> {
         ));
     };
     let (cells, avgs) = report::summarize(&exp, &out);
-    let written = report::write_all(&out_dir, &exp, &out, &cells)?;
+    let mut written = report::write_all(&out_dir, &exp, &out, &cells)?;
+    written.extend(crate::seed003::claim_grid::write(&exp, &out_dir)?);
     // The reports are complete: the saved units have served.
     steps.remove()?;
     let mut stdout = std::io::stdout().lock();

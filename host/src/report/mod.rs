@@ -15,6 +15,7 @@
 //! order, so the same inputs give byte-identical CSV, JSON and SVG files: only `timing.json`
 //! (wall-clock times) differs between re-runs.
 
+pub mod grouped_bars;
 pub mod stats;
 pub mod svg;
 

@@ -48,7 +48,7 @@ fn filter_name(f: FilterKind) -> &'static str {
 }
 
 /// Escapes text for SVG.
-fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -92,9 +92,9 @@ fn decimals(step: f64) -> usize {
 /// it is given (NaN, infinities, a zero or a huge range): finite ends, `lo < hi`, a positive
 /// step and at most [`MAX_TICKS`] ticks, so that no plot panics on its data.
 #[derive(Clone, Copy, Debug)]
-struct Axis {
-    lo: f64,
-    hi: f64,
+pub(super) struct Axis {
+    pub(super) lo: f64,
+    pub(super) hi: f64,
     step: f64,
 }
 
@@ -134,7 +134,7 @@ fn finite_span(lo: f64, hi: f64) -> (f64, f64) {
 
 impl Axis {
     /// An axis from `lo` (kept if `from_zero`) to just above `hi`, on round ticks.
-    fn new(lo: f64, hi: f64, from_zero: bool) -> Axis {
+    pub(super) fn new(lo: f64, hi: f64, from_zero: bool) -> Axis {
         let (lo, hi) = finite_span(lo, hi);
         let pad = if from_zero { 0.0 } else { 0.05 * (hi - lo) };
         // From zero, the ticks span zero to `hi`: a step over the data's span alone could
@@ -202,22 +202,22 @@ impl Axis {
 }
 
 /// A plot area in pixels and the value axes mapped onto it.
-struct Frame {
-    left: f64,
-    top: f64,
-    width: f64,
-    height: f64,
-    y: Axis,
+pub(super) struct Frame {
+    pub(super) left: f64,
+    pub(super) top: f64,
+    pub(super) width: f64,
+    pub(super) height: f64,
+    pub(super) y: Axis,
 }
 
 impl Frame {
-    fn py(&self, v: f64) -> f64 {
+    pub(super) fn py(&self, v: f64) -> f64 {
         self.top + self.height * (1.0 - (v - self.y.lo) / (self.y.hi - self.y.lo))
     }
 }
 
 /// The opening of an SVG document with a white background, a title and a subtitle.
-fn open(svg: &mut String, width: f64, height: f64, title: &str, subtitle: &str) {
+pub(super) fn open(svg: &mut String, width: f64, height: f64, title: &str, subtitle: &str) {
     // Bold 17 px text: ~10 px a character; shrink a long title to fit.
     let size = 17.0_f64.min((width - 20.0) / (0.6 * title.chars().count().max(1) as f64));
     // The subtitle too (12 px, ~0.55 em a character), so neither is cut at the edges.
@@ -242,7 +242,7 @@ fn open(svg: &mut String, width: f64, height: f64, title: &str, subtitle: &str) 
 }
 
 /// The y axis: grid lines, ticks, tick labels, the rotated axis label.
-fn y_axis(svg: &mut String, f: &Frame, label: &str) {
+pub(super) fn y_axis(svg: &mut String, f: &Frame, label: &str) {
     let d = decimals(f.y.step);
     for t in f.y.ticks() {
         let y = f.py(t);
@@ -297,7 +297,7 @@ fn x_axis(svg: &mut String, f: &Frame, x: &Axis, label: &str) {
 }
 
 /// The frame's box (drawn last, over the grid).
-fn frame_box(svg: &mut String, f: &Frame) {
+pub(super) fn frame_box(svg: &mut String, f: &Frame) {
     let _ = writeln!(
         svg,
         "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"none\" \
@@ -307,7 +307,7 @@ fn frame_box(svg: &mut String, f: &Frame) {
 }
 
 /// A vertical error bar from `lo` to `hi` (values) at pixel `x`.
-fn error_bar(svg: &mut String, f: &Frame, x: f64, lo: f64, hi: f64, color: &str) {
+pub(super) fn error_bar(svg: &mut String, f: &Frame, x: f64, lo: f64, hi: f64, color: &str) {
     let (y0, y1) = (f.py(lo), f.py(hi));
     let _ = writeln!(
         svg,
@@ -322,7 +322,7 @@ fn error_bar(svg: &mut String, f: &Frame, x: f64, lo: f64, hi: f64, color: &str)
 
 /// What a legend row shows before its text.
 #[derive(Clone, Debug, PartialEq)]
-enum Key {
+pub(super) enum Key {
     /// A filled box of this colour and opacity (bars).
     Swatch(&'static str, f64),
     /// A line with a marker (a sweep).
@@ -334,7 +334,7 @@ enum Key {
 }
 
 /// A legend: one row per (key, text), from (x, y) down.
-fn legend(svg: &mut String, x: f64, y: f64, rows: &[(Key, String)]) {
+pub(super) fn legend(svg: &mut String, x: f64, y: f64, rows: &[(Key, String)]) {
     for (i, (key, text)) in rows.iter().enumerate() {
         let ry = y + 20.0 * i as f64;
         let _ = match key {
@@ -385,7 +385,7 @@ fn legend(svg: &mut String, x: f64, y: f64, rows: &[(Key, String)]) {
 }
 
 /// The width a legend needs: its key, and ~6.3 px a character of 11 px text.
-fn legend_width(rows: &[(Key, String)]) -> f64 {
+pub(super) fn legend_width(rows: &[(Key, String)]) -> f64 {
     let chars = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
     40.0 + 6.3 * chars as f64
 }

@@ -17,10 +17,15 @@
 //! s_w = [1.0]                            # optional, default the scenario's
 //! s_d = [1.0]                            # optional, default the scenario's
 //! approaches = ["valopt", "nba-fcps", "nba-ftps", "pba"]  # optional, default all four
-//! profile_cache = "../out/seed003-profiles" # optional: keep PBA's profiles here, relative
-//!                                        # to this file; a trial's file is reused by any
-//!                                        # experiment with the same workload, static power
-//!                                        # and GA (profile.rs, `cache_file`)
+//! profile_cache = "profiles"            # optional, default "profiles": where PBA's profiles
+//!                                        # are kept, relative to the output folder (--out,
+//!                                        # default out/<name>/); a trial's file is reused by
+//!                                        # any run with the same workload, power model and GA
+//!                                        # (profile.rs, `cache_file`): "../seed003-profiles"
+//!                                        # shares them between experiments written side by side
+//! claims = "../claims/seed003.toml"      # optional: evaluate this claims file's rates claims
+//!                                        # at every (s_d, static power) cell of the outputs
+//!                                        # (claim_grid.rs: claims_grid.csv, claims/<id>.svg)
 //!
 //! [seed003.calibrate]                    # optional: ValOpt's target rejections (spec §5.1)
 //! high = 49.0
@@ -82,6 +87,8 @@ struct GridSpec {
     calibrate: Option<Targets>,
     #[serde(default)]
     profile_cache: Option<String>,
+    #[serde(default)]
+    claims: Option<String>,
 }
 
 /// ValOpt's target rejection percentages (the paper's Table 7.1), for a calibration.
@@ -132,9 +139,19 @@ pub struct Seed003Experiment {
     pub approaches: Vec<Approach>,
     /// ValOpt's calibration targets, if this is a calibration.
     pub calibrate: Option<Targets>,
-    /// Where PBA's profiles are kept between experiments, if anywhere.
+    /// Where PBA's profiles are kept, relative to the output folder (the file's
+    /// `profile_cache`, default [`PROFILE_CACHE`]).
+    pub profile_cache_in_out: PathBuf,
+    /// The folder PBA's profiles are read from and written to; `None` (as loaded): profile on
+    /// every run. The runner sets it with [`Seed003Experiment::cache_profiles_under`].
     pub profile_cache: Option<PathBuf>,
+    /// A claims file to evaluate at every grid cell of the outputs (the file's `claims`,
+    /// relative to it), if any.
+    pub claims: Option<PathBuf>,
 }
+
+/// PBA's profile cache when the file does not say: this folder of the output folder.
+pub const PROFILE_CACHE: &str = "profiles";
 
 const AXES: [&str; 6] = ["rate", "nodes", "cores", "p_static_w", "s_w", "s_d"];
 
@@ -291,6 +308,16 @@ impl Seed003Experiment {
         for (i, &x) in sds.iter().enumerate() {
             c.float(&format!("seed003.s_d[{i}]"), x, 0.0, 1e4);
         }
+        if g.profile_cache
+            .as_deref()
+            .is_some_and(|p| p.trim().is_empty())
+        {
+            c.fail(
+                "seed003.profile_cache",
+                "\"\"",
+                "must name a folder (relative to the output folder)",
+            );
+        }
         c.finish()?;
         let mut points = Vec::new();
         for &s_w in &sws {
@@ -323,8 +350,18 @@ impl Seed003Experiment {
             points,
             approaches,
             calibrate: g.calibrate,
-            profile_cache: g.profile_cache.as_ref().map(|p| dir.join(p)),
+            profile_cache_in_out: PathBuf::from(
+                g.profile_cache.as_deref().unwrap_or(PROFILE_CACHE),
+            ),
+            profile_cache: None,
+            claims: g.claims.as_ref().map(|c| dir.join(c)),
         })
+    }
+
+    /// Keeps PBA's profiles in the output folder `out` (at the file's `profile_cache` under
+    /// it), not beside the experiment file or in the working directory.
+    pub fn cache_profiles_under(&mut self, out: &Path) {
+        self.profile_cache = Some(out.join(&self.profile_cache_in_out));
     }
 
     /// Where the reports go unless told otherwise: `out/<name>/`.

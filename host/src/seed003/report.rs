@@ -389,7 +389,19 @@ pub fn choices_csv(exp: &Seed003Experiment, out: &Outcome) -> String {
 
 const COLORS: [&str; 4] = ["#7f7f7f", "#1f77b4", "#2ca02c", "#d62728"];
 
-/// Grouped bars: one group per point, one bar per approach, whiskers at the 95% CI.
+/// The x axis's label: what the experiment's points are.
+fn x_label(exp: &Seed003Experiment) -> &'static str {
+    match exp.axis.as_str() {
+        "rate" => "arrival rate",
+        "nodes" => "nodes (each of the scenario's cores)",
+        "cores" => "cores a node",
+        "p_static_w" => "static power of a used core, arrival rate",
+        _ => "value-curve scales s_w, s_d (tightness), static power, arrival rate",
+    }
+}
+
+/// Grouped bars ([`crate::report::grouped_bars`]): one group per point, one bar per approach,
+/// capped error bars at the 95% CI; the subtitle says the trial count.
 pub fn bars_svg(
     exp: &Seed003Experiment,
     cells: &[Cell],
@@ -397,130 +409,35 @@ pub fn bars_svg(
     y_label: &str,
     f: fn(&Cell) -> MeanCi,
 ) -> String {
-    let (w, h, left, top, bottom) = (760.0, 420.0, 70.0, 40.0, 70.0);
-    let pw = w - left - 170.0;
-    let ph = h - top - bottom;
-    let na = exp.approaches.len().max(1) as f64;
-    let np = exp.points.len().max(1) as f64;
-    let ymax = cells
+    use crate::report::grouped_bars::{grouped_bars, BarSeries};
+    let groups: Vec<String> = (0..exp.points.len()).map(|p| exp.point_label(p)).collect();
+    let series: Vec<BarSeries> = exp
+        .approaches
         .iter()
-        .map(|c| {
-            let m = f(c);
-            m.mean + m.ci95.unwrap_or(0.0)
+        .map(|&a| {
+            let mut values = vec![(f64::NAN, None); groups.len()];
+            for c in cells.iter().filter(|c| c.approach == a) {
+                if let Some(v) = values.get_mut(c.point) {
+                    let m = f(c);
+                    *v = (m.mean, m.ci95);
+                }
+            }
+            BarSeries {
+                label: a.label().to_string(),
+                color: COLORS[Approach::ALL.iter().position(|&b| b == a).unwrap_or(0)],
+                values,
+            }
         })
-        .fold(0.0f64, f64::max)
-        .max(1e-9)
-        * 1.1;
-    let y = |v: f64| top + ph - (v.max(0.0) / ymax) * ph;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
-         font-family=\"sans-serif\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>"
-    );
-    let _ = writeln!(
-        s,
-        "<text x=\"{}\" y=\"22\" font-size=\"14\" text-anchor=\"middle\">{}</text>",
-        left + pw / 2.0,
-        esc(title)
-    );
-    for i in 0..=4 {
-        let v = ymax * i as f64 / 4.0;
-        let _ = writeln!(
-            s,
-            "<line x1=\"{left}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" text-anchor=\"end\">{}</text>",
-            left + pw,
-            y(v),
-            y(v),
-            left - 4.0,
-            y(v) + 3.0,
-            fmt_tick(v)
-        );
-    }
-    let _ = writeln!(
-        s,
-        "<text x=\"16\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"middle\" \
-         transform=\"rotate(-90 16 {:.1})\">{}</text>",
-        top + ph / 2.0,
-        top + ph / 2.0,
-        esc(y_label)
-    );
-    let gw = pw / np;
-    let bw = gw * 0.8 / na;
-    for c in cells {
-        let ai = exp
-            .approaches
-            .iter()
-            .position(|&a| a == c.approach)
-            .unwrap_or(0);
-        let m = f(c);
-        let x = left + gw * c.point as f64 + gw * 0.1 + bw * ai as f64;
-        let color = COLORS[Approach::ALL
-            .iter()
-            .position(|&a| a == c.approach)
-            .unwrap_or(0)];
-        let _ = writeln!(
-            s,
-            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{color}\"/>",
-            y(m.mean),
-            bw * 0.92,
-            (top + ph - y(m.mean)).max(0.0)
-        );
-        if let Some(ci) = m.ci95 {
-            let cx = x + bw * 0.46;
-            let _ = writeln!(
-                s,
-                "<line x1=\"{cx:.1}\" x2=\"{cx:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"black\"/>",
-                y(m.mean - ci),
-                y(m.mean + ci)
-            );
-        }
-    }
-    for p in 0..exp.points.len() {
-        let _ = writeln!(
-            s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"middle\">{}</text>",
-            left + gw * (p as f64 + 0.5),
-            top + ph + 16.0,
-            esc(&exp.point_label(p))
-        );
-    }
-    let _ = writeln!(
-        s,
-        "<rect x=\"{left}\" y=\"{top}\" width=\"{pw:.1}\" height=\"{ph:.1}\" fill=\"none\" \
-         stroke=\"black\"/>"
-    );
-    for (i, a) in exp.approaches.iter().enumerate() {
-        let color = COLORS[Approach::ALL.iter().position(|b| b == a).unwrap_or(0)];
-        let ly = top + 10.0 + 18.0 * i as f64;
-        let _ = writeln!(
-            s,
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"12\" height=\"12\" fill=\"{color}\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{}</text>",
-            left + pw + 16.0,
-            ly - 10.0,
-            left + pw + 34.0,
-            ly,
-            a.label()
-        );
-    }
-    s.push_str("</svg>\n");
-    s
-}
-
-fn fmt_tick(v: f64) -> String {
-    if v >= 100.0 {
-        format!("{v:.0}")
+        .collect();
+    let n = exp.trials;
+    let subtitle = if n <= 1 {
+        format!("{n} trial: its values (no interval: it needs 2 trials or more)")
     } else {
-        format!("{v:.2}")
-    }
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+        format!(
+            "{n} paired trials: bars the mean, error bars its 95% confidence interval (Student t)"
+        )
+    };
+    grouped_bars(title, &subtitle, x_label(exp), y_label, &groups, &series)
 }
 
 /// Writes `summary.csv`, `trials.csv`, `pba_choices.csv` and the SVGs into `dir`; returns the files written.
