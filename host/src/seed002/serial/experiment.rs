@@ -17,6 +17,7 @@
 //! thetas = [0, 0.5]                  # optional, default [0]
 //! permute = [0, 2, 3, 5]             # optional, default [0]: App. A (batch only)
 //! k = 1                              # optional: K of k-best-types
+//! bursts = "literal"                 # optional: mean (default: bursts rescaled to N_i) or literal
 //!
 //! [[triggers]]                       # optional, default one event a minute (batch only)
 //! label = "(3) 35 / 1 min"
@@ -26,7 +27,7 @@
 //!
 //! Errors name the file, the line and the key (`crate::toml_file`).
 
-use crate::seed002::generate::{self, Workload};
+use crate::seed002::generate::{self, Bursts, Workload};
 use crate::toml_file::{self, Checker, TomlFileError};
 use anyhow::Context;
 use kairos_core::serial::{EventCost, Mode, SerialConfig, SerialHeuristic, SerialReport, Trigger};
@@ -77,6 +78,7 @@ struct File {
     permute: Option<Vec<u8>>,
     k: Option<u8>,
     triggers: Option<Vec<FileTrigger>>,
+    bursts: Option<String>,
 }
 
 /// One configuration.
@@ -214,6 +216,14 @@ impl SerialExperiment {
             }
             triggers.push((label, trig));
         }
+        let bursts = match f.bursts.as_deref().map(|b| (b, Bursts::parse(b))) {
+            None => Bursts::default(),
+            Some((_, Some(b))) => b,
+            Some((b, None)) => {
+                c.fail("bursts", b, "must be mean or literal");
+                Bursts::default()
+            }
+        };
         c.finish()?;
         let default_trigger = triggers.is_empty();
         if default_trigger {
@@ -258,6 +268,7 @@ impl SerialExperiment {
             }
         }
         let mut workload = Workload::chapter2(f.seed, f.tasks_per_day);
+        workload.bursts = bursts;
         workload.priorities = priorities;
         workload.classes = classes;
         Ok(SerialExperiment {
