@@ -12,7 +12,8 @@
 //! priorities = [8, 4, 2, 1]          # optional: critical, high, medium, low (App. H: 1000,
 //!                                    # 100, 10, 1)
 //! classes = 4                        # optional: 4 (Table C.1, Ch. 2) or 20 (seed 000's)
-//! cost = "modelled"                  # optional: modelled (default) or zero
+//! cost = "modelled"                  # optional: modelled (default), zero, or per-eval:PICOS
+//!                                    # (every heuristic at one rate: a diagnostic)
 //! heuristics = ["max-max-upt"]       # optional, default the eleven of Fig. 2.5
 //! thetas = [0, 0.5]                  # optional, default [0]
 //! permute = [0, 2, 3, 5]             # optional, default [0]: App. A (batch only)
@@ -144,10 +145,18 @@ impl SerialExperiment {
         let cost = match f.cost.as_deref().unwrap_or("modelled") {
             "modelled" => EventCost::Modelled,
             "zero" => EventCost::Zero,
-            other => {
-                c.fail("cost", other, "must be \"modelled\" or \"zero\"");
-                EventCost::Zero
-            }
+            // A diagnostic: every heuristic at one rate (experiments/s002-why-*-cost-*.toml).
+            other => match other.strip_prefix("per-eval:").map(str::parse::<u64>) {
+                Some(Ok(ps)) if ps > 0 => EventCost::PerEval(ps),
+                _ => {
+                    c.fail(
+                        "cost",
+                        other,
+                        "must be \"modelled\", \"zero\" or \"per-eval:PICOSECONDS\"",
+                    );
+                    EventCost::Zero
+                }
+            },
         };
         let k = f.k.unwrap_or(1);
         c.int("k", k as u64, 1, 13);
