@@ -30,20 +30,22 @@ pub enum EventCost {
 /// Calibrated as Table G.1's 50k mean (ms) / our mean evaluations per event at 50k tasks a
 /// day, theta = 0.5, the one-minute trigger, cost off, over trials 0-3 of seed 2002
 /// (`kairos experiment experiments/s002-calibrate-50k.toml`; `docs/model.md` lists the
-/// evaluations). K-Best Types takes MET-Max Util's rate (Table G.1 omits it).
+/// evaluations). K-Best Types takes MET-Max Util's rate (Table G.1 omits it). Held out, the
+/// 33k column is predicted within -12% to +19% for the batch heuristics but -37% for
+/// MET-Max Util-Max UPT (`python3 scripts/why_s002_cost.py`; results/seed002/why-cost/).
 pub const PICOS_PER_EVAL: [u64; 12] = [
     150_000_000, // Random: 0.15 ms / 1.00
-    135_505_098, // Round-Robin: 0.15 ms / 1.11
-    2_435_275,   // Max Util: 0.22 ms / 90.34
-    3_652_913,   // Max UPT: 0.33 ms / 90.34
+    135_580_296, // Round-Robin: 0.15 ms / 1.11
+    2_433_077,   // Max Util: 0.22 ms / 90.42
+    3_649_615,   // Max UPT: 0.33 ms / 90.42
     220_000_000, // MET-Random: 0.22 ms / 1.00
-    23_595_657,  // MET-Max Util: 0.22 ms / 9.32
-    23_595_657,  // K-Best Types: as MET-Max Util
-    9_460,       // Min-Min Comp: 46.66 ms / 4,932,361
-    210_917,     // Sufferage: 280.09 ms / 1,327,961
-    109_802,     // Max-Max Util: 316.47 ms / 2,882,175
-    102_598,     // Max-Max UPT: 319.61 ms / 3,115,154
-    150_906,     // MET-Max Util-Max UPT: 66.22 ms / 438,815
+    24_274_723,  // MET-Max Util: 0.22 ms / 9.06
+    24_274_723,  // K-Best Types: as MET-Max Util
+    9_277,       // Min-Min Comp: 46.66 ms / 5,029,831
+    210_219,     // Sufferage: 280.09 ms / 1,332,370
+    107_055,     // Max-Max Util: 316.47 ms / 2,956,137
+    100_342,     // Max-Max UPT: 319.61 ms / 3,185,192
+    148_127,     // MET-Max Util-Max UPT: 66.22 ms / 447,049
 ];
 
 impl EventCost {

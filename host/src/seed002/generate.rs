@@ -12,8 +12,8 @@
 //!   four (Ch. 2) or seed 000's twenty; F from the mean ETC over the eligible machine types
 //!   (App. B).
 //! - Arrivals (§2.6.4, App. F): N_i ~ Normal(total / 100, variance mean / 10) a day; general
-//!   types a sinusoid, special types bursty; stepped along the rate curve by exponential
-//!   gaps capped at 28.8 min.
+//!   types a sinusoid, special types bursty (rescaled to their mean: [`Bursts`]); stepped
+//!   along the rate curve by exponential gaps capped at 28.8 min.
 
 use crate::generate::rng::Stream;
 use kairos_core::serial::SerialTask;
@@ -58,6 +58,33 @@ pub struct Workload {
     pub horizon_hours: u64,
     /// Hours before the measured window (2).
     pub warmup_hours: u64,
+    /// How the special types' bursty rates relate to their mean.
+    pub bursts: Bursts,
+}
+
+/// How the special types' bursty pattern is scaled (App. F).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Bursts {
+    /// App. F's factors taken as they are: baseline mean x U[0.5, 0.75], burst mean x
+    /// U[1.25, 1.5], so a special type arrives at ~0.78 of its mean rate and a "50,000 tasks
+    /// a day" workload draws ~47,700 (the control of `experiments/s002-why-bursts-*.toml`).
+    Literal,
+    /// The default: the same drawn pattern divided by its own 24 h average, so each special
+    /// type arrives at its expected daily count N_i and the day holds the stated number of
+    /// tasks (`docs/model.md`).
+    #[default]
+    Mean,
+}
+
+impl Bursts {
+    /// The experiment files' spelling: `literal` or `mean`.
+    pub fn parse(s: &str) -> Option<Bursts> {
+        match s {
+            "literal" => Some(Bursts::Literal),
+            "mean" => Some(Bursts::Mean),
+            _ => None,
+        }
+    }
 }
 
 impl Workload {
@@ -70,6 +97,7 @@ impl Workload {
             classes: 4,
             horizon_hours: 26,
             warmup_hours: 2,
+            bursts: Bursts::default(),
         }
     }
 
@@ -198,7 +226,13 @@ impl Rate {
 }
 
 /// Draws the pattern of task type `ty` with `per_day` expected tasks a day.
-pub fn rate_pattern(r: &mut Stream, special: bool, per_day: f64, day_start: Micros) -> Rate {
+pub fn rate_pattern(
+    r: &mut Stream,
+    special: bool,
+    per_day: f64,
+    day_start: Micros,
+    bursts: Bursts,
+) -> Rate {
     let mean = per_day / 86_400.0;
     if !special {
         let cycles = r.int(1, 24) as u32;
@@ -233,6 +267,21 @@ pub fn rate_pattern(r: &mut Stream, special: bool, per_day: f64, day_start: Micr
         t = t.saturating_add(len);
         steps.push((t.min(day), mean * factor));
         burst = !burst;
+    }
+    if bursts == Bursts::Mean {
+        // Same draws, rescaled: the pattern's time average over the day becomes `mean`.
+        let mut prev = Micros::ZERO;
+        let mut area = 0.0;
+        for &(end, rate) in &steps {
+            area += rate * (end.0 - prev.0) as f64;
+            prev = end;
+        }
+        let average = area / day.0 as f64;
+        if average > 0.0 {
+            for s in &mut steps {
+                s.1 *= mean / average;
+            }
+        }
     }
     Rate::Bursty { steps, day_start }
 }
@@ -288,7 +337,7 @@ pub fn trial(w: &Workload, trial: u32) -> Trial {
         let mean = w.tasks_per_day / TASK_TYPES as f64;
         let per_day = (mean + libm::sqrt(mean / 10.0) * rc.normal()).max(0.0);
         let mut rp = Stream::new(w.seed, trial, "s002-arrival-pattern", ty as u32);
-        let rate = rate_pattern(&mut rp, special, per_day, day_start);
+        let rate = rate_pattern(&mut rp, special, per_day, day_start, w.bursts);
         let mut ra = Stream::new(w.seed, trial, "s002-arrivals", ty as u32);
         let times = step_arrivals(&mut ra, &rate, horizon);
         let mut ru = Stream::new(w.seed, trial, "s002-utility", ty as u32);

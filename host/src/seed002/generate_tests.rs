@@ -53,7 +53,7 @@ fn etc_has_the_papers_means_and_special_pairs() {
 #[test]
 fn bursty_rate_repeats_the_interval_before_hour_two_before_hour_26() {
     let mut r = Stream::new(3, 0, "test", 0);
-    let rate = rate_pattern(&mut r, true, 500.0, Micros::from_hours(2));
+    let rate = rate_pattern(&mut r, true, 500.0, Micros::from_hours(2), Bursts::Literal);
     for m in 0..120 {
         let t = Micros::from_mins(m);
         assert_eq!(rate.at(t), rate.at(t + Micros::from_hours(24)));
@@ -89,4 +89,43 @@ fn steps_are_capped_and_counts_near_the_mean() {
     let ts = step_arrivals(&mut r, &slow, Micros::from_hours(1));
     assert_eq!(ts, vec![STEP_CAP, STEP_CAP + STEP_CAP]);
     tr.env().check(&tr.tasks).unwrap();
+}
+
+#[test]
+fn mean_bursts_keep_the_draws_and_average_the_mean() {
+    let day = Micros::from_hours(24);
+    let mean = 500.0 / 86_400.0;
+    let literal = rate_pattern(
+        &mut Stream::new(3, 0, "t", 0),
+        true,
+        500.0,
+        day,
+        Bursts::Literal,
+    );
+    let scaled = rate_pattern(
+        &mut Stream::new(3, 0, "t", 0),
+        true,
+        500.0,
+        day,
+        Bursts::Mean,
+    );
+    let minutes = 1440;
+    let avg = |r: &Rate| {
+        (0..minutes)
+            .map(|m| r.at(Micros::from_mins(m)))
+            .sum::<f64>()
+            / minutes as f64
+    };
+    assert!(avg(&literal) / mean < 0.9, "{}", avg(&literal) / mean);
+    assert!(
+        (avg(&scaled) / mean - 1.0).abs() < 0.01,
+        "{}",
+        avg(&scaled) / mean
+    );
+    // The same pattern, one factor apart.
+    let k = scaled.at(Micros::ZERO) / literal.at(Micros::ZERO);
+    for m in 0..minutes {
+        let t = Micros::from_mins(m);
+        assert!((scaled.at(t) / literal.at(t) / k - 1.0).abs() < 1e-9);
+    }
 }

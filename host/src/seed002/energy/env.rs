@@ -195,6 +195,12 @@ fn left(a: &Matrix, v: &[f64], s: f64) -> Vec<f64> {
 
 /// The low- or high-TMA rewrite of the general-purpose ECS `a`.
 pub fn rewrite(a: &Matrix, affinity: Affinity) -> Matrix {
+    rewrite_beta(a, affinity, HIGH_TMA_BETA)
+}
+
+/// As [`rewrite`], with the high-TMA step `beta` x the largest non-negative multiple (the
+/// diagnostic `cargo run --release -p kairos-host --example why_beta`).
+pub fn rewrite_beta(a: &Matrix, affinity: Affinity, beta: f64) -> Matrix {
     let (sigma, v) = svd_right(a);
     match affinity {
         Affinity::Example => a.clone(),
@@ -224,7 +230,7 @@ pub fn rewrite(a: &Matrix, affinity: Affinity) -> Matrix {
                 if !alpha.is_finite() {
                     continue;
                 }
-                let step = HIGH_TMA_BETA * alpha;
+                let step = beta * alpha;
                 for (r, row) in b.iter_mut().enumerate() {
                     for (c, x) in row.iter_mut().enumerate() {
                         *x += step * u[r] * v[i][c];

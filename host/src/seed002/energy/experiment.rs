@@ -9,6 +9,7 @@
 //! chapter = 3                        # 3: two days, 50k tasks, 4 classes; 4: 26 h, 32k, 20
 //! seed = 2002
 //! tasks_per_day = 50000              # optional: the chapter's
+//! bursts = "literal"                # optional: mean (default: bursts rescaled to N_i) or literal
 //! trials = 48                        # optional, default 48 (--trials overrides)
 //! budget_gj = 1.11                   # the daily budget E; "unconstrained" omits it
 //! theta = 0.5                        # optional, default 0.5
@@ -28,7 +29,7 @@
 use crate::report::f6;
 use crate::report::stats::{mean_ci, MeanCi};
 use crate::seed002::energy::env::{power_tables, with_affinity, Affinity, PowerTables};
-use crate::seed002::generate::{self, Trial, Workload};
+use crate::seed002::generate::{self, Bursts, Trial, Workload};
 use crate::toml_file::{self, Checker, TomlFileError};
 use anyhow::Context;
 use kairos_core::serial::{
@@ -62,6 +63,7 @@ struct File {
     heuristics: Vec<String>,
     weights: Option<Vec<f64>>,
     trace_minutes: Option<u32>,
+    bursts: Option<String>,
 }
 
 /// One configuration.
@@ -234,6 +236,14 @@ impl EnergyExperiment {
         if let Some(t) = f.trace_minutes {
             c.int("trace_minutes", t as u64, 1, 1440);
         }
+        let bursts = match f.bursts.as_deref().map(|b| (b, Bursts::parse(b))) {
+            None => Bursts::default(),
+            Some((_, Some(b))) => b,
+            Some((b, None)) => {
+                c.fail("bursts", b, "must be mean or literal");
+                Bursts::default()
+            }
+        };
         c.finish()?;
         let (first_day, window, horizon) = if ch3 {
             (Micros::from_hours(24), (24, 48), 48)
@@ -290,6 +300,7 @@ impl EnergyExperiment {
             }
         }
         let mut workload = Workload::chapter2(f.seed, per_day);
+        workload.bursts = bursts;
         workload.classes = if ch3 { 4 } else { 20 };
         workload.warmup_hours = window.0;
         workload.horizon_hours = horizon;

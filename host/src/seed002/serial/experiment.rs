@@ -12,11 +12,13 @@
 //! priorities = [8, 4, 2, 1]          # optional: critical, high, medium, low (App. H: 1000,
 //!                                    # 100, 10, 1)
 //! classes = 4                        # optional: 4 (Table C.1, Ch. 2) or 20 (seed 000's)
-//! cost = "modelled"                  # optional: modelled (default) or zero
+//! cost = "modelled"                  # optional: modelled (default), zero, or per-eval:PICOS
+//!                                    # (every heuristic at one rate: a diagnostic)
 //! heuristics = ["max-max-upt"]       # optional, default the eleven of Fig. 2.5
 //! thetas = [0, 0.5]                  # optional, default [0]
 //! permute = [0, 2, 3, 5]             # optional, default [0]: App. A (batch only)
 //! k = 1                              # optional: K of k-best-types
+//! bursts = "literal"                 # optional: mean (default: bursts rescaled to N_i) or literal
 //!
 //! [[triggers]]                       # optional, default one event a minute (batch only)
 //! label = "(3) 35 / 1 min"
@@ -26,7 +28,7 @@
 //!
 //! Errors name the file, the line and the key (`crate::toml_file`).
 
-use crate::seed002::generate::{self, Workload};
+use crate::seed002::generate::{self, Bursts, Workload};
 use crate::toml_file::{self, Checker, TomlFileError};
 use anyhow::Context;
 use kairos_core::serial::{EventCost, Mode, SerialConfig, SerialHeuristic, SerialReport, Trigger};
@@ -77,6 +79,7 @@ struct File {
     permute: Option<Vec<u8>>,
     k: Option<u8>,
     triggers: Option<Vec<FileTrigger>>,
+    bursts: Option<String>,
 }
 
 /// One configuration.
@@ -142,10 +145,18 @@ impl SerialExperiment {
         let cost = match f.cost.as_deref().unwrap_or("modelled") {
             "modelled" => EventCost::Modelled,
             "zero" => EventCost::Zero,
-            other => {
-                c.fail("cost", other, "must be \"modelled\" or \"zero\"");
-                EventCost::Zero
-            }
+            // A diagnostic: every heuristic at one rate (experiments/s002-why-*-cost-*.toml).
+            other => match other.strip_prefix("per-eval:").map(str::parse::<u64>) {
+                Some(Ok(ps)) if ps > 0 => EventCost::PerEval(ps),
+                _ => {
+                    c.fail(
+                        "cost",
+                        other,
+                        "must be \"modelled\", \"zero\" or \"per-eval:PICOSECONDS\"",
+                    );
+                    EventCost::Zero
+                }
+            },
         };
         let k = f.k.unwrap_or(1);
         c.int("k", k as u64, 1, 13);
@@ -214,6 +225,14 @@ impl SerialExperiment {
             }
             triggers.push((label, trig));
         }
+        let bursts = match f.bursts.as_deref().map(|b| (b, Bursts::parse(b))) {
+            None => Bursts::default(),
+            Some((_, Some(b))) => b,
+            Some((b, None)) => {
+                c.fail("bursts", b, "must be mean or literal");
+                Bursts::default()
+            }
+        };
         c.finish()?;
         let default_trigger = triggers.is_empty();
         if default_trigger {
@@ -258,6 +277,7 @@ impl SerialExperiment {
             }
         }
         let mut workload = Workload::chapter2(f.seed, f.tasks_per_day);
+        workload.bursts = bursts;
         workload.priorities = priorities;
         workload.classes = classes;
         Ok(SerialExperiment {
