@@ -312,6 +312,15 @@ impl<'a> EnergySim<'a> {
         )
     }
 
+    /// Task `t`'s machine and run `[start, end)`, if it started: what a machine's busy (and
+    /// so idle) time is summed from (Ch. 4, "polled ... despite more idle time").
+    pub fn task_run(&self, t: u32) -> Option<(u16, Micros, Micros)> {
+        let TaskOutcome::Started { machine, start } = self.st.outcome[t as usize] else {
+            return None;
+        };
+        Some((machine, start, start + self.etc_of(t, machine as usize)))
+    }
+
     /// Task `t`'s utility and energy inside `[w0, w1)`, if it started (prorated by the part
     /// of its run inside), and whether it completed inside.
     pub fn task_share(

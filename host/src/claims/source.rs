@@ -70,7 +70,8 @@ pub enum Stat {
 pub struct Sample {
     /// The number the expressions see.
     pub mean: f64,
-    /// The rows (trials) it rests on; a summary row's own `n` column when there is one.
+    /// The rows (trials) it rests on; a summary row's own `n` (or `trials`) column when
+    /// there is one.
     pub n: u64,
     /// Half-width of the 95% interval, for a mean over 2 or more rows.
     pub ci95: Option<f64>,
@@ -144,11 +145,14 @@ impl ValueSpec {
                 describe(&self.filter)
             );
         }
+        // A summary row says how many trials it averages: `n`, or seed 002's `trials`.
         let n_col = if xs.len() == 1 {
-            table
-                .select(&self.filter, "n", &path)
-                .ok()
-                .and_then(|v| v.first().copied())
+            ["n", "trials"].iter().find_map(|c| {
+                table
+                    .select(&self.filter, c, &path)
+                    .ok()
+                    .and_then(|v| v.first().copied())
+            })
         } else {
             None
         };

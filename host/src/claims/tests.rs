@@ -226,3 +226,32 @@ fn numbers_print_to_four_significant_digits() {
     assert_eq!(render::ours(Some(o), "%"), "79.4 ± 1.0 %");
     assert_eq!(render::ours(None, "%"), "-");
 }
+
+#[test]
+fn a_summary_row_counts_the_trials_its_trials_column_says() {
+    let claims = r#"
+seed = "000"
+title = "Test"
+
+[[claim]]
+id = "000-summary"
+source = "Fig. 1"
+statement = "A's mean over 48 trials near 12"
+paper = "12"
+paper_trials = 48
+experiment = "experiments/x.toml"
+results = "seed000/x"
+ours = "a"
+test = "abs(a - 12) <= 1"
+values.a = { file = "summary.csv", where = { label = "A" }, column = "u" }
+"#;
+    let f = fixture(claims);
+    fs::write(
+        f.results.join("seed000/x/summary.csv"),
+        "label,trials,u\nA,48,12.5\nB,48,10\n",
+    )
+    .unwrap();
+    let e = run(&f);
+    assert_eq!(e[0].status, Status::Holds);
+    assert_eq!(e[0].trials, Some(48), "not the one row it read");
+}

@@ -96,7 +96,7 @@ pub fn serial_key(r: &SerialRow) -> (usize, u32) {
 }
 
 /// The columns of an energy row.
-pub const ENERGY_COLUMNS: [&str; 15] = [
+pub const ENERGY_COLUMNS: [&str; 16] = [
     "config",
     "trial",
     "utility",
@@ -112,6 +112,7 @@ pub const ENERGY_COLUMNS: [&str; 15] = [
     "prio1_pct",
     "prio8_pct",
     "trace",
+    "idle_pct",
 ];
 
 /// An energy row's fields; the trace as `utility:joules` pairs joined by `;`.
@@ -137,6 +138,7 @@ pub fn energy_fields(r: &EnergyRow) -> Vec<String> {
             .map(|(u, e)| format!("{u:?}:{e:?}"))
             .collect::<Vec<_>>()
             .join(";"),
+        format!("{:?}", r.idle_pct),
     ]
 }
 
@@ -175,6 +177,7 @@ pub fn energy_parse(rows: &Rows, i: usize) -> anyhow::Result<EnergyRow> {
         },
         trace,
         priority_share: [rows.finite(i, 12)?, rows.finite(i, 13)?],
+        idle_pct: rows.finite(i, 15)?,
     })
 }
 

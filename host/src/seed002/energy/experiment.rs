@@ -22,7 +22,8 @@
 //! ```
 //!
 //! Reports (`out/<name>/`): `trials.csv` (one row per configuration and trial, with the
-//! digest), `summary.csv` (means and 95% CIs), `traces.csv` (mean cumulative utility and
+//! digest), `summary.csv` (means and 95% CIs; `idle_pct` the share of machine time with no
+//! task executing), `traces.csv` (mean cumulative utility and
 //! energy at each trace point), and the plots of [`plots`]. Nothing depends on wall time or thread count.
 
 use crate::report::f6;
@@ -432,10 +433,13 @@ pub struct Row {
     /// Fig. 4.5: the share (%) of the maximum utility of priority-1 and priority-8 tasks
     /// arriving in the window that was earned.
     pub priority_share: [f64; 2],
+    /// The share (%) of the machines' time in the window with no task executing (Ch. 4:
+    /// polled machines idle more).
+    pub idle_pct: f64,
 }
 
-/// A run's measures: the report, the trace, Fig. 4.5's priority shares.
-pub type Measures = (EnergyReport, Vec<(f64, f64)>, [f64; 2]);
+/// A run's measures: the report, the trace, Fig. 4.5's priority shares, the idle share.
+pub type Measures = (EnergyReport, Vec<(f64, f64)>, [f64; 2], f64);
 
 /// Runs `cfg` on trial `et` and collects the row's measures.
 pub fn run_one(
@@ -489,7 +493,19 @@ pub fn run_one(
             0.0
         }
     });
-    Ok((report, points, share))
+    // A machine runs one task at a time, so the runs' parts inside the window sum to its
+    // busy time; the rest of machines x window is idle.
+    let busy: u64 = (0..tr.tasks.len() as u32)
+        .filter_map(|t| sim.task_run(t))
+        .map(|(_, s, e)| e.min(w1).0.saturating_sub(s.max(w0).0))
+        .sum();
+    let capacity = tr.machine_type.len() as f64 * (w1 - w0).0 as f64;
+    let idle_pct = if capacity > 0.0 {
+        100.0 * (1.0 - busy as f64 / capacity)
+    } else {
+        0.0
+    };
+    Ok((report, points, share, idle_pct))
 }
 
 /// Configuration `i` of `exp` on trial `et` (trial `t`).
@@ -504,7 +520,7 @@ pub(crate) fn run_config(
         seed: exp.workload.seed ^ ((t as u64) << 32),
         ..c.cfg
     };
-    let (report, trace, priority_share) =
+    let (report, trace, priority_share, idle_pct) =
         run_one(et, cfg, exp.trace).with_context(|| format!("{} on trial {t}", c.label))?;
     Ok(Row {
         config: i,
@@ -512,6 +528,7 @@ pub(crate) fn run_config(
         report,
         trace,
         priority_share,
+        idle_pct,
     })
 }
 
@@ -550,7 +567,7 @@ pub fn reports(exp: &EnergyExperiment, rows: &[Row]) -> (String, String, String,
     let step_min = exp.trace.map_or(0.0, |s| s.as_mins_f64());
     let mut summary = String::from(
         "label,trials,utility,utility_ci95,energy_gj,energy_gj_ci95,completed,dropped,\
-         postponed,events,max_day_over_budget,exhausted_min,prio1_pct,prio8_pct\n",
+         postponed,events,max_day_over_budget,exhausted_min,prio1_pct,prio8_pct,idle_pct\n",
     );
     let mut table = format!(
         "{} ({} trials, budget {})\n{:<40} {:>10} {:>8} {:>9} {:>9} {:>9}\n",
@@ -588,9 +605,10 @@ pub fn reports(exp: &EnergyExperiment, rows: &[Row]) -> (String, String, String,
         };
         let p1 = col(&|r| r.priority_share[0]);
         let p8 = col(&|r| r.priority_share[1]);
+        let idle = col(&|r| r.idle_pct);
         let _ = writeln!(
             summary,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             c.label,
             rs.len(),
             f6(u.mean),
@@ -604,7 +622,8 @@ pub fn reports(exp: &EnergyExperiment, rows: &[Row]) -> (String, String, String,
             over,
             ex,
             f6(p1.mean),
-            f6(p8.mean)
+            f6(p8.mean),
+            f6(idle.mean)
         );
         let _ = writeln!(
             table,
