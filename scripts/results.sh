@@ -6,7 +6,7 @@
 # Each run named in results/runs.tsv whose folder matches a PATTERN (a shell glob such as
 # 'seed000/*'; every run when none is given) is run into a fresh temporary folder with the
 # release binary of this checkout. Kept: the CSV and JSON files (no SVGs, no per-job files
-# `*jobs*.csv` or per-point `points.csv`, no `timing.json`/`timings.csv`, which hold
+# `*jobs*.csv`, per-point `points.csv` or per-task `allocations.csv`, no `timing.json`/`timings.csv`, which hold
 # wall-clock times), beside a
 # `run.toml` saying the command, the commit, the date and the CPU time it took.
 # With --check nothing is written: each run's kept files are compared byte for byte with
@@ -57,7 +57,7 @@ while IFS=$'\t' read -r dir cmd; do
     keep="$tmp/keep"
     mkdir -p "$keep"
     (cd "$out" && find . -type f \( -name '*.csv' -o -name '*.json' \) \
-        ! -name 'timing.json' ! -name 'timings.csv' ! -name '*jobs*.csv' ! -name 'points.csv' -print0 |
+        ! -name 'timing.json' ! -name 'timings.csv' ! -name '*jobs*.csv' ! -name 'points.csv' ! -name 'allocations.csv' -print0 |
         while IFS= read -r -d '' f; do mkdir -p "$keep/$(dirname "$f")"; cp "$f" "$keep/$f"; done)
     if [[ $check -eq 1 ]]; then
         if diff -r -x run.toml "$keep" "results/$dir" >"$tmp/diff"; then
