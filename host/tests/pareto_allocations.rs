@@ -288,7 +288,7 @@ fn every_front_point_is_recomputed_from_the_exported_instance() {
     check(
         dir.path(),
         "c7",
-        "system = \"pareto-stochastic\"\nname = \"c7\"\nseed = 2\ntasks = 40\nwindow_min = 2\n\
+        "system = \"pareto-stochastic\"\nname = \"c7\"\nseed = 2\ntasks = 40\nwindow_min = 2\narrivals = \"uniform\"\n\
          samples = 8\nscores = [\"expected\", \"p4\"]\npopulation = 8\ncheckpoints = [0, 3]\n\
          fuzzy = 5\n",
         3,

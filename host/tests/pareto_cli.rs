@@ -56,7 +56,7 @@ fn chapter5_and_7_files_give_the_same_fronts_on_one_and_two_threads() {
     let f7 = dir.path().join("c7.toml");
     std::fs::write(
         &f7,
-        "system = \"pareto-stochastic\"\nname = \"c7\"\nseed = 2\ntasks = 40\nwindow_min = 2\n\
+        "system = \"pareto-stochastic\"\nname = \"c7\"\nseed = 2\ntasks = 40\nwindow_min = 2\narrivals = \"uniform\"\n\
          samples = 8\nscores = [\"expected\", \"p4\"]\npopulation = 8\ncheckpoints = [0, 3]\n\
          fuzzy = 5\n",
     )
@@ -98,7 +98,7 @@ fn the_reports_folder_is_checked_before_the_run() {
     let f = dir.path().join("c7.toml");
     std::fs::write(
         &f,
-        "system = \"pareto-stochastic\"\nname = \"c7\"\nseed = 2\ntasks = 20\nwindow_min = 2\n\
+        "system = \"pareto-stochastic\"\nname = \"c7\"\nseed = 2\ntasks = 20\nwindow_min = 2\narrivals = \"uniform\"\n\
          samples = 4\nscores = [\"expected\"]\npopulation = 4\ncheckpoints = [0, 1]\n\
          fuzzy = 2\n",
     )
