@@ -249,41 +249,13 @@ impl InstanceFile {
     pub fn from_stochastic(exp: &StochasticExperiment) -> anyhow::Result<InstanceFile> {
         let st = Stochastic::with_arrivals(exp.seed, exp.arrivals, Score::Expected, exp.samples);
         let (types, mt) = (st.task_types(), st.machine_types());
-        let cube = |f: &dyn Fn(usize, usize, usize) -> Option<f64>| {
-            (0..types)
-                .map(|i| {
-                    (0..mt)
-                        .map(|j| (0..PSTATES).map(|k| f(i, j, k)).collect())
-                        .collect()
-                })
-                .collect()
-        };
+        let cube = |f: &dyn Fn(usize, usize, usize) -> Option<f64>| per_cell(types, mt, f);
         let runs = |i, j, k| st.costs(i, j, k).0 != Micros::MAX;
         let icube = |f: &dyn Fn(usize, usize, usize) -> u64| {
-            (0..types)
-                .map(|i| {
-                    (0..mt)
-                        .map(|j| {
-                            (0..PSTATES)
-                                .map(|k| runs(i, j, k).then(|| f(i, j, k)))
-                                .collect()
-                        })
-                        .collect()
-                })
-                .collect()
+            per_cell(types, mt, |i, j, k| runs(i, j, k).then(|| f(i, j, k)))
         };
         let vcube = |f: &dyn Fn(usize, usize, usize) -> Vec<u64>| {
-            (0..types)
-                .map(|i| {
-                    (0..mt)
-                        .map(|j| {
-                            (0..PSTATES)
-                                .map(|k| runs(i, j, k).then(|| f(i, j, k)))
-                                .collect()
-                        })
-                        .collect()
-                })
-                .collect()
+            per_cell(types, mt, |i, j, k| runs(i, j, k).then(|| f(i, j, k)))
         };
         let stochastic = StochasticFile {
             pstates: PSTATES,
@@ -578,4 +550,19 @@ pub fn evaluate(
             })
         }
     }
+}
+
+/// `f` over every (task type, machine type, P-state) cell, nested in that order.
+fn per_cell<T>(
+    types: usize,
+    machine_types: usize,
+    f: impl Fn(usize, usize, usize) -> T,
+) -> Vec<Vec<Vec<T>>> {
+    (0..types)
+        .map(|i| {
+            (0..machine_types)
+                .map(|j| (0..PSTATES).map(|k| f(i, j, k)).collect())
+                .collect()
+        })
+        .collect()
 }
