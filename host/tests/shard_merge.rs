@@ -281,7 +281,12 @@ fn shard_seed002_merge_is_byte_identical_and_slurm_scripts_run_it() {
     let out = ok(&["merge", s(&dir), "--out", s(&merged)]);
     assert!(out.contains("merged 5 shard files"), "{out}");
     let (a, b) = (files(&one), files(&merged));
-    assert_eq!(a.len(), 5, "{:?}", a.iter().map(|x| &x.0).collect::<Vec<_>>());
+    assert_eq!(
+        a.len(),
+        5,
+        "{:?}",
+        a.iter().map(|x| &x.0).collect::<Vec<_>>()
+    );
     assert_eq!(a, b);
     // The Slurm scripts, run as Slurm runs them: each task with its SLURM_ARRAY_TASK_ID,
     // then the merge.

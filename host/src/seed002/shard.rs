@@ -616,7 +616,7 @@ fn merge<E: Sharded>(files: &[PathBuf], to: &MergeTo) -> anyhow::Result<(String,
     }
     let key = E::codec().key;
     let mut rows: Vec<E::Row> = shards.into_iter().flat_map(|s| s.rows).collect();
-    rows.sort_by_key(|r| key(r));
+    rows.sort_by_key(key);
     let name = exp.name().to_string();
     let dir = super::ReportsDir {
         dir: to.out.clone(),
