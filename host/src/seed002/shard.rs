@@ -373,7 +373,8 @@ pub(crate) fn read<E: Sharded>(path: &Path) -> anyhow::Result<Shard<E::Row>> {
     let configs: usize = t.value("configs")?;
     let trials: u32 = t.value("trials")?;
     let units = t.items()?;
-    let total = trials as u64 * configs as u64;
+    // A forged count cannot overflow: the product is checked (at most 100,000 trials are run).
+    let total = (trials as u64).saturating_mul(configs as u64);
     if units.end > total {
         let l = t.line("items")?;
         bail!(
@@ -411,8 +412,9 @@ pub(crate) fn read<E: Sharded>(path: &Path) -> anyhow::Result<Shard<E::Row>> {
     for i in 0..rows.len() {
         let r = (codec.parse)(&rows, i)?;
         let (c, tr) = (codec.key)(&r);
-        let u = tr as u64 * configs as u64 + c as u64;
-        if c >= configs || u != next || !units.contains(&u) {
+        // c < configs and tr < trials: u < total, no overflow.
+        let u = (c < configs && tr < trials).then(|| tr as u64 * configs as u64 + c as u64);
+        if u != Some(next) || !units.contains(&next) {
             return Err(rows.error(
                 i,
                 format!(
@@ -439,6 +441,19 @@ pub(crate) fn read<E: Sharded>(path: &Path) -> anyhow::Result<Shard<E::Row>> {
         );
     }
     Ok(Shard { rows: out, ..head })
+}
+
+/// Reads the seed 002 shard file at `path`, serial or energy as its `kind` says (as `kairos
+/// merge` reads it); returns its unit count, or the error naming the file, line and field.
+pub fn read_any(path: &Path) -> anyhow::Result<usize> {
+    match crate::shard::kind(path)?.as_str() {
+        SERIAL_KIND => Ok(read::<SerialExperiment>(path)?.rows.len()),
+        ENERGY_KIND => Ok(read::<EnergyExperiment>(path)?.rows.len()),
+        other => bail!(
+            "{}: a {other} shard, not a seed 002 experiment shard",
+            path.display()
+        ),
+    }
 }
 
 /// Whether shard files of `kind` are seed 002's.

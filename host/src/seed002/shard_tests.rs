@@ -257,3 +257,27 @@ fn the_merge_names_what_is_wrong() {
     assert!(e.contains("no end line"), "{e}");
     assert!(!out.exists());
 }
+
+/// A hand-edited shard: a row out of its place or a count past the units is an error naming
+/// the file and line, never a panic.
+#[test]
+fn a_bad_shard_file_names_its_line() {
+    let d = tempfile::tempdir().unwrap();
+    let p = file(d.path(), "serial.toml", SERIAL);
+    shard(&p, 1, 2, &d.path().join("s"), None).unwrap();
+    let f = d.path().join("s").join("shard-1-of-2.shard");
+    assert_eq!(super::read_any(&f).unwrap(), 12);
+    let text = std::fs::read_to_string(&f).unwrap();
+    // Two rows swapped.
+    let mut lines: Vec<&str> = text.lines().collect();
+    let first = lines.iter().position(|l| l.starts_with("row\t")).unwrap();
+    lines.swap(first, first + 1);
+    std::fs::write(&f, lines.join("\n") + "\n").unwrap();
+    let e = super::read_any(&f).unwrap_err().to_string();
+    assert!(e.contains(&format!(":{}: ", first + 1)), "{e}");
+    assert!(e.contains("expected unit 0"), "{e}");
+    // A huge configuration count.
+    let forged = text.replace("configs\t8", &format!("configs\t{}", usize::MAX));
+    std::fs::write(&f, forged).unwrap();
+    assert!(super::read_any(&f).is_err());
+}
