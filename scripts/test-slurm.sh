@@ -6,7 +6,9 @@
 #   3. compares the merged files with a local `kairos experiment` run, byte for byte
 #      (all but timing.json, the wall times);
 #   4. resubmits one shard alone (`--only 3`) after deleting its file, and compares again;
-#   5. stops the daemons it started (only those).
+#   5. the same for a seed 002 serial file (host/tests/data/s002_serial_small.toml, 3 shards
+#      of its (configuration, trial) units), compared with its local run;
+#   6. stops the daemons it started (only those).
 # When Slurm cannot be started, it says so; that is a failure under CI=true (the test must
 # run there) and a skip otherwise. Uses the debug kairos binary (built if needed).
 set -euo pipefail
@@ -104,4 +106,23 @@ grep -q "runs 8-11" <<<"$msg" || fail "the merge did not name the missing runs 8
 submit --only 3
 wait_job "$merge_id"
 compare "shard 3 resubmitted alone, merged"
+
+# A seed 002 serial file: 3 shards of its (configuration, trial) units, merged.
+exp2="$root/host/tests/data/s002_serial_small.toml"
+"$kairos" experiment "$exp2" --out "$tmp/local2" >/dev/null 2>&1 \
+    || fail "the local run of the seed 002 file failed"
+out="$("$kairos" slurm "$exp2" --shards 3 --dir "$tmp/slurm2" --out "$tmp/merged2" --submit)" \
+    || fail "kairos slurm (seed 002): $out"
+printf '%s\n' "$out" | sed 's/^/  /'
+merge_id="$(sed -n 's/^merge job \([0-9]*\):.*/\1/p' <<<"$out")"
+[ -n "$merge_id" ] || fail "kairos slurm (seed 002) printed no merge job id"
+wait_job "$merge_id"
+n=0
+for f in "$tmp"/local2/*; do
+    cmp "$f" "$tmp/merged2/$(basename "$f")" \
+        || fail "seed 002: $(basename "$f") differs from the local run"
+    n=$((n + 1))
+done
+[ "$n" -ge 5 ] || fail "seed 002: only $n files compared"
+say "seed 002, 3 shards on Slurm, merged: $n files byte-identical to the local run"
 say "ok"

@@ -624,7 +624,7 @@ pub fn pareto_toml(data: &[u8]) {
 }
 
 /// A shard file or a saved step, as `kairos merge` and `--resume` read them: an experiment
-/// shard, a knapsack shard, a seed 002 saved trial (serial and energy rows), or a clean
+/// shard, a knapsack shard, a seed 002 experiment shard, a seed 002 saved trial (serial and energy rows), or a clean
 /// error naming the file and line; no value read is NaN or infinite.
 pub fn shard_rows(data: &[u8]) {
     use kairos_host::experiment::saved::Steps;
@@ -636,6 +636,7 @@ pub fn shard_rows(data: &[u8]) {
             assert!(r.summary.utility_percent.is_finite());
         }
     }
+    let _ = kairos_host::seed002::shard::read_any(&p);
     if let Ok(s) = kairos_host::shard::knapsack::read(&p) {
         for (_, c) in &s.costs {
             assert!(c.ef.iter().flatten().all(|x| x.is_finite()));

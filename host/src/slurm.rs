@@ -50,6 +50,10 @@ pub struct Plan {
     pub dir: PathBuf,
     /// Where the merge writes the reports (absolute).
     pub out: PathBuf,
+    /// Whether each task runs its shard with `--resume` (seed 002's shards save each
+    /// trial as it finishes: a task cut short and run again continues, and one whose
+    /// shard file is complete does nothing).
+    pub resume: bool,
 }
 
 /// A path or word quoted for a POSIX shell (single quotes).
@@ -155,7 +159,7 @@ impl Plan {
         s.push_str(&format!(
             "set -euo pipefail\n\
              exec {kairos} experiment {file} --shard \"${{SLURM_ARRAY_TASK_ID}}/{n}\" \
-             --out {shards} --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\"{trials}\n",
+             --out {shards} --jobs \"${{SLURM_CPUS_PER_TASK:-1}}\"{trials}{resume}\n",
             kairos = quote_path(&self.kairos),
             file = quote_path(&self.experiment),
             n = self.shards,
@@ -163,6 +167,7 @@ impl Plan {
             trials = self
                 .trials
                 .map_or(String::new(), |t| format!(" --trials {t}")),
+            resume = if self.resume { " --resume" } else { "" },
         ));
         s
     }
@@ -330,7 +335,21 @@ mod tests {
             workdir: "/work".into(),
             dir: "/work/out/small/slurm".into(),
             out: "/work/out/small".into(),
+            resume: false,
         }
+    }
+
+    #[test]
+    fn slurm_seed002_shards_resume() {
+        let mut p = plan();
+        assert!(!p.array_script().contains("--resume"));
+        p.resume = true;
+        assert!(
+            p.array_script()
+                .contains("--jobs \"${SLURM_CPUS_PER_TASK:-1}\" --trials 4 --resume\n"),
+            "{}",
+            p.array_script()
+        );
     }
 
     #[test]

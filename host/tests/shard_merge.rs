@@ -263,3 +263,78 @@ fn shard_slices_of_a_trace_experiment_give_the_whole_run() {
         report::trials_csv(&e, &parts)
     );
 }
+
+/// A seed 002 serial file: shards of its (configuration, trial) units merge to the bytes of
+/// the unsharded run; so do the shards `kairos slurm`'s array script runs (run here with the
+/// environment Slurm gives a task, scripts/test-slurm.sh submits them to a real Slurm); a
+/// seed 000 shard does not take `--resume`; a bad slice is a usage error.
+#[test]
+fn shard_seed002_merge_is_byte_identical_and_slurm_scripts_run_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = data("s002_serial_small.toml");
+    let one = tmp.path().join("one");
+    ok(&["experiment", s(&file), "--out", s(&one), "--threads", "1"]);
+    let dir = tmp.path().join("shards");
+    // 12 units (4 configurations x 3 trials) in 5 shards: slices that cut trials apart.
+    shards(&file, 5, &[1, 2, 3, 4, 5], &dir);
+    let merged = tmp.path().join("merged");
+    let out = ok(&["merge", s(&dir), "--out", s(&merged)]);
+    assert!(out.contains("merged 5 shard files"), "{out}");
+    let (a, b) = (files(&one), files(&merged));
+    assert_eq!(
+        a.len(),
+        5,
+        "{:?}",
+        a.iter().map(|x| &x.0).collect::<Vec<_>>()
+    );
+    assert_eq!(a, b);
+    // The Slurm scripts, run as Slurm runs them: each task with its SLURM_ARRAY_TASK_ID,
+    // then the merge.
+    let slurm = tmp.path().join("slurm");
+    let via = tmp.path().join("via-slurm");
+    ok(&[
+        "slurm",
+        s(&file),
+        "--shards",
+        "3",
+        "--dir",
+        s(&slurm),
+        "--out",
+        s(&via),
+    ]);
+    let array = std::fs::read_to_string(slurm.join("shards.sbatch")).unwrap();
+    assert!(array.contains("--resume\n"), "{array}");
+    let bash = |script: &str, task: Option<u32>| {
+        let mut c = std::process::Command::new("bash");
+        c.arg(slurm.join(script));
+        if let Some(k) = task {
+            c.env("SLURM_ARRAY_TASK_ID", k.to_string());
+        }
+        let o = c.output().unwrap();
+        assert!(
+            o.status.success(),
+            "{script} {task:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    };
+    for k in 1..=3 {
+        bash("shards.sbatch", Some(k));
+    }
+    // A task run again (a requeued job) finds its shard complete and does nothing.
+    bash("shards.sbatch", Some(2));
+    bash("merge.sbatch", None);
+    assert_eq!(files(&one), files(&via));
+    // A bad slice names itself; --resume of a seed 000 shard is refused.
+    let out = kairos(&["experiment", s(&file), "--shard", "4/3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("K must be between 1 and N"));
+    let out = kairos(&[
+        "experiment",
+        s(&data("experiment_small.toml")),
+        "--shard",
+        "1/2",
+        "--resume",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--resume with --shard"));
+}

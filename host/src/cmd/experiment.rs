@@ -40,8 +40,9 @@ pub struct Args {
     #[arg(long, conflicts_with = "resume")]
     pub force: bool,
     /// Continue an interrupted run: the trials saved in the output folder's `runs/` are not
-    /// run again; the reports are the same as an uninterrupted run's.
-    #[arg(long, conflicts_with = "shard")]
+    /// run again; the reports are the same as an uninterrupted run's. With `--shard` (seed
+    /// 002 files), continues the shard from its `shard-K-of-N.runs/`.
+    #[arg(long)]
     pub resume: bool,
     /// Print the summary as JSON on stdout (summary.json as written, or the summary CSV's
     /// rows as objects) instead of the text table.
@@ -116,25 +117,26 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
     }
     args.jobs =
         crate::limits::threads("--threads", args.jobs).map_err(|e| super::usage(e.to_string()))?;
-    if crate::seed002::serial::experiment::is_serial(&args.file) {
-        if args.shard.is_some() {
-            bail!(
-                "{}: --shard: seed 002 experiments run on one machine (--jobs spreads their \
-                 trials over its threads)",
-                args.file.display()
-            );
+    let serial = crate::seed002::serial::experiment::is_serial(&args.file);
+    if serial || crate::seed002::energy::experiment::is_energy(&args.file) {
+        if let Some(slice) = args.shard {
+            return seed002_shard(&args, slice);
         }
-        return seed002(args, crate::seed002::run_file);
+        return seed002(
+            args,
+            if serial {
+                crate::seed002::run_file
+            } else {
+                crate::seed002::run_energy_file
+            },
+        );
     }
-    if crate::seed002::energy::experiment::is_energy(&args.file) {
-        if args.shard.is_some() {
-            bail!(
-                "{}: --shard: seed 002 experiments run on one machine (--jobs spreads their \
-                 trials over its threads)",
-                args.file.display()
-            );
-        }
-        return seed002(args, crate::seed002::run_energy_file);
+    if args.shard.is_some() && args.resume {
+        return Err(super::usage(format!(
+            "{}: --resume with --shard: a shard of this experiment runs whole (seed 002 \
+             shards resume); run the shard again",
+            args.file.display()
+        )));
     }
     if crate::seed003::experiment::is_seed003(&args.file) {
         if args.shard.is_some() {
@@ -389,6 +391,30 @@ fn seed002(args: Args, run: Seed002Run) -> anyhow::Result<()> {
     }
     write!(super::pipe::stdout(), "{table}")?;
     crate::diag!("reports written to {}", dir.display());
+    Ok(())
+}
+
+/// `kairos experiment --shard K/N` of a seed 002 file: runs the slice's (configuration,
+/// trial) units, each trial saved as it finishes (`--resume` continues), and writes the
+/// shard file ([`crate::seed002::shard`]).
+fn seed002_shard(args: &Args, slice: crate::shard::Slice) -> anyhow::Result<()> {
+    crate::interrupt::catch_for_steps(args.jobs, "trial");
+    let resume = crate::seed002::Resume {
+        resume: args.resume,
+        stop: &crate::interrupt::requested_saying,
+    };
+    let line = crate::seed002::shard::run_shard_file(
+        &args.file,
+        &crate::seed002::shard::ShardRun {
+            slice,
+            dir: args.out.clone(),
+            trials: args.trials,
+            force: args.force,
+            resume: &resume,
+            jobs: args.jobs,
+        },
+    )?;
+    writeln!(super::pipe::stdout(), "{line}")?;
     Ok(())
 }
 

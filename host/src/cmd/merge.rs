@@ -1,5 +1,6 @@
 //! `kairos merge`: joins the shard files of a sharded experiment or knapsack sweep into the
-//! reports one machine would have written (the library is [`crate::shard`]).
+//! reports one machine would have written (the library is [`crate::shard`]; seed 002's
+//! serial and energy shards, [`crate::seed002::shard`]).
 
 use crate::report;
 use crate::shard;
@@ -36,6 +37,26 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     let files = shard::find(&args.shards)?;
     let kind = shard::kind(&files[0])?;
     match kind.as_str() {
+        k if crate::seed002::shard::is_kind(k) => {
+            let to = crate::seed002::shard::MergeTo {
+                out: args.out,
+                experiment: args.experiment,
+                force: args.force,
+            };
+            let (table, dir) = crate::seed002::shard::merge_files(k, &files, &to)?;
+            if args.json {
+                let s = super::json::dir_summary(&dir, &["summary.csv"])?;
+                writeln!(super::pipe::stdout(), "{s}")?;
+            } else {
+                write!(super::pipe::stdout(), "{table}")?;
+                writeln!(
+                    super::pipe::stdout(),
+                    "merged {} shard files; wrote the reports to {}",
+                    files.len(),
+                    dir.display()
+                )?;
+            }
+        }
         shard::experiment::KIND => {
             let (exp, outcome) = shard::experiment::merge(&files, args.experiment.as_deref())?;
             let dir = args.out.unwrap_or_else(|| exp.default_out_dir());
@@ -109,7 +130,8 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             );
         }
         other => bail!(
-            "{}: shards of kind {other:?}: this kairos merges experiment and knapsack shards",
+            "{}: shards of kind {other:?}: this kairos merges experiment (seed 000, seed 002 \
+             serial and energy) and knapsack shards",
             files[0].display()
         ),
     }

@@ -42,6 +42,20 @@ pub struct Args {
     pub only: Option<Vec<u32>>,
 }
 
+/// What `kairos slurm` needs of the experiment it shards.
+struct Sweep {
+    /// Its name.
+    name: String,
+    /// `out/<name>/`.
+    default_out: PathBuf,
+    /// Its runs (seed 002: its (configuration, trial) units).
+    runs: u64,
+    /// The files the scripts must not overwrite.
+    inputs: Vec<PathBuf>,
+    /// Whether its shards take `--resume` (seed 002's).
+    resume: bool,
+}
+
 fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
     if p.is_absolute() {
         return Ok(p.to_path_buf());
@@ -53,7 +67,6 @@ fn absolute(p: &Path) -> anyhow::Result<PathBuf> {
 
 /// Runs `kairos slurm`.
 pub fn main(args: Args) -> anyhow::Result<()> {
-    let exp = Experiment::load(&args.file)?;
     if let Some(n) = args.trials {
         if n == 0 || n > crate::experiment::MAX_TRIALS {
             return Err(super::usage(format!(
@@ -62,15 +75,44 @@ pub fn main(args: Args) -> anyhow::Result<()> {
             )));
         }
     }
-    let out = absolute(&args.out.clone().unwrap_or_else(|| exp.default_out_dir()))?;
+    // A seed 002 serial or energy file shards its (configuration, trial) units and resumes
+    // a shard whose job was cut short; a seed 000 file, its runs.
+    let sweep = match crate::seed002::shard::describe(&args.file, args.trials) {
+        Some(d) => {
+            let (name, trials, configs) = d?;
+            Sweep {
+                default_out: std::path::Path::new("out").join(&name),
+                name,
+                runs: trials as u64 * configs as u64,
+                inputs: vec![args.file.clone()],
+                resume: true,
+            }
+        }
+        None => {
+            let exp = Experiment::load(&args.file)?;
+            Sweep {
+                name: exp.name.clone(),
+                default_out: exp.default_out_dir(),
+                runs: args.trials.unwrap_or(exp.trials) as u64 * exp.configs.len() as u64,
+                inputs: vec![args.file.clone(), exp.scenario_path.clone()],
+                resume: false,
+            }
+        }
+    };
+    let out = absolute(
+        &args
+            .out
+            .clone()
+            .unwrap_or_else(|| sweep.default_out.clone()),
+    )?;
     let dir = absolute(
         &args
             .dir
             .clone()
-            .unwrap_or_else(|| exp.default_out_dir().join("slurm")),
+            .unwrap_or_else(|| sweep.default_out.join("slurm")),
     )?;
     let plan = Plan {
-        name: exp.name.clone(),
+        name: sweep.name.clone(),
         experiment: std::fs::canonicalize(&args.file)
             .with_context(|| format!("{}: cannot resolve", args.file.display()))?,
         shards: args.shards,
@@ -82,6 +124,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         workdir: std::env::current_dir().context("cannot read the working directory")?,
         dir,
         out,
+        resume: sweep.resume,
     };
     // Values clap parses but a job array cannot take: a bad command line (exit 2).
     slurm::check_flags(&plan).map_err(|e| super::usage(format!("{e:#}")))?;
@@ -91,7 +134,11 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         crate::output::refuse_input(
             "--dir",
             &plan.dir.join(name),
-            &[args.file.as_path(), exp.scenario_path.as_path()],
+            &sweep
+                .inputs
+                .iter()
+                .map(PathBuf::as_path)
+                .collect::<Vec<_>>(),
         )?;
     }
     let only = match &args.only {
@@ -100,7 +147,7 @@ pub fn main(args: Args) -> anyhow::Result<()> {
         }
         None => None,
     };
-    let runs = args.trials.unwrap_or(exp.trials) as u64 * exp.configs.len() as u64;
+    let runs = sweep.runs;
     if runs < plan.shards as u64 {
         crate::diag!(
             "note: {} shards for {runs} runs: {} shards will have no runs",

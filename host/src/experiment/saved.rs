@@ -123,7 +123,26 @@ impl Steps {
 
     /// Reads step `step` back: its rows, each checked to have `columns.len()` fields.
     pub fn read(&self, step: u32, columns: &[&str]) -> anyhow::Result<Rows> {
-        let text = Text::read(&self.file(step))?;
+        Rows::of(Text::read(&self.file(step))?, columns)
+    }
+
+    /// Deletes the folder once the reports are written: the steps have served.
+    pub fn remove(&self) -> anyhow::Result<()> {
+        std::fs::remove_dir_all(&self.dir)
+            .with_context(|| format!("{}: cannot remove the saved steps", self.dir.display()))
+    }
+}
+
+/// A saved step's rows as read, with field access that names the file, line and column.
+pub struct Rows {
+    text: Text,
+    columns: Vec<String>,
+}
+
+impl Rows {
+    /// The row lines of a shard file as read, each checked to be a `row` line of
+    /// `columns.len()` fields.
+    pub(crate) fn of(text: Text, columns: &[&str]) -> anyhow::Result<Rows> {
         for l in &text.rows {
             if l.tag != "row" {
                 bail!(
@@ -141,20 +160,6 @@ impl Steps {
         })
     }
 
-    /// Deletes the folder once the reports are written: the steps have served.
-    pub fn remove(&self) -> anyhow::Result<()> {
-        std::fs::remove_dir_all(&self.dir)
-            .with_context(|| format!("{}: cannot remove the saved steps", self.dir.display()))
-    }
-}
-
-/// A saved step's rows as read, with field access that names the file, line and column.
-pub struct Rows {
-    text: Text,
-    columns: Vec<String>,
-}
-
-impl Rows {
     /// The number of rows.
     pub fn len(&self) -> usize {
         self.text.rows.len()

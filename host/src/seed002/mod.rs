@@ -13,12 +13,13 @@ mod grid;
 pub mod pareto;
 pub mod saved_rows;
 pub mod serial;
+pub mod shard;
 
 use crate::experiment::saved::{self, Flags, Steps};
 use std::path::{Path, PathBuf};
 
 /// `--trials`, where given, in place of a file's trial count (1 to 100,000).
-fn override_trials(trials: Option<u32>, count: &mut u32) -> anyhow::Result<()> {
+pub(crate) fn override_trials(trials: Option<u32>, count: &mut u32) -> anyhow::Result<()> {
     if let Some(n) = trials {
         anyhow::ensure!(
             (1..=100_000).contains(&n),
@@ -47,11 +48,11 @@ pub fn run_file(
         out,
         resume,
         (&exp.name, exp.trials, "summary.json", "seed002-serial"),
-        |r| saved_rows::serial_run_saved(&exp, jobs, r),
+        |r| saved_rows::serial_run_saved(&exp, shard::all_units(&exp), jobs, r),
     )?;
-    serial::report::write_all(&dir, &exp, &rows)?;
+    let table = shard::Sharded::write_reports(&exp, &dir, &rows)?;
     finish_resumable(&dir)?;
-    Ok((serial::report::text_table(&exp, &rows), dir))
+    Ok((table, dir))
 }
 
 /// Runs the energy file (`system = "serial-energy"`) at `path` (`trials` overrides its count) and writes the reports to `out`
@@ -72,18 +73,9 @@ pub fn run_energy_file(
         out,
         resume,
         (&exp.name, exp.trials, "summary.csv", "seed002-energy"),
-        |r| saved_rows::energy_run_saved(&exp, jobs, r),
+        |r| saved_rows::energy_run_saved(&exp, shard::all_units(&exp), jobs, r),
     )?;
-    let (summary, trials_csv, traces, table) = energy::experiment::reports(&exp, &rows);
-    let svgs = energy::experiment::plots::plots(&exp, &rows);
-    // summary.csv last: its presence marks the folder as holding a whole run's reports.
-    let files = [("trials.csv", trials_csv), ("traces.csv", traces)]
-        .into_iter()
-        .chain(svgs)
-        .chain([("summary.csv", summary)]);
-    for (name, text) in files {
-        crate::output::write_atomic(&dir.join(name), text)?;
-    }
+    let table = shard::Sharded::write_reports(&exp, &dir, &rows)?;
     finish_resumable(&dir)?;
     Ok((table, dir))
 }

@@ -7,12 +7,13 @@
 use super::energy::experiment::{
     self as energy_experiment, EnergyExperiment, EnergyTrial, Row as EnergyRow,
 };
-use super::grid::{run_grid_saved, Saving};
+use super::grid::{run_grid_saved, RowCodec, Saving};
 use super::serial::experiment::{self as serial_experiment, Row as SerialRow, SerialExperiment};
 use crate::experiment::saved::Rows;
 use crate::shard::Identity;
 use kairos_core::serial::{EnergyReport, SerialReport};
 use kairos_core::units::{Micros, MilliJoules, Utility};
+use std::ops::Range;
 use std::path::Path;
 
 /// The identity of a seed 002 run of the file at `path` over `trials` trials.
@@ -186,52 +187,64 @@ pub fn energy_key(r: &EnergyRow) -> (usize, u32) {
     (r.config, r.trial)
 }
 
-/// [`serial_experiment::run`], saving each trial in `r`'s steps as it finishes and running only
-/// the trials not saved; `None` if stopped.
+/// How a serial row is saved.
+pub(crate) const SERIAL_CODEC: RowCodec<SerialRow> = RowCodec {
+    columns: &SERIAL_COLUMNS,
+    fields: serial_fields,
+    parse: serial_parse,
+    key: serial_key,
+};
+
+/// How an energy row is saved.
+pub(crate) const ENERGY_CODEC: RowCodec<EnergyRow> = RowCodec {
+    columns: &ENERGY_COLUMNS,
+    fields: energy_fields,
+    parse: energy_parse,
+    key: energy_key,
+};
+
+/// [`serial_experiment::run`] over the (configuration, trial) units of `units` (trial-major,
+/// [`super::grid::trials_of`]; `0..trials x configs` for the whole run), saving each trial
+/// in `r`'s steps as it finishes and running only the trials not saved; `None` if stopped.
 pub fn serial_run_saved(
     exp: &SerialExperiment,
+    units: Range<u64>,
     jobs: Option<usize>,
     r: &super::Resumed<'_>,
 ) -> anyhow::Result<Option<Vec<SerialRow>>> {
     run_grid_saved(
-        exp.trials,
         exp.configs.len(),
+        units,
         jobs,
         |t| serial_experiment::trial_data(exp, t),
         |d, i, t| serial_experiment::run_config(exp, d, i, t),
         &Saving {
             steps: r.steps,
             saved: r.saved,
-            columns: &SERIAL_COLUMNS,
-            fields: serial_fields,
-            parse: serial_parse,
-            key: serial_key,
+            codec: &SERIAL_CODEC,
             stop: r.stop,
             progress: r.progress,
         },
     )
 }
 
-/// [`energy_experiment::run`], saving each trial in `r`'s steps as it finishes and running
-/// only the trials not saved; `None` if stopped.
+/// [`energy_experiment::run`] over the units of `units`, as [`serial_run_saved`] runs them.
 pub fn energy_run_saved(
     exp: &EnergyExperiment,
+    units: Range<u64>,
     jobs: Option<usize>,
     r: &super::Resumed<'_>,
 ) -> anyhow::Result<Option<Vec<EnergyRow>>> {
     run_grid_saved(
-        exp.trials,
         exp.configs.len(),
+        units,
         jobs,
         |t| EnergyTrial::new(&exp.workload, t, exp.affinity),
         |et, i, t| energy_experiment::run_config(exp, et, i, t),
         &Saving {
             steps: r.steps,
             saved: r.saved,
-            columns: &ENERGY_COLUMNS,
-            fields: energy_fields,
-            parse: energy_parse,
-            key: energy_key,
+            codec: &ENERGY_CODEC,
             stop: r.stop,
             progress: r.progress,
         },
