@@ -240,9 +240,15 @@ mod tests {
         assert!((mean(&soft) - 1.05).abs() < 0.01, "{}", mean(&soft));
         assert!((mean(&extra) - 0.75).abs() < 0.03, "{}", mean(&extra));
         // Tightness 4 draws the same curves with four times the span past the soft deadline.
-        let loose = Workload { s_d: 4.0, ..w.clone() };
+        let loose = Workload {
+            s_d: 4.0,
+            ..w.clone()
+        };
         let (a, b) = (job(7, 1, 3, &w).unwrap(), job(7, 1, 3, &loose).unwrap());
-        assert_eq!((a.curve.max(), a.curve.soft()), (b.curve.max(), b.curve.soft()));
+        assert_eq!(
+            (a.curve.max(), a.curve.soft()),
+            (b.curve.max(), b.curve.soft())
+        );
         let span = |c: &ValueCurve| (c.hard() - c.soft()).0 as f64;
         assert!((span(&b.curve) / span(&a.curve) - 4.0).abs() < 1e-3);
     }
