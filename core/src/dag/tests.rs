@@ -219,6 +219,30 @@ fn value_curve_is_linear_to_zero() {
 }
 
 #[test]
+fn value_curve_with_a_final_value_drops_to_zero_after_the_hard_deadline() {
+    let c = ValueCurve::with_final(Utility(100), Utility(20), s(10), s(20)).unwrap();
+    assert_eq!(c.value(s(10)), Utility(100));
+    assert_eq!(c.value(s(15)), Utility(60));
+    assert_eq!(c.value(s(20)), Utility(20));
+    assert_eq!(c.value(Micros(s(20).0 + 1)), Utility(0));
+    assert!(c.can_earn(s(20)) && !c.can_earn(s(21)));
+    // A step (soft == hard) keeps the final value at the deadline, as seed 001's function.
+    let step = ValueCurve::with_final(Utility(100), Utility(20), s(10), s(10)).unwrap();
+    assert_eq!(step.value(s(9)), Utility(100));
+    assert_eq!(step.value(s(10)), Utility(20));
+    assert_eq!(
+        ValueCurve::with_final(Utility(10), Utility(11), s(1), s(2)),
+        Err(DagError::Curve)
+    );
+    let u = c.as_utility_curve();
+    let classes = crate::utility::UtilityClasses::new();
+    for x in [0, 10, 12, 15, 19, 20, 25] {
+        let f = u.value_at(s(x), &classes).unwrap();
+        assert!((f - c.value(s(x)).as_f64()).abs() < 1e-9, "{x}");
+    }
+}
+
+#[test]
 fn pba_takes_the_best_profile_capped_by_the_bid() {
     let job = diamond();
     let t = DvfsTable::r1(MilliWatts(600));

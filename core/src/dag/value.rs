@@ -1,11 +1,11 @@
 //! A seed 003 job's value curve (§7.1.3, R5) and the exact comparison of value per energy.
 //!
-//! The curve is seed 001's linear value function with a final value of zero
-//! ([`UtilityCurve::Linear`] with `final_value: 0`), kept in integers: the maximum value up to
-//! the soft deadline, linear down to zero at the hard deadline, zero after. A job that can only
-//! earn zero is rejected, so the curve must reach zero (a flat tail would let Alg. 7.3 slow
-//! every job for free). Ratios are compared by cross-multiplication in `u128`, never as floats,
-//! so a tie is a tie on every machine and ties fall to the documented index rules.
+//! The curve is seed 001's linear value function ([`UtilityCurve::Linear`]), kept in integers:
+//! the maximum value up to the soft deadline, linear down to the final value at the hard
+//! deadline, zero after. A job that can only earn zero is rejected, so the curve must reach
+//! zero after its hard deadline (a flat tail would let Alg. 7.3 slow every job for free).
+//! Ratios are compared by cross-multiplication in `u128`, never as floats, so a tie is a tie
+//! on every machine and ties fall to the documented index rules.
 
 use crate::dag::error::DagError;
 use crate::units::{Micros, Utility};
@@ -16,36 +16,57 @@ use core::cmp::Ordering;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ValueCurve {
     max: Utility,
+    last: Utility,
     soft: Micros,
     hard: Micros,
 }
 
 impl ValueCurve {
-    /// `max` up to `soft` after arrival, linear to zero at `hard`, zero after.
+    /// `max` up to `soft` after arrival, linear to zero at `hard`, zero after (a final value
+    /// of zero, [`ValueCurve::with_final`]).
     ///
     /// Errors: `soft > hard` or `hard` zero ([`DagError::Curve`]).
     pub fn new(max: Utility, soft: Micros, hard: Micros) -> Result<ValueCurve, DagError> {
-        if soft > hard || hard == Micros::ZERO {
+        ValueCurve::with_final(max, Utility::ZERO, soft, hard)
+    }
+
+    /// `max` up to `soft` after arrival, linear to `last` at `hard` (exactly `last` there,
+    /// as [`UtilityCurve::Linear`]), zero after.
+    ///
+    /// Errors: `soft > hard`, `hard` zero or `last > max` ([`DagError::Curve`]).
+    pub fn with_final(
+        max: Utility,
+        last: Utility,
+        soft: Micros,
+        hard: Micros,
+    ) -> Result<ValueCurve, DagError> {
+        if soft > hard || hard == Micros::ZERO || last > max {
             return Err(DagError::Curve);
         }
-        Ok(ValueCurve { max, soft, hard })
+        Ok(ValueCurve {
+            max,
+            last,
+            soft,
+            hard,
+        })
     }
 
     /// The value of completing `since` after arrival, rounded down to the micro-unit.
     pub fn value(&self, since: Micros) -> Utility {
-        if since <= self.soft {
-            // `soft == hard` is a step: the full value up to it, zero after.
-            if since < self.hard {
-                return self.max;
-            }
+        if since > self.hard {
             return Utility::ZERO;
         }
-        if since >= self.hard {
-            return Utility::ZERO;
+        if since == self.hard {
+            // Also when `soft == hard` (a step): the final value at the hard deadline.
+            return self.last;
+        }
+        if since <= self.soft {
+            return self.max;
         }
         let left = (self.hard - since).0 as u128;
         let span = (self.hard - self.soft).0 as u128;
-        Utility((self.max.0 as u128 * left / span) as u64)
+        let drop = (self.max.0 - self.last.0) as u128;
+        Utility(self.last.0 + (drop * left / span) as u64)
     }
 
     /// Whether a job that has waited `since` can still earn anything (completing at once): a
@@ -58,11 +79,15 @@ impl ValueCurve {
     pub fn max(&self) -> Utility {
         self.max
     }
+    /// The value at the hard deadline (zero after it).
+    pub fn last(&self) -> Utility {
+        self.last
+    }
     /// The soft deadline, after arrival.
     pub fn soft(&self) -> Micros {
         self.soft
     }
-    /// The hard deadline, after arrival: from then on the job earns nothing.
+    /// The hard deadline, after arrival: after it the job earns nothing.
     pub fn hard(&self) -> Micros {
         self.hard
     }
@@ -74,7 +99,7 @@ impl ValueCurve {
             start: self.max.as_f64(),
             soft: self.soft,
             hard: self.hard,
-            final_value: 0.0,
+            final_value: self.last.as_f64(),
         }
     }
 }

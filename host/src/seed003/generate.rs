@@ -5,14 +5,21 @@
 //! rate only divides the arrival times by its factor, so a trial's three rates see the same
 //! jobs in the same order (paired). Execution times and deadlines scale with `s_w` and `s_d`
 //! after the draws, so calibration points are paired too.
+//!
+//! The value curves are seed 001's value functions (Khemka et al. 2015, §2 and §4;
+//! [`crate::seed001::value_curve`], whose [`ValueParams`] defaults are their one home) with a
+//! job's critical path at the top level as the task's average execution time, and `s_d` as
+//! their tightness.
 
 use super::model::Workload;
 use crate::generate::arrivals::Pattern;
 use crate::generate::rng::Stream;
+use crate::seed001::{self, ValueParams};
 use kairos_core::dag::error::DagError;
 use kairos_core::dag::job::{DagJob, Edge};
 use kairos_core::dag::value::ValueCurve;
 use kairos_core::units::{Micros, Utility};
+use kairos_core::utility::UtilityCurve;
 
 /// A rate of arrivals (§7.3, R6): the day's arrival times divided by a factor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -118,17 +125,45 @@ pub fn job(seed: u64, trial: u32, index: u32, w: &Workload) -> Result<Job, DagEr
         .collect();
     let dag = DagJob::new(&wcet, &edges)?;
     let mut v = Stream::new(seed, trial, "seed003-value", index);
-    let max = Utility::from_f64(v.uniform(w.value[0], w.value[1]));
-    let soft = dag.critical_path();
-    let hard = soft.saturating_add(Micros::from_secs_f64(
-        soft.as_secs_f64() * v.uniform(w.hard[0], w.hard[1]) * w.s_d,
-    ));
-    let curve = ValueCurve::new(max, soft, hard.max(Micros(1)))?;
+    let curve = value_curve(&mut v, dag.critical_path(), w)?;
     Ok(Job {
         dag,
         curve,
         day_arrival: Micros::ZERO,
     })
+}
+
+/// The longest critical path at the top level the generator can draw (a chain of the most
+/// tasks, each at the longest execution time): seed 001's "maximum run time from the entire
+/// trace", where the mean starting value reaches its top.
+pub fn longest_critical_path(w: &Workload) -> Micros {
+    Micros::from_secs_f64(w.tasks[1] as f64 * w.wcet_s[1] * w.s_w)
+}
+
+/// R5: a job's value curve, seed 001's value function (§4: starting value Gamma(mean 5 to 50
+/// with the execution time, COV 2.5) in [1, 100]; final value U(0.01, 0.8) x start; soft
+/// deadline U(0.9, 1.2) x the execution time; hard = soft + U(0, 1.5) x it), drawn from `v`
+/// in that order, with the job's critical path at the top level `cp` as the execution time
+/// and the hard deadline's distance past the soft one scaled by the tightness `s_d` (1: seed
+/// 001's draw as it is; smaller is tighter).
+pub fn value_curve(v: &mut Stream, cp: Micros, w: &Workload) -> Result<ValueCurve, DagError> {
+    let base = ValueParams::default();
+    let p = ValueParams {
+        hard_extra: [base.hard_extra[0] * w.s_d, base.hard_extra[1] * w.s_d],
+        ..base
+    };
+    let UtilityCurve::Linear {
+        start,
+        soft,
+        hard,
+        final_value,
+    } = seed001::value_curve(v, cp, longest_critical_path(w), &p)
+    else {
+        return Err(DagError::Curve);
+    };
+    let max = Utility::from_f64(start);
+    let last = Utility::from_f64(final_value).min(max);
+    ValueCurve::with_final(max, last, soft, hard.max(Micros(1)))
 }
 
 /// The trial's jobs, with their day arrival times (R6: i.i.d. from the working-hours profile,
@@ -179,9 +214,43 @@ mod tests {
             for t in 0..n - 1 {
                 assert_ne!(j.dag.succs(t), 0, "task {t} of job {i} has no successor");
             }
-            assert_eq!(j.curve.soft(), j.dag.critical_path());
             assert!(j.curve.hard() >= j.curve.soft());
         }
+    }
+
+    #[test]
+    fn value_curves_follow_seed_001_relative_to_the_critical_path() {
+        let w = Workload::default();
+        let (mut soft, mut extra, mut last) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..2000 {
+            let j = job(7, 1, i, &w).unwrap();
+            let cp = j.dag.critical_path().as_secs_f64();
+            let c = j.curve;
+            let max = c.max().as_f64();
+            assert!((1.0..=100.0).contains(&max), "{max}");
+            soft.push(c.soft().as_secs_f64() / cp);
+            extra.push((c.hard() - c.soft()).as_secs_f64() / cp);
+            last.push(c.last().as_f64() / max);
+        }
+        let within = |x: &[f64], lo: f64, hi: f64| x.iter().all(|r| (lo..=hi).contains(r));
+        let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+        assert!(within(&soft, 0.9 - 1e-6, 1.2 + 1e-6));
+        assert!(within(&extra, 0.0, 1.5 + 1e-6));
+        assert!(within(&last, 0.01 - 1e-6, 0.8 + 1e-6));
+        assert!((mean(&soft) - 1.05).abs() < 0.01, "{}", mean(&soft));
+        assert!((mean(&extra) - 0.75).abs() < 0.03, "{}", mean(&extra));
+        // Tightness 4 draws the same curves with four times the span past the soft deadline.
+        let loose = Workload {
+            s_d: 4.0,
+            ..w.clone()
+        };
+        let (a, b) = (job(7, 1, 3, &w).unwrap(), job(7, 1, 3, &loose).unwrap());
+        assert_eq!(
+            (a.curve.max(), a.curve.soft()),
+            (b.curve.max(), b.curve.soft())
+        );
+        let span = |c: &ValueCurve| (c.hard() - c.soft()).0 as f64;
+        assert!((span(&b.curve) / span(&a.curve) - 4.0).abs() < 1e-3);
     }
 
     #[test]

@@ -13,9 +13,8 @@
 //! wcet_s = [60, 600]     # R4, scaled by s_w
 //! s_w = 1                # R4: execution time scale (1: the R4 draw as it is)
 //! ccr = 0.1              # R4: communication to computation ratio
-//! value = [10, 100]      # R5: maximum value
-//! hard = [1, 3]          # R5: hard deadline - soft, in critical paths, scaled by s_d
-//! s_d = 1                # R5: value-curve leniency (1: the R5 draw as it is; a studied knob)
+//! s_d = 1                # R5: value-curve tightness: seed 001's hard deadline - soft, in
+//!                        # critical paths, scaled by it (1: as seed 001 draws it; swept)
 //! [platform]
 //! nodes = 3              # §7.3.2
 //! cores = 8              # §7.3.2
@@ -54,12 +53,9 @@ pub struct Workload {
     pub s_w: f64,
     /// Communication to computation ratio (R4: 0.1).
     pub ccr: f64,
-    /// Maximum value range (R5: 10 to 100).
-    pub value: [f64; 2],
-    /// Hard deadline past the soft one, in critical paths, before `s_d` (R5: 1 to 3).
-    pub hard: [f64; 2],
-    /// Value-curve leniency: the hard deadline's distance past the soft one is scaled by it
-    /// (1: the R5 draw unscaled; no longer fitted; swept by `seed003-sensitivity`).
+    /// Value-curve tightness: the hard deadline's distance past the soft one (seed 001's
+    /// U(0, 1.5) execution times, [`super::generate::value_curve`]) is scaled by it (1: seed
+    /// 001's draw unscaled; smaller is tighter; swept by `seed003-sensitivity`).
     pub s_d: f64,
 }
 
@@ -72,8 +68,6 @@ impl Default for Workload {
             wcet_s: [60.0, 600.0],
             s_w: 1.0,
             ccr: 0.1,
-            value: [10.0, 100.0],
-            hard: [1.0, 3.0],
             s_d: 1.0,
         }
     }
@@ -236,8 +230,6 @@ impl Model {
         c.float_range("workload.wcet_s", w.wcet_s, 1e-3, 1e6);
         c.float_above("workload.s_w", w.s_w, 0.0, 1e3);
         c.float("workload.ccr", w.ccr, 0.0, 100.0);
-        c.float_range("workload.value", w.value, 1e-3, 1e6);
-        c.float_range("workload.hard", w.hard, 0.0, 1e3);
         c.float("workload.s_d", w.s_d, 0.0, 1e4);
         let p = &self.platform;
         c.int("platform.nodes", p.nodes as u64, 1, 1024);
