@@ -2,7 +2,8 @@
 //! their rows as saved steps ([`crate::experiment::saved`]): every field the reports read,
 //! integers as they are and floats in their shortest round-trip form, so the reports of a
 //! resumed run are those of an uninterrupted one to the byte. Also each run's identity: the
-//! experiment file's contents and the trial count.
+//! experiment file's contents and the trial count. The runs' progress in simulated hours
+//! ([`show_hours`]).
 
 use super::energy::experiment::{
     self as energy_experiment, EnergyExperiment, EnergyTrial, Row as EnergyRow,
@@ -10,6 +11,7 @@ use super::energy::experiment::{
 use super::grid::{run_grid_saved, Saving};
 use super::serial::experiment::{self as serial_experiment, Row as SerialRow, SerialExperiment};
 use crate::experiment::saved::Rows;
+use crate::progress::{hours_of, Shown, Steps};
 use crate::shard::Identity;
 use kairos_core::serial::{EnergyReport, SerialReport};
 use kairos_core::units::{Micros, MilliJoules, Utility};
@@ -186,6 +188,24 @@ pub fn energy_key(r: &EnergyRow) -> (usize, u32) {
     (r.config, r.trial)
 }
 
+/// The progress of a run's simulated hours, every configuration's on every trial
+/// (`per_trial` a trial), the saved trials' counted as done: the runs tick it as their
+/// clocks go ([`crate::progress::SimHours`]), so an experiment of one long trial shows its
+/// progress and an estimate within seconds, not only when the trial is done. Shown until
+/// the returned guard is dropped.
+fn show_hours(name: &str, per_trial: u64, trials: u32, saved: &[bool]) -> Shown {
+    let before = saved.iter().filter(|s| **s).count() as u64;
+    crate::progress::show(
+        Steps::new(
+            name,
+            "simulated hours (all runs)",
+            per_trial * trials as u64,
+            per_trial * before,
+        )
+        .quiet_for(crate::progress::QUIET),
+    )
+}
+
 /// [`serial_experiment::run`], saving each trial in `r`'s steps as it finishes and running only
 /// the trials not saved; `None` if stopped.
 pub fn serial_run_saved(
@@ -193,6 +213,8 @@ pub fn serial_run_saved(
     jobs: Option<usize>,
     r: &super::Resumed<'_>,
 ) -> anyhow::Result<Option<Vec<SerialRow>>> {
+    let per_trial = exp.configs.len() as u64 * hours_of(exp.workload.window().1 .0);
+    let _hours = show_hours(&exp.name, per_trial, exp.trials, r.saved);
     run_grid_saved(
         exp.trials,
         exp.configs.len(),
@@ -219,6 +241,8 @@ pub fn energy_run_saved(
     jobs: Option<usize>,
     r: &super::Resumed<'_>,
 ) -> anyhow::Result<Option<Vec<EnergyRow>>> {
+    let per_trial = exp.configs.iter().map(|c| hours_of(c.cfg.window.1 .0)).sum();
+    let _hours = show_hours(&exp.name, per_trial, exp.trials, r.saved);
     run_grid_saved(
         exp.trials,
         exp.configs.len(),
