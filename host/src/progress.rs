@@ -21,6 +21,9 @@ use std::time::{Duration, Instant};
 /// The least time between two progress lines (not on a terminal).
 pub const LINE_EVERY: Duration = Duration::from_secs(2);
 
+/// How far back the pace of a line's estimate is taken ([`Steps::line_at`]).
+pub const RECENT: Duration = Duration::from_secs(30);
+
 /// How long a command whose steps are ticked deep in the library ([`show`]) runs before its
 /// first progress line: a short run prints none. `KAIROS_PROGRESS_QUIET_MS` overrides it
 /// (tests set 0 to see the lines of a short run).
@@ -73,7 +76,8 @@ pub fn duration_text(d: Duration) -> String {
 pub struct Steps {
     label: String,
     unit: &'static str,
-    total: u64,
+    /// Steps in all ([`expect`] may set it once the work is known).
+    total: AtomicU64,
     before: u64,
     done: AtomicU64,
     /// When this session's steps began ([`begin`] may move it past a command's setup).
@@ -81,6 +85,8 @@ pub struct Steps {
     bar: Option<ProgressBar>,
     /// When the last line was printed (None: never).
     last_line: Mutex<Option<Instant>>,
+    /// (when, steps done) at the lines printed within [`RECENT`], the pace of the estimate.
+    recent: Mutex<std::collections::VecDeque<(Instant, u64)>>,
     /// Nothing shown before this instant ([`Steps::quiet_for`]).
     quiet_until: Instant,
     /// Whether the bar is drawn yet (it starts hidden when `quiet` is not zero).
@@ -114,12 +120,13 @@ impl Steps {
         Steps {
             label: label.to_string(),
             unit,
-            total,
+            total: AtomicU64::new(total),
             before,
             done: AtomicU64::new(before),
             start: Mutex::new(Instant::now()),
             bar,
             last_line: Mutex::new(None),
+            recent: Mutex::new(std::collections::VecDeque::new()),
             quiet_until: Instant::now(),
             shown: AtomicBool::new(true),
         }
@@ -162,32 +169,57 @@ impl Steps {
         }
         let mut last = self.last_line.lock().unwrap_or_else(|e| e.into_inner());
         let due = last.is_none_or(|t| now.duration_since(t) >= LINE_EVERY);
-        if due || done >= self.total {
+        if due || done >= self.total() {
             *last = Some(now);
-            crate::diag!("{}", self.line(done, now.duration_since(start)));
+            let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+            while recent.len() > 1 && recent[1].0 + RECENT <= now {
+                recent.pop_front();
+            }
+            let pace = recent
+                .front()
+                .map(|(t, d)| (done.saturating_sub(*d), now.duration_since(*t)));
+            recent.push_back((now, done));
+            crate::diag!("{}", self.line_at(done, now.duration_since(start), pace));
         }
     }
 
-    /// The progress line after `done` steps and `elapsed` of this session.
+    /// The progress line after `done` steps and `elapsed` of this session, the estimate at
+    /// this session's pace.
     pub fn line(&self, done: u64, elapsed: Duration) -> String {
+        self.line_at(done, elapsed, None)
+    }
+
+    /// [`Steps::line`], the estimate at the pace of `recent` (steps done in a time up to
+    /// [`RECENT`] before) where that time is at least [`LINE_EVERY`] and some steps were done
+    /// in it: work whose steps grow slower (a simulated day whose queues fill up) is not
+    /// estimated at the pace of its fast start.
+    pub fn line_at(&self, done: u64, elapsed: Duration, recent: Option<(u64, Duration)>) -> String {
         let here = done.saturating_sub(self.before);
-        let eta = if here > 0 {
-            let left = self.total.saturating_sub(done) as f64;
-            format!(
+        let total = self.total();
+        let left = total.saturating_sub(done) as f64;
+        let eta = match recent {
+            Some((steps, time)) if steps > 0 && time >= LINE_EVERY => {
+                format!(", eta {}", duration_text(time.mul_f64(left / steps as f64)))
+            }
+            _ if here > 0 => format!(
                 ", eta {}",
                 duration_text(elapsed.mul_f64(left / here as f64))
-            )
-        } else {
-            String::new()
+            ),
+            _ => String::new(),
         };
         format!(
             "{}: {done}/{} {} ({}%), {} elapsed{eta}",
             self.label,
-            self.total,
+            total,
             self.unit,
-            (done * 100).checked_div(self.total).unwrap_or(100),
+            (done * 100).checked_div(total).unwrap_or(100),
             duration_text(elapsed)
         )
+    }
+
+    /// Steps in all.
+    pub fn total(&self) -> u64 {
+        self.total.load(Ordering::Relaxed)
     }
 
     /// Steps done so far, those saved before included.
@@ -273,6 +305,21 @@ pub fn untick(n: u64) {
             });
         if let Some(b) = &s.bar {
             b.set_position(s.done());
+        }
+    }
+}
+
+/// The progress a command [`show`]s has `total` steps in all: for work counted only once
+/// it begins (a Batsim workload's jobs, known once its JSON is parsed). Nothing when no
+/// command shows one.
+pub fn expect(total: u64) {
+    if !ACTIVE.load(Ordering::Relaxed) {
+        return;
+    }
+    if let Some(s) = CURRENT.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        s.total.store(total, Ordering::Relaxed);
+        if let Some(b) = &s.bar {
+            b.set_length(total);
         }
     }
 }
@@ -379,6 +426,18 @@ mod tests {
             p.line(4, Duration::from_secs(1)),
             "x: 4/10 trials (40%), 1.0s elapsed"
         );
+        // At the recent pace, 1 step in the last 4 s: 4 left take 16 s.
+        assert_eq!(
+            p.line_at(6, Duration::from_secs(10), Some((1, Duration::from_secs(4)))),
+            "x: 6/10 trials (60%), 10.0s elapsed, eta 16.0s"
+        );
+        // A recent time too short, or no step in it: the session's pace.
+        for recent in [(1, Duration::from_secs(1)), (0, Duration::from_secs(4))] {
+            assert_eq!(
+                p.line_at(6, Duration::from_secs(10), Some(recent)),
+                "x: 6/10 trials (60%), 10.0s elapsed, eta 20.0s"
+            );
+        }
     }
 
     #[test]
@@ -407,7 +466,7 @@ mod tests {
         assert_eq!(hours_of(0), 0);
         assert_eq!(hours_of(US_PER_HOUR), 1);
         assert_eq!(hours_of(US_PER_HOUR + 1), 2);
-        let shown = show(Steps::with_bar("x", "simulated hours", 3, 0, false));
+        let shown = show(Steps::with_bar("x", "simulated hours", 5, 0, false));
         let mut c = SimHours::new(2 * US_PER_HOUR + 5);
         c.at(10);
         assert_eq!(shown.done(), 0);

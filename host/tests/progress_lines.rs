@@ -383,3 +383,66 @@ fn a_streamed_replay_shows_the_log_read() {
         assert!(outs[0] == outs[1], "{how:?}: the progress changed the jobs file");
     }
 }
+
+/// A Batsim workload's reading speaks as its jobs are read (the count known once its JSON
+/// is parsed), and a pareto run's setup as its first generation's chromosomes are
+/// evaluated, before its first checkpoint's line.
+#[test]
+fn a_workloads_reading_and_a_pareto_setup_show_their_progress() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let log = t.join("w.swf");
+    let json = t.join("w.json");
+    kairos(
+        &[
+            "generate-swf",
+            "--model",
+            "lublin99",
+            "--procs",
+            "64",
+            "--jobs",
+            "3000",
+            "-o",
+            s(&log),
+        ],
+        false,
+    );
+    kairos(
+        &["export", "--format", "batsim", s(&log), "-o", s(&json)],
+        false,
+    );
+    let (lines, e) = lines_of(
+        &["replay", "--policy", "easy", s(&json)],
+        "jobs of the workload read",
+    );
+    assert!(lines.len() >= 2, "{e}");
+    assert!(counts(&lines[0]).0 < 3000, "{e}");
+    assert_eq!(counts(lines.last().unwrap()), (3000, 3000), "{e}");
+    let read_at = e.find("jobs of the workload read").unwrap();
+    let replay_at = e.find("jobs completed").expect(&e);
+    assert!(read_at < replay_at, "{e}");
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let pareto = t.join("p.toml");
+    std::fs::write(
+        &pareto,
+        format!(
+            "system = \"pareto\"\nname = \"p\"\ndata = \"set2\"\nbenchmarks = {:?}\nseed = 2\n\
+             tasks = 200\npopulation = 6\ncheckpoints = [0, 2]\n\
+             populations = [{{ name = \"a\", seeds = [\"min-energy\"] }}, {{ name = \"b\" }}]\n",
+            s(&root.join("data/s002-benchmarks-synthetic.toml"))
+        ),
+    )
+    .unwrap();
+    let out = t.join("p");
+    let (lines, e) = lines_of(
+        &["pareto", s(&pareto), "--threads", "1", "--out", s(&out)],
+        "chromosomes of generation 0 evaluated",
+    );
+    assert!(lines.len() >= 2, "{e}");
+    assert!(counts(&lines[0]).0 < 12, "{e}");
+    assert_eq!(counts(lines.last().unwrap()), (12, 12), "{e}");
+    let setup_at = e.find("chromosomes of generation 0").unwrap();
+    let first_checkpoint = e.find("population 0: generation 0").expect(&e);
+    assert!(setup_at < first_checkpoint, "{e}");
+}

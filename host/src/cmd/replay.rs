@@ -377,7 +377,15 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     };
     let workload = match crate::batsim::sniff(&args.swf)? {
         InputKind::Swf => None,
-        InputKind::Json => Some(crate::batsim::read_workload(&args.swf)?),
+        InputKind::Json => {
+            // Reading a large workload takes seconds: its jobs are counted as they are read
+            // (the total once the JSON is parsed, `crate::progress::expect`).
+            let _reading = crate::progress::show(
+                crate::progress::Steps::new("replay", "jobs of the workload read", 0, 0)
+                    .quiet_for(crate::progress::QUIET),
+            );
+            Some(crate::batsim::read_workload(&args.swf)?)
+        }
         InputKind::Toml => {
             // A scenario or an experiment file is named as such, with the command that
             // takes it (the "file kinds" rule of `run`, `experiment` and `export`).
