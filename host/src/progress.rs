@@ -21,6 +21,10 @@ use std::time::{Duration, Instant};
 /// The least time between two progress lines (not on a terminal).
 pub const LINE_EVERY: Duration = Duration::from_secs(2);
 
+/// The least time of a session whose pace gives an estimate: a line at the first tick of
+/// a run (one job of 200,000 done in a millisecond) gives none rather than a wild one.
+pub const MIN_PACE: Duration = Duration::from_millis(500);
+
 /// How far back the pace of a line's estimate is taken ([`Steps::line_at`]).
 pub const RECENT: Duration = Duration::from_secs(30);
 
@@ -201,7 +205,7 @@ impl Steps {
             Some((steps, time)) if steps > 0 && time >= LINE_EVERY => {
                 format!(", eta {}", duration_text(time.mul_f64(left / steps as f64)))
             }
-            _ if here > 0 => format!(
+            _ if here > 0 && elapsed >= MIN_PACE => format!(
                 ", eta {}",
                 duration_text(elapsed.mul_f64(left / here as f64))
             ),
@@ -421,14 +425,22 @@ mod tests {
         // 2 steps this session in 10 s: 4 left take 20 s.
         let l = p.line(6, Duration::from_secs(10));
         assert_eq!(l, "x: 6/10 trials (60%), 10.0s elapsed, eta 20.0s");
-        // Nothing run yet: no estimate.
+        // Nothing run yet, or for too short a time: no estimate.
         assert_eq!(
             p.line(4, Duration::from_secs(1)),
             "x: 4/10 trials (40%), 1.0s elapsed"
         );
+        assert_eq!(
+            p.line(5, Duration::from_millis(10)),
+            "x: 5/10 trials (50%), 0.0s elapsed"
+        );
         // At the recent pace, 1 step in the last 4 s: 4 left take 16 s.
         assert_eq!(
-            p.line_at(6, Duration::from_secs(10), Some((1, Duration::from_secs(4)))),
+            p.line_at(
+                6,
+                Duration::from_secs(10),
+                Some((1, Duration::from_secs(4)))
+            ),
             "x: 6/10 trials (60%), 10.0s elapsed, eta 16.0s"
         );
         // A recent time too short, or no step in it: the session's pace.

@@ -320,17 +320,27 @@ fn a_seed002_trial_shows_its_simulated_hours_as_it_runs() {
         let trial_at = e.find("1/1 trials").expect(&e);
         assert!(hours_at < trial_at, "{e}");
         // The same reports without the lines.
-        let quiet = t.join(format!("{}-quiet", file.file_stem().unwrap().to_str().unwrap()));
+        let quiet = t.join(format!(
+            "{}-quiet",
+            file.file_stem().unwrap().to_str().unwrap()
+        ));
         let mut a = args.to_vec();
         let last = a.len() - 1;
         a[last] = s(&quiet);
         let o = kairos(&a, false);
         let eq = String::from_utf8_lossy(&o.stderr);
-        assert!(!eq.contains("simulated hours"), "a short run is quiet: {eq}");
+        assert!(
+            !eq.contains("simulated hours"),
+            "a short run is quiet: {eq}"
+        );
         for name in ["summary.csv", "trials.csv"] {
             let (x, y) = (out.join(name), quiet.join(name));
             if x.exists() || y.exists() {
-                assert_eq!(std::fs::read(x).unwrap(), std::fs::read(y).unwrap(), "{name}");
+                assert_eq!(
+                    std::fs::read(x).unwrap(),
+                    std::fs::read(y).unwrap(),
+                    "{name}"
+                );
             }
         }
     }
@@ -369,7 +379,10 @@ fn a_streamed_replay_shows_the_log_read() {
             args.extend_from_slice(how);
             let o = kairos(&args, shown);
             let e = String::from_utf8_lossy(&o.stderr);
-            let lines: Vec<&str> = e.lines().filter(|l| l.contains("KiB of the log read")).collect();
+            let lines: Vec<&str> = e
+                .lines()
+                .filter(|l| l.contains("KiB of the log read"))
+                .collect();
             if shown {
                 assert!(lines.len() >= 2, "{how:?}: {e}");
                 let (first, all) = counts(lines[0]);
@@ -380,7 +393,10 @@ fn a_streamed_replay_shows_the_log_read() {
             }
             outs.push(std::fs::read(&jobs).unwrap());
         }
-        assert!(outs[0] == outs[1], "{how:?}: the progress changed the jobs file");
+        assert!(
+            outs[0] == outs[1],
+            "{how:?}: the progress changed the jobs file"
+        );
     }
 }
 

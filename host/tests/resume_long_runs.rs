@@ -195,7 +195,11 @@ fn sweep_knapsack_keeps_the_timed_point_after_ctrl_c() {
     };
     let whole = d.path().join("whole");
     let out = kairos(&args(&whole, &[])).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let want = reports(&whole);
 
     let cut = d.path().join("cut");
@@ -209,7 +213,10 @@ fn sweep_knapsack_keeps_the_timed_point_after_ctrl_c() {
     // The timed point's first progress line: the point is under way.
     loop {
         line.clear();
-        assert!(err.read_line(&mut line).unwrap() > 0, "no timing line: {seen}");
+        assert!(
+            err.read_line(&mut line).unwrap() > 0,
+            "no timing line: {seen}"
+        );
         seen.push_str(&line);
         if line.contains("timing one point") {
             break;

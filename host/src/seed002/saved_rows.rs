@@ -241,7 +241,11 @@ pub fn energy_run_saved(
     jobs: Option<usize>,
     r: &super::Resumed<'_>,
 ) -> anyhow::Result<Option<Vec<EnergyRow>>> {
-    let per_trial = exp.configs.iter().map(|c| hours_of(c.cfg.window.1 .0)).sum();
+    let per_trial = exp
+        .configs
+        .iter()
+        .map(|c| hours_of(c.cfg.window.1 .0))
+        .sum();
     let _hours = show_hours(&exp.name, per_trial, exp.trials, r.saved);
     run_grid_saved(
         exp.trials,
