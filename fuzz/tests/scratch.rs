@@ -30,13 +30,11 @@ fn the_folders_of_processes_gone_are_removed() {
     let stale = base.join(format!("kairos-fuzz-{gone}"));
     std::fs::create_dir(&stale).unwrap();
     std::fs::write(stale.join("seed002.toml"), "x").unwrap();
-    let alive = base
-        .path()
-        .join(format!("kairos-fuzz-{}", std::process::id()));
+    let alive = base.join(format!("kairos-fuzz-{}", std::process::id()));
     std::fs::create_dir(&alive).unwrap();
     let other = base.join("kairos-fuzz-notapid");
     std::fs::create_dir(&other).unwrap();
-    kairos_fuzz::remove_stale(base);
+    kairos_fuzz::remove_stale(&base);
     assert!(!stale.exists(), "the folder of a process gone is removed");
     assert!(alive.exists() && other.exists(), "the others are kept");
     std::fs::remove_dir_all(&base).unwrap();
