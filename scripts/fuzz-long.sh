@@ -23,8 +23,11 @@ flags=(-s none -O --no-trace-compares --target-dir "$root/fuzz/target-long")
 commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 nice -n 19 cargo +nightly fuzz build "${flags[@]}"
 tmp="$(mktemp -d)"
+scratch=""
 # The targets' scratch files (fuzz/src/lib.rs), in memory where /dev/shm is; removed with
-# the rest on any exit, a crash's or Ctrl-C's too.
+# the rest on any exit, a crash's or Ctrl-C's too (the trap is set before either is made).
+trap 'rm -rf "$tmp" ${scratch:+"$scratch"}' EXIT
+trap 'exit 130' INT TERM
 if [ -d /dev/shm ]; then
     scratch="$(mktemp -d -p /dev/shm kairos-fuzz.XXXXXX)"
 else
@@ -32,8 +35,6 @@ else
     mkdir -p "$scratch"
 fi
 export KAIROS_FUZZ_SCRATCH="$scratch"
-trap 'rm -rf "$tmp" "$scratch"' EXIT
-trap 'exit 130' INT TERM
 secs=$(awk -v h="$hours" 'BEGIN { printf "%d", h * 3600 }')
 for t in "${targets[@]}"; do
     mkdir -p "$tmp/$t"

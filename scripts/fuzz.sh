@@ -13,8 +13,11 @@ if [ ${#targets[@]} -eq 0 ]; then
     mapfile -t targets < <(cargo +nightly fuzz list)
 fi
 tmp="$(mktemp -d)"
+scratch=""
 # The targets' scratch files (fuzz/src/lib.rs), in memory where /dev/shm is; removed with
-# the rest on any exit, a crash's or Ctrl-C's too.
+# the rest on any exit, a crash's or Ctrl-C's too (the trap is set before either is made).
+trap 'rm -rf "$tmp" ${scratch:+"$scratch"}' EXIT
+trap 'exit 130' INT TERM
 if [ -d /dev/shm ]; then
     scratch="$(mktemp -d -p /dev/shm kairos-fuzz.XXXXXX)"
 else
@@ -22,8 +25,6 @@ else
     mkdir -p "$scratch"
 fi
 export KAIROS_FUZZ_SCRATCH="$scratch"
-trap 'rm -rf "$tmp" "$scratch"' EXIT
-trap 'exit 130' INT TERM
 for t in "${targets[@]}"; do
     mkdir -p "$tmp/$t"
     printf 'fuzz.sh: %s for %s s\n' "$t" "$seconds"

@@ -542,36 +542,78 @@ pub fn controller(data: &[u8]) {
 /// The scratch folder of this process ([`scratch`]), removed when it exits.
 static SCRATCH: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
 
+/// The prefix of a process's scratch folder; the process id follows.
+const SCRATCH_PREFIX: &str = "kairos-fuzz-";
+
 /// Removes the scratch folder at the process's exit (libFuzzer ends a run with `exit`, which
-/// runs no destructors; a crash's `abort` runs nothing, and the scripts' folder, given by
-/// `KAIROS_FUZZ_SCRATCH` and removed by their `trap`, holds what it leaves).
+/// runs no destructors). A crash's `abort` and libFuzzer's Ctrl-C (`_Exit`) run nothing:
+/// what they leave is an empty folder or one input, which the next process removes
+/// ([`remove_stale`]), and the scripts' folder (`KAIROS_FUZZ_SCRATCH`) goes with their `trap`.
 extern "C" fn remove_scratch() {
     if let Some(d) = SCRATCH.get() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
 
-/// A file holding `data`, for the readers that take a path (the experiment files, whose
-/// errors name it, and the shard files): one scratch folder per process, in
-/// `KAIROS_FUZZ_SCRATCH` if set (scripts/fuzz.sh, scripts/fuzz-long.sh), else under
-/// `/dev/shm` where there is one, so a run costs no disk; removed at exit.
-fn scratch(name: &str, data: &[u8]) -> std::path::PathBuf {
-    let dir = SCRATCH.get_or_init(|| {
+/// Removes the scratch folders in `base` of processes that are gone (`/proc/<pid>` absent):
+/// those a crash or a Ctrl-C left.
+pub fn remove_stale(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(SCRATCH_PREFIX))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// This process's scratch folder: in `KAIROS_FUZZ_SCRATCH` if set (scripts/fuzz.sh,
+/// scripts/fuzz-long.sh), else under `/dev/shm` where there is one, so a run costs no disk;
+/// stale folders beside it removed first, this one removed at exit.
+pub fn scratch_dir() -> &'static Path {
+    SCRATCH.get_or_init(|| {
         let shm = Path::new("/dev/shm");
         let base = match std::env::var_os("KAIROS_FUZZ_SCRATCH") {
             Some(d) => std::path::PathBuf::from(d),
             None if shm.is_dir() => shm.to_path_buf(),
             None => std::env::temp_dir(),
         };
-        let d = base.join(format!("kairos-fuzz-{}", std::process::id()));
+        if Path::new("/proc/self").exists() {
+            remove_stale(&base);
+        }
+        let d = base.join(format!("{SCRATCH_PREFIX}{}", std::process::id()));
         std::fs::create_dir_all(&d).expect("a scratch folder");
         // SAFETY: registers a function without arguments that only removes a folder.
         unsafe { libc::atexit(remove_scratch) };
         d
-    });
-    let p = dir.join(name);
-    std::fs::write(&p, data).expect("a scratch file");
-    p
+    })
+}
+
+/// A scratch file removed when dropped, a failed check's unwinding included.
+struct ScratchFile(std::path::PathBuf);
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Runs `check` on a file holding `data`, for the readers that take a path (the experiment
+/// files, whose errors name it, and the shard files), in this process's [`scratch_dir`];
+/// the file is removed once `check` returns, so an input lives no longer than its check.
+fn with_scratch(name: &str, data: &[u8], check: impl FnOnce(&Path)) {
+    let f = ScratchFile(scratch_dir().join(name));
+    std::fs::write(&f.0, data).expect("a scratch file");
+    check(&f.0);
 }
 
 /// Each label once: two configurations with one label would be reported as one.
@@ -585,10 +627,14 @@ fn labels_unique<'a>(labels: impl Iterator<Item = &'a str>) {
 /// A seed 002 experiment file (`system = "serial"` or `"serial-energy"`): loaded and
 /// checked, or a clean error; a loaded one has trials, configurations, and each label once.
 pub fn seed002_toml(data: &[u8]) {
+    with_scratch("seed002.toml", data, seed002_checks);
+}
+
+/// [`seed002_toml`]'s checks of the file at `p`.
+fn seed002_checks(p: &Path) {
     use kairos_host::seed002::energy::experiment::EnergyExperiment;
     use kairos_host::seed002::serial::experiment::SerialExperiment;
-    let p = scratch("seed002.toml", data);
-    if let Ok(e) = SerialExperiment::load(&p) {
+    if let Ok(e) = SerialExperiment::load(p) {
         assert!((1..=100_000).contains(&e.trials));
         assert!(
             e.workload.tasks_per_day >= 1.0,
@@ -597,7 +643,7 @@ pub fn seed002_toml(data: &[u8]) {
         );
         labels_unique(e.configs.iter().map(|c| c.label.as_str()));
     }
-    if let Ok(e) = EnergyExperiment::load(&p) {
+    if let Ok(e) = EnergyExperiment::load(p) {
         assert!((1..=100_000).contains(&e.trials));
         labels_unique(e.configs.iter().map(|c| c.label.as_str()));
     }
@@ -610,34 +656,42 @@ pub const PARETO_INSTANCE_TASKS: usize = 256;
 /// checked, its instance built when it is small, or a clean error; a loaded one has
 /// increasing checkpoints and each population name once.
 pub fn pareto_toml(data: &[u8]) {
+    with_scratch("pareto.toml", data, pareto_checks);
+}
+
+/// [`pareto_toml`]'s checks of the file at `p`.
+fn pareto_checks(p: &Path) {
     use kairos_host::seed002::pareto::experiment::ParetoExperiment;
     use kairos_host::seed002::pareto::stochastic_run::StochasticExperiment;
-    let p = scratch("pareto.toml", data);
-    if let Ok(e) = ParetoExperiment::load(&p) {
+    if let Ok(e) = ParetoExperiment::load(p) {
         assert!(e.checkpoints.windows(2).all(|w| w[0] < w[1]));
         labels_unique(e.populations.iter().map(|q| q.name.as_str()));
         if e.tasks.is_some_and(|t| t <= PARETO_INSTANCE_TASKS) {
             let _ = e.instance();
         }
     }
-    let _ = StochasticExperiment::load(&p);
+    let _ = StochasticExperiment::load(p);
 }
 
 /// A shard file or a saved step, as `kairos merge` and `--resume` read them: an experiment
 /// shard, a knapsack shard, a seed 002 experiment shard, a seed 002 saved trial (serial and energy rows), or a clean
 /// error naming the file and line; no value read is NaN or infinite.
 pub fn shard_rows(data: &[u8]) {
+    with_scratch("shard-1-of-1.shard", data, shard_checks);
+}
+
+/// [`shard_rows`]'s checks of the file at `p`.
+fn shard_checks(p: &Path) {
     use kairos_host::experiment::saved::Steps;
     use kairos_host::seed002::saved_rows;
-    let p = scratch("shard-1-of-1.shard", data);
-    let _ = kairos_host::shard::kind(&p);
-    if let Ok(s) = kairos_host::shard::experiment::read(&p) {
+    let _ = kairos_host::shard::kind(p);
+    if let Ok(s) = kairos_host::shard::experiment::read(p) {
         for r in &s.rows {
             assert!(r.summary.utility_percent.is_finite());
         }
     }
-    let _ = kairos_host::seed002::shard::read_any(&p);
-    if let Ok(s) = kairos_host::shard::knapsack::read(&p) {
+    let _ = kairos_host::seed002::shard::read_any(p);
+    if let Ok(s) = kairos_host::shard::knapsack::read(p) {
         for (_, c) in &s.costs {
             assert!(c.ef.iter().flatten().all(|x| x.is_finite()));
         }

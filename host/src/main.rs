@@ -51,6 +51,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Progress stays quiet for the command's first seconds, counted from here.
+    kairos_host::progress::command_started();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(a) => kairos_host::cmd::run::main(a),

@@ -251,3 +251,214 @@ fn threads_far_above_the_cores_are_capped_with_a_warning() {
         );
     }
 }
+
+/// Runs kairos with `args` and no quiet start; its stderr's lines holding `unit`.
+fn lines_of(args: &[&str], unit: &str) -> (Vec<String>, String) {
+    let o = kairos(args, true);
+    let e = String::from_utf8_lossy(&o.stderr).to_string();
+    let lines = e
+        .lines()
+        .filter(|l| l.contains(unit))
+        .map(String::from)
+        .collect();
+    (lines, e)
+}
+
+/// (done, total) of a progress line `label: done/total unit (p%), ...`.
+fn counts(line: &str) -> (u64, u64) {
+    let after = line.rsplit_once(": ").map_or(line, |(_, a)| a);
+    let (done, rest) = after.split_once('/').unwrap();
+    let total = rest.split_whitespace().next().unwrap();
+    (done.parse().unwrap(), total.parse().unwrap())
+}
+
+/// A seed 002 experiment of one trial speaks while the trial runs, not only when it ends:
+/// its runs tell their simulated hours from inside the loop, all of them by the end (8
+/// configurations of 26 hours), and the reports are those of a run without lines.
+#[test]
+fn a_seed002_trial_shows_its_simulated_hours_as_it_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let serial = t.join("serial.toml");
+    std::fs::write(
+        &serial,
+        "name = \"s\"\nsystem = \"serial\"\nseed = 7\ntasks_per_day = 1500\n\
+         heuristics = [\"max-util\", \"min-min-comp\", \"sufferage\", \"max-max-upt\"]\n\
+         thetas = [0, 0.5]\n",
+    )
+    .unwrap();
+    let energy = t.join("energy.toml");
+    std::fs::write(
+        &energy,
+        "name = \"e\"\nsystem = \"serial-energy\"\nchapter = 4\nseed = 7\n\
+         tasks_per_day = 100\nbudget_gj = 0.03\nheuristics = [\"max-upe\", \"random\"]\n",
+    )
+    .unwrap();
+    for (file, total) in [(&serial, Some(8 * 26)), (&energy, None)] {
+        let out = t.join(file.file_stem().unwrap());
+        let args = [
+            "experiment",
+            s(file),
+            "--trials",
+            "1",
+            "--threads",
+            "1",
+            "--out",
+            s(&out),
+        ];
+        let (lines, e) = lines_of(&args, "simulated hours (all runs)");
+        assert!(lines.len() >= 2, "{e}");
+        let (first, all) = counts(&lines[0]);
+        assert!(first < all, "the first line comes before the runs end: {e}");
+        let (last, all_again) = counts(lines.last().unwrap());
+        assert_eq!((last, all_again), (all, all), "{e}");
+        if let Some(total) = total {
+            assert_eq!(all, total, "{e}");
+        }
+        // The hours' first line comes before the trial's.
+        let hours_at = e.find("simulated hours").unwrap();
+        let trial_at = e.find("1/1 trials").expect(&e);
+        assert!(hours_at < trial_at, "{e}");
+        // The same reports without the lines.
+        let quiet = t.join(format!(
+            "{}-quiet",
+            file.file_stem().unwrap().to_str().unwrap()
+        ));
+        let mut a = args.to_vec();
+        let last = a.len() - 1;
+        a[last] = s(&quiet);
+        let o = kairos(&a, false);
+        let eq = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            !eq.contains("simulated hours"),
+            "a short run is quiet: {eq}"
+        );
+        for name in ["summary.csv", "trials.csv"] {
+            let (x, y) = (out.join(name), quiet.join(name));
+            if x.exists() || y.exists() {
+                assert_eq!(
+                    std::fs::read(x).unwrap(),
+                    std::fs::read(y).unwrap(),
+                    "{name}"
+                );
+            }
+        }
+    }
+}
+
+/// `replay --stream` and `--allocation pool` read the log as they replay it: their
+/// progress counts the KiB read, from a first line well before the end to the whole file,
+/// and the jobs file is that of a run without lines.
+#[test]
+fn a_streamed_replay_shows_the_log_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let log = t.join("big.swf");
+    kairos(
+        &[
+            "generate-swf",
+            "--model",
+            "lublin99",
+            "--procs",
+            "64",
+            "--jobs",
+            "20000",
+            "-o",
+            s(&log),
+        ],
+        false,
+    );
+    let kib = std::fs::metadata(&log).unwrap().len() / 1024;
+    assert!(kib > 256, "{kib} KiB: several reads of 64 KiB");
+    for how in [&["--stream"][..], &["--allocation", "pool"][..]] {
+        let mut outs = Vec::new();
+        for shown in [true, false] {
+            let jobs = t.join(format!("{}-{shown}.csv", how.join("")));
+            let mut args = vec!["replay", "--policy", "easy", s(&log), "--jobs-out"];
+            args.push(s(&jobs));
+            args.extend_from_slice(how);
+            let o = kairos(&args, shown);
+            let e = String::from_utf8_lossy(&o.stderr);
+            let lines: Vec<&str> = e
+                .lines()
+                .filter(|l| l.contains("KiB of the log read"))
+                .collect();
+            if shown {
+                assert!(lines.len() >= 2, "{how:?}: {e}");
+                let (first, all) = counts(lines[0]);
+                assert!(first < all, "{how:?}: {e}");
+                assert_eq!(counts(lines.last().unwrap()), (kib, kib), "{how:?}: {e}");
+            } else {
+                assert!(lines.is_empty(), "{how:?}: a short run is quiet: {e}");
+            }
+            outs.push(std::fs::read(&jobs).unwrap());
+        }
+        assert!(
+            outs[0] == outs[1],
+            "{how:?}: the progress changed the jobs file"
+        );
+    }
+}
+
+/// A Batsim workload's reading speaks as its jobs are read (the count known once its JSON
+/// is parsed), and a pareto run's setup as its first generation's chromosomes are
+/// evaluated, before its first checkpoint's line.
+#[test]
+fn a_workloads_reading_and_a_pareto_setup_show_their_progress() {
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let log = t.join("w.swf");
+    let json = t.join("w.json");
+    kairos(
+        &[
+            "generate-swf",
+            "--model",
+            "lublin99",
+            "--procs",
+            "64",
+            "--jobs",
+            "3000",
+            "-o",
+            s(&log),
+        ],
+        false,
+    );
+    kairos(
+        &["export", "--format", "batsim", s(&log), "-o", s(&json)],
+        false,
+    );
+    let (lines, e) = lines_of(
+        &["replay", "--policy", "easy", s(&json)],
+        "jobs of the workload read",
+    );
+    assert!(lines.len() >= 2, "{e}");
+    assert!(counts(&lines[0]).0 < 3000, "{e}");
+    assert_eq!(counts(lines.last().unwrap()), (3000, 3000), "{e}");
+    let read_at = e.find("jobs of the workload read").unwrap();
+    let replay_at = e.find("jobs completed").expect(&e);
+    assert!(read_at < replay_at, "{e}");
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let pareto = t.join("p.toml");
+    std::fs::write(
+        &pareto,
+        format!(
+            "system = \"pareto\"\nname = \"p\"\ndata = \"set2\"\nbenchmarks = {:?}\nseed = 2\n\
+             tasks = 200\npopulation = 6\ncheckpoints = [0, 2]\n\
+             populations = [{{ name = \"a\", seeds = [\"min-energy\"] }}, {{ name = \"b\" }}]\n",
+            s(&root.join("data/s002-benchmarks-synthetic.toml"))
+        ),
+    )
+    .unwrap();
+    let out = t.join("p");
+    let (lines, e) = lines_of(
+        &["pareto", s(&pareto), "--threads", "1", "--out", s(&out)],
+        "chromosomes of generation 0 evaluated",
+    );
+    assert!(lines.len() >= 2, "{e}");
+    assert!(counts(&lines[0]).0 < 12, "{e}");
+    assert_eq!(counts(lines.last().unwrap()), (12, 12), "{e}");
+    let setup_at = e.find("chromosomes of generation 0").unwrap();
+    let first_checkpoint = e.find("population 0: generation 0").expect(&e);
+    assert!(setup_at < first_checkpoint, "{e}");
+}

@@ -165,3 +165,81 @@ fn sweep_knapsack_resumes_after_ctrl_c() {
     .to_vec();
     interrupt_and_resume(d.path(), &args, "shard-1-of-729.shard", 729);
 }
+
+/// Ctrl-C while `sweep-knapsack` times its first point (before the sweep proper): the point
+/// finishes and is kept (on a grid of 8 points it is a slice of its own), the run stops
+/// saying how to resume, and `--resume` sweeps only the rest, to the reports of an
+/// uninterrupted run.
+#[test]
+fn sweep_knapsack_keeps_the_timed_point_after_ctrl_c() {
+    use std::io::BufRead;
+    let d = tempfile::tempdir().unwrap();
+    // 2^3 = 8 points; a point of 2,500 jobs takes long enough to be interrupted in.
+    let args = |out: &Path, extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "sweep-knapsack",
+            "--synthetic",
+            "--jobs",
+            "2500",
+            "--step",
+            "4",
+            "--threads",
+            "1",
+            "--out",
+            s(out),
+        ]
+        .map(String::from)
+        .to_vec();
+        a.extend(extra.iter().map(|x| x.to_string()));
+        a
+    };
+    let whole = d.path().join("whole");
+    let out = kairos(&args(&whole, &[])).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want = reports(&whole);
+
+    let cut = d.path().join("cut");
+    let mut child = kairos(&args(&cut, &[]))
+        .env("KAIROS_PROGRESS_QUIET_MS", "0")
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    let mut line = String::new();
+    // The timed point's first progress line: the point is under way.
+    loop {
+        line.clear();
+        assert!(
+            err.read_line(&mut line).unwrap() > 0,
+            "no timing line: {seen}"
+        );
+        seen.push_str(&line);
+        if line.contains("timing one point") {
+            break;
+        }
+    }
+    // SAFETY: a signal to the child this test started.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    seen.push_str(&rest);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "killed, or ran to the end? {seen}");
+    assert!(seen.contains("interrupted: 1 of 8"), "{seen}");
+    assert!(seen.contains("--resume`"), "{seen}");
+    let saved: Vec<String> = std::fs::read_dir(cut.join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert_eq!(saved, ["shard-1-of-8.shard"], "{seen}");
+    let resumed = kairos(&args(&cut, &["--resume"])).output().unwrap();
+    let e = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{e}");
+    assert!(e.contains("(1 saved)"), "{e}");
+    assert_eq!(reports(&cut), want, "resumed reports differ: {e}");
+    assert!(!cut.join("runs").exists());
+}

@@ -92,7 +92,10 @@ pub fn parse_workload(text: &str, file: String) -> anyhow::Result<Workload> {
         .and_then(Value::as_array)
         .with_context(|| format!("{file}: `jobs` is missing or not a list"))?;
     let mut jobs = Vec::with_capacity(list.len());
+    // The jobs read told to the command's progress: 200,000 of them take seconds.
+    crate::progress::expect(list.len() as u64);
     for (i, j) in list.iter().enumerate() {
+        crate::progress::tick(1);
         let id = match j.get("id") {
             Some(Value::String(s)) => s.clone(),
             Some(Value::Number(n)) => n.to_string(),

@@ -8,11 +8,14 @@
 //! `/dev/null` by Rust's runtime before `main`, so it writes nowhere rather than into the
 //! first file the command opens.)
 
-/// Writes one line to standard error, ignoring any failure (see the module doc).
+/// Writes one line to standard error, ignoring any failure (see the module doc); progress
+/// bars on the terminal are cleared for it and drawn again below it.
 pub fn line(args: std::fmt::Arguments<'_>) {
     use std::io::Write;
-    let mut e = std::io::stderr().lock();
-    let _ = e.write_fmt(args).and_then(|()| e.write_all(b"\n"));
+    crate::progress::line_between_bars(|| {
+        let mut e = std::io::stderr().lock();
+        let _ = e.write_fmt(args).and_then(|()| e.write_all(b"\n"));
+    });
 }
 
 /// As `eprintln!`, but a failed write to stderr is ignored rather than a panic

@@ -91,6 +91,7 @@ pub fn main(mut a: Args) -> anyhow::Result<()> {
         dir: a.out,
         force: a.force,
     };
+    let setup = setup_progress(&a.file);
     let (table, dir) = crate::seed002::run_pareto_file(
         &a.file,
         a.checkpoints,
@@ -99,6 +100,7 @@ pub fn main(mut a: Args) -> anyhow::Result<()> {
         a.state.map(|d| (d, a.resume)),
         &progress,
     )?;
+    drop(setup);
     if a.json {
         let s = super::json::dir_summary(&dir, &["coverage.csv"])?;
         writeln!(super::pipe::stdout(), "{s}")?;
@@ -111,4 +113,26 @@ pub fn main(mut a: Args) -> anyhow::Result<()> {
         dir.display()
     )?;
     Ok(())
+}
+
+/// The progress of a run's setup: every population's first generation evaluated, a
+/// chromosome a step (`crate::nsga2::Nsga2::new` ticks it), which on a large instance takes
+/// seconds before the first checkpoint's line. None for a file that does not load (the run
+/// says why) or a stochastic one, whose populations are set up as they start.
+fn setup_progress(file: &std::path::Path) -> Option<crate::progress::Shown> {
+    use crate::seed002::pareto;
+    if pareto::stochastic_run::is_stochastic(file) {
+        return None;
+    }
+    let exp = pareto::experiment::ParetoExperiment::load(file).ok()?;
+    let chromosomes = exp.populations.len() as u64 * exp.params.population as u64;
+    Some(crate::progress::show(
+        crate::progress::Steps::new(
+            &exp.name,
+            "chromosomes of generation 0 evaluated",
+            chromosomes,
+            0,
+        )
+        .quiet_for(crate::progress::QUIET),
+    ))
 }

@@ -377,7 +377,15 @@ pub fn main(args: Args) -> anyhow::Result<()> {
     };
     let workload = match crate::batsim::sniff(&args.swf)? {
         InputKind::Swf => None,
-        InputKind::Json => Some(crate::batsim::read_workload(&args.swf)?),
+        InputKind::Json => {
+            // Reading a large workload takes seconds: its jobs are counted as they are read
+            // (the total once the JSON is parsed, `crate::progress::expect`).
+            let _reading = crate::progress::show(
+                crate::progress::Steps::new("replay", "jobs of the workload read", 0, 0)
+                    .quiet_for(crate::progress::QUIET),
+            );
+            Some(crate::batsim::read_workload(&args.swf)?)
+        }
         InputKind::Toml => {
             // A scenario or an experiment file is named as such, with the command that
             // takes it (the "file kinds" rule of `run`, `experiment` and `export`).
@@ -737,6 +745,7 @@ fn main_stream(
         Some(path) => Some(crate::output::AtomicFile::create(path)?),
         None => None,
     };
+    let progress = read_progress(&args.swf);
     let result = trace::replay_file_nodes(
         &args.swf,
         options,
@@ -744,10 +753,26 @@ fn main_stream(
         file.as_mut().map(|f| f as &mut dyn std::io::Write),
     )
     .with_context(|| format!("replay under {} failed", args.policy()))?;
+    drop(progress);
     if let Some(f) = file {
         f.finish()?;
     }
     print_streamed(args, &result)
+}
+
+/// The progress of a streamed replay of the log at `path`, in KiB of the file read (of a
+/// gzip log, its compressed bytes): its job count is known only at its end
+/// ([`crate::progress::Reading`]). None for a log of no known size (a pipe).
+fn read_progress(path: &std::path::Path) -> Option<crate::progress::Shown> {
+    let kib = std::fs::metadata(path)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| crate::progress::kib_of(m.len()))
+        .filter(|k| *k > 0)?;
+    Some(crate::progress::show(
+        crate::progress::Steps::new("replay", "KiB of the log read", kib, 0)
+            .quiet_for(crate::progress::QUIET),
+    ))
 }
 
 /// The diagnostics and the summary of a streamed replay.
@@ -787,6 +812,7 @@ fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
         Some(path) => Some(crate::output::AtomicFile::create(path)?),
         None => None,
     };
+    let progress = read_progress(&args.swf);
     let result = trace::replay_file_pool(
         &args.swf,
         options,
@@ -794,6 +820,7 @@ fn main_pool(args: &Args, options: &LoadOptions) -> anyhow::Result<()> {
         file.as_mut().map(|f| f as &mut dyn std::io::Write),
     )
     .with_context(|| format!("replay under {} failed", args.policy()))?;
+    drop(progress);
     if let Some(f) = file {
         f.finish()?;
     }

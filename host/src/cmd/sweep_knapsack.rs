@@ -105,17 +105,18 @@ impl Args {
     }
 }
 
-/// Times one grid point on one thread and prints what the sweep of `points` points on
-/// `threads` threads should take, before it starts.
+/// Times grid point `at` on one thread and prints what the sweep of `points` points on
+/// `threads` threads should take, before it starts; returns the point.
 fn estimate(
     w: &knapsack::Workload,
     grid: &knapsack::Grid,
     args: &Args,
+    at: usize,
     points: usize,
     threads: usize,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Option<knapsack::Point>> {
     if points == 0 {
-        return Ok(());
+        return Ok(None);
     }
     let clock = Instant::now();
     // A point of a large workload takes long itself: its jobs are shown as they start.
@@ -128,12 +129,12 @@ fn estimate(
         )
         .quiet_for(crate::progress::QUIET),
     );
-    knapsack::sweep_points(
+    let mut timed = knapsack::sweep_points(
         w,
         grid,
         args.mode,
         args.share,
-        0..1,
+        at..at + 1,
         Some(1),
         &mut |_, _| {},
     )?;
@@ -145,7 +146,7 @@ fn estimate(
         super::experiment::duration_text(std::time::Duration::from_secs_f64(total)),
         one
     );
-    Ok(())
+    Ok(timed.pop())
 }
 
 /// The progress of a sweep of `points` grid points, `saved` of them before this session:
@@ -215,7 +216,7 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
         resume: args.resume,
         force: args.force,
     };
-    let saved_slices = flags.prepare(&out, crate::output::RESULTS_MARKER, &steps)?;
+    let mut saved_slices = flags.prepare(&out, crate::output::RESULTS_MARKER, &steps)?;
     let total = grid.points() as u64;
     let saved_points: u64 = saved_slices
         .iter()
@@ -230,7 +231,33 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
             r.end - r.start
         })
         .sum();
-    estimate(&w, &grid, &args, (total - saved_points) as usize, threads)?;
+    // Ctrl-C is caught from here, the timed point's run included: it finishes the point,
+    // saves it (when the point is a slice of its own, as on a grid of at most 1,000
+    // points), and stops before the next slice with the slices finished kept.
+    crate::interrupt::catch();
+    crate::interrupt::say_when_requested(format!(
+        "Ctrl-C: finishing the running slice of the grid (about {} points), then stopping \
+         (finished slices are saved); Ctrl-C again stops at once",
+        total.div_ceil(steps.steps as u64)
+    ));
+    // The point timed is the first of the first slice not saved, so it is not swept twice
+    // when it is a slice of its own.
+    let first = saved_slices.iter().position(|s| !*s).map(|k| {
+        let r = Slice {
+            k: k as u32 + 1,
+            n: steps.steps,
+        }
+        .range(total);
+        (k, r.start as usize..r.end as usize)
+    });
+    let pending = (total - saved_points) as usize;
+    if let Some((k, range)) = first.clone() {
+        let timed = estimate(&w, &grid, &args, range.start, pending, threads)?;
+        if let (Some(p), 1) = (timed, range.len()) {
+            knapsack::saved::save_slice(&steps, k as u32, &[p])?;
+            saved_slices[k] = true;
+        }
+    }
     crate::diag!(
         "sweep-knapsack: {} ({} jobs, {} processors), {} points{} on {threads} threads",
         w.name,
@@ -243,13 +270,9 @@ pub fn main(mut args: Args) -> anyhow::Result<()> {
             String::new()
         }
     );
-    crate::interrupt::catch();
-    crate::interrupt::say_when_requested(format!(
-        "Ctrl-C: finishing the running slice of the grid (about {} points), then stopping \
-         (finished slices are saved); Ctrl-C again stops at once",
-        total.div_ceil(steps.steps as u64)
-    ));
-    let progress = crate::progress::show(job_progress(&w, total, saved_points));
+    // The timed point, saved, counts as done.
+    let done = saved_points + u64::from(first.is_some_and(|(k, _)| saved_slices[k]));
+    let progress = crate::progress::show(job_progress(&w, total, done));
     let clock = Instant::now();
     let swept = knapsack::saved::sweep_saved(
         &w,
@@ -301,7 +324,7 @@ fn shard(
 ) -> anyhow::Result<()> {
     let range = slice.range(grid.points() as u64);
     let range = range.start as usize..range.end as usize;
-    estimate(w, grid, args, range.len(), threads)?;
+    estimate(w, grid, args, range.start, range.len(), threads)?;
     crate::diag!(
         "sweep-knapsack: {} ({} jobs, {} processors), {} points, shard {slice}: points \
          {}..{} on {threads} threads",

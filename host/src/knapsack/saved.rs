@@ -51,20 +51,7 @@ pub fn sweep_saved(
         let range = range.start as usize..range.end as usize;
         // The jobs of each point tell the command's progress ([`crate::progress::tick`]).
         let points = sweep_points(w, grid, mode, share, range, threads, &mut |_, _| {})?;
-        let rows: Vec<Vec<String>> = points
-            .iter()
-            .map(|p| {
-                let mut f = vec![p.index.to_string(), p.cost.wrt.to_string()];
-                f.extend(
-                    p.cost
-                        .ef
-                        .iter()
-                        .map(|e| e.map_or("none".to_string(), |x| format!("{x:?}"))),
-                );
-                f
-            })
-            .collect();
-        s.steps.write(k, &COLUMNS, &rows)?;
+        save_slice(s.steps, k, &points)?;
     }
     let mut out = Vec::with_capacity(total as usize);
     for k in 0..n {
@@ -85,6 +72,26 @@ pub fn sweep_saved(
         }
     }
     Ok(Some(out))
+}
+
+/// Saves `points`, the whole of slice `k` (0-based) of the grid, in `steps`: as
+/// [`sweep_saved`] does each slice it sweeps, and `kairos sweep-knapsack` the point it times
+/// for its estimate when that point is a slice.
+pub fn save_slice(steps: &Steps, k: u32, points: &[Point]) -> anyhow::Result<()> {
+    let rows: Vec<Vec<String>> = points
+        .iter()
+        .map(|p| {
+            let mut f = vec![p.index.to_string(), p.cost.wrt.to_string()];
+            f.extend(
+                p.cost
+                    .ef
+                    .iter()
+                    .map(|e| e.map_or("none".to_string(), |x| format!("{x:?}"))),
+            );
+            f
+        })
+        .collect();
+    steps.write(k, &COLUMNS, &rows)
 }
 
 /// Row `i` of a saved slice, which must be grid point `index`.

@@ -147,12 +147,18 @@ impl<'p, P: Problem> Nsga2<'p, P> {
         }
         assert!(pop.iter().all(|c| c.len() == problem.genes()));
         let mut memo: Vec<P::Memo> = pop.iter().map(|_| P::Memo::default()).collect();
+        // Each chromosome evaluated is told to the command's progress: a large instance's
+        // first generation takes seconds (`kairos pareto`'s setup).
         let obj = pop
             .par_iter()
             .zip(memo.par_iter_mut())
             .map_init(
                 || problem.scratch(),
-                |s, (c, m)| problem.evaluate_memo(c, m, s),
+                |s, (c, m)| {
+                    let o = problem.evaluate_memo(c, m, s);
+                    crate::progress::tick(1);
+                    o
+                },
             )
             .collect();
         let slots = (0..params.population)

@@ -2,7 +2,8 @@
 //! their rows as saved steps ([`crate::experiment::saved`]): every field the reports read,
 //! integers as they are and floats in their shortest round-trip form, so the reports of a
 //! resumed run are those of an uninterrupted one to the byte. Also each run's identity: the
-//! experiment file's contents and the trial count.
+//! experiment file's contents and the trial count. The runs' progress in simulated hours
+//! ([`show_hours`]).
 
 use super::energy::experiment::{
     self as energy_experiment, EnergyExperiment, EnergyTrial, Row as EnergyRow,
@@ -10,6 +11,7 @@ use super::energy::experiment::{
 use super::grid::{run_grid_saved, RowCodec, Saving};
 use super::serial::experiment::{self as serial_experiment, Row as SerialRow, SerialExperiment};
 use crate::experiment::saved::Rows;
+use crate::progress::{hours_of, Shown, Steps};
 use crate::shard::Identity;
 use kairos_core::serial::{EnergyReport, SerialReport};
 use kairos_core::units::{Micros, MilliJoules, Utility};
@@ -203,6 +205,33 @@ pub(crate) const ENERGY_CODEC: RowCodec<EnergyRow> = RowCodec {
     key: energy_key,
 };
 
+/// The progress of a run's simulated hours, every configuration's on every trial
+/// (`per_trial` a trial), the saved trials' counted as done: the runs tick it as their
+/// clocks go ([`crate::progress::SimHours`]), so an experiment of one long trial shows its
+/// progress and an estimate within seconds, not only when the trial is done. Shown until
+/// the returned guard is dropped.
+fn show_hours(
+    name: &str,
+    units: &Range<u64>,
+    hours: impl Fn(usize) -> u64,
+    configs: usize,
+    saved: &[bool],
+) -> Shown {
+    let (mut total, mut before) = (0, 0);
+    for u in units.clone() {
+        let (trial, config) = (u / configs.max(1) as u64, u % configs.max(1) as u64);
+        let h = hours(config as usize);
+        total += h;
+        if saved.get(trial as usize).copied().unwrap_or(false) {
+            before += h;
+        }
+    }
+    crate::progress::show(
+        Steps::new(name, "simulated hours (all runs)", total, before)
+            .quiet_for(crate::progress::QUIET),
+    )
+}
+
 /// [`serial_experiment::run`] over the (configuration, trial) units of `units` (trial-major,
 /// [`super::grid::trials_of`]; `0..trials x configs` for the whole run), saving each trial
 /// in `r`'s steps as it finishes and running only the trials not saved; `None` if stopped.
@@ -212,6 +241,8 @@ pub fn serial_run_saved(
     jobs: Option<usize>,
     r: &super::Resumed<'_>,
 ) -> anyhow::Result<Option<Vec<SerialRow>>> {
+    let h = hours_of(exp.workload.window().1 .0);
+    let _hours = show_hours(&exp.name, &units, |_| h, exp.configs.len(), r.saved);
     run_grid_saved(
         exp.configs.len(),
         units,
@@ -235,6 +266,13 @@ pub fn energy_run_saved(
     jobs: Option<usize>,
     r: &super::Resumed<'_>,
 ) -> anyhow::Result<Option<Vec<EnergyRow>>> {
+    let _hours = show_hours(
+        &exp.name,
+        &units,
+        |c| hours_of(exp.configs[c].cfg.window.1 .0),
+        exp.configs.len(),
+        r.saved,
+    );
     run_grid_saved(
         exp.configs.len(),
         units,

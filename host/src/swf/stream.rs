@@ -106,7 +106,12 @@ impl SwfStream {
             path: path.to_owned(),
             error,
         };
-        let mut file = BufReader::with_capacity(1 << 16, File::open(path).map_err(io)?);
+        // The bytes read told to the command's progress (`replay --stream`, `--allocation
+        // pool`: a job count is known only at the end); a gzip log's compressed bytes.
+        let mut file = BufReader::with_capacity(
+            1 << 16,
+            crate::progress::Reading::new(File::open(path).map_err(io)?),
+        );
         let gzip = file.fill_buf().map_err(io)?.starts_with(&[0x1f, 0x8b]);
         let reader: Box<dyn BufRead> = if gzip {
             Box::new(BufReader::with_capacity(

@@ -441,7 +441,8 @@ pub struct Row {
 /// A run's measures: the report, the trace, Fig. 4.5's priority shares, the idle share.
 pub type Measures = (EnergyReport, Vec<(f64, f64)>, [f64; 2], f64);
 
-/// Runs `cfg` on trial `et` and collects the row's measures.
+/// Runs `cfg` on trial `et` and collects the row's measures; the run's simulated hours are
+/// told to the command's progress ([`crate::progress::SimHours`]).
 pub fn run_one(
     et: &EnergyTrial,
     cfg: EnergyConfig,
@@ -451,9 +452,13 @@ pub fn run_one(
     let mut b = EnergyBuffers::new(tr.tasks.len());
     let mut sim = EnergySim::new(tr.env(), et.power(), &tr.tasks, cfg, b.storage())
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    while sim.next_event().is_some() {
+    // The clock told to the command's progress, a run of a day taking seconds.
+    let mut hours = crate::progress::SimHours::new(cfg.window.1 .0);
+    while let Some(t) = sim.next_event() {
+        hours.at(t.0);
         sim.map();
     }
+    hours.end();
     let report = sim.finish();
     let (w0, w1) = cfg.window;
     let mut points = Vec::new();

@@ -1,4 +1,5 @@
-//! One serial run: allocate the core's storage for a trial and run it.
+//! One serial run: allocate the core's storage for a trial and run it, its simulated hours
+//! told to the command's progress ([`crate::progress::SimHours`]).
 
 use crate::seed002::generate::Trial;
 use crate::seed002::serial::priority_split::utility_by_priority;
@@ -68,9 +69,14 @@ pub fn run_split(
 ) -> Result<(SerialReport, [Utility; 4]), SerialError> {
     let mut b = Buffers::new(trial.tasks.len());
     let mut sim = Sim::new(trial.env(), &trial.tasks, cfg, b.storage())?;
-    while sim.next_event().is_some() {
+    // The clock told to the command's progress (a trial of 33,000 tasks a day runs for
+    // seconds a configuration).
+    let mut hours = crate::progress::SimHours::new(cfg.window.1 .0);
+    while let Some(t) = sim.next_event() {
+        hours.at(t.0);
         sim.map();
     }
+    hours.end();
     let split = utility_by_priority(trial, sim.outcomes(), cfg.window, priorities);
     Ok((sim.finish(), split))
 }
