@@ -1,8 +1,9 @@
 //! Nodes taken out of service and back (a live cluster's node drained or down, then
 //! resumed): the planner never books an out-of-service node. Taken out, a node gets a block
-//! (`timeline/service.rs`) from the end of the work that runs on it (left to finish); what
-//! was to start on it later (reservations, place-holders) is taken back, and those tasks
-//! wait again. Each mapping event first books again earlier any block whose work ended
+//! (`timeline/service.rs`) from the end of the work that runs on it (left to finish); the
+//! place-holders on it and every reservation of its cluster that had not started are taken
+//! back, and those tasks wait again (the next event plans them anew; back in service, the
+//! same). Each mapping event first books again earlier any block whose work ended
 //! early, so the node never shows a free stretch to place a task in. Back in service, the
 //! block goes and the node is free from then on.
 
@@ -57,6 +58,7 @@ impl Planner<'_> {
         if self.clusters[ci].block_of(node).is_some() {
             return Ok(());
         }
+        self.take_back_reservations(c, at);
         let n = self.clusters[ci].len().0;
         let later = |b: &Booking| {
             b.kind == BookingKind::PlaceHolder || (b.kind == BookingKind::Reserved && b.start > at)
@@ -99,8 +101,26 @@ impl Planner<'_> {
         if self.clusters[ci].unblock(node) {
             // Time was freed: counts of idle nodes may have risen.
             self.epoch = self.epoch.wrapping_add(1).max(1);
+            self.take_back_reservations(c, at);
         }
         Ok(())
+    }
+
+    /// Takes back every reservation on cluster `c` that starts after `at`: the cluster
+    /// changed, and the next mapping event plans those tasks again. Besides, a policy that
+    /// then moves a reservation to a task that could not be placed before (EASY's, once
+    /// enough nodes are back) makes a decision for each task it reserves: a controller that
+    /// only hears decisions (the host's, under the firmware) stays in step.
+    fn take_back_reservations(&mut self, c: ClusterId, at: Micros) {
+        for k in 0..self.open_len {
+            let i = self.open[k];
+            let s = &self.tasks[self.at(i as usize)];
+            if s.state == TaskState::Reserved
+                && s.assignment.is_some_and(|a| a.cluster == c && a.start > at)
+            {
+                self.unreserve(i);
+            }
+        }
     }
 
     /// Books again from `now` (or the end of the booking before it) every block that starts
