@@ -351,7 +351,8 @@ for line in open(os.path.join(tmp, "jobcomp.log")):
     if jid in ran:
         sys.exit(f"job {jid} appears twice in Slurm's completion log (started twice?)")
     ran[jid] = dict(state=f["JobState"], start=unix(f["StartTime"]) - t0,
-                    end=unix(f["EndTime"]) - t0, nodes=expand(f["NodeList"]))
+                    end=unix(f["EndTime"]) - t0, nodes=expand(f["NodeList"]),
+                    submit=unix(f["SubmitTime"]) - t0)
 slice_rows = [l.split() for l in open(os.path.join(tmp, "slice.swf")) if not l.startswith(";")]
 missing = [r[0] for r in slice_rows if int(r[0]) not in ran]
 if missing:
@@ -374,13 +375,15 @@ for line in open(os.path.join(tmp, "jobcomp.log")):
     if f.get("Name", "").startswith("kc-"):
         ids[int(f["JobId"])] = int(f["Name"][3:])
 decided = {ids[j]: t for j, t in decided.items() if j in ids}
-# The simulation: the same jobs, each holding its nodes as long as it did on Slurm, from
-# the second kairos decided its start to its end (a job's start lag is its own time).
+# The simulation: the same jobs, submitted when Slurm says they were (sbatch lags its
+# schedule on a loaded machine), each holding its nodes as long as it did on Slurm, from the
+# second kairos decided its start to its end (a job's start lag is its own time).
 with open(os.path.join(tmp, "asrun.swf"), "w") as out:
     out.write("; MaxProcs: 4\n")
     for r in slice_rows:
         j = int(r[0]); run = ran[j]["end"] - decided.get(j, ran[j]["start"])
         r = list(r); r[3] = str(max(1, min(run, int(r[8]))))
+        r[1] = str(max(int(r[1]), ran[j]["submit"]))
         out.write(" ".join(r) + "\n")
 subprocess.run([kairos, "replay", os.path.join(tmp, "asrun.swf"), "--policy", "easy",
                 "--batsim-out", os.path.join(tmp, "sim", "s")], check=True, stdout=subprocess.DEVNULL)
