@@ -238,6 +238,35 @@ impl<'a> Controller<'a> {
         Ok(())
     }
 
+    /// Node `node` of `cluster` goes out of service at `at` (a live cluster's node drained or
+    /// down): from the end of the work running on it (left to finish), no task is booked on
+    /// it until [`node_in`](Self::node_in); reservations and place-holders on it that had not
+    /// started are taken back and their tasks wait again (`plan/service.rs`). A node already
+    /// out stays as it is. An external policy is told ([`External::node_service`]).
+    pub fn node_out(&mut self, cluster: ClusterId, node: u32, at: Micros) -> Result<(), Error> {
+        self.planner.node_out(cluster, node, at)?;
+        if let Some(ext) = self.external.as_deref_mut() {
+            ext.node_service(cluster, node, false, at)?;
+        }
+        Ok(())
+    }
+
+    /// Node `node` of `cluster` is back in service at `at`: free from then on. A node in
+    /// service stays as it is. An external policy is told ([`External::node_service`]).
+    pub fn node_in(&mut self, cluster: ClusterId, node: u32, at: Micros) -> Result<(), Error> {
+        self.planner.node_in(cluster, node, at)?;
+        if let Some(ext) = self.external.as_deref_mut() {
+            ext.node_service(cluster, node, true, at)?;
+        }
+        Ok(())
+    }
+
+    /// Whether node `node` of `cluster` is in service (`false` for a node the platform does
+    /// not have).
+    pub fn in_service(&self, cluster: ClusterId, node: u32) -> bool {
+        self.planner.in_service(cluster, node)
+    }
+
     /// Runs a mapping event at `now`; every decision goes to `sink` in order.
     pub fn on_mapping_event(
         &mut self,

@@ -123,6 +123,14 @@ pub enum InputError {
     /// [`MIN_MAPPING_INTERVAL_US`](crate::limits::MIN_MAPPING_INTERVAL_US), or more mapping
     /// events in the day than [`MAX_PERIODIC_MAPPINGS`](crate::limits::MAX_PERIODIC_MAPPINGS).
     BadSchedule,
+    /// A node index its cluster does not have (a node taken out of service or back). Last
+    /// of the variants so that the others keep their encoding on the wire.
+    UnknownNode {
+        /** the cluster */
+        cluster: u8,
+        /** the node asked for */
+        node: u32,
+    },
 }
 
 impl fmt::Display for InputError {
@@ -186,6 +194,9 @@ impl fmt::Display for InputError {
                     crate::limits::MIN_MAPPING_INTERVAL_US / 1_000_000,
                     crate::limits::MAX_PERIODIC_MAPPINGS
                 )
+            }
+            InputError::UnknownNode { cluster, node } => {
+                write!(f, "cluster {cluster} has no node {node}")
             }
         }
     }

@@ -14,6 +14,7 @@
 
 use crate::error::Error;
 use crate::plan::Decision;
+use crate::platform::ClusterId;
 use crate::task::{Task, TaskId};
 use crate::units::Micros;
 
@@ -36,6 +37,22 @@ pub trait External {
     /// withdrawn.
     fn withdrawn(&mut self, id: TaskId, at: Micros, seq: u32) -> Result<(), Error> {
         self.completed(id, at, seq)
+    }
+    /// Node `node` of `cluster` went out of service at `at` (`in_service` false) or came
+    /// back (true) ([`crate::Controller::node_out`]). The controller's node choice never
+    /// gives an applied decision an out-of-service node whatever the policy knows; a policy
+    /// whose protocol has no such message is not told (this default), and a start it
+    /// proposes that only the out-of-service nodes could take is refused. The firmware's is
+    /// told.
+    fn node_service(
+        &mut self,
+        cluster: ClusterId,
+        node: u32,
+        in_service: bool,
+        at: Micros,
+    ) -> Result<(), Error> {
+        let _ = (cluster, node, in_service, at);
+        Ok(())
     }
     /// A mapping event at `now`: every decision goes through `propose`, which applies it
     /// and gives the nodes it got (indices within its cluster, in node order; none for a

@@ -36,16 +36,25 @@ fn fails(args: &[&str]) -> String {
 }
 
 /// `kairos replay` of the hand-made easy_backfills.swf (4 processors: job 1 on 3 from 0 s,
-/// job 2 on 4 from 1 s) under `controller`, expected to fail.
+/// job 2 on 4 from 1 s) under `controller`, expected to fail. Each answer may take 60 s: on
+/// a loaded machine (a load average of 20 on 2 cores) python3 alone can take seconds to
+/// start, and a short timeout would fail these tests with a message about the timeout
+/// instead of the fault each is about.
 fn replay_fails(controller: &str) -> String {
+    replay_fails_within(controller, 60)
+}
+
+/// As [`replay_fails`], each answer given `timeout_s` seconds.
+fn replay_fails_within(controller: &str, timeout_s: u64) -> String {
     let log = swf("easy_backfills.swf");
+    let timeout = timeout_s.to_string();
     fails(&[
         "replay",
         log.to_str().unwrap(),
         "--controller",
         controller,
         "--controller-timeout",
-        "2",
+        &timeout,
     ])
 }
 
@@ -122,14 +131,17 @@ fn exec_controller_that_dies() {
 
 #[test]
 fn exec_controller_that_hangs() {
+    // The hello answered (python3 started, however slowly), then the arrival never is: kairos
+    // gives up after the timeout instead of waiting for ever.
     let t0 = std::time::Instant::now();
-    let e = replay_fails(&faulty("hangs"));
+    let e = replay_fails_within(&faulty("hangs"), 10);
     assert!(
-        e.contains("did not answer the arrival of task 0 (request 2) within 2 s (it answered 1 requests before)"),
+        e.contains("did not answer the arrival of task 0 (request 2) within 10 s (it answered 1 requests before)"),
         "{e}"
     );
-    // The timeout, the moment given to exit, and no more.
-    assert!(t0.elapsed().as_secs() < 10, "{:?}", t0.elapsed());
+    // The timeout, the moment given to exit, and the start of two processes on a loaded
+    // machine; not the hour the controller sleeps.
+    assert!(t0.elapsed().as_secs() < 120, "{:?}", t0.elapsed());
 }
 
 #[test]

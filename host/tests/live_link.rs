@@ -46,7 +46,9 @@ fn over_link(s: &FirmwareScenario, faults: Option<FaultRates>) -> (Driven, live:
     if let Some(rates) = faults {
         client = client.with_faults(Faults::new(rates));
         client.timeout = Duration::from_millis(30);
-        client.max_tries = 200;
+        // 30 s a request: a mapping event of the debug build on a loaded machine can outlast
+        // many 30 ms timeouts (each retry is answered from the cache once it is done).
+        client.max_tries = 1000;
     }
     let driven = live::drive(&mut client, &s.header, s.header.schedule, &s.tasks).unwrap();
     (driven, client.stats())

@@ -277,3 +277,120 @@ fn kairos_run_with_the_qemu_controller_prints_the_in_process_summary() {
         assert_eq!(got, want, "{h}");
     }
 }
+
+/// Nodes taken out of service and back, through the firmware under QEMU: a host controller
+/// whose every decision comes from the firmware (as `kairos slurm-control --controller qemu`
+/// runs it: arrivals, completions and the changes of service told over the wire, each
+/// decision checked and booked by the host) makes the decisions of a controller in process
+/// told the same, and none of them lands on a node out of service.
+#[test]
+fn nodes_out_of_service_through_qemu_decide_as_in_process() {
+    use kairos_core::platform::ClusterId;
+    use kairos_core::timeline::BookingKind;
+    use kairos_core::{Decision, TaskState};
+    let s = firmware_scenarios::scenario("ph").unwrap();
+    let h = &s.header;
+    let tasks: Vec<_> = s.tasks.iter().take(120).cloned().collect();
+    let last = tasks.last().unwrap().arrival;
+    // Half of cluster 0 out from a third of the arrivals to two thirds; one node of
+    // cluster 1 out from the middle to the end.
+    let half = h.platform.clusters()[0].nodes.0 / 2;
+    let changes: Vec<(Micros, u8, u32, bool)> = (0..half)
+        .flat_map(|n| {
+            [
+                (Micros(last.0 / 3), 0, n, false),
+                (Micros(last.0 * 2 / 3), 0, n, true),
+            ]
+        })
+        .chain([(Micros(last.0 / 2), 1, 0, false)])
+        .collect();
+    type Change = (Micros, u8, u32, bool);
+    let run = |remote: Option<&mut live::remote::Remote>, changes: &[Change]| -> Vec<Decision> {
+        let mut storage = kairos_host::storage::HostStorage::new(&h.platform, tasks.len());
+        let parts = storage.split();
+        let mut ctl = Controller::new(&h.platform, &h.classes, h.config, parts.controller).unwrap();
+        ctl.recycle_slots();
+        if let Some(r) = remote {
+            ctl.set_external(r);
+        }
+        let mut made = Vec::new();
+        let mut done = Vec::new();
+        for (k, t) in tasks.iter().enumerate() {
+            let now = t.arrival.max(ctl.now());
+            // Completions due, at their planned ends, in time order.
+            let mut due: Vec<(Micros, kairos_core::task::TaskId)> = ctl
+                .tasks()
+                .iter()
+                .filter(|x| x.state == TaskState::Running)
+                .filter_map(|x| x.assignment.map(|a| (a.end, x.task.id)))
+                .filter(|(end, id)| *end <= now && !done.contains(id))
+                .collect();
+            due.sort();
+            for (end, id) in due {
+                ctl.on_completion(id, end.max(ctl.now())).unwrap();
+                done.push(id);
+            }
+            for &(at, c, n, back) in changes.iter().filter(|c| c.0 <= now) {
+                let at = at.max(ctl.now());
+                if back {
+                    ctl.node_in(ClusterId(c), n, at).unwrap();
+                } else if ctl.in_service(ClusterId(c), n)
+                    && !changes
+                        .iter()
+                        .any(|x| x.1 == c && x.2 == n && x.3 && x.0 <= now)
+                {
+                    ctl.node_out(ClusterId(c), n, at).unwrap();
+                }
+            }
+            ctl.on_arrival(t.clone()).unwrap();
+            if k % 4 == 3 {
+                let now = ctl.now();
+                ctl.roll_day(now);
+                ctl.on_mapping_event(now, &mut |d| made.push(*d)).unwrap();
+                // A node out of service ends with its block (the core's tests hold every
+                // booking before it to what ran there when it went out).
+                for c in 0..h.platform.clusters().len() {
+                    let tl = ctl.timeline(ClusterId(c as u8)).unwrap();
+                    for (n, node) in tl.nodes().enumerate() {
+                        if !ctl.in_service(ClusterId(c as u8), n as u32) {
+                            let last = node.bookings().last().map(|b| b.kind);
+                            assert_eq!(last, Some(BookingKind::OutOfService));
+                        }
+                    }
+                }
+            }
+        }
+        made
+    };
+    let want = run(None, &changes);
+    let mut remote =
+        live::remote::Remote::connect(&ControllerSpec::Qemu, image(), h, Duration::from_secs(120))
+            .unwrap();
+    let got = run(Some(&mut remote), &changes);
+    let plain = run(None, &[]);
+    // Starts and drops: the host books no place-holder, and books a commitment the
+    // firmware re-placed later in its event twice (proposed where it ended up).
+    use kairos_core::DecisionKind;
+    let kept = |v: Vec<Decision>| -> Vec<Decision> {
+        v.into_iter()
+            .filter(|d| matches!(d.kind, DecisionKind::Start | DecisionKind::Drop))
+            .collect()
+    };
+    let (want, got) = (kept(want), kept(got));
+    assert_ne!(
+        kept(plain),
+        want,
+        "the changes of service changed no decision"
+    );
+    assert!(want.len() > 50, "{}", want.len());
+    let first = want.iter().zip(&got).position(|(a, b)| a != b);
+    assert!(
+        first.is_none() && want.len() == got.len(),
+        "the firmware's decisions are not the in-process controller's: {} against {}, first \
+         difference at {first:?}: {:?} against {:?}",
+        got.len(),
+        want.len(),
+        first.map(|i| got[i]),
+        first.map(|i| want[i]),
+    );
+}

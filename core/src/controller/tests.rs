@@ -786,3 +786,173 @@ fn a_withdrawn_task_gives_back_its_reservation() {
     assert_eq!(ctl.slots_used(), 0);
     open_list_holds(&ctl);
 }
+
+/// Nodes taken out of service and back at random minutes, under every configuration (and
+/// EASY, FCFS and Conservative, which reserve): after every event no booking on an
+/// out-of-service node is a task's but those that ran there when it went out (left to
+/// finish), its block starts no later than they end (no stretch a task could be placed in),
+/// and once every node is back every task ends (none waits for ever).
+mod out_of_service {
+    use super::*;
+    use crate::timeline::BookingKind;
+    use proptest::prelude::*;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// (minute, cluster, node, back in service)
+    type Change = (u64, u8, u32, bool);
+
+    fn run(config: Config, changes: &[Change]) -> Result<(), TestCaseError> {
+        let platform = platform();
+        let classes = UtilityClasses::essc20();
+        let tasks = tasks(60);
+        let mut bufs = Bufs::new(&platform, tasks.len(), 64);
+        let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
+        // The tasks each out node may still carry: those that ran there when it went out.
+        let mut out: BTreeMap<(u8, u32), BTreeSet<u32>> = BTreeMap::new();
+        let mut next = 0;
+        let last_change = changes.iter().map(|c| c.0).max().unwrap_or(0);
+        for m in 0..400u64 {
+            let now = Micros::from_mins(m);
+            events(&mut ctl, &tasks, &mut next, now);
+            for &(_, c, node, back) in changes.iter().filter(|c| c.0 == m) {
+                let cluster = ClusterId(c);
+                if back {
+                    ctl.node_in(cluster, node, now).unwrap();
+                    out.remove(&(c, node));
+                    prop_assert!(ctl.in_service(cluster, node));
+                    continue;
+                }
+                if out.contains_key(&(c, node)) {
+                    // Out twice: nothing changes.
+                    ctl.node_out(cluster, node, now).unwrap();
+                    continue;
+                }
+                let tl = ctl.timeline(cluster).unwrap();
+                let running: BTreeSet<u32> = tl
+                    .nodes()
+                    .nth(node as usize)
+                    .unwrap()
+                    .bookings()
+                    .iter()
+                    .filter(|b| {
+                        b.kind == BookingKind::Running
+                            || (b.kind == BookingKind::Reserved && b.start <= now)
+                    })
+                    .map(|b| b.task.0)
+                    .collect();
+                ctl.node_out(cluster, node, now).unwrap();
+                prop_assert!(!ctl.in_service(cluster, node));
+                out.insert((c, node), running);
+            }
+            ctl.on_mapping_event(now, &mut |_| {}).unwrap();
+            open_list_holds(&ctl);
+            for (&(c, node), allowed) in &out {
+                let tl = ctl.timeline(ClusterId(c)).unwrap();
+                let bs = tl.nodes().nth(node as usize).unwrap().bookings();
+                let block = bs.last().copied();
+                prop_assert!(
+                    block.is_some_and(|b| b.kind == BookingKind::OutOfService),
+                    "node {} of cluster {} out at minute {} without its block: {:?}",
+                    node,
+                    c,
+                    m,
+                    bs
+                );
+                let block = block.unwrap();
+                let before = bs[..bs.len() - 1].last().map_or(Micros::ZERO, |b| b.end);
+                prop_assert!(block.start <= before.max(now), "a free stretch: {:?}", bs);
+                for b in &bs[..bs.len() - 1] {
+                    prop_assert!(
+                        allowed.contains(&b.task.0),
+                        "task {} booked on out-of-service node {} of cluster {} at minute {}",
+                        b.task.0,
+                        node,
+                        c,
+                        m
+                    );
+                }
+            }
+            if m > last_change && next == tasks.len() && ctl.slots_used() == 0 {
+                break;
+            }
+        }
+        let counts = ctl.counts();
+        // (Random leaves some tasks waiting for ever with every node in service too.)
+        if config.budget == MilliJoules::MAX && config.heuristic != Heuristic::Random {
+            prop_assert_eq!(
+                counts.completed + counts.dropped,
+                counts.arrived,
+                "every task ends once its nodes are back"
+            );
+        }
+        Ok(())
+    }
+
+    fn change() -> impl Strategy<Value = Change> {
+        (0u64..150, 0u8..2, 0u32..10, any::<bool>())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+        #[test]
+        fn no_booking_lands_on_an_out_of_service_node(
+            k in 0usize..64,
+            mut changes in proptest::collection::vec(change(), 1..12),
+        ) {
+            let all = configs();
+            let mut config = all[k % all.len()];
+            // A day without end, so that what waits at the configured end still runs.
+            config.day_end = Micros::MAX;
+            // Every node out is back by minute 160.
+            let outs: Vec<Change> = changes.iter().filter(|c| !c.3).copied().collect();
+            for (_, c, node, _) in outs {
+                changes.push((160, c, node, true));
+            }
+            run(config, &changes)?;
+        }
+    }
+
+    /// A whole cluster but one node out: a task that needs two nodes there waits (the
+    /// other cluster still runs), and starts when a node is back; a node the platform does
+    /// not have is an error.
+    #[test]
+    fn a_task_waits_for_enough_nodes_in_service() {
+        for config in configs() {
+            let platform = platform();
+            let classes = UtilityClasses::essc20();
+            let mut bufs = Bufs::new(&platform, 8, 64);
+            let mut ctl = Controller::new(&platform, &classes, config, bufs.storage()).unwrap();
+            for node in 1..10 {
+                ctl.node_out(ClusterId(0), node, Micros::ZERO).unwrap();
+            }
+            assert!(ctl.node_out(ClusterId(0), 10, Micros::ZERO).is_err());
+            assert!(ctl.node_out(ClusterId(5), 0, Micros::ZERO).is_err());
+            // Type 3: 7 nodes, cluster 0 only.
+            let mut t = tasks(1).remove(0);
+            t.arrival = Micros::ZERO;
+            t.demand = Demand::Typed(TaskTypeId(3));
+            let id = ctl.on_arrival(t).unwrap();
+            let mut made = Vec::new();
+            ctl.on_mapping_event(Micros::MINUTE, &mut |d| made.push(*d))
+                .unwrap();
+            assert!(
+                made.iter().all(|d| d.kind != DecisionKind::Start),
+                "{:?}: {made:?}",
+                config.heuristic
+            );
+            for node in 1..7 {
+                ctl.node_in(ClusterId(0), node, Micros::from_mins(2))
+                    .unwrap();
+            }
+            made.clear();
+            ctl.on_mapping_event(Micros::from_mins(2), &mut |d| made.push(*d))
+                .unwrap();
+            let state = ctl.task(id).unwrap().state;
+            assert!(
+                matches!(state, TaskState::Running | TaskState::Dropped),
+                "{:?}: {state:?} {made:?}",
+                config.heuristic
+            );
+        }
+    }
+}

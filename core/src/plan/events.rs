@@ -66,8 +66,10 @@ impl Planner<'_> {
         if self.open_len >= self.open.len() {
             return Err(full(Capacity::Tasks, self.open.len()).into());
         }
-        if self.len >= u32::MAX as usize {
-            return Err(full(Capacity::Tasks, u32::MAX as usize).into());
+        // The ids above are the nodes' out-of-service blocks' (`service.rs`).
+        let ids = u32::MAX as usize - self.platform.total_nodes() as usize;
+        if self.len >= ids {
+            return Err(full(Capacity::Tasks, ids).into());
         }
         let id = TaskId(self.len as u32);
         task.id = id;
@@ -135,6 +137,7 @@ impl Planner<'_> {
             c.clear_place_holders();
             c.prune(now);
         }
+        self.tighten_blocks(now)?;
         // A started task never waits again: the open list loses it here, and the scans
         // below skip it like a finished one.
         let (mut kept, mut k, mut left, mut unsettled) = (0, 0, self.unsettled, 0);

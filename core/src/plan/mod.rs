@@ -18,6 +18,7 @@
 //! - `keep.rs`: whether a reservation would come back at its start after time was freed.
 //! - `events.rs`: what an arrival, a completion and the start of a mapping event do.
 //! - `day.rs`: the energy day rolling over, for a controller that runs for ever.
+//! - `service.rs`: nodes taken out of service and back (never booked while out).
 
 mod assign;
 mod choice;
@@ -28,6 +29,7 @@ mod memo;
 mod options;
 mod planner;
 mod propose;
+mod service;
 mod slots;
 mod storage;
 mod withdraw;

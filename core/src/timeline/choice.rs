@@ -105,7 +105,8 @@ impl<'a> ClusterTimeline<'a> {
     }
 
     /// Books `nodes` for `b`; all or nothing: on an overlap or a full node, nothing changes.
-    #[cfg(test)]
+    /// The tests' reference for node choice, and a node's out-of-service block
+    /// (`service.rs`).
     pub(crate) fn book(&mut self, nodes: &[u32], b: Booking) -> Result<(), Error> {
         if b.end <= b.start {
             return Err(InputError::ZeroDuration.into());
@@ -296,11 +297,9 @@ impl<'a> ClusterTimeline<'a> {
     /// Splits the `c` nodes a booking takes off group `g`: its lowest, or with `nodes` (the
     /// tests' `book`) those in it.
     fn split(&mut self, g: u32, c: u32, t: &mut usize, nodes: &[u32]) -> Result<(), Error> {
-        #[cfg(test)]
         if !nodes.is_empty() {
             return self.split_by(g, nodes, t);
         }
-        let _ = nodes;
         self.split_prefix(g, c, t)
     }
 

@@ -439,9 +439,8 @@ impl<'a> Groups<'a> {
         self.holds[1][p] = (f >> 32) as u32;
     }
 
-    /// The group of node `i` (a walk over the runs in node order: for the tests and the
-    /// node-by-node views).
-    #[cfg(test)]
+    /// The group of node `i` (a walk over the runs in node order: for the tests, the
+    /// node-by-node views and a node taken out of service).
     pub(super) fn group_of(&self, i: u32) -> Option<u32> {
         let n = self.run_len.len() as u32;
         if i >= n {
@@ -592,8 +591,7 @@ impl<'a> ClusterTimeline<'a> {
 
     /// Splits the members of group `g` that are in `nodes` (some, not all) off as a new
     /// group, as [`split_prefix`](Self::split_prefix) does for a prefix: the tests' `book`
-    /// of any list of nodes. It visits every member.
-    #[cfg(test)]
+    /// of any list of nodes, and a node taken out of service. It visits every member.
     pub(super) fn split_by(&mut self, g: u32, nodes: &[u32], t: &mut usize) -> Result<(), Error> {
         let gr = &mut self.groups;
         let id = gr.new_id();

@@ -45,6 +45,7 @@
 //!   keeps it instead).
 //! - `ignoring.rs`: whether a booked reservation could start earlier were its own booking
 //!   taken back, without taking it back (EASY's head after an early completion).
+//! - `service.rs`: a node out of service, blocked by a booking to the end of time.
 //! - `release.rs`: bookings given back (place-holders cleared, tasks ended or taken back,
 //!   ended bookings pruned) and reservations that start running.
 //! - this file: the [`ClusterTimeline`] itself, its constructor and copy, the change counts
@@ -89,6 +90,7 @@ mod in_place;
 mod node;
 mod pool;
 mod release;
+mod service;
 mod stays;
 mod void_index;
 
@@ -182,6 +184,8 @@ pub struct ClusterTimeline<'a> {
     /// The task whose reservation a policy last kept in place and `version` then
     /// (`in_place.rs`).
     kept: Option<(TaskId, u32)>,
+    /// Nodes out of service: blocks booked (`service.rs`).
+    blocks: u32,
 }
 
 impl<'a> ClusterTimeline<'a> {
@@ -218,6 +222,7 @@ impl<'a> ClusterTimeline<'a> {
             merged_at: 1,
             reserved: None,
             kept: None,
+            blocks: 0,
         };
         if n > 0 {
             c.sync(0);
@@ -327,6 +332,7 @@ impl<'a> ClusterTimeline<'a> {
         self.horizon = from.horizon;
         self.merged_at = from.merged_at;
         self.reserved = from.reserved;
+        self.blocks = from.blocks;
         // `from`'s versions are not this cluster's.
         self.kept = None;
         Ok(())
@@ -404,7 +410,6 @@ impl<'a> ClusterTimeline<'a> {
     }
 
     /// One node's timeline (its group's).
-    #[cfg(test)]
     pub(crate) fn node(&self, i: u32) -> Option<NodeTimeline<'_>> {
         let g = self.groups.group_of(i)?;
         Some(self.timeline(g))

@@ -23,6 +23,10 @@ pub enum BookingKind {
     Reserved,
     /// A place-holder: it holds the slot until the next mapping event clears it.
     PlaceHolder,
+    /// A node out of service (drained or down): no task may be booked on it from the
+    /// booking's start on, until it is back in service (`service.rs`). Its task is no task:
+    /// an id above every task's ([`crate::plan::Planner`] gives each node its own).
+    OutOfService,
 }
 
 /// One task's hold on one node over `[start, end)`.

@@ -10,6 +10,7 @@
 use crate::controller::Counts;
 use crate::error::Error;
 use crate::plan::Decision;
+use crate::platform::ClusterId;
 use crate::task::{Task, TaskId};
 use crate::units::{Micros, MilliJoules, Utility};
 use serde::{Deserialize, Serialize};
@@ -85,12 +86,26 @@ pub enum Request<'a> {
     Reset,
     /// A waiting task taken back at `at` by whoever submitted it (a live cluster's job
     /// cancelled before it started): dropped, its reservation (if any) released
-    /// ([`crate::Controller::withdraw`]). Answered [`Response::Withdrawn`]. Last of the
-    /// variants so that the others keep their encoding.
+    /// ([`crate::Controller::withdraw`]). Answered [`Response::Withdrawn`]. After the others
+    /// so that they keep their encoding.
     Withdraw {
         /// The task.
         task: TaskId,
         /// When it was taken back.
+        at: Micros,
+    },
+    /// Node `node` of `cluster` goes out of service at `at` (`in_service` false: drained or
+    /// down) or comes back (true) ([`crate::Controller::node_out`],
+    /// [`crate::Controller::node_in`]). Answered [`Response::NodeService`]. After
+    /// [`Request::Withdraw`] so that the others keep their encoding.
+    NodeService {
+        /// The cluster.
+        cluster: ClusterId,
+        /// The node, within its cluster.
+        node: u32,
+        /// Whether it is in service from `at` on.
+        in_service: bool,
+        /// When.
         at: Micros,
     },
 }
@@ -267,9 +282,12 @@ pub enum Response {
     Reset,
     /// The request was not served.
     Fault(Fault),
-    /// The task was withdrawn ([`Request::Withdraw`]). Last of the variants so that the
-    /// others keep their encoding.
+    /// The task was withdrawn ([`Request::Withdraw`]). After the others so that they keep
+    /// their encoding.
     Withdrawn,
+    /// The node's service changed, or was already so ([`Request::NodeService`]). Last of the
+    /// variants so that the others keep their encoding.
+    NodeService,
 }
 
 /// Why a message could not be encoded or decoded.

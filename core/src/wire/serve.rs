@@ -24,6 +24,7 @@ use super::message::{
 use crate::controller::Controller;
 use crate::packed::{PackedHeader, PackedScenario};
 use crate::plan::{DecisionKind, Storage, TaskState};
+use crate::platform::ClusterId;
 use crate::task::{Task, TaskId};
 use crate::timeline::ClusterTimeline;
 use crate::units::Micros;
@@ -56,6 +57,8 @@ pub enum Kind {
     Reset,
     /// [`Request::Withdraw`].
     Withdraw,
+    /// [`Request::NodeService`].
+    NodeService,
     /// A damaged frame or an undecodable payload.
     Garbled,
     /// A retry, answered from the cache.
@@ -110,6 +113,12 @@ enum Cmd {
         task: TaskId,
         at: Micros,
     },
+    NodeService {
+        cluster: ClusterId,
+        node: u32,
+        in_service: bool,
+        at: Micros,
+    },
 }
 
 /// The link with its reader and the cached last answer.
@@ -161,6 +170,17 @@ impl<P: Port, W: Watch> Link<'_, '_, P, W> {
                 Request::Status => Cmd::Status,
                 Request::Reset => Cmd::Reset,
                 Request::Withdraw { task, at } => Cmd::Withdraw { task, at },
+                Request::NodeService {
+                    cluster,
+                    node,
+                    in_service,
+                    at,
+                } => Cmd::NodeService {
+                    cluster,
+                    node,
+                    in_service,
+                    at,
+                },
             };
             return Some((env.seq, cmd));
         }
@@ -255,6 +275,7 @@ fn kind_of(cmd: &Cmd) -> Kind {
         Cmd::Status => Kind::Status,
         Cmd::Reset => Kind::Reset,
         Cmd::Withdraw { .. } => Kind::Withdraw,
+        Cmd::NodeService { .. } => Kind::NodeService,
     }
 }
 
@@ -358,6 +379,22 @@ fn session<P: Port, W: Watch>(
                 Ok(()) => Response::Withdrawn,
                 Err(e) => Response::Fault(Fault::Core(e)),
             },
+            Cmd::NodeService {
+                cluster,
+                node,
+                in_service,
+                at,
+            } => {
+                let changed = if in_service {
+                    ctl.node_in(cluster, node, at)
+                } else {
+                    ctl.node_out(cluster, node, at)
+                };
+                match changed {
+                    Ok(()) => Response::NodeService,
+                    Err(e) => Response::Fault(Fault::Core(e)),
+                }
+            }
             Cmd::Map(now) => match map(&mut ctl, now, decisions) {
                 Ok(n) => {
                     made = n;

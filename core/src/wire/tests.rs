@@ -736,3 +736,152 @@ fn a_withdrawn_task_is_never_decided() {
     assert_eq!(st.counts.arrived, 3);
     assert!(st.counts.dropped >= 1);
 }
+
+/// A node's change of service round-trips, and the messages before it keep their encoding:
+/// a withdrawal is still variant 7 of the requests and its answer variant 8 of the answers
+/// (postcard writes the variant's index first, after the sequence number), the new ones
+/// come after them.
+#[test]
+fn a_change_of_service_round_trips_and_the_older_messages_keep_their_bytes() {
+    let r = Request::NodeService {
+        cluster: ClusterId(1),
+        node: 7,
+        in_service: false,
+        at: Micros::from_secs(42),
+    };
+    let f = frame_of(5, r.clone());
+    let mut copy = f[..f.len() - 1].to_vec();
+    let env: Envelope<Request<'_>> = message::decode(frame::decode(&mut copy).unwrap()).unwrap();
+    assert_eq!(env.body, r);
+    let payload = |body: &Request<'_>| {
+        let mut buf = [0u8; 64];
+        let env = Envelope {
+            seq: 5,
+            body: body.clone(),
+        };
+        postcard::to_slice(&env, &mut buf).unwrap().to_vec()
+    };
+    let withdraw = Request::Withdraw {
+        task: TaskId(3),
+        at: Micros(9),
+    };
+    assert_eq!(payload(&withdraw), [5, 7, 3, 9]);
+    assert_eq!(payload(&r)[..5], [5, 8, 1, 7, 0]);
+    let answer = |body: Response| {
+        let mut buf = [0u8; 64];
+        postcard::to_slice(&Envelope { seq: 5, body }, &mut buf)
+            .unwrap()
+            .to_vec()
+    };
+    assert_eq!(answer(Response::Withdrawn), [5, 8]);
+    assert_eq!(answer(Response::NodeService), [5, 9]);
+    assert_eq!(answer(Response::Stale), [5, 3]);
+}
+
+/// Cluster 0 of the test platform (8 nodes; type 0 runs there only, on 2 nodes) with all
+/// but one node out of service: no type-0 task starts until a node is back. The session
+/// over the wire decides as a controller in process told the same, and a node that does
+/// not exist is a fault that changes nothing.
+#[test]
+fn nodes_out_of_service_are_never_booked_over_the_wire_as_in_process() {
+    use crate::controller::Controller;
+    let hb = header_bytes();
+    let mut input = frame_of(1, hello(&hb));
+    let mut seq = 2;
+    let mut push = |input: &mut Vec<u8>, r: Request<'_>| {
+        input.extend(frame_of(seq, r));
+        seq += 1;
+    };
+    let out_at = Micros::ZERO;
+    for node in 1..8 {
+        push(
+            &mut input,
+            Request::NodeService {
+                cluster: ClusterId(0),
+                node,
+                in_service: false,
+                at: out_at,
+            },
+        );
+    }
+    push(
+        &mut input,
+        Request::NodeService {
+            cluster: ClusterId(0),
+            node: 8,
+            in_service: false,
+            at: out_at,
+        },
+    );
+    for i in 0..4 {
+        push(&mut input, Request::Arrival(task(i)));
+    }
+    let first = Micros::MINUTE;
+    push(&mut input, Request::Map { now: first });
+    let back = Micros::from_mins(2);
+    push(
+        &mut input,
+        Request::NodeService {
+            cluster: ClusterId(0),
+            node: 3,
+            in_service: true,
+            at: back,
+        },
+    );
+    push(&mut input, Request::Map { now: back });
+    let out = run(input, 16, 64);
+    assert_eq!(out.len(), 1 + 7 + 1 + 4 + 1 + 1 + 1);
+    assert!(out[1..8].iter().all(|e| e.body == Response::NodeService));
+    assert!(
+        matches!(out[8].body, Response::Fault(Fault::Core(_))),
+        "{:?}",
+        out[8]
+    );
+    let decided = |e: &Envelope<Response>| match &e.body {
+        Response::Mapped(p) => p.decisions.iter().map(|d| d.decision).collect::<Vec<_>>(),
+        r => panic!("{r:?}"),
+    };
+    let (wire_first, wire_back) = (decided(&out[13]), decided(&out[15]));
+
+    // The same in process.
+    let h = Box::leak(Box::new(header()));
+    let mut ctl =
+        Controller::new(&h.platform, &h.classes, h.config, leaked_storage(h, 16)).unwrap();
+    ctl.recycle_slots();
+    for node in 1..8 {
+        ctl.node_out(ClusterId(0), node, out_at).unwrap();
+        assert!(!ctl.in_service(ClusterId(0), node));
+    }
+    assert!(ctl.node_out(ClusterId(0), 8, out_at).is_err());
+    for i in 0..4 {
+        ctl.on_arrival(task(i)).unwrap();
+    }
+    let mut first_here = Vec::new();
+    ctl.on_roll_and_map(first, &mut first_here);
+    ctl.node_in(ClusterId(0), 3, back).unwrap();
+    let mut back_here = Vec::new();
+    ctl.on_roll_and_map(back, &mut back_here);
+    assert_eq!(wire_first, first_here);
+    assert_eq!(wire_back, back_here);
+    // Type 0 (even tasks) waited for a second node of cluster 0; type 1 ran on cluster 1.
+    let starts = |v: &[Decision], c: u8| {
+        v.iter()
+            .filter(|d| d.kind == DecisionKind::Start && d.cluster == ClusterId(c))
+            .count()
+    };
+    assert_eq!(starts(&first_here, 0), 0, "{first_here:?}");
+    assert!(starts(&first_here, 1) > 0, "{first_here:?}");
+    assert!(starts(&back_here, 0) > 0, "{back_here:?}");
+}
+
+trait RollAndMap {
+    fn on_roll_and_map(&mut self, now: Micros, out: &mut Vec<Decision>);
+}
+
+impl RollAndMap for crate::controller::Controller<'_> {
+    /// What the serve loop does for a mapping event.
+    fn on_roll_and_map(&mut self, now: Micros, out: &mut Vec<Decision>) {
+        self.roll_day(now);
+        self.on_mapping_event(now, &mut |d| out.push(*d)).unwrap();
+    }
+}

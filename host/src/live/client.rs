@@ -192,5 +192,6 @@ fn name(r: &Request<'_>) -> &'static str {
         Request::Status => "a status query",
         Request::Reset => "a reset",
         Request::Withdraw { .. } => "a withdrawal",
+        Request::NodeService { .. } => "a node's change of service",
     }
 }

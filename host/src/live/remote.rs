@@ -1,8 +1,8 @@
 //! The firmware (under QEMU, or a board on a serial port) as the deciding controller of a
 //! live loop that keeps its own controller: `kairos slurm-control --controller qemu`. The
-//! firmware is told every arrival, completion and withdrawal over the wire protocol and
-//! makes each mapping event's decisions; the host's controller checks and books each one
-//! ([`kairos_core::external`]), so that the nodes a start gets (which the host reads off its
+//! firmware is told every arrival, completion, withdrawal and node taken out of service or
+//! back over the wire protocol and makes each mapping event's decisions; the host's
+//! controller checks and books each one ([`kairos_core::external`]), so that the nodes a start gets (which the host reads off its
 //! timelines) are the ones the firmware's identical node choice picked. After the event the
 //! host's bookings are held to the firmware's: every commitment's start, end and assignment
 //! number must be what the firmware's fate for it says, or the event ends with an error
@@ -19,6 +19,7 @@ use super::{connect, fresh_seq, ControllerSpec, LinkStats};
 use kairos_core::error::Error;
 use kairos_core::external::{External, Propose};
 use kairos_core::packed::{encode_header, PackedHeader};
+use kairos_core::platform::ClusterId;
 use kairos_core::task::{Task, TaskId};
 use kairos_core::units::Micros;
 use kairos_core::wire::message::VERSION;
@@ -148,6 +149,35 @@ impl External for Remote {
         let what = format!("the withdrawal of task {} at {} us", id.0, at.0);
         match self.call(&Request::Withdraw { task: id, at }, &what)? {
             Response::Withdrawn => Ok(()),
+            r => self.unexpected(&what, &r),
+        }
+    }
+
+    fn node_service(
+        &mut self,
+        cluster: ClusterId,
+        node: u32,
+        in_service: bool,
+        at: Micros,
+    ) -> Result<(), Error> {
+        let what = format!(
+            "node {node} of cluster {} {} at {} us",
+            cluster.0,
+            if in_service {
+                "back in service"
+            } else {
+                "out of service"
+            },
+            at.0
+        );
+        let request = Request::NodeService {
+            cluster,
+            node,
+            in_service,
+            at,
+        };
+        match self.call(&request, &what)? {
+            Response::NodeService => Ok(()),
             r => self.unexpected(&what, &r),
         }
     }

@@ -5,6 +5,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use anyhow::Context;
+use kairos_core::platform::ClusterId;
 use kairos_core::timeline::BookingKind;
 use kairos_core::units::Micros;
 use kairos_core::{Controller, Decision, DecisionKind};
@@ -58,6 +59,20 @@ pub(super) fn apply(
         }
         Entry::Refuse { job, reason } => {
             book.refused.insert(*job, reason.clone());
+            Ok(None)
+        }
+        Entry::NodeOut { node, at, state } => {
+            let i = node_index(names, node)?;
+            ctl.node_out(ClusterId(0), i, Micros(*at))
+                .map_err(|e| anyhow::anyhow!("node {node} out of service at {at} us: {e}"))?;
+            book.out.insert(i, state.clone());
+            Ok(None)
+        }
+        Entry::NodeIn { node, at } => {
+            let i = node_index(names, node)?;
+            ctl.node_in(ClusterId(0), i, Micros(*at))
+                .map_err(|e| anyhow::anyhow!("node {node} back in service at {at} us: {e}"))?;
+            book.out.remove(&i);
             Ok(None)
         }
         Entry::Map { now, .. } => {
@@ -134,4 +149,13 @@ pub(super) fn apply(
             Ok(Some(out))
         }
     }
+}
+
+/// Node `node`'s index in the node list (the platform's one cluster).
+fn node_index(names: &[String], node: &str) -> anyhow::Result<u32> {
+    names
+        .iter()
+        .position(|n| n == node)
+        .map(|i| i as u32)
+        .with_context(|| format!("node {node} is not one of the managed nodes"))
 }

@@ -1,5 +1,6 @@
 //! What the controller loop holds beyond the core: which Slurm job each task is, the nodes
-//! each started or reserved task booked, and the jobs dropped or refused with their reasons.
+//! each started or reserved task booked, the jobs dropped or refused with their reasons, and
+//! the nodes out of service.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -16,4 +17,6 @@ pub(super) struct Book {
     pub(super) refused: BTreeMap<u64, String>,
     /// Jobs dropped, with the reason.
     pub(super) dropped: BTreeMap<u64, String>,
+    /// Nodes out of service (indices into the node list), with the state Slurm showed.
+    pub(super) out: BTreeMap<u32, String>,
 }

@@ -18,7 +18,7 @@ use kairos_core::{Config, Controller, TaskState};
 
 use super::apply::apply;
 use super::book::Book;
-use super::events::events;
+use super::events::{events, node_changes};
 use super::hostlist;
 use super::job_task::platform;
 use super::ledger::{Entry, Ledger, VERSION};
@@ -91,6 +91,8 @@ pub struct CycleReport {
     pub completions: usize,
     /// Withdrawals.
     pub withdrawals: usize,
+    /// Nodes that went out of service or came back.
+    pub nodes_changed: usize,
     /// Jobs waiting in the controller after the mapping event.
     pub waiting: usize,
     /// Whether a mapping event ran.
@@ -293,6 +295,15 @@ pub fn serve(
                 continue;
             }
         };
+        // The nodes' states, every cycle: a node drained or down goes out of service for the
+        // controller, and comes back when Slurm shows it available. Unread, they stay.
+        let nodes = match slurm.nodes() {
+            Ok(n) => Some(n),
+            Err(e) => {
+                log(&format!("cannot read the nodes' states, trying again: {e}"));
+                None
+            }
+        };
         let read_us = t0.elapsed().as_micros() as u64;
         let t1 = Instant::now();
         // The second being decided: `settle_s` before now, so that everything Slurm stamped
@@ -339,6 +350,27 @@ pub fn serve(
                 "{deferred} jobs wait held: the controller holds {capacity} tasks at once"
             ));
         }
+        // Changes of service, at the second decided (after everything stamped before it).
+        let changes = nodes
+            .as_deref()
+            .map(|n| node_changes(&book, &names, n, now))
+            .unwrap_or_default();
+        for c in &changes {
+            match c {
+                Entry::NodeOut { node, state, .. } => log(&format!(
+                    "node {node} is {state} in Slurm: out of service for kairos from t={} s \
+                     (what runs on it finishes; nothing is placed on it until it returns)",
+                    now.0 / 1_000_000
+                )),
+                Entry::NodeIn { node, .. } => log(&format!(
+                    "node {node} is back in service for kairos from t={} s",
+                    now.0 / 1_000_000
+                )),
+                _ => {}
+            }
+        }
+        report.nodes_changed = changes.len();
+        let events: Vec<Entry> = events.into_iter().chain(changes).collect();
         let any = !events.is_empty();
         for e in events {
             match &e {
@@ -350,7 +382,7 @@ pub fn serve(
             give(&mut ctl, &mut book, &e, policy, &names, shared.as_ref())?;
             ledger.entries.push(e);
         }
-        if report.arrivals + report.completions + report.withdrawals > 0 {
+        if report.arrivals + report.completions + report.withdrawals + report.nodes_changed > 0 {
             let mut e = Entry::Map {
                 now: now.0,
                 decisions: Vec::new(),
@@ -404,7 +436,16 @@ pub fn serve(
         let decide_us = t1.elapsed().as_micros() as u64;
         let t2 = Instant::now();
         let now_real = Micros::from_secs((clock.now_us() / 1_000_000).saturating_sub(ledger.epoch));
-        report.applied = reconcile(&ctl, &mut book, &jobs, &names, now_real, slurm, log);
+        report.applied = reconcile(
+            &ctl,
+            &mut book,
+            &jobs,
+            &names,
+            nodes.as_deref(),
+            now_real,
+            slurm,
+            log,
+        );
         report.read_us = read_us;
         report.decide_us = decide_us;
         report.apply_us = t2.elapsed().as_micros() as u64;

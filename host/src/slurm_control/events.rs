@@ -2,7 +2,7 @@
 //! started that Slurm shows finished (at their `end_time`) or that ran past their planned end,
 //! withdrawals of waiting jobs that ended before kairos started them, and arrivals of new
 //! held jobs (or refusals of jobs that cannot be tasks), in the order the controller takes
-//! them.
+//! them; and the nodes that went out of service or came back ([`node_changes`]).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -14,7 +14,7 @@ use super::book::Book;
 use super::job_task::job_task;
 use super::ledger::{Entry, JobFacts};
 use super::policy::SitePolicy;
-use super::queue::{JobState, SlurmJob};
+use super::queue::{JobState, SlurmJob, SlurmNode};
 
 /// The events a queue snapshot brings, in the order the controller takes them: by time,
 /// completions before withdrawals before arrivals at one time.
@@ -181,4 +181,36 @@ pub(super) fn facts_job(f: &JobFacts) -> SlurmJob {
         node_list: Vec::new(),
         array: false,
     }
+}
+
+/// The changes of service that Slurm's nodes bring at `now`, in node order: a managed node
+/// that Slurm shows drained, down or failing ([`SlurmNode::unavailable`]) and that the
+/// controller has in service goes out; one it has out that Slurm shows available again
+/// comes back. A node missing from `nodes` stays as it is.
+pub(super) fn node_changes(
+    book: &Book,
+    names: &[String],
+    nodes: &[SlurmNode],
+    now: Micros,
+) -> Vec<Entry> {
+    let by_name: HashMap<&str, &SlurmNode> = nodes.iter().map(|n| (n.name.as_str(), n)).collect();
+    let mut out = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let Some(n) = by_name.get(name.as_str()) else {
+            continue;
+        };
+        match (n.unavailable(), book.out.contains_key(&(i as u32))) {
+            (true, false) => out.push(Entry::NodeOut {
+                node: name.clone(),
+                at: now.0,
+                state: n.state.clone(),
+            }),
+            (false, true) => out.push(Entry::NodeIn {
+                node: name.clone(),
+                at: now.0,
+            }),
+            _ => {}
+        }
+    }
+    out
 }

@@ -7,7 +7,7 @@
 //! the decisions recorded check that they did.
 //!
 //! Compaction: once the file passes a size (`--compact-bytes`), the entries up to the last
-//! moment the controller held no job are dropped ([`Ledger::quiet_point`]); the rest
+//! moment the controller held no job and every node was in service are dropped ([`Ledger::quiet_point`]); the rest
 //! replays to the same decisions. A cluster that is never empty of kairos's jobs keeps its
 //! whole ledger (docs/operations.md).
 
@@ -88,6 +88,23 @@ pub enum Entry {
         /// Why.
         reason: String,
     },
+    /// Node `node` (one of [`Ledger::nodes`]) went out of service at `at`: Slurm showed it
+    /// in `state` (drained, down, ...).
+    NodeOut {
+        /// The node.
+        node: String,
+        /// When.
+        at: u64,
+        /// Its state in `sinfo` (for the operator).
+        state: String,
+    },
+    /// Node `node` came back in service at `at`.
+    NodeIn {
+        /// The node.
+        node: String,
+        /// When.
+        at: u64,
+    },
 }
 
 /// The file.
@@ -141,7 +158,7 @@ impl Ledger {
     /// The length of the longest prefix of the entries that can go without changing what
     /// a replay of the rest rebuilds, or `None` (nothing can go): the prefix must end where
     /// the controller held no job (every job that arrived in it had completed, been
-    /// withdrawn or been dropped), and none of its jobs may be one the loop still tracks in
+    /// withdrawn or been dropped) and every node was in service, and none of its jobs may be one the loop still tracks in
     /// Slurm (`tracked`: a dropped or refused job not yet cancelled). A controller begun
     /// afresh there decides as the old one (its task table and timelines empty alike; task
     /// and assignment numbers differ, which no decision reads). Under a daily energy budget
@@ -151,6 +168,8 @@ impl Ledger {
     pub fn quiet_point(&self, tracked: &dyn Fn(u64) -> bool, budget: bool) -> Option<usize> {
         const DAY_US: u64 = 86_400_000_000;
         let mut live = std::collections::BTreeSet::new();
+        // Nodes out of service: a controller begun afresh would not know it.
+        let mut out = std::collections::BTreeSet::new();
         let mut best = None;
         // The time of each entry (a refusal's: the last time before it).
         let mut times = Vec::with_capacity(self.entries.len());
@@ -173,6 +192,12 @@ impl Ledger {
                     }
                 }
                 Entry::Refuse { .. } => {}
+                Entry::NodeOut { node, .. } => {
+                    out.insert(node.as_str());
+                }
+                Entry::NodeIn { node, .. } => {
+                    out.remove(node.as_str());
+                }
             }
             if tracked(job_of(e).unwrap_or(u64::MAX)) {
                 // A job still tracked: no cut at or after its entries.
@@ -183,7 +208,7 @@ impl Ledger {
                     return best;
                 }
             }
-            if !live.is_empty() {
+            if !live.is_empty() || !out.is_empty() {
                 continue;
             }
             if budget {
@@ -243,16 +268,18 @@ fn job_of(e: &Entry) -> Option<u64> {
         | Entry::Complete { job, .. }
         | Entry::Withdraw { job, .. }
         | Entry::Refuse { job, .. } => Some(*job),
-        Entry::Map { .. } => None,
+        Entry::Map { .. } | Entry::NodeOut { .. } | Entry::NodeIn { .. } => None,
     }
 }
 
 /// An entry's time, microseconds since the epoch (a refusal has none).
 fn time_of(e: &Entry) -> Option<u64> {
     match e {
-        Entry::Arrive { at, .. } | Entry::Complete { at, .. } | Entry::Withdraw { at, .. } => {
-            Some(*at)
-        }
+        Entry::Arrive { at, .. }
+        | Entry::Complete { at, .. }
+        | Entry::Withdraw { at, .. }
+        | Entry::NodeOut { at, .. }
+        | Entry::NodeIn { at, .. } => Some(*at),
         Entry::Map { now, .. } => Some(*now),
         Entry::Refuse { .. } => None,
     }

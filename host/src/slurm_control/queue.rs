@@ -69,7 +69,8 @@ impl SlurmJob {
 pub struct SlurmNode {
     /// Its name.
     pub name: String,
-    /// Its state words, lower case (`idle`, `allocated`, `drain`, `down`, ...).
+    /// Its state words and flags, lower case, joined by `+` (`idle`, `idle+drain`,
+    /// `allocated+drain`, `down`, ...).
     pub state: String,
     /// The partitions it is in.
     pub partitions: Vec<String>,
@@ -245,7 +246,15 @@ pub fn parse_nodes(text: &str, command: &str) -> Result<Vec<SlurmNode>, String> 
     for (k, n) in nodes.iter().enumerate() {
         let name = string(n, command, &format!("node #{k}"), "name")?;
         let what = format!("node {name}");
-        let state = state_words(n, command, &what, "state")?.to_ascii_lowercase();
+        let mut state = state_words(n, command, &what, "state")?.to_ascii_lowercase();
+        // Slurm 22.05 keeps DRAIN, NOT_RESPONDING and the like apart from the base state
+        // (`"state": "idle", "state_flags": ["DRAIN"]`); later versions list them in `state`.
+        if n.get("state_flags").is_some_and(|f| !f.is_null()) {
+            let flags = state_words(n, command, &what, "state_flags")?.to_ascii_lowercase();
+            if !flags.is_empty() {
+                state = format!("{state}+{flags}");
+            }
+        }
         let partitions = match n.get("partitions") {
             Some(Value::Array(a)) => a
                 .iter()

@@ -12,16 +12,19 @@ use kairos_core::{Controller, TaskState};
 
 use super::book::Book;
 use super::policy::SitePolicy;
-use super::queue::{JobState, SlurmJob};
+use super::queue::{JobState, SlurmJob, SlurmNode};
 use super::slurm_cli::Slurm;
 
 /// Brings Slurm to what the controller holds; returns how many Slurm commands succeeded.
-/// Errors are reported and left for the next cycle.
+/// Errors are reported and left for the next cycle. `nodes`: the nodes' states read this
+/// cycle, if they were.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn reconcile(
     ctl: &Controller<'_>,
     book: &mut Book,
     jobs: &[SlurmJob],
     names: &[String],
+    nodes: Option<&[SlurmNode]>,
     now: Micros,
     slurm: &mut dyn Slurm,
     log: &mut dyn FnMut(&str),
@@ -65,23 +68,16 @@ pub(super) fn reconcile(
     }
     // Starts in the order they were decided.
     starts.sort();
-    // Nodes Slurm will not start jobs on (drained, down): said, not routed around (the
-    // controller's platform is the node list it began with); the job waits in Slurm.
-    let unavailable: Vec<(String, String)> = if starts.is_empty() {
-        Vec::new()
-    } else {
-        match slurm.nodes() {
-            Ok(n) => n
-                .into_iter()
-                .filter(|n| n.unavailable())
-                .map(|n| (n.name, n.state))
-                .collect(),
-            Err(e) => {
-                log(&format!("cannot read the nodes' states: {e}"));
-                Vec::new()
-            }
-        }
-    };
+    // Nodes Slurm will not start jobs on (drained, down) are out of service for the
+    // controller from the cycle that sees them so, and no start is placed on them; a start
+    // decided before (a node drained after its job was released, or between the read and
+    // the release) is said: the job waits in Slurm until the node returns.
+    let unavailable: Vec<(String, String)> = nodes
+        .unwrap_or_default()
+        .iter()
+        .filter(|n| n.unavailable())
+        .map(|n| (n.name.clone(), n.state.clone()))
+        .collect();
     for (_, job, nodes) in starts {
         let list: Vec<&str> = nodes.iter().map(|&i| names[i as usize].as_str()).collect();
         for (name, state) in unavailable

@@ -50,6 +50,8 @@ struct Cluster {
     down: bool,
     /// Nodes drained.
     drained: Vec<String>,
+    /// A node drained from one time to another (Unix seconds).
+    drain: Option<(String, u64, u64)>,
     /// Ledger compactions the loop reported.
     compactions: usize,
 }
@@ -112,7 +114,12 @@ impl Slurm for FakeSlurm {
         Ok(self.c.borrow().jobs.values().cloned().collect())
     }
     fn nodes(&mut self) -> Result<Vec<SlurmNode>, String> {
-        let drained = self.c.borrow().drained.clone();
+        let mut drained = self.c.borrow().drained.clone();
+        if let Some((node, from, to)) = self.c.borrow().drain.clone() {
+            if (from..to).contains(&self.now.get()) {
+                drained.push(node);
+            }
+        }
         Ok((1..=4)
             .map(|k| SlurmNode {
                 name: format!("n{k}"),
@@ -231,10 +238,25 @@ fn run_via(
     down: Option<(u64, u64)>,
     compact_bytes: u64,
 ) -> Cluster {
+    run_drained(text, via, kills, down, compact_bytes, None)
+}
+
+/// As [`run_via`], with node `drain.0` drained from `drain.1` to `drain.2` (Unix seconds).
+fn run_drained(
+    text: &str,
+    via: Option<ControllerSpec>,
+    kills: &[u64],
+    down: Option<(u64, u64)>,
+    compact_bytes: u64,
+    drain: Option<(String, u64, u64)>,
+) -> Cluster {
     let dir = tempfile::tempdir().unwrap();
     let ledger = dir.path().join("ledger.json");
     let now: Now = Rc::new(Cell::new(1_000_000));
-    let c = Rc::new(RefCell::new(Cluster::default()));
+    let c = Rc::new(RefCell::new(Cluster {
+        drain,
+        ..Cluster::default()
+    }));
     let mut slurm = FakeSlurm {
         now: now.clone(),
         script: script(),
@@ -654,40 +676,58 @@ fn a_quiet_point_is_where_no_job_is_held_nor_tracked() {
     assert_eq!(c.entries, ledger.entries[8..].to_vec());
 }
 
+/// A node drained midway (n2, from the 5th second to the 60th of the script): no job is
+/// started on it while it is drained, the jobs that wait for it run elsewhere or later,
+/// and once it is resumed it is used again. In process, over the wire protocol (the
+/// firmware's code), and killed and restarted on the ledger: the same starts.
 #[test]
-fn a_drained_node_is_reported() {
-    let dir = tempfile::tempdir().unwrap();
-    let now: Now = Rc::new(Cell::new(1_000_000));
-    let c = Rc::new(RefCell::new(Cluster::default()));
-    c.borrow_mut().drained.push("n1".into());
-    let mut slurm = FakeSlurm {
-        now: now.clone(),
-        script: script(),
-        c,
-    };
-    let options = Options {
-        policy: SitePolicy::parse(POLICY, "p").unwrap(),
-        policy_text: POLICY.into(),
-        ledger: dir.path().join("l.json"),
-        max_tasks: 64,
-        cycles: Some(3),
-        exec: None,
-        remote: None,
-        compact_bytes: u64::MAX,
-    };
-    let mut lines = Vec::new();
-    serve(
-        &options,
-        &mut slurm,
-        &mut FakeClock(now),
-        &|| false,
-        &mut |m| lines.push(m.to_string()),
-    )
-    .unwrap();
+fn a_drained_node_is_routed_around_and_used_again_once_resumed() {
+    let (from, to) = (1_000_005, 1_000_060);
+    let drain = Some(("n2".to_string(), from, to));
+    let inproc = run_drained(POLICY, None, &[], None, u64::MAX, drain.clone());
+    assert_eq!(inproc.starts.len(), script().len(), "each job started once");
+    for (job, t, nodes) in &inproc.starts {
+        assert!(
+            !((from..to).contains(t) && nodes.contains(&"n2".to_string())),
+            "job {job} started on the drained n2 at {t}"
+        );
+    }
     assert!(
-        lines
+        inproc
+            .starts
             .iter()
-            .any(|l| l.contains("on n1, which Slurm has idle+drain")),
-        "{lines:?}"
+            .any(|(_, t, nodes)| *t >= to && nodes.contains(&"n2".to_string())),
+        "n2 is used again once resumed: {:?}",
+        inproc.starts
     );
+    // The schedule is not the one without the drain (the drain changed something).
+    let plain = run(&[], None);
+    assert_ne!(plain.starts, inproc.starts);
+    let wire = run_drained(
+        POLICY,
+        Some(ControllerSpec::Inline),
+        &[],
+        None,
+        u64::MAX,
+        drain.clone(),
+    );
+    assert_eq!(wire.starts, inproc.starts, "over the wire");
+    let killed = run_drained(POLICY, None, &[4, 7, 20], None, u64::MAX, drain);
+    assert_eq!(killed.starts, inproc.starts, "killed and restarted");
+}
+
+/// Slurm 22.05's `sinfo --json` keeps a drain apart from the state; later versions list it
+/// in the state: both read as out of service.
+#[test]
+fn a_drain_flag_reads_as_out_of_service_in_either_form() {
+    let old = r#"{"nodes": [{"name": "n1", "state": "idle", "state_flags": ["DRAIN"], "partitions": ["kairos"]},
+        {"name": "n2", "state": "idle", "state_flags": [], "partitions": ["kairos"]}]}"#;
+    let new = r#"{"nodes": [{"name": "n1", "state": ["IDLE", "DRAIN"], "partitions": ["kairos"]},
+        {"name": "n2", "state": ["IDLE"], "partitions": ["kairos"]}]}"#;
+    for text in [old, new] {
+        let nodes = parse_nodes(text, "sinfo --json").unwrap();
+        assert_eq!(nodes[0].state, "idle+drain");
+        assert!(nodes[0].unavailable());
+        assert!(!nodes[1].unavailable());
+    }
 }
