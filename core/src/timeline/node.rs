@@ -25,7 +25,7 @@ pub enum BookingKind {
     PlaceHolder,
     /// A node out of service (drained or down): no task may be booked on it from the
     /// booking's start on, until it is back in service (`service.rs`). Its task is no task:
-    /// an id above every task's ([`crate::plan::Planner`] gives each node its own).
+    /// an id above every task's (the planner gives each node its own).
     OutOfService,
 }
 

@@ -3,7 +3,7 @@
 //! integers as they are and floats in their shortest round-trip form, so the reports of a
 //! resumed run are those of an uninterrupted one to the byte. Also each run's identity: the
 //! experiment file's contents and the trial count. The runs' progress in simulated hours
-//! ([`show_hours`]).
+//! (`show_hours`).
 
 use super::energy::experiment::{
     self as energy_experiment, EnergyExperiment, EnergyTrial, Row as EnergyRow,
@@ -233,7 +233,7 @@ fn show_hours(
 }
 
 /// [`serial_experiment::run`] over the (configuration, trial) units of `units` (trial-major,
-/// [`super::grid::trials_of`]; `0..trials x configs` for the whole run), saving each trial
+/// `grid::trials_of`; `0..trials x configs` for the whole run), saving each trial
 /// in `r`'s steps as it finishes and running only the trials not saved; `None` if stopped.
 pub fn serial_run_saved(
     exp: &SerialExperiment,

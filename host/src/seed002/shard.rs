@@ -4,7 +4,7 @@
 //! writes, byte for byte.
 //!
 //! - Units are numbered trial-major (unit `trial x configs + config`, as seed 000 numbers its
-//!   runs, [`crate::seed002::grid::trials_of`]); shard K of N holds the contiguous
+//!   runs, `grid::trials_of`); shard K of N holds the contiguous
 //!   [`Slice::range`] of them, so it draws each trial it touches once and the slicing
 //!   depends on nothing but K, N, the trials and the configurations.
 //! - A shard saves each trial's rows as it finishes, in `shard-K-of-N.runs/` beside its
