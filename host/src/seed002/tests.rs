@@ -1,6 +1,7 @@
 //! Experiment files: errors that name the file and line, and reruns that write the same bytes.
 
 use super::energy::experiment::{is_energy, EnergyExperiment};
+use super::pareto::experiment::{is_pareto, ParetoExperiment};
 use super::serial::experiment::{is_serial, SerialExperiment};
 use std::path::PathBuf;
 
@@ -104,7 +105,7 @@ fn reports(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
 /// uninterrupted run; the saved trials are gone once the reports are written.
 #[test]
 fn a_stopped_run_resumes_to_the_same_bytes() {
-    let p = write("small", SMALL);
+    let p = write("small-resumed", SMALL);
     let whole = p.parent().unwrap().join("whole");
     let cut = p.parent().unwrap().join("cut");
     super::run_file(&p, Some(3), dir_at(&whole), Some(1), &super::Resume::WHOLE).unwrap();
@@ -158,13 +159,17 @@ fn every_seed002_experiment_file_loads() {
         let name = p.file_name().unwrap().to_string_lossy().to_string();
         // Chapters 3-4's files (`s002-energy-*`) are checked by energy_experiment's tests,
         // Chapters 5-7's (`s002-pareto-*`) by pareto_experiment's; the rest (Chapter 2's,
-        // the K-Best sweep, the `s002-why-*` diagnostics) are serial or energy files.
+        // the K-Best sweep, the `s002-why-*` diagnostics) are serial, energy or (a
+        // diagnostic of a Pareto claim) Pareto files.
         if name.starts_with("s002-")
             && !name.starts_with("s002-energy-")
             && !name.starts_with("s002-pareto-")
             && name.ends_with(".toml")
         {
-            if is_energy(&p) {
+            if is_pareto(&p) {
+                let exp = ParetoExperiment::load(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert!(!exp.populations.is_empty(), "{name}");
+            } else if is_energy(&p) {
                 let exp = EnergyExperiment::load(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
                 assert!(!exp.configs.is_empty(), "{name}");
             } else {
