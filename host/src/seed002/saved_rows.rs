@@ -205,8 +205,8 @@ pub(crate) const ENERGY_CODEC: RowCodec<EnergyRow> = RowCodec {
     key: energy_key,
 };
 
-/// The progress of a run's simulated hours, every configuration's on every trial
-/// (`per_trial` a trial), the saved trials' counted as done: the runs tick it as their
+/// The progress of a run's simulated hours over the (configuration, trial) units of
+/// `units` (`hours` of a configuration each), the saved trials' counted as done: the runs tick it as their
 /// clocks go ([`crate::progress::SimHours`]), so an experiment of one long trial shows its
 /// progress and an estimate within seconds, not only when the trial is done. Shown until
 /// the returned guard is dropped.
