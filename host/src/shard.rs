@@ -417,7 +417,11 @@ impl Text {
     pub(crate) fn expect_kind(&self, want: &str) -> anyhow::Result<()> {
         let kind = self.get("kind")?;
         if kind != want {
-            let article = if want.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+            let article = if want.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
             bail!(
                 "{}: a {kind} shard, not {article} {want} shard",
                 self.path.display()
