@@ -413,6 +413,58 @@ impl Text {
         Ok(a..b)
     }
 
+    /// Checks the `kind` header is `want` (every shard reader's first check).
+    pub(crate) fn expect_kind(&self, want: &str) -> anyhow::Result<()> {
+        let kind = self.get("kind")?;
+        if kind != want {
+            let article = if want.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
+            bail!(
+                "{}: a {kind} shard, not {article} {want} shard",
+                self.path.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// Checks the `columns` header is `want`, the columns this kairos writes.
+    pub(crate) fn expect_columns(&self, want: &[&str]) -> anyhow::Result<()> {
+        let l = self.line("columns")?;
+        if l.fields != want {
+            bail!(
+                "{}:{}: columns: not the columns this kairos writes ({})",
+                self.path.display(),
+                l.number,
+                want.join(",")
+            );
+        }
+        Ok(())
+    }
+
+    /// A sweep's `configs` and `trials` headers and its `items`, which must lie inside the
+    /// trials x configurations the sweep has (`noun`: what an item is, for the error). A
+    /// forged count cannot overflow: the product saturates.
+    pub(crate) fn sweep_items(&self, noun: &str) -> anyhow::Result<(usize, u32, Range<u64>)> {
+        let configs: usize = self.value("configs")?;
+        let trials: u32 = self.value("trials")?;
+        let items = self.items()?;
+        let total = (trials as u64).saturating_mul(configs as u64);
+        if items.end > total {
+            let l = self.line("items")?;
+            bail!(
+                "{}:{}: items = {:?}: past the {total} {noun} of {trials} trials x {configs} \
+                 configurations",
+                self.path.display(),
+                l.number,
+                l.fields[0]
+            );
+        }
+        Ok((configs, trials, items))
+    }
+
     /// Checks that the row lines of `tag` have `n` fields, naming the line otherwise.
     pub(crate) fn check_width(&self, line: &Line, n: usize) -> anyhow::Result<()> {
         if line.fields.len() != n {

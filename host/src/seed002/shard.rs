@@ -362,39 +362,10 @@ pub(crate) struct Shard<R> {
 /// Reads the shard file at `path`; errors name the file, the line and the field.
 pub(crate) fn read<E: Sharded>(path: &Path) -> anyhow::Result<Shard<E::Row>> {
     let t = Text::read(path)?;
-    let kind = t.get("kind")?;
-    if kind != E::KIND {
-        bail!(
-            "{}: a {kind} shard, not a {} shard",
-            path.display(),
-            E::KIND
-        );
-    }
-    let configs: usize = t.value("configs")?;
-    let trials: u32 = t.value("trials")?;
-    let units = t.items()?;
-    // A forged count cannot overflow: the product is checked (at most 100,000 trials are run).
-    let total = (trials as u64).saturating_mul(configs as u64);
-    if units.end > total {
-        let l = t.line("items")?;
-        bail!(
-            "{}:{}: items = {:?}: past the {total} units of {trials} trials x {configs} \
-             configurations",
-            path.display(),
-            l.number,
-            l.fields[0]
-        );
-    }
+    t.expect_kind(E::KIND)?;
+    let (configs, trials, units) = t.sweep_items("units")?;
     let codec = E::codec();
-    let columns = t.line("columns")?;
-    if columns.fields != codec.columns {
-        bail!(
-            "{}:{}: columns: not the columns this kairos writes ({})",
-            path.display(),
-            columns.number,
-            codec.columns.join(",")
-        );
-    }
+    t.expect_columns(codec.columns)?;
     let head = Shard {
         path: path.to_path_buf(),
         name: t.get("experiment")?.to_string(),

@@ -185,24 +185,8 @@ pub struct Shard {
 /// Reads the experiment shard file at `path`; errors name the file, the line and the field.
 pub fn read(path: &Path) -> anyhow::Result<Shard> {
     let t = Text::read(path)?;
-    let kind = t.get("kind")?;
-    if kind != KIND {
-        bail!("{}: a {kind} shard, not an {KIND} shard", path.display());
-    }
-    let configs: usize = t.value("configs")?;
-    let trials: u32 = t.value("trials")?;
-    let runs = t.items()?;
-    let total = trials as u64 * configs as u64;
-    if runs.end > total {
-        let l = t.line("items")?;
-        bail!(
-            "{}:{}: items = {:?}: past the {total} runs of {trials} trials x {configs} \
-             configurations",
-            path.display(),
-            l.number,
-            l.fields[0]
-        );
-    }
+    t.expect_kind(KIND)?;
+    let (configs, trials, runs) = t.sweep_items("runs")?;
     let gl = t.line("generate_s")?;
     let generate_s = if gl.fields[0].is_empty() {
         Vec::new()
@@ -212,15 +196,7 @@ pub fn read(path: &Path) -> anyhow::Result<Shard> {
             .map(|x| t.parse_finite(gl, "generate_s", x))
             .collect::<anyhow::Result<_>>()?
     };
-    let columns = t.line("columns")?;
-    if columns.fields != COLUMNS {
-        bail!(
-            "{}:{}: columns: not the columns this kairos writes ({})",
-            path.display(),
-            columns.number,
-            COLUMNS.join(",")
-        );
-    }
+    t.expect_columns(&COLUMNS)?;
     let mut shard = Shard {
         path: path.to_path_buf(),
         name: t.get("experiment")?.to_string(),

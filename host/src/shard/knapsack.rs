@@ -194,10 +194,7 @@ pub struct Shard {
 /// Reads the knapsack shard file at `path`; errors name the file, the line and the field.
 pub fn read(path: &Path) -> anyhow::Result<Shard> {
     let t = Text::read(path)?;
-    let kind = t.get("kind")?;
-    if kind != KIND {
-        bail!("{}: a {kind} shard, not a {KIND} shard", path.display());
-    }
+    t.expect_kind(KIND)?;
     let mode_line = t.line("mode")?;
     let mode = match mode_line.fields[0].as_str() {
         "malleable" => Mode::Malleable,
@@ -235,14 +232,7 @@ pub fn read(path: &Path) -> anyhow::Result<Shard> {
             t.line("items")?.number
         );
     }
-    if t.line("columns")?.fields != COLUMNS {
-        bail!(
-            "{}:{}: columns: not the columns this kairos writes ({})",
-            path.display(),
-            t.line("columns")?.number,
-            COLUMNS.join(",")
-        );
-    }
+    t.expect_columns(&COLUMNS)?;
     let mut costs = Vec::with_capacity(t.rows.len());
     for l in &t.rows {
         if l.tag != "row" {
