@@ -382,8 +382,7 @@ impl Stochastic {
             let mean = self.mean[at];
             if self
                 .curves
-                .value(i, (start + mean).saturating_sub(q.arrival))
-                < THETA
+                .below(i, (start + mean).saturating_sub(q.arrival), THETA)
             {
                 dropped += 1;
                 continue;
