@@ -234,27 +234,44 @@ impl Curves {
             // the padding, `Micros::MAX`, never counts as an interval.)
             return None;
         }
-        let c = &self.classes[class as usize];
-        // The last interval starting at or before d, found from the first (the offsets
-        // rise, most completions fall in the first intervals, and the padding stops it).
-        if c.offset[0] > d {
-            return Some(flat);
+        match fast_decay(&self.classes[class as usize], d, priority, urgency_per_min) {
+            None => Some(flat),
+            Some((u, big_k)) => round_clear(u * 1e6, big_k * margin),
         }
-        let k = c.offset[1..].iter().take_while(|&&o| o <= d).count();
-        let m = (d - c.offset[k]).0;
-        let big_k = c.psi[k] * priority;
-        let big_next = c.psi_next[k] * priority;
-        // Exact as a signed conversion (m < 2^53), which is one instruction.
-        let y = c.rate[k] * urgency_per_min * (m as i64 as f64);
-        let u = (big_k - big_next) * exp_decay(y) + big_next;
-        let u = if u < big_next {
-            big_next
-        } else if u > big_k {
-            big_k
-        } else {
-            u
-        };
-        round_clear(u * 1e6, big_k * margin)
+    }
+
+    /// Whether task `t`'s curve `dt` after its arrival is below `theta`: `self.value(t, dt)
+    /// < theta` (Chapter 7's drop test), through the faster value where it decides the same.
+    ///
+    /// Why the faster value decides the same: before the product by 1e6, [`Curves::utility`]'s
+    /// argument bounds the two clamped values' distance by a (2^-48 + 2.1u) from the
+    /// product by a and 2.1u (a + bn) <= 4.2u bk from the sum (u = 2^-53, 0 <= bn, a <= bk):
+    /// under bk 2^-47. Farther than [`DECIDE`] bk (2^-40, 128 times that) from `theta`,
+    /// the faster value lies on the same side of it as the exact one; else, and for a curve
+    /// the bound does not cover, the exact value decides.
+    #[inline]
+    pub(crate) fn below(&self, t: usize, dt: Micros, theta: f64) -> bool {
+        let Fast {
+            first,
+            priority,
+            urgency_per_min,
+            class,
+            ..
+        } = self.fast[t];
+        if class != NOT_FAST {
+            if dt < first {
+                return priority < theta;
+            }
+            let d = dt - first;
+            if d.0 < 1 << 53 {
+                match fast_decay(&self.classes[class as usize], d, priority, urgency_per_min) {
+                    None => return priority < theta,
+                    Some((u, big_k)) if (u - theta).abs() > big_k * DECIDE => return u < theta,
+                    Some(_) => {}
+                }
+            }
+        }
+        self.value(t, dt) < theta
     }
 
     /// The value of task `t`'s curve `dt` after its arrival: `value_at`'s, or 0 where it
@@ -296,6 +313,38 @@ impl Curves {
         }
     }
 }
+
+/// The faster value of a decaying curve (class `c`, `priority`, `urgency_per_min`) `d`
+/// after its first interval (`d` < 2^53), clamped, and its `bk` (psi(k) priority):
+/// [`Curves::utility`]'s before the rounding. `None` before the class's first interval
+/// starts (the value is the priority).
+#[inline(always)]
+fn fast_decay(c: &Class, d: Micros, priority: f64, urgency_per_min: f64) -> Option<(f64, f64)> {
+    // The last interval starting at or before d, found from the first (the offsets
+    // rise, most completions fall in the first intervals, and the padding stops it).
+    if c.offset[0] > d {
+        return None;
+    }
+    let k = c.offset[1..].iter().take_while(|&&o| o <= d).count();
+    let m = (d - c.offset[k]).0;
+    let big_k = c.psi[k] * priority;
+    let big_next = c.psi_next[k] * priority;
+    // Exact as a signed conversion (m < 2^53), which is one instruction.
+    let y = c.rate[k] * urgency_per_min * (m as i64 as f64);
+    let u = (big_k - big_next) * exp_decay(y) + big_next;
+    let u = if u < big_next {
+        big_next
+    } else if u > big_k {
+        big_k
+    } else {
+        u
+    };
+    Some((u, big_k))
+}
+
+/// The distance per unit of `bk` from the threshold beyond which [`Curves::below`] trusts
+/// the faster value: 2^-40, 128 times its bound.
+const DECIDE: f64 = ABS_ERROR * 1024.0;
 
 /// The margin per unit of `bk` (1e6 2^-40, in micro-units) that [`Curves::utility`] keeps
 /// from a rounding edge: sixteen times the faster value's bound.

@@ -265,3 +265,40 @@ fn prepared_curves_earn_what_value_at_gives_bit_for_bit() {
     assert!(matches!(fast.tasks[0], Curve::General(_)));
     assert_eq!(fast.utility(0, Micros(15)), Utility(2_000_000));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Chapter 7's drop test through the faster value is the exact comparison, over the
+    /// whole domain and at thresholds on the exact value or within a few ulps of it (where
+    /// the exact value must decide), and at the chapter's 0.5.
+    #[test]
+    fn the_faster_drop_test_is_the_exact_comparison(
+        seed in 0u64..1_000_000,
+        priority_exp in -1i32..=1,
+        urgency_index in 0usize..5,
+    ) {
+        let classes = UtilityClasses::essc20();
+        let mut rng = Stream::new(seed, 0, "faster-below", 0);
+        let urgency = [0.6, 0.2, 0.1, 0.01, rng.unit() * 3.0][urgency_index];
+        let priority = rng.unit() * 10f64.powi(priority_exp);
+        let class = rng.int(0, 19) as u8;
+        let curve = UtilityCurve::PiecewiseExp {
+            priority,
+            urgency_per_min: urgency,
+            first: Micros(rng.int(0, 3_600_000_000)),
+            class,
+        };
+        let UtilityCurve::PiecewiseExp { first, .. } = curve else { unreachable!() };
+        let fast = Curves::new([curve].iter(), &classes);
+        let c = &classes.classes[class as usize];
+        for _ in 0..300 {
+            let dt = completion(&mut rng, first, c);
+            let v = fast.value(0, dt);
+            let near = |k: i64| f64::from_bits((v.to_bits() as i64 + k).max(0) as u64);
+            for theta in [0.5, v, near(1), near(-1), near(3), near(-3), v * (1.0 + 1e-13)] {
+                prop_assert_eq!(fast.below(0, dt, theta), v < theta, "{:?} at {:?}, {}", curve, dt, theta);
+            }
+        }
+    }
+}

@@ -26,9 +26,20 @@
 //!   Max UPP (U / APC), Max UPE (U / EEC); a task whose best option earns below 0.5 is
 //!   dropped and gets the last keys; they seed when an experiment asks for
 //!   `seed_kind = "one-pass"`.
+//!
+//! Speed: machines do not interact, so a pass is the machines' shares summed (fixed-point
+//! utility, integer mJ: exact in any order). Each evaluation keeps every machine's share of
+//! every pass (the memo, `stochastic_memo`), and a child runs again only the machines a gene
+//! that differs from its nearer parent touches; the drop test takes the curves' faster value
+//! where it decides as the exact one (`Curves::below`). On the §7.3.1 file
+//! (`experiments/s002-pareto-fig7.4-7.7-stochastic.toml`, `--threads 1`, user CPU of
+//! `--checkpoints 0,20` less `--checkpoints 0`): 3.2 s a generation of its 6 populations,
+//! 8.7 s when every child ran every machine with the exact drop test; a `p50` population
+//! resumed at generation 200 (`--state`, `--resume`, generations 210 to 230): 0.47 s a
+//! generation, 1.41 s without either. Fronts byte-identical (docs/performance.md).
 
 use crate::generate::rng::Stream;
-use crate::nsga2::{Point, Problem};
+use crate::nsga2::{Cross, Point, Problem};
 use crate::seed002::energy::env::power_tables;
 use crate::seed002::generate::{etc_table, machines, trial, Workload, MACHINE_COUNTS};
 use crate::seed002::pareto::curve::Curves;
@@ -317,47 +328,89 @@ impl Stochastic {
     }
 
     /// [`Stochastic::run_once`] (`queued`: a machine is free when its task ends) and
-    /// [`Stochastic::run_unqueued`] (free at start + mean time).
+    /// [`Stochastic::run_unqueued`] (free at start + mean time): every machine's list
+    /// ([`Stochastic::gather`]) run by [`Stochastic::run_machine`], the shares summed
+    /// (integers, so in any order).
     fn pass(&self, c: &[SGene], bins: Option<&[u8]>, queued: bool, s: &mut SScratch) -> Outcome {
-        s.free.fill(Micros::ZERO);
-        for t in (0..c.len()).rev() {
-            let k = c[t].key as usize;
-            s.next[t] = s.head[k];
-            s.head[k] = t as u32;
-        }
+        self.gather(c, None, s);
         let (mut utility, mut energy, mut dropped) = (Utility::ZERO, 0u64, 0u32);
-        for k in 0..c.len() {
-            let mut t = std::mem::replace(&mut s.head[k], u32::MAX);
-            while t != u32::MAX {
-                let i = t as usize;
-                let g = &c[i];
-                let at = self.at(i, g);
-                let start = s.free[g.machine as usize].max(self.tasks[i].arrival);
-                if self.utility(i, start + self.mean[at]) < THETA {
-                    dropped += 1;
-                } else {
-                    let (time, e) = match bins {
-                        None => (self.mean[at], self.mean_mj[at]),
-                        Some(b) => {
-                            let x = at * BINS + b[i] as usize;
-                            (self.bins[x], self.bins_mj[x])
-                        }
-                    };
-                    let end = start + time;
-                    s.free[g.machine as usize] = if queued { end } else { start + self.mean[at] };
-                    utility += self
-                        .curves
-                        .utility(i, end.saturating_sub(self.tasks[i].arrival));
-                    energy += e;
-                }
-                t = s.next[i];
-            }
+        for list in &s.lists {
+            let (share, d) = self.run_machine(list, bins, queued);
+            utility += share.utility;
+            energy += share.energy;
+            dropped += d;
         }
         Outcome {
             utility: utility.as_f64(),
             energy_j: energy as f64 / 1000.0,
             dropped,
         }
+    }
+
+    /// Writes into `s.lists[m]`, for each machine `m` that `only` selects (every machine
+    /// when `None`), the tasks `c` puts on it in run order: by key, ties by index (keys are
+    /// below the task count: a bucket per key, each pushed from the last task down). The
+    /// other machines' lists are left empty.
+    fn gather(&self, c: &[SGene], only: Option<&[bool]>, s: &mut SScratch) {
+        for list in &mut s.lists {
+            list.clear();
+        }
+        for t in (0..c.len()).rev() {
+            if only.is_none_or(|d| d[c[t].machine as usize]) {
+                let k = c[t].key as usize;
+                s.next[t] = s.head[k];
+                s.head[k] = t as u32;
+            }
+        }
+        for k in 0..c.len() {
+            let mut t = std::mem::replace(&mut s.head[k], u32::MAX);
+            while t != u32::MAX {
+                let i = t as usize;
+                let g = &c[i];
+                s.lists[g.machine as usize].push(Queued {
+                    task: t,
+                    at: self.at(i, g) as u32,
+                    arrival: self.tasks[i].arrival,
+                });
+                t = s.next[i];
+            }
+        }
+    }
+
+    /// One machine's share of a pass over its tasks `list` in run order
+    /// ([`Stochastic::gather`]), with mean times (`bins` None) or task t's time from bin
+    /// `bins[t]`, and its drops. The one place a task is started, dropped or run: machines
+    /// do not interact (a task starts at max(its machine's free time, its arrival)), so a
+    /// pass is the machines' shares summed, and a machine whose list is a parent's keeps
+    /// the parent's share ([`SMemo`]).
+    #[inline]
+    fn run_machine(&self, list: &[Queued], bins: Option<&[u8]>, queued: bool) -> (Share, u32) {
+        let mut free = Micros::ZERO;
+        let (mut utility, mut energy, mut dropped) = (Utility::ZERO, 0u64, 0u32);
+        for q in list {
+            let (i, at) = (q.task as usize, q.at as usize);
+            let start = free.max(q.arrival);
+            let mean = self.mean[at];
+            if self
+                .curves
+                .below(i, (start + mean).saturating_sub(q.arrival), THETA)
+            {
+                dropped += 1;
+                continue;
+            }
+            let (time, e) = match bins {
+                None => (mean, self.mean_mj[at]),
+                Some(b) => {
+                    let x = at * BINS + b[i] as usize;
+                    (self.bins[x], self.bins_mj[x])
+                }
+            };
+            let end = start + time;
+            free = if queued { end } else { start + mean };
+            utility += self.curves.utility(i, end.saturating_sub(q.arrival));
+            energy += e;
+        }
+        (Share { utility, energy }, dropped)
     }
 
     /// `c` under `n` fresh samples (stream "s002-ch7-fuzzy", `index`): the fuzzy front's
@@ -479,11 +532,29 @@ pub const SEEDS: [(&str, SeedScore); 4] = [
 
 /// Working memory of one evaluation.
 pub struct SScratch {
+    /// First task of each key's bucket (u32::MAX: empty).
     head: Vec<u32>,
+    /// Next task in the same bucket.
     next: Vec<u32>,
-    free: Vec<Micros>,
+    /// Per machine, its tasks in run order ([`Stochastic::gather`]).
+    lists: Vec<Vec<Queued>>,
+    /// Per parent, the machines a differing gene touches (left all false between calls).
+    dirty: [Vec<bool>; 2],
+    /// The memo of an evaluation nobody keeps.
+    own: SMemo,
+    /// Per pass, utility and energy summed over the machines.
+    totals: Vec<Share>,
     u: Vec<f64>,
     e: Vec<f64>,
+}
+
+/// A task in its machine's list, with what every pass over the list reads of it.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    task: u32,
+    /// Its row of the (type, machine type, P-state) tables.
+    at: u32,
+    arrival: Micros,
 }
 
 /// One mutation's draws: task `task` gets `machine` and `pstate`, the genes `swap` swap keys.
@@ -498,7 +569,7 @@ pub struct SMutation {
 impl Problem for Stochastic {
     type Gene = SGene;
     type Scratch = SScratch;
-    type Memo = ();
+    type Memo = SMemo;
     type Mutation = SMutation;
 
     fn genes(&self) -> usize {
@@ -506,10 +577,14 @@ impl Problem for Stochastic {
     }
 
     fn scratch(&self) -> SScratch {
+        let machines = self.machine_type.len();
         SScratch {
             head: vec![u32::MAX; self.tasks.len()],
             next: vec![u32::MAX; self.tasks.len()],
-            free: vec![Micros::ZERO; self.machine_type.len()],
+            lists: vec![Vec::new(); machines],
+            dirty: [vec![false; machines], vec![false; machines]],
+            own: SMemo::default(),
+            totals: Vec::with_capacity(self.passes()),
             u: Vec::with_capacity(self.samples),
             e: Vec::with_capacity(self.samples),
         }
@@ -561,28 +636,63 @@ impl Problem for Stochastic {
     }
 
     fn evaluate(&self, c: &[SGene], s: &mut SScratch) -> Point {
-        match self.score {
-            Score::Expected => {
-                let o = self.run_once(c, None, s);
-                [-o.utility, o.energy_j]
-            }
-            Score::Percentile(x) => {
-                let n = self.tasks.len();
-                s.u.clear();
-                s.e.clear();
-                for k in 0..self.samples {
-                    let o = self.run_once(c, Some(&self.crn[k * n..(k + 1) * n]), s);
-                    s.u.push(o.utility);
-                    s.e.push(o.energy_j);
-                }
-                s.u.sort_by(|a, b| b.total_cmp(a));
-                s.e.sort_by(f64::total_cmp);
-                let i = x.clamp(1, self.samples) - 1;
-                [-s.u[i], s.e[i]]
-            }
+        let mut own = std::mem::take(&mut s.own);
+        let p = self.evaluate_memo(c, &mut own, s);
+        s.own = own;
+        p
+    }
+
+    fn evaluate_memo(&self, c: &[SGene], memo: &mut SMemo, s: &mut SScratch) -> Point {
+        self.memo_whole(c, memo, s)
+    }
+
+    fn evaluate_child(
+        &self,
+        c: &[SGene],
+        parents: [(&[SGene], &SMemo); 2],
+        memo: &mut SMemo,
+        s: &mut SScratch,
+    ) -> Point {
+        let n = c.len();
+        self.memo_child(c, parents, [[0..n, 0..0], [0..n, 0..0]], &[], memo, s)
+    }
+
+    /// [`Problem::evaluate_child`] where only the genes the breeding could have changed are
+    /// compared: the child is `parents[0]` outside the swapped range and `parents[1]` inside
+    /// but for the mutation's genes, so it differs from `parents[0]` only inside the range
+    /// or at a mutated gene, and from `parents[1]` only outside it or at a mutated gene.
+    fn evaluate_bred(
+        &self,
+        c: &[SGene],
+        parents: [(&[SGene], &SMemo); 2],
+        cross: Cross,
+        mutation: Option<&SMutation>,
+        memo: &mut SMemo,
+        s: &mut SScratch,
+    ) -> Point {
+        let n = c.len();
+        if cross.lo > cross.hi || cross.hi >= n {
+            return self.evaluate_child(c, parents, memo, s);
         }
+        let mutated = mutation.map_or([usize::MAX; 3], |m| [m.task, m.swap[0], m.swap[1]]);
+        self.memo_child(
+            c,
+            parents,
+            [
+                [cross.lo..cross.hi + 1, 0..0],
+                [0..cross.lo, cross.hi + 1..n],
+            ],
+            &mutated,
+            memo,
+            s,
+        )
     }
 }
+
+#[path = "stochastic_memo.rs"]
+mod memo;
+pub use memo::SMemo;
+use memo::Share;
 
 #[cfg(test)]
 #[path = "stochastic_tests.rs"]

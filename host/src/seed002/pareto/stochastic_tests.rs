@@ -1,5 +1,5 @@
 use super::*;
-use crate::nsga2::{Nsga2, Params, Ranking};
+use crate::nsga2::{Nsga2, Params, Problem, Ranking};
 
 fn inst(score: Score) -> Stochastic {
     Stochastic::new(4, 80, Micros::from_secs(600), score, 20)
@@ -180,4 +180,244 @@ fn unqueued_runs_start_and_drop_as_the_mean_time_run() {
         assert_eq!(un.len(), 5);
     }
     assert!(differs, "the queue never mattered: the test shows nothing");
+}
+
+/// Busy test instances: 300 tasks in 2 minutes on the 100 machines (queues, and drops), under
+/// both kinds of score (the percentile over 8 samples).
+fn busy(score: Score) -> &'static Stochastic {
+    static EXPECTED: std::sync::LazyLock<Stochastic> = std::sync::LazyLock::new(|| {
+        Stochastic::new(6, 300, Micros::from_secs(120), Score::Expected, 8)
+    });
+    static P3: std::sync::LazyLock<Stochastic> = std::sync::LazyLock::new(|| {
+        Stochastic::new(6, 300, Micros::from_secs(120), Score::Percentile(3), 8)
+    });
+    match score {
+        Score::Expected => &EXPECTED,
+        Score::Percentile(_) => &P3,
+    }
+}
+
+/// The objectives as `evaluate` gave them before it went machine by machine: every task in
+/// one walk by (key, index), each machine's free time kept as it goes.
+fn reference(s: &Stochastic, c: &[SGene]) -> Point {
+    let pass = |bins: Option<&[u8]>| {
+        let mut order: Vec<usize> = (0..c.len()).collect();
+        order.sort_by_key(|&t| (c[t].key, t));
+        let mut free = vec![Micros::ZERO; s.machine_type.len()];
+        let (mut utility, mut energy) = (Utility::ZERO, 0u64);
+        for t in order {
+            let g = &c[t];
+            let at = s.at(t, g);
+            let start = free[g.machine as usize].max(s.tasks[t].arrival);
+            if s.utility(t, start + s.mean[at]) < THETA {
+                continue;
+            }
+            let (time, e) = match bins {
+                None => (s.mean[at], s.mean_mj[at]),
+                Some(b) => (
+                    s.bins[at * BINS + b[t] as usize],
+                    s.bins_mj[at * BINS + b[t] as usize],
+                ),
+            };
+            let end = start + time;
+            free[g.machine as usize] = end;
+            utility += s.curves.utility(t, end.saturating_sub(s.tasks[t].arrival));
+            energy += e;
+        }
+        (utility.as_f64(), energy as f64 / 1000.0)
+    };
+    match s.score {
+        Score::Expected => {
+            let (u, e) = pass(None);
+            [-u, e]
+        }
+        Score::Percentile(x) => {
+            let (mut u, mut e): (Vec<f64>, Vec<f64>) =
+                (0..s.samples).map(|k| pass(Some(s.crn(k)))).unzip();
+            u.sort_by(|a, b| b.total_cmp(a));
+            e.sort_by(f64::total_cmp);
+            [-u[x - 1], e[x - 1]]
+        }
+    }
+}
+
+fn memo_of(s: &Stochastic, c: &[SGene], sc: &mut SScratch) -> (Point, SMemo) {
+    let mut m = SMemo::default();
+    let p = s.evaluate_memo(c, &mut m, sc);
+    (p, m)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// A child told how it was bred (parents near or far, either child of the crossover,
+    /// the mutation's genes coinciding or not, inside the range or out), and a child told
+    /// only its parents, get the objectives of the evaluation from nothing (and of the
+    /// single walk evaluation was before it went by machine), and the memo it writes.
+    #[test]
+    fn a_bred_stochastic_child_equals_its_evaluation_from_nothing(
+        seed in 0u64..1_000_000,
+        apart in 0usize..40,
+        far in proptest::prelude::any::<bool>(),
+        lo in 0usize..300,
+        len in 0usize..300,
+        genes in [0usize..300, 0usize..300, 0usize..300],
+        same in 0usize..4,
+        mutated in proptest::prelude::any::<bool>(),
+        expected in proptest::prelude::any::<bool>(),
+    ) {
+        let s = busy(if expected { Score::Expected } else { Score::Percentile(3) });
+        let mut r = Stream::new(seed, 0, "test-bred", 0);
+        let mut sc = s.scratch();
+        let a = s.random(&mut r);
+        let mut b = if far { s.random(&mut r) } else { a.clone() };
+        for _ in 0..apart {
+            s.mutate(&mut b, &mut r);
+        }
+        let (pa, ma) = memo_of(s, &a, &mut sc);
+        let (_, mb) = memo_of(s, &b, &mut sc);
+        proptest::prop_assert_eq!(pa, reference(s, &a));
+        let cross = crate::nsga2::Cross { lo, hi: (lo + len).min(299) };
+        let mut g = genes;
+        match same {
+            1 => g[1] = g[0],
+            2 => g[2] = g[0],
+            3 => g[2] = g[1],
+            _ => {}
+        }
+        let e = s.eligible_machines(g[0]);
+        let mutation = SMutation {
+            task: g[0],
+            machine: e[r.int(0, e.len() as u64 - 1) as usize],
+            pstate: r.int(0, PSTATES as u64 - 1) as u8,
+            swap: [g[1], g[2]],
+        };
+        let mutation = mutated.then_some(mutation);
+        for (p, q, mp, mq) in [(&a, &b, &ma, &mb), (&b, &a, &mb, &ma)] {
+            let mut child = p.clone();
+            child[cross.lo..=cross.hi].copy_from_slice(&q[cross.lo..=cross.hi]);
+            if let Some(m) = &mutation {
+                s.apply_mutation(&mut child, m);
+            }
+            let (want, want_memo) = memo_of(s, &child, &mut sc);
+            proptest::prop_assert_eq!(want, reference(s, &child));
+            proptest::prop_assert_eq!(s.evaluate(&child, &mut sc), want);
+            let parents = [(&p[..], mp), (&q[..], mq)];
+            let mut got = SMemo::default();
+            proptest::prop_assert_eq!(
+                s.evaluate_bred(&child, parents, cross, mutation.as_ref(), &mut got, &mut sc),
+                want
+            );
+            proptest::prop_assert_eq!(&got, &want_memo);
+            let mut got = SMemo::default();
+            proptest::prop_assert_eq!(s.evaluate_child(&child, parents, &mut got, &mut sc), want);
+            proptest::prop_assert_eq!(&got, &want_memo);
+        }
+    }
+}
+
+/// The reuse is real: a child keeps its nearer parent's shares on every machine no
+/// differing gene touches (a share planted in the parent's memo shows through) and runs
+/// again exactly the machines one does (the planted share is gone there).
+#[test]
+fn a_child_keeps_its_parents_shares_on_untouched_machines() {
+    let s = busy(Score::Percentile(3));
+    let mut r = Stream::new(9, 0, "test-keep", 0);
+    let mut sc = s.scratch();
+    let a = s.random(&mut r);
+    let far = s.random(&mut r);
+    let (_, ma) = memo_of(s, &a, &mut sc);
+    let (_, mf) = memo_of(s, &far, &mut sc);
+    // A task moves to another P-state (the first whose move changes its machine's first
+    // share): its machine alone differs from `a`.
+    let passes = s.passes();
+    let (child, want) = (0..a.len())
+        .map(|t| {
+            let mut child = a.clone();
+            child[t].pstate = (a[t].pstate + 1) % PSTATES as u8;
+            let (_, want) = memo_of(s, &child, &mut sc);
+            (child, want)
+        })
+        .find(|(child, want)| {
+            let m = moved_machine(child, &a);
+            want.shares[m * passes] != ma.shares[m * passes]
+        })
+        .expect("some P-state matters");
+    let moved = moved_machine(&child, &a);
+    let other = (moved + 1) % s.machine_type.len();
+    let mut planted = ma.clone();
+    for m in [moved, other] {
+        planted.shares[m * passes].energy += 1;
+    }
+    let mut got = SMemo::default();
+    s.evaluate_child(
+        &child,
+        [(&far[..], &mf), (&a[..], &planted)],
+        &mut got,
+        &mut sc,
+    );
+    // Every share is the child's own but the one planted on the untouched machine.
+    let mut shown = want.clone();
+    shown.shares[other * passes].energy += 1;
+    assert_eq!(got, shown);
+}
+
+/// The machine of the first gene where `c` and `p` differ.
+fn moved_machine(c: &[SGene], p: &[SGene]) -> usize {
+    let t = (0..c.len()).find(|&t| c[t] != p[t]).expect("they differ");
+    c[t].machine as usize
+}
+
+/// A problem that reuses nothing and evaluates as [`reference`] does.
+struct Plain(&'static Stochastic);
+
+impl Problem for Plain {
+    type Gene = SGene;
+    type Scratch = ();
+    type Memo = ();
+    type Mutation = SMutation;
+    fn genes(&self) -> usize {
+        self.0.genes()
+    }
+    fn scratch(&self) {}
+    fn random(&self, rng: &mut Stream) -> Vec<SGene> {
+        self.0.random(rng)
+    }
+    fn draw_mutation(&self, rng: &mut Stream) -> SMutation {
+        self.0.draw_mutation(rng)
+    }
+    fn apply_mutation(&self, c: &mut [SGene], m: &SMutation) {
+        self.0.apply_mutation(c, m)
+    }
+    fn evaluate(&self, c: &[SGene], _: &mut ()) -> Point {
+        reference(self.0, c)
+    }
+}
+
+/// A run with the memos is the run without: the same population and objectives after 30
+/// generations, under both kinds of score, on the busy instance, and the drops and queues
+/// that make machines matter happen there.
+#[test]
+fn a_stochastic_run_with_memos_is_the_run_without() {
+    for score in [Score::Expected, Score::Percentile(3)] {
+        let s = busy(score);
+        let params = Params {
+            population: 16,
+            mutation: 0.5,
+            ranking: Ranking::Dominators,
+        };
+        let seeds: Vec<Vec<SGene>> = SEEDS.iter().map(|(_, by)| s.seed(*by)).collect();
+        let o = s.run_once(&seeds[0], None, &mut s.scratch());
+        assert!(o.dropped > 0, "{o:?}");
+        let rng = || Stream::new(2, 0, "t", 0);
+        let mut with = Nsga2::new(s, params, seeds.clone(), rng());
+        let plain = Plain(s);
+        let mut without = Nsga2::new(&plain, params, seeds, rng());
+        for _ in 0..30 {
+            with.step();
+            without.step();
+        }
+        assert_eq!(with.population(), without.population());
+        assert_eq!(with.objectives(), without.objectives());
+    }
 }
