@@ -2,6 +2,7 @@
 
 use super::energy::experiment::{is_energy, EnergyExperiment};
 use super::pareto::experiment::{is_pareto, ParetoExperiment};
+use super::pareto::stochastic_run::{is_stochastic, StochasticExperiment};
 use super::serial::experiment::{is_serial, SerialExperiment};
 use std::path::PathBuf;
 
@@ -160,7 +161,7 @@ fn every_seed002_experiment_file_loads() {
         // Chapters 3-4's files (`s002-energy-*`) are checked by energy_experiment's tests,
         // Chapters 5-7's (`s002-pareto-*`) by pareto_experiment's; the rest (Chapter 2's,
         // the K-Best sweep, the `s002-why-*` diagnostics) are serial, energy or (a
-        // diagnostic of a Pareto claim) Pareto files.
+        // diagnostic of a Pareto claim) Pareto or Chapter 7 (stochastic) files.
         if name.starts_with("s002-")
             && !name.starts_with("s002-energy-")
             && !name.starts_with("s002-pareto-")
@@ -169,6 +170,9 @@ fn every_seed002_experiment_file_loads() {
             if is_pareto(&p) {
                 let exp = ParetoExperiment::load(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
                 assert!(!exp.populations.is_empty(), "{name}");
+            } else if is_stochastic(&p) {
+                let exp = StochasticExperiment::load(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert!(!exp.scores.is_empty(), "{name}");
             } else if is_energy(&p) {
                 let exp = EnergyExperiment::load(&p).unwrap_or_else(|e| panic!("{name}: {e}"));
                 assert!(!exp.configs.is_empty(), "{name}");
