@@ -25,6 +25,26 @@ fn completion(rng: &mut Stream, first: Micros, class: &UtilityClass) -> Micros {
     }
 }
 
+/// A random piecewise-exponential curve (priority up to 10^`priority_exp`, urgency one of
+/// five, any of the 20 classes, a first interval up to an hour), with its class and first.
+fn random_curve(
+    rng: &mut Stream,
+    priority_exp: i32,
+    urgency_index: usize,
+) -> (UtilityCurve, u8, Micros) {
+    let urgency = [0.6, 0.2, 0.1, 0.01, rng.unit() * 3.0][urgency_index];
+    let priority = rng.unit() * 10f64.powi(priority_exp);
+    let class = rng.int(0, 19) as u8;
+    let first = Micros(rng.int(0, 3_600_000_000));
+    let curve = UtilityCurve::PiecewiseExp {
+        priority,
+        urgency_per_min: urgency,
+        first,
+        class,
+    };
+    (curve, class, first)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
@@ -41,16 +61,7 @@ proptest! {
     ) {
         let classes = UtilityClasses::essc20();
         let mut rng = Stream::new(seed, 0, "faster-utility", 0);
-        let urgency = [0.6, 0.2, 0.1, 0.01, rng.unit() * 3.0][urgency_index];
-        let priority = rng.unit() * 10f64.powi(priority_exp);
-        let class = rng.int(0, 19) as u8;
-        let curve = UtilityCurve::PiecewiseExp {
-            priority,
-            urgency_per_min: urgency,
-            first: Micros(rng.int(0, 3_600_000_000)),
-            class,
-        };
-        let UtilityCurve::PiecewiseExp { first, .. } = curve else { unreachable!() };
+        let (curve, class, first) = random_curve(&mut rng, priority_exp, urgency_index);
         let fast = Curves::new([curve].iter(), &classes);
         let prepared = matches!(fast.tasks[0], Curve::Exp { fast: true, .. });
         prop_assert!(prepared);
@@ -280,16 +291,7 @@ proptest! {
     ) {
         let classes = UtilityClasses::essc20();
         let mut rng = Stream::new(seed, 0, "faster-below", 0);
-        let urgency = [0.6, 0.2, 0.1, 0.01, rng.unit() * 3.0][urgency_index];
-        let priority = rng.unit() * 10f64.powi(priority_exp);
-        let class = rng.int(0, 19) as u8;
-        let curve = UtilityCurve::PiecewiseExp {
-            priority,
-            urgency_per_min: urgency,
-            first: Micros(rng.int(0, 3_600_000_000)),
-            class,
-        };
-        let UtilityCurve::PiecewiseExp { first, .. } = curve else { unreachable!() };
+        let (curve, class, first) = random_curve(&mut rng, priority_exp, urgency_index);
         let fast = Curves::new([curve].iter(), &classes);
         let c = &classes.classes[class as usize];
         for _ in 0..300 {
