@@ -11,7 +11,6 @@
 //!
 //!     cargo run --release -p kairos-host --example why_met > results/seed002/why-met/overflow.csv
 
-use kairos_core::units::Micros;
 use kairos_host::seed002::generate::{trial, Workload, MACHINE_COUNTS};
 
 fn main() {
@@ -22,6 +21,7 @@ fn main() {
     println!("trial,tasks,met_work_h,overflow_share,busiest_load,kept_up_tasks_share");
     for t in 0..50 {
         let tr = trial(&w, t);
+        let env = tr.env();
         let mut demand = vec![0.0f64; mt];
         let mut count = vec![0u64; mt];
         let mut n = 0u64;
@@ -30,13 +30,9 @@ fn main() {
             .iter()
             .filter(|k| k.arrival >= start && k.arrival < end)
         {
-            let row = &tr.etc[task.ty as usize * mt..(task.ty as usize + 1) * mt];
-            let (j, e) = row
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| **e != Micros::MAX)
-                .min_by_key(|(_, e)| **e)
-                .expect("every task type runs somewhere");
+            // The core's MET choice, the one the MET heuristics make.
+            let j = env.met_type(task.ty) as usize;
+            let e = env.etc(task.ty, j as u8);
             demand[j] += e.0 as f64 / 1e6;
             count[j] += 1;
             n += 1;
